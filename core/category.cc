@@ -1,0 +1,13 @@
+#include "core/category.h"
+
+namespace goodput::core {
+
+const char* CategoryName(Category c) {
+  static constexpr const char* kNames[kNumCategories] = {
+      "queued",     "recovery",   "init",   "prep",
+      "compile",    "restore",    "data_wait", "checkpoint",
+      "custom",     "idle",       "productive", "lost"};
+  return kNames[Index(c)];
+}
+
+}  // namespace goodput::core

@@ -1,0 +1,346 @@
+#include "core/job_tracker.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/event_order.h"
+
+namespace goodput::core {
+namespace {
+
+using v1::Activity;
+using v1::Event;
+
+// Length of [from, to) at or after `since`.
+int64_t WindowPart(int64_t from, int64_t to, int64_t since) {
+  return std::max<int64_t>(0, to - std::max(from, since));
+}
+
+Category CategoryOf(Activity::Kind kind) {
+  switch (kind) {
+    case Activity::INIT:
+      return Category::kInit;
+    case Activity::PREP:
+      return Category::kPrep;
+    case Activity::COMPILE:
+      return Category::kCompile;
+    case Activity::RESTORE:
+      return Category::kRestore;
+    case Activity::DATA_WAIT:
+      return Category::kDataWait;
+    case Activity::CHECKPOINT:
+      return Category::kCheckpoint;
+    case Activity::CUSTOM:
+      return Category::kCustom;
+    default:
+      return Category::kIdle;
+  }
+}
+
+}  // namespace
+
+JobTracker::JobTracker(std::string job_id, const Config* config)
+    : job_id_(std::move(job_id)), config_(config) {}
+
+absl::StatusOr<ApplyResult> JobTracker::Apply(const Event& e) {
+  const int64_t t = EventTimeNanos(e);
+  if (absl::Status s = CheckApplicable(e, t); !s.ok()) return s;
+  if (IsDuplicate(e)) {
+    ++duplicates_;
+    return ApplyResult::kDuplicate;
+  }
+  if (!started_) {
+    started_ = true;
+    first_event_ns_ = last_event_ns_ = cursor_ns_ = t;
+  }
+  // Rule 6: a restart ends the running attempt at the job's last event.
+  if (EndsRunningAttempt(e)) EndAttempt();
+  Attribute(cursor_ns_, t, &sink_);
+  cursor_ns_ = t;
+  ApplyBody(e, t);
+  if (AllAllocated()) ever_allocated_ = true;
+  last_event_ns_ = t;
+  return ApplyResult::kApplied;
+}
+
+absl::Status JobTracker::CheckApplicable(const Event& e, int64_t t) const {
+  if (e.job_id() != job_id_ || e.has_heartbeat()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job_id: event for \"", e.job_id(), "\" sent to job \"", job_id_,
+        "\""));
+  }
+  if (ended_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job_id: job \"", job_id_, "\" ended at ",
+                     FormatTimeNanos(end_ns_), "; later events are rejected"));
+  }
+  if (started_ && t < last_event_ns_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "time: ", FormatTimeNanos(t), " is before job \"", job_id_,
+        "\"'s last applied event at ", FormatTimeNanos(last_event_ns_)));
+  }
+  return absl::OkStatus();
+}
+
+bool JobTracker::IsDuplicate(const Event& e) const {
+  const Attempt* a = e.attempt().empty() ? nullptr : FindAttempt(e.attempt());
+  if (a == nullptr) return false;
+  switch (e.body_case()) {
+    case Event::kStarted:
+      return true;
+    case Event::kActivity:
+      return a->ended;  // stale: the attempt is over
+    case Event::kStep:
+      return a->ended || (a->max_step && e.step().step() <= *a->max_step);
+    case Event::kCheckpoint:
+      return a->max_checkpoint &&
+             e.checkpoint().step() <= *a->max_checkpoint;
+    case Event::kInterruption:
+      return !e.interruption().notice() && a->ended;
+    default:
+      return false;
+  }
+}
+
+bool JobTracker::EndsRunningAttempt(const Event& e) const {
+  if (!running_) return false;
+  if (e.has_started()) return true;
+  if (!e.has_step() && !e.has_activity()) return false;
+  const std::string& current = Current()->id;
+  return !e.attempt().empty() && !current.empty() && e.attempt() != current;
+}
+
+void JobTracker::ApplyBody(const Event& e, int64_t t) {
+  switch (e.body_case()) {
+    case Event::kJobSubmitted:
+      return OnSubmitted(e.job_submitted());
+    case Event::kAllocation:
+      return OnAllocation(e.allocation().chips());
+    case Event::kStarted:
+      return OnStarted(e, t);
+    case Event::kActivity:
+      return OnActivity(e, t);
+    case Event::kStep:
+      return OnStep(e, t);
+    case Event::kCheckpoint:
+      return OnCheckpoint(e);
+    case Event::kInterruption:
+      return OnInterruption(e);
+    case Event::kJobEnded:
+      return OnJobEnded(e.job_ended(), t);
+    default:
+      return;
+  }
+}
+
+void JobTracker::OnSubmitted(const v1::JobSubmitted& s) {
+  requested_chips_ = weight_chips_ = s.chips();
+  accelerator_ = s.accelerator();
+  framework_ = s.framework();
+  if (s.workload() != v1::JobSubmitted::WORKLOAD_UNSPECIFIED) {
+    workload_ = s.workload();
+  }
+  labels_.clear();
+  labels_.insert(s.labels().begin(), s.labels().end());
+  step_flops_ = s.step_flops();
+  step_bytes_ = s.step_bytes();
+}
+
+void JobTracker::OnAllocation(int64_t chips) {
+  if (weight_chips_ == 0) weight_chips_ = chips;
+  if (requested_chips_ == 0) requested_chips_ = chips;
+  bool enough = chips > 0 && chips >= requested_chips_;
+  alloc_ = enough ? Alloc::kEnough : Alloc::kShort;
+  if (enough) recovering_ = false;
+}
+
+void JobTracker::OnStarted(const Event& e, int64_t t) {
+  job_event_seen_ = true;
+  recovering_ = false;
+  StartAttempt(e.attempt());
+}
+
+void JobTracker::OnActivity(const Event& e, int64_t t) {
+  EnsureRunning(e, t);
+  const Activity& act = e.activity();
+  Attempt* a = Current();
+  if (act.kind() == Activity::COMPILE && !a->max_step) a->compile_seen = true;
+  if (act.kind() == Activity::RESTORE && act.has_step() && !a->resumed) {
+    a->restore_step = act.step();
+    last_checkpoint_ = std::max(last_checkpoint_.value_or(act.step()),
+                                act.step());
+    Resume(act.step());
+  }
+  activity_ = act.kind();
+  custom_name_ = act.kind() == Activity::CUSTOM ? act.name() : "";
+}
+
+void JobTracker::OnStep(const Event& e, int64_t t) {
+  const v1::Step& s = e.step();
+  EnsureRunning(e, t);
+  Attempt* a = Current();
+  if (e.attempt().empty() && a->max_step && s.step() <= *a->max_step) {
+    // Rule 7: a restart seen only as the step number going backwards.
+    EndAttempt();
+    recovering_ = false;  // no recovery is counted
+    StartAttempt("");
+    a = Current();
+  }
+  const bool first = !a->max_step.has_value();
+  StepTime st = MeasureStep(s, StepsCompleted(s));
+  if (first && !a->resumed) Resume(s.step() - 1);
+  a->max_step = s.step();
+  if (first && !a->compile_seen && st.time_ns > 0) {
+    RecordFirstStep(st);
+  } else {
+    if (!first) {
+      mean_sum_ns_ += st.time_ns;
+      mean_steps_ += st.steps;
+    }
+    AddShares(st);
+  }
+  if (!Stepping()) activity_ = Activity::KIND_UNSPECIFIED;
+}
+
+void JobTracker::OnCheckpoint(const Event& e) {
+  const int64_t step = e.checkpoint().step();
+  if (!e.attempt().empty()) {
+    auto it = attempt_by_id_.find(e.attempt());
+    if (it != attempt_by_id_.end()) attempts_[it->second].max_checkpoint = step;
+  }
+  MakeDurableThrough(step);
+}
+
+void JobTracker::OnInterruption(const Event& e) {
+  if (e.interruption().notice()) {
+    ++notices_;
+    return;
+  }
+  if (running_) {
+    EndAttempt();
+  } else if (AllAllocated()) {
+    recovering_ = true;  // lost its chips before any attempt ran
+  }
+}
+
+void JobTracker::OnJobEnded(const v1::JobEnded& e, int64_t t) {
+  const bool succeeded = e.outcome() == v1::JobEnded::SUCCEEDED;
+  if (running_) {
+    SettleOpenStep(succeeded ? Category::kIdle : Category::kLost);
+    Current()->ended = true;
+    running_ = false;
+  }
+  if (succeeded && !pending_resume_) {
+    MakeAllDurable();
+  } else {
+    LoseAllPending();
+  }
+  ended_ = true;
+  end_ns_ = t;
+  activity_ = Activity::KIND_UNSPECIFIED;
+}
+
+// --- Attribution.
+
+void JobTracker::Attribute(int64_t from, int64_t to, Sink* sink) const {
+  if (to <= from) return;
+  if (!AllAllocated()) {
+    Category c = ever_allocated_ ? Category::kRecovery : Category::kQueued;
+    return AddInterval(c, from, to, sink);
+  }
+  if (!running_) return AddInterval(Category::kIdle, from, to, sink);
+  if (Stepping()) return AccrueStep(from, to, sink);
+  const Category c = CategoryOf(activity_);
+  AddInterval(c, from, to, sink);
+  if (c == Category::kCustom) {
+    sink->custom[custom_name_] += WindowPart(from, to, config_->since_ns);
+  }
+}
+
+void JobTracker::AccrueStep(int64_t from, int64_t to, Sink* sink) const {
+  // Rule 2: in-flight time past stall_after after the last event is a hang.
+  const int64_t stall = last_event_ns_ + config_->stall_after_ns;
+  const int64_t mid = std::clamp(stall, from, to);
+  sink->open_ns += mid - from;
+  if (config_->since_ns > from) {
+    sink->open_prefix_ns += std::min(mid, config_->since_ns) - from;
+  }
+  AddInterval(Category::kIdle, mid, to, sink);
+}
+
+void JobTracker::AddInterval(Category c, int64_t from, int64_t to,
+                             Sink* sink) const {
+  sink->nanos[Index(c)] += WindowPart(from, to, config_->since_ns);
+}
+
+bool JobTracker::AllAllocated() const {
+  if (alloc_ == Alloc::kShort || recovering_) return false;
+  return alloc_ == Alloc::kEnough || job_event_seen_;
+}
+
+bool JobTracker::Stepping() const {
+  return activity_ == Activity::KIND_UNSPECIFIED ||
+         activity_ == Activity::TRAINING || activity_ == Activity::SERVING;
+}
+
+// --- Attempts.
+
+JobTracker::Attempt* JobTracker::Current() {
+  return attempts_.empty() ? nullptr : &attempts_.back();
+}
+
+const JobTracker::Attempt* JobTracker::Current() const {
+  return attempts_.empty() ? nullptr : &attempts_.back();
+}
+
+const JobTracker::Attempt* JobTracker::FindAttempt(
+    const std::string& id) const {
+  auto it = attempt_by_id_.find(id);
+  return it == attempt_by_id_.end() ? nullptr : &attempts_[it->second];
+}
+
+void JobTracker::EnsureRunning(const Event& e, int64_t t) {
+  job_event_seen_ = true;
+  recovering_ = false;
+  if (!running_) return StartAttempt(e.attempt());
+  Attempt* a = Current();
+  if (a->id.empty() && !e.attempt().empty()) {  // the attempt names itself
+    a->id = e.attempt();
+    attempt_by_id_[a->id] = static_cast<int>(attempts_.size()) - 1;
+  }
+}
+
+void JobTracker::StartAttempt(const std::string& id) {
+  attempts_.push_back(Attempt{id});
+  if (!id.empty()) {
+    attempt_by_id_[id] = static_cast<int>(attempts_.size()) - 1;
+  }
+  running_ = true;
+  activity_ = Activity::KIND_UNSPECIFIED;
+  custom_name_.clear();
+}
+
+void JobTracker::EndAttempt() {
+  SettleOpenStep(Category::kLost);
+  Current()->ended = true;
+  running_ = false;
+  recovering_ = true;
+  pending_resume_ = true;
+  activity_ = Activity::KIND_UNSPECIFIED;
+  custom_name_.clear();
+  ++interruptions_;
+}
+
+bool JobTracker::ServingLike() const {
+  return workload_ == v1::JobSubmitted::SERVING ||
+         workload_ == v1::JobSubmitted::BULK_INFERENCE;
+}
+
+void JobTracker::SettleOpenStep(Category training_fate) {
+  const Category c = ServingLike() ? Category::kProductive : training_fate;
+  sink_.nanos[Index(c)] += sink_.open_ns - sink_.open_prefix_ns;
+  sink_.open_ns = sink_.open_prefix_ns = 0;
+}
+
+}  // namespace goodput::core

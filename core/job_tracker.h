@@ -1,0 +1,196 @@
+#ifndef GOODPUT_CORE_JOB_TRACKER_H_
+#define GOODPUT_CORE_JOB_TRACKER_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/config.h"
+#include "core/report.h"
+#include "proto/event.pb.h"
+
+namespace goodput::core {
+
+enum class ApplyResult { kApplied, kDuplicate };
+
+// The goodput state machine of one job (SPEC section 3): takes the job's
+// events in apply order and attributes every instant of its lifetime to one
+// category, incrementally (O(1) amortized per event; memory bounded by the
+// job's non-durable step completions and its attempts). Attribution is lazy:
+// time from the previous event to the next is attributed when the next one
+// arrives, under the state the previous one left. A copyable value;
+// `config` must outlive it. Not thread-safe: one caller at a time.
+class JobTracker {
+ public:
+  JobTracker(std::string job_id, const Config* config);
+
+  // Applies the job's next event (same job_id, not before the previous one
+  // in apply order). Returns kDuplicate for duplicates (rule 3), which
+  // change nothing but a counter; an error for an event after job_ended or
+  // out of order, which changes nothing.
+  absl::StatusOr<ApplyResult> Apply(const v1::Event& e);
+
+  // The job as of `as_of_ns` (not before the last applied event), within
+  // the config's window.
+  JobReport Report(int64_t as_of_ns) const;
+
+  const std::string& job_id() const { return job_id_; }
+  bool ended() const { return ended_; }
+  int64_t first_event_ns() const { return first_event_ns_; }
+  int64_t last_event_ns() const { return last_event_ns_; }
+
+ private:
+  enum class Alloc { kUnknown, kEnough, kShort };
+  enum class Fate { kPending, kDurable, kLost };
+
+  // One attempt of the job (a run of its program), for duplicates and
+  // the per-attempt rules.
+  struct Attempt {
+    std::string id;  // empty when the job sends no attempt ids
+    std::optional<int64_t> max_step, max_checkpoint;
+    std::optional<int64_t> restore_step;
+    bool ended = false;
+    bool compile_seen = false;  // a COMPILE activity before the first step
+    bool resumed = false;       // its resume point was applied (rule 7)
+  };
+
+  // Where attributed time goes: final category time plus the open step.
+  struct Sink {
+    CategoryNanos nanos{};
+    std::map<std::string, int64_t> custom;
+    int64_t open_ns = 0;         // time accrued to the next step
+    int64_t open_prefix_ns = 0;  // ... of which before the window
+  };
+
+  // The first completed step of an attempt with no COMPILE before it;
+  // its compile share is recomputed at report time (rule 4).
+  struct FirstStep {
+    int64_t time_ns, prefix_ns, wait_ns, idle_ns, steps;
+    double ideal_s;
+    bool costed;
+    Fate fate;
+  };
+
+  // A completed step (or k steps) whose progress is not durable yet.
+  struct Completion {
+    int64_t first_step, last_step;
+    int64_t rest_ns, rest_window_ns;  // time left after the shares
+    double ideal_s;                   // of the rest in the window
+    bool costed;
+    int first_ref;  // index into first_steps_, or -1
+  };
+
+  // A step event's measured parts, before attribution.
+  struct StepTime {
+    int64_t time_ns, prefix_ns, wait_ns, idle_ns, steps;
+    int64_t first_step, last_step;
+    double ideal_s;
+    bool costed;
+  };
+
+  // --- Apply, in order of use.
+  absl::Status CheckApplicable(const v1::Event& e, int64_t t) const;
+  bool IsDuplicate(const v1::Event& e) const;
+  bool EndsRunningAttempt(const v1::Event& e) const;
+  void ApplyBody(const v1::Event& e, int64_t t);
+  void OnSubmitted(const v1::JobSubmitted& s);
+  void OnAllocation(int64_t chips);
+  void OnStarted(const v1::Event& e, int64_t t);
+  void OnActivity(const v1::Event& e, int64_t t);
+  void OnStep(const v1::Event& e, int64_t t);
+  void OnCheckpoint(const v1::Event& e);
+  void OnInterruption(const v1::Event& e);
+  void OnJobEnded(const v1::JobEnded& e, int64_t t);
+
+  // --- Attribution.
+  void Attribute(int64_t from, int64_t to, Sink* sink) const;
+  void AccrueStep(int64_t from, int64_t to, Sink* sink) const;
+  void AddInterval(Category c, int64_t from, int64_t to, Sink* sink) const;
+  bool AllAllocated() const;
+  bool Stepping() const;
+  bool ServingLike() const;
+  Category ActivityCategory() const;
+
+  // --- Attempts.
+  Attempt* Current();
+  const Attempt* Current() const;
+  const Attempt* FindAttempt(const std::string& id) const;
+  void EnsureRunning(const v1::Event& e, int64_t t);
+  void StartAttempt(const std::string& id);
+  void EndAttempt();
+  void SettleOpenStep(Category training_fate);
+
+  // --- Steps and durability.
+  StepTime MeasureStep(const v1::Step& s, int64_t steps);
+  int64_t StepsCompleted(const v1::Step& s) const;
+  void CostStep(const v1::Step& s, StepTime* st) const;
+  void AddShares(const StepTime& st);
+  void RecordFirstStep(const StepTime& st);
+  void RecordCompletion(const StepTime& st, int first_ref, int64_t rest,
+                        int64_t rest_window);
+  void Resume(int64_t step);
+  void MakeDurableThrough(int64_t step);
+  void Durable(const Completion& c);
+  void Lose(const Completion& c);
+  void LoseAllPending();
+  void MakeAllDurable();
+  static Completion SplitOff(Completion* c, int64_t through_step);
+
+  // --- Report.
+  void AddFirstSteps(JobReport* r) const;
+  std::optional<int64_t> LastStep() const;
+  void FillSpec(JobReport* r) const;
+  JobStateKind State() const;
+
+  std::string job_id_;
+  const Config* config_;
+
+  // Job spec (from job_submitted or implied).
+  int64_t requested_chips_ = 0;
+  int64_t weight_chips_ = 0;
+  std::string accelerator_, framework_;
+  v1::JobSubmitted::Workload workload_ = v1::JobSubmitted::TRAINING;
+  std::map<std::string, std::string> labels_;
+  double step_flops_ = 0, step_bytes_ = 0;
+
+  // Timeline.
+  bool started_ = false;  // first event applied
+  int64_t first_event_ns_ = 0, last_event_ns_ = 0, cursor_ns_ = 0;
+  bool ended_ = false;
+  int64_t end_ns_ = 0;
+  Alloc alloc_ = Alloc::kUnknown;
+  bool job_event_seen_ = false;  // started, activity or step
+  bool ever_allocated_ = false;  // ever all-allocated
+  bool recovering_ = false;      // an attempt ended; waiting to resume
+  bool running_ = false;         // an attempt is running
+  v1::Activity::Kind activity_ = v1::Activity::KIND_UNSPECIFIED;
+  std::string custom_name_;
+
+  // Attempts.
+  std::vector<Attempt> attempts_;
+  std::unordered_map<std::string, int> attempt_by_id_;
+  bool pending_resume_ = false;  // an attempt ended, no resume point since
+
+  // Accumulated attribution (within the window).
+  Sink sink_;
+  int64_t costed_productive_ns_ = 0;
+  double ideal_s_ = 0;
+  int64_t at_risk_ns_ = 0;  // of pending non-first completions
+
+  // Steps.
+  std::deque<Completion> pending_;  // non-durable, ordered by step
+  std::vector<FirstStep> first_steps_;
+  int64_t mean_sum_ns_ = 0, mean_steps_ = 0;  // non-first completions
+  std::optional<int64_t> max_durable_step_, last_checkpoint_;
+  int64_t lost_steps_ = 0, interruptions_ = 0, duplicates_ = 0,
+          notices_ = 0;
+};
+
+}  // namespace goodput::core
+
+#endif  // GOODPUT_CORE_JOB_TRACKER_H_

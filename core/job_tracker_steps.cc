@@ -1,0 +1,292 @@
+// JobTracker: step completions, durability and lost work (SPEC section 3
+// rules 2, 4, 5, 7), and the report.
+#include <algorithm>
+
+#include "core/job_tracker.h"
+
+namespace goodput::core {
+namespace {
+
+int64_t Share(int64_t x, int64_t y, int64_t prefix) {
+  return std::max<int64_t>(0, y - std::max(x, prefix));
+}
+
+int64_t NanosAtMost(double seconds, int64_t cap) {
+  double ns = seconds * static_cast<double>(kNanosPerSecond);
+  return ns >= static_cast<double>(cap) ? cap : static_cast<int64_t>(ns);
+}
+
+double IdealShare(double ideal_s, int64_t part, int64_t whole) {
+  if (whole <= 0) return 0;
+  return ideal_s * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+// floor(a * b / c) without overflow, for c > 0.
+int64_t MulDiv(int64_t a, int64_t b, int64_t c) {
+  return static_cast<int64_t>(static_cast<__int128>(a) * b / c);
+}
+
+}  // namespace
+
+int64_t JobTracker::StepsCompleted(const v1::Step& s) const {
+  const Attempt* a = Current();
+  if (a->max_step) return s.step() - *a->max_step;
+  if (a->restore_step && *a->restore_step < s.step()) {
+    return s.step() - *a->restore_step;
+  }
+  return 1;  // resumed from step - 1 (rule 7)
+}
+
+JobTracker::StepTime JobTracker::MeasureStep(const v1::Step& s,
+                                             int64_t steps) {
+  StepTime st;
+  st.time_ns = sink_.open_ns;
+  st.prefix_ns = sink_.open_prefix_ns;
+  sink_.open_ns = sink_.open_prefix_ns = 0;
+  st.wait_ns = NanosAtMost(s.input_wait_seconds(), st.time_ns);
+  st.idle_ns = NanosAtMost(s.idle_seconds(), st.time_ns - st.wait_ns);
+  st.steps = steps;
+  st.last_step = s.step();
+  st.first_step = s.step() - steps + 1;
+  CostStep(s, &st);
+  return st;
+}
+
+void JobTracker::CostStep(const v1::Step& s, StepTime* st) const {
+  double flops = s.flops(), bytes = s.bytes();
+  if (flops <= 0 && bytes <= 0) {  // no own cost: the job's default
+    flops = step_flops_ * static_cast<double>(st->steps);
+    bytes = step_bytes_ * static_cast<double>(st->steps);
+  }
+  const ChipPeak* peak = config_->catalog.Find(accelerator_);
+  st->costed = peak != nullptr && weight_chips_ > 0 && (flops > 0 || bytes > 0);
+  st->ideal_s = 0;
+  if (!st->costed) return;
+  const double chips = static_cast<double>(weight_chips_);
+  if (peak->flops_per_second > 0) {
+    st->ideal_s = flops / (chips * peak->flops_per_second);
+  }
+  if (peak->bytes_per_second > 0) {
+    st->ideal_s =
+        std::max(st->ideal_s, bytes / (chips * peak->bytes_per_second));
+  }
+}
+
+void JobTracker::AddShares(const StepTime& st) {
+  const int64_t w = st.wait_ns, i = st.idle_ns, p = st.prefix_ns;
+  sink_.nanos[Index(Category::kDataWait)] += Share(0, w, p);
+  sink_.nanos[Index(Category::kIdle)] += Share(w, w + i, p);
+  const int64_t rest = st.time_ns - w - i;
+  const int64_t rest_window = Share(w + i, st.time_ns, p);
+  sink_.nanos[Index(Category::kProductive)] += rest_window;
+  const double ideal = st.costed ? IdealShare(st.ideal_s, rest_window, rest)
+                                 : 0;
+  if (st.costed) {
+    costed_productive_ns_ += rest_window;
+    ideal_s_ += ideal;
+  }
+  StepTime windowed = st;
+  windowed.ideal_s = ideal;
+  if (ServingLike()) {
+    max_durable_step_ = std::max(max_durable_step_.value_or(st.last_step),
+                                 st.last_step);
+  } else {
+    RecordCompletion(windowed, -1, rest, rest_window);
+  }
+}
+
+void JobTracker::RecordFirstStep(const StepTime& st) {
+  const Fate fate = ServingLike() ? Fate::kDurable : Fate::kPending;
+  first_steps_.push_back(FirstStep{st.time_ns, st.prefix_ns, st.wait_ns,
+                                   st.idle_ns, st.steps, st.ideal_s,
+                                   st.costed, fate});
+  if (fate == Fate::kDurable) {
+    max_durable_step_ = std::max(max_durable_step_.value_or(st.last_step),
+                                 st.last_step);
+    return;
+  }
+  RecordCompletion(st, static_cast<int>(first_steps_.size()) - 1, 0, 0);
+}
+
+void JobTracker::RecordCompletion(const StepTime& st, int first_ref,
+                                  int64_t rest, int64_t rest_window) {
+  pending_.push_back(Completion{st.first_step, st.last_step, rest,
+                                rest_window, st.ideal_s, st.costed,
+                                first_ref});
+  if (first_ref < 0) at_risk_ns_ += rest;
+}
+
+// Rule 7: completions above `step` from earlier attempts are lost, the rest
+// is durable. Called before the current attempt completes any step, so
+// every pending completion is from an earlier attempt.
+void JobTracker::Resume(int64_t step) {
+  Current()->resumed = true;
+  pending_resume_ = false;
+  while (!pending_.empty() && pending_.back().last_step > step) {
+    Completion& c = pending_.back();
+    if (c.first_step <= step && c.first_ref < 0) {
+      Lose(SplitOff(&c, step));
+      break;
+    }
+    Lose(c);
+    pending_.pop_back();
+  }
+  MakeAllDurable();
+}
+
+void JobTracker::MakeDurableThrough(int64_t step) {
+  last_checkpoint_ = std::max(last_checkpoint_.value_or(step), step);
+  while (!pending_.empty() && pending_.front().first_step <= step) {
+    Completion& c = pending_.front();
+    if (c.last_step > step) {
+      if (c.first_ref >= 0) return;  // a first step is never split
+      Completion upper = SplitOff(&c, step);
+      Durable(c);
+      c = upper;
+      return;
+    }
+    Durable(c);
+    pending_.pop_front();
+  }
+}
+
+JobTracker::Completion JobTracker::SplitOff(Completion* c,
+                                            int64_t through_step) {
+  const int64_t n = c->last_step - c->first_step + 1;
+  const int64_t k = through_step - c->first_step + 1;
+  Completion upper = *c;
+  upper.first_step = through_step + 1;
+  c->last_step = through_step;
+  const int64_t rest = MulDiv(c->rest_ns, k, n);
+  const int64_t rest_window = MulDiv(c->rest_window_ns, k, n);
+  const double ideal = c->ideal_s * static_cast<double>(k) / n;
+  upper.rest_ns -= rest;
+  upper.rest_window_ns -= rest_window;
+  upper.ideal_s -= ideal;
+  c->rest_ns = rest;
+  c->rest_window_ns = rest_window;
+  c->ideal_s = ideal;
+  return upper;
+}
+
+void JobTracker::Durable(const Completion& c) {
+  if (c.first_ref >= 0) {
+    first_steps_[c.first_ref].fate = Fate::kDurable;
+  } else {
+    at_risk_ns_ -= c.rest_ns;
+  }
+  max_durable_step_ =
+      std::max(max_durable_step_.value_or(c.last_step), c.last_step);
+}
+
+void JobTracker::Lose(const Completion& c) {
+  lost_steps_ += c.last_step - c.first_step + 1;
+  if (c.first_ref >= 0) {
+    first_steps_[c.first_ref].fate = Fate::kLost;
+    return;
+  }
+  sink_.nanos[Index(Category::kProductive)] -= c.rest_window_ns;
+  sink_.nanos[Index(Category::kLost)] += c.rest_window_ns;
+  at_risk_ns_ -= c.rest_ns;
+  if (c.costed) {
+    costed_productive_ns_ -= c.rest_window_ns;
+    ideal_s_ -= c.ideal_s;
+  }
+}
+
+void JobTracker::LoseAllPending() {
+  for (const Completion& c : pending_) Lose(c);
+  pending_.clear();
+}
+
+void JobTracker::MakeAllDurable() {
+  for (const Completion& c : pending_) Durable(c);
+  pending_.clear();
+}
+
+// --- Report.
+
+JobReport JobTracker::Report(int64_t as_of_ns) const {
+  JobReport r;
+  FillSpec(&r);
+  Sink s = sink_;
+  const int64_t end = ended_ ? end_ns_ : std::max(as_of_ns, last_event_ns_);
+  if (!ended_) Attribute(cursor_ns_, end, &s);
+  // In-flight step time is productive while the job runs (rule 2).
+  s.nanos[Index(Category::kProductive)] += s.open_ns - s.open_prefix_ns;
+  r.at_risk_ns = at_risk_ns_ + (ServingLike() ? 0 : s.open_ns);
+  r.nanos = s.nanos;
+  r.custom_nanos = s.custom;
+  r.costed_productive_ns = costed_productive_ns_;
+  r.ideal_seconds = ideal_s_;
+  AddFirstSteps(&r);
+  r.total_ns = std::max<int64_t>(
+      0, end - std::max(first_event_ns_, config_->since_ns));
+  return r;
+}
+
+// Rule 4: a first step's time above the mean per-step time of the job's
+// other (non-first) completions is compile, recomputed as steps arrive.
+void JobTracker::AddFirstSteps(JobReport* r) const {
+  for (const FirstStep& f : first_steps_) {
+    const int64_t avail = f.time_ns - f.wait_ns - f.idle_ns;
+    int64_t compile = 0;
+    if (mean_steps_ > 0) {
+      const int64_t expected = MulDiv(f.steps, mean_sum_ns_, mean_steps_);
+      compile = std::clamp<int64_t>(f.time_ns - expected, 0, avail);
+    }
+    const int64_t c = compile, cw = c + f.wait_ns, cwi = cw + f.idle_ns;
+    r->nanos[Index(Category::kCompile)] += Share(0, c, f.prefix_ns);
+    r->nanos[Index(Category::kDataWait)] += Share(c, cw, f.prefix_ns);
+    r->nanos[Index(Category::kIdle)] += Share(cw, cwi, f.prefix_ns);
+    const int64_t rest = avail - compile;
+    const int64_t rest_window = Share(cwi, f.time_ns, f.prefix_ns);
+    if (f.fate == Fate::kLost) {
+      r->nanos[Index(Category::kLost)] += rest_window;
+      continue;
+    }
+    r->nanos[Index(Category::kProductive)] += rest_window;
+    if (f.fate == Fate::kPending) r->at_risk_ns += rest;
+    if (f.costed) {
+      r->costed_productive_ns += rest_window;
+      r->ideal_seconds += IdealShare(f.ideal_s, rest_window, rest);
+    }
+  }
+}
+
+std::optional<int64_t> JobTracker::LastStep() const {
+  std::optional<int64_t> last = max_durable_step_;
+  if (!pending_.empty()) {
+    last = std::max(last.value_or(pending_.back().last_step),
+                    pending_.back().last_step);
+  }
+  return last;
+}
+
+JobStateKind JobTracker::State() const {
+  if (ended_) return JobStateKind::kEnded;
+  if (!ever_allocated_) return JobStateKind::kQueued;
+  return AllAllocated() ? JobStateKind::kRunning : JobStateKind::kRecovering;
+}
+
+void JobTracker::FillSpec(JobReport* r) const {
+  r->job_id = job_id_;
+  r->chips = weight_chips_;
+  r->accelerator = accelerator_;
+  r->workload = workload_;
+  r->framework = framework_;
+  r->labels = labels_;
+  r->state = State();
+  r->last_step = LastStep();
+  r->last_checkpoint = last_checkpoint_;
+  if (max_durable_step_ && (!r->last_checkpoint ||
+                            *max_durable_step_ > *r->last_checkpoint)) {
+    r->last_checkpoint = max_durable_step_;
+  }
+  r->lost_steps = lost_steps_;
+  r->interruptions = interruptions_;
+  r->duplicates = duplicates_;
+  r->notices = notices_;
+}
+
+}  // namespace goodput::core

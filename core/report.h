@@ -1,0 +1,87 @@
+#ifndef GOODPUT_CORE_REPORT_H_
+#define GOODPUT_CORE_REPORT_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/category.h"
+#include "proto/event.pb.h"
+
+namespace goodput::core {
+
+enum class JobStateKind { kQueued, kRunning, kRecovering, kEnded };
+
+// "QUEUED", "RUNNING", "RECOVERING" or "ENDED".
+const char* JobStateName(JobStateKind s);
+
+// The time ratios of SPEC section 3 rule 10; nullopt where undefined.
+struct Ratios {
+  std::optional<double> goodput, sg, rg, pg, mpg;
+};
+
+// One job as of a report's as-of, within its window. Plain data.
+struct JobReport {
+  std::string job_id;
+  int64_t chips = 0;  // chip weight; 0 = unknown (left out of fleet sums)
+  std::string accelerator;
+  v1::JobSubmitted::Workload workload = v1::JobSubmitted::TRAINING;
+  std::string framework;
+  std::map<std::string, std::string> labels;
+  JobStateKind state = JobStateKind::kQueued;
+
+  int64_t total_ns = 0;   // lifetime within the window; == sum of `nanos`
+  CategoryNanos nanos{};  // per category
+  std::map<std::string, int64_t> custom_nanos;  // CUSTOM activity by name
+  int64_t at_risk_ns = 0;
+  double ideal_seconds = 0;        // ideal time of productive costed steps
+  int64_t costed_productive_ns = 0;  // productive time of costed steps
+
+  std::optional<int64_t> last_step;        // highest completed, not lost
+  std::optional<int64_t> last_checkpoint;  // highest durable step
+  int64_t lost_steps = 0;                  // lost step completions
+  int64_t interruptions = 0;  // attempts that ended without job_ended
+  int64_t duplicates = 0;     // events ignored as duplicates (rule 3)
+  int64_t notices = 0;        // interruption notices
+};
+
+// Chip-time-weighted sums over a set of jobs (fleet or one segment value).
+struct Totals {
+  CategoryChipSeconds chip_seconds{};
+  double total_chip_seconds = 0;
+  double ideal_chip_seconds = 0;
+  double costed_productive_chip_seconds = 0;
+  // Capacity from host heartbeats, where known for this set (fleet, or an
+  // accelerator segment); nullopt elsewhere.
+  std::optional<double> capacity_chip_seconds;
+  int64_t jobs = 0;
+  int64_t jobs_without_chips = 0;  // left out of the sums above
+};
+
+// Ratios of one job from its nanoseconds.
+Ratios JobRatios(const JobReport& job);
+
+// Ratios of a chip-weighted set; sg_capacity/mpg_capacity set in
+// `capacity_sg`/`capacity_mpg` when capacity is known and non-zero.
+struct TotalsRatios {
+  Ratios ratios;
+  std::optional<double> sg_capacity, mpg_capacity;
+};
+TotalsRatios ComputeRatios(const Totals& totals);
+
+// The whole report of SPEC section 4.
+struct FleetReport {
+  int64_t as_of_ns = 0;
+  std::optional<int64_t> since_ns;
+  std::vector<JobReport> jobs;  // sorted by job_id
+  Totals fleet;
+  // dimension -> value -> totals. Dimensions: "accelerator", "workload",
+  // "framework", "size", and "label:KEY" for every label key seen.
+  std::map<std::string, std::map<std::string, Totals>> segments;
+};
+
+}  // namespace goodput::core
+
+#endif  // GOODPUT_CORE_REPORT_H_

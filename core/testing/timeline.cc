@@ -1,0 +1,87 @@
+#include "core/testing/timeline.h"
+
+#include <numeric>
+#include <sstream>
+
+#include "absl/time/time.h"
+#include "core/event_order.h"
+#include "core/fleet_tracker.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+
+namespace goodput::core::testing {
+
+std::vector<v1::Event> ParseEvents(const std::string& jsonl) {
+  std::vector<v1::Event> events;
+  std::istringstream in(jsonl);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    v1::Event e;
+    auto status = google::protobuf::util::JsonStringToMessage(line, &e);
+    EXPECT_TRUE(status.ok()) << status.ToString() << " in: " << line;
+    events.push_back(e);
+  }
+  return events;
+}
+
+std::string Timeline(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos) continue;
+    size_t space = line.find(' ', start);
+    std::string time = line.substr(start, space - start);
+    std::string body = line.substr(line.find('{', space) + 1);
+    out += "{\"time\":\"2026-11-22T" + time + "Z\",";
+    if (body.find("\"job_id\"") == std::string::npos &&
+        body.find("\"heartbeat\"") == std::string::npos) {
+      out += "\"job_id\":\"j\",";
+    }
+    out += body + "\n";
+  }
+  return out;
+}
+
+int64_t T(const std::string& rfc3339) {
+  absl::Time t;
+  std::string err;
+  EXPECT_TRUE(absl::ParseTime(absl::RFC3339_full, rfc3339, &t, &err)) << err;
+  return absl::ToUnixNanos(t);
+}
+
+int64_t S(double seconds) {
+  return static_cast<int64_t>(seconds * kNanosPerSecond + 0.5);
+}
+
+FleetReport Replay(const std::vector<v1::Event>& events, const Config& config,
+                   const std::string& as_of) {
+  const int64_t as_of_ns = T(as_of);
+  std::vector<uint32_t> order;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (EventTimeNanos(events[i]) <= as_of_ns) order.push_back(i);
+  }
+  SortForApply(events, &order);
+  FleetTracker fleet(&config);
+  for (uint32_t i : order) {
+    auto result = fleet.Apply(events[i]);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+  }
+  return fleet.Report(as_of_ns);
+}
+
+const JobReport& Job(const FleetReport& report, const std::string& job_id) {
+  for (const JobReport& j : report.jobs) {
+    if (j.job_id == job_id) return j;
+  }
+  ADD_FAILURE() << "no job " << job_id;
+  static const JobReport* const kEmpty = new JobReport();
+  return *kEmpty;
+}
+
+int64_t SumNanos(const JobReport& job) {
+  return std::accumulate(job.nanos.begin(), job.nanos.end(), int64_t{0});
+}
+
+}  // namespace goodput::core::testing
