@@ -1,0 +1,21 @@
+#ifndef GOODPUT_CORE_TESTING_RANDOM_FLEET_H_
+#define GOODPUT_CORE_TESTING_RANDOM_FLEET_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "proto/event.pb.h"
+
+namespace goodput::core::testing {
+
+// Generates a random but valid fleet log from `seed`: `jobs` jobs of up to
+// `events_per_job` events each (every kind, attempts with and without ids,
+// restarts, backwards steps, notices, short allocations, k-step reports,
+// costs) plus host heartbeats. A job's events have distinct times; the
+// result is in time order per job, jobs interleaved by time.
+std::vector<v1::Event> RandomFleet(uint32_t seed, int jobs,
+                                   int events_per_job);
+
+}  // namespace goodput::core::testing
+
+#endif  // GOODPUT_CORE_TESTING_RANDOM_FLEET_H_
