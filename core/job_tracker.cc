@@ -137,6 +137,7 @@ void JobTracker::ApplyBody(const Event& e, int64_t t) {
 void JobTracker::OnSubmitted(const v1::JobSubmitted& s) {
   requested_chips_ = weight_chips_ = s.chips();
   accelerator_ = s.accelerator();
+  peak_ = config_->catalog.Find(accelerator_);
   framework_ = s.framework();
   if (s.workload() != v1::JobSubmitted::WORKLOAD_UNSPECIFIED) {
     workload_ = s.workload();

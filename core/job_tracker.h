@@ -157,6 +157,7 @@ class JobTracker {
   v1::JobSubmitted::Workload workload_ = v1::JobSubmitted::TRAINING;
   std::map<std::string, std::string> labels_;
   double step_flops_ = 0, step_bytes_ = 0;
+  const ChipPeak* peak_ = nullptr;  // accelerator_'s catalog entry
 
   // Timeline.
   bool started_ = false;  // first event applied

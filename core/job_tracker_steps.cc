@@ -58,7 +58,7 @@ void JobTracker::CostStep(const v1::Step& s, StepTime* st) const {
     flops = step_flops_ * static_cast<double>(st->steps);
     bytes = step_bytes_ * static_cast<double>(st->steps);
   }
-  const ChipPeak* peak = config_->catalog.Find(accelerator_);
+  const ChipPeak* peak = peak_;
   st->costed = peak != nullptr && weight_chips_ > 0 && (flops > 0 || bytes > 0);
   st->ideal_s = 0;
   if (!st->costed) return;

@@ -1,0 +1,70 @@
+// Core alone, on decoded events: events/s of FleetTracker::Apply for one
+// long job and for a fleet, and memory per job. See BENCHMARKS.md.
+#include <malloc.h>
+
+#include "bench/bench_events.h"
+#include "benchmark/benchmark.h"
+#include "core/fleet_tracker.h"
+
+namespace goodput::bench {
+namespace {
+
+void ApplyAll(const std::vector<v1::Event>& events, benchmark::State& state) {
+  core::Config config;
+  for (auto _ : state) {
+    core::FleetTracker fleet(&config);
+    for (const v1::Event& e : events) {
+      auto result = fleet.Apply(e);
+      benchmark::DoNotOptimize(result);
+    }
+    benchmark::DoNotOptimize(fleet.job_count());
+  }
+  state.SetItemsProcessed(state.iterations() * events.size());
+}
+
+void BM_CoreOneJob100kSteps(benchmark::State& state) {
+  ApplyAll(LongJob("llm", 100'000), state);
+}
+BENCHMARK(BM_CoreOneJob100kSteps)->Unit(benchmark::kMillisecond);
+
+void BM_CoreFleet(benchmark::State& state) {
+  ApplyAll(Fleet(static_cast<int>(state.range(0)), 1000), state);
+}
+BENCHMARK(BM_CoreFleet)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+void BM_CoreReport(benchmark::State& state) {
+  core::Config config;
+  core::FleetTracker fleet(&config);
+  for (const v1::Event& e : Fleet(static_cast<int>(state.range(0)), 20)) {
+    (void)fleet.Apply(e);
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(fleet.Report(1795341600LL * 1'000'000'000 +
+                                          3600LL * 1'000'000'000));
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_CoreReport)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// Heap bytes per job of a fleet of running jobs, each with 20 completed
+// steps (not yet durable) and a checkpoint every 100 (none reached).
+void BM_CoreMemoryPerJob(benchmark::State& state) {
+  const int jobs = static_cast<int>(state.range(0));
+  auto events = Fleet(jobs, 20);
+  core::Config config;
+  for (auto _ : state) {
+    size_t before = mallinfo2().uordblks;
+    auto fleet = std::make_unique<core::FleetTracker>(&config);
+    for (const v1::Event& e : events) (void)fleet->Apply(e);
+    size_t after = mallinfo2().uordblks;
+    state.counters["bytes_per_job"] =
+        static_cast<double>(after - before) / jobs;
+  }
+}
+BENCHMARK(BM_CoreMemoryPerJob)->Arg(10000)->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace goodput::bench
+
+BENCHMARK_MAIN();
