@@ -36,11 +36,6 @@ class FleetTracker {
   const JobTracker* FindJob(const std::string& job_id) const;
 
  private:
-  // The `size` segment value of a job with `chips` chips.
-  std::string SizeBucket(int64_t chips) const;
-  void AddToSegments(const JobReport& job, FleetReport* report) const;
-  void AddCapacity(int64_t as_of_ns, FleetReport* report) const;
-
   const Config* config_;
   std::unordered_map<std::string, std::unique_ptr<JobTracker>> jobs_;
   CapacityTracker capacity_;

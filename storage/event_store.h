@@ -1,0 +1,60 @@
+#ifndef GOODPUT_STORAGE_EVENT_STORE_H_
+#define GOODPUT_STORAGE_EVENT_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/event.pb.h"
+#include "proto/service.pb.h"
+
+namespace goodput::storage {
+
+// Everything one acknowledged ingest batch writes, atomically.
+struct BatchWrite {
+  std::string agent_id;
+  uint64_t sequence = 0;
+  int64_t received_ns = 0;
+  std::vector<v1::Event> accepted;         // in batch order
+  std::vector<v1::DeadLetter> dead_letters;
+};
+
+// The durable store of acknowledged events behind goodputd (layout in
+// storage/KEY_LAYOUT.md). Narrow on purpose: the server's only I/O
+// boundary to disk; MemoryEventStore is its in-memory fake. Implementations
+// are thread-safe.
+class EventStore {
+ public:
+  virtual ~EventStore() = default;
+
+  // Writes `batch` (accepted events, per-job index, the agent's new
+  // high-water sequence, dead letters) in one atomic, durable write and
+  // returns its batch id.
+  virtual absl::StatusOr<uint64_t> Write(const BatchWrite& batch) = 0;
+
+  // Every agent's highest acknowledged sequence.
+  virtual absl::StatusOr<std::map<std::string, uint64_t>>
+  AgentSequences() = 0;
+
+  // All stored events of `job_id`, in storage order.
+  virtual absl::Status ReadJob(const std::string& job_id,
+                               std::vector<v1::Event>* out) = 0;
+
+  // Calls `visit` with every stored event in storage order; stops at the
+  // first error `visit` returns and returns it.
+  virtual absl::Status ScanAll(
+      const std::function<absl::Status(const v1::Event&)>& visit) = 0;
+
+  // Up to `limit` dead letters, oldest first, and how many there are.
+  virtual absl::Status DeadLetters(size_t limit,
+                                   std::vector<v1::DeadLetter>* out,
+                                   uint64_t* total) = 0;
+};
+
+}  // namespace goodput::storage
+
+#endif  // GOODPUT_STORAGE_EVENT_STORE_H_

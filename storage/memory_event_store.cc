@@ -1,0 +1,63 @@
+#include "storage/memory_event_store.h"
+
+namespace goodput::storage {
+
+absl::StatusOr<uint64_t> MemoryEventStore::Write(const BatchWrite& batch) {
+  absl::MutexLock lock(&mu_);
+  if (!next_failure_.ok()) {
+    absl::Status failure = next_failure_;
+    next_failure_ = absl::OkStatus();
+    return failure;
+  }
+  batches_.push_back(batch.accepted);
+  agents_[batch.agent_id] = batch.sequence;
+  dead_letters_.insert(dead_letters_.end(), batch.dead_letters.begin(),
+                       batch.dead_letters.end());
+  return batches_.size();
+}
+
+absl::StatusOr<std::map<std::string, uint64_t>>
+MemoryEventStore::AgentSequences() {
+  absl::MutexLock lock(&mu_);
+  return agents_;
+}
+
+absl::Status MemoryEventStore::ReadJob(const std::string& job_id,
+                                       std::vector<v1::Event>* out) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& batch : batches_) {
+    for (const v1::Event& e : batch) {
+      if (e.job_id() == job_id && !e.has_heartbeat()) out->push_back(e);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::ScanAll(
+    const std::function<absl::Status(const v1::Event&)>& visit) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& batch : batches_) {
+    for (const v1::Event& e : batch) {
+      if (absl::Status s = visit(e); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::DeadLetters(size_t limit,
+                                           std::vector<v1::DeadLetter>* out,
+                                           uint64_t* total) {
+  absl::MutexLock lock(&mu_);
+  *total = dead_letters_.size();
+  for (size_t i = 0; i < dead_letters_.size() && i < limit; ++i) {
+    out->push_back(dead_letters_[i]);
+  }
+  return absl::OkStatus();
+}
+
+void MemoryEventStore::FailNextWrite(absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  next_failure_ = std::move(status);
+}
+
+}  // namespace goodput::storage

@@ -1,0 +1,39 @@
+#ifndef GOODPUT_STORAGE_MEMORY_EVENT_STORE_H_
+#define GOODPUT_STORAGE_MEMORY_EVENT_STORE_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "storage/event_store.h"
+
+namespace goodput::storage {
+
+// The in-memory fake of EventStore, for tests: same semantics, nothing on
+// disk. Can be told to fail the next write. Thread-safe.
+class MemoryEventStore : public EventStore {
+ public:
+  absl::StatusOr<uint64_t> Write(const BatchWrite& batch) override;
+  absl::StatusOr<std::map<std::string, uint64_t>> AgentSequences() override;
+  absl::Status ReadJob(const std::string& job_id,
+                       std::vector<v1::Event>* out) override;
+  absl::Status ScanAll(
+      const std::function<absl::Status(const v1::Event&)>& visit) override;
+  absl::Status DeadLetters(size_t limit, std::vector<v1::DeadLetter>* out,
+                           uint64_t* total) override;
+
+  // The next Write fails with `status` and stores nothing.
+  void FailNextWrite(absl::Status status);
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::vector<v1::Event>> batches_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, uint64_t> agents_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::DeadLetter> dead_letters_ ABSL_GUARDED_BY(mu_);
+  absl::Status next_failure_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace goodput::storage
+
+#endif  // GOODPUT_STORAGE_MEMORY_EVENT_STORE_H_
