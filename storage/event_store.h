@@ -40,14 +40,18 @@ class EventStore {
   virtual absl::StatusOr<std::map<std::string, uint64_t>>
   AgentSequences() = 0;
 
-  // All stored events of `job_id`, in storage order.
+  // The stored events of `job_id` in batches up to and including
+  // `through_batch`, in storage order.
   virtual absl::Status ReadJob(const std::string& job_id,
+                               uint64_t through_batch,
                                std::vector<v1::Event>* out) = 0;
 
-  // Calls `visit` with every stored event in storage order; stops at the
-  // first error `visit` returns and returns it.
-  virtual absl::Status ScanAll(
-      const std::function<absl::Status(const v1::Event&)>& visit) = 0;
+  // Calls `visit` with every stored batch (id and accepted events) in id
+  // order; stops at the first error `visit` returns and returns it.
+  virtual absl::Status ScanBatches(
+      const std::function<absl::Status(uint64_t batch_id,
+                                       const std::vector<v1::Event>& events)>&
+          visit) = 0;
 
   // Up to `limit` dead letters, oldest first, and how many there are.
   virtual absl::Status DeadLetters(size_t limit,

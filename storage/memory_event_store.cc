@@ -23,23 +23,27 @@ MemoryEventStore::AgentSequences() {
 }
 
 absl::Status MemoryEventStore::ReadJob(const std::string& job_id,
+                                       uint64_t through_batch,
                                        std::vector<v1::Event>* out) {
   absl::MutexLock lock(&mu_);
-  for (const auto& batch : batches_) {
-    for (const v1::Event& e : batch) {
+  for (size_t b = 0; b < batches_.size() && b < through_batch; ++b) {
+    for (const v1::Event& e : batches_[b]) {
       if (e.job_id() == job_id && !e.has_heartbeat()) out->push_back(e);
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status MemoryEventStore::ScanAll(
-    const std::function<absl::Status(const v1::Event&)>& visit) {
-  absl::MutexLock lock(&mu_);
-  for (const auto& batch : batches_) {
-    for (const v1::Event& e : batch) {
-      if (absl::Status s = visit(e); !s.ok()) return s;
-    }
+absl::Status MemoryEventStore::ScanBatches(
+    const std::function<absl::Status(uint64_t,
+                                     const std::vector<v1::Event>&)>& visit) {
+  std::vector<std::vector<v1::Event>> snapshot;  // visit without the lock,
+  {                                              // like a RocksDB iterator
+    absl::MutexLock lock(&mu_);
+    snapshot = batches_;
+  }
+  for (size_t b = 0; b < snapshot.size(); ++b) {
+    if (absl::Status s = visit(b + 1, snapshot[b]); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

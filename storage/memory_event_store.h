@@ -16,10 +16,12 @@ class MemoryEventStore : public EventStore {
  public:
   absl::StatusOr<uint64_t> Write(const BatchWrite& batch) override;
   absl::StatusOr<std::map<std::string, uint64_t>> AgentSequences() override;
-  absl::Status ReadJob(const std::string& job_id,
+  absl::Status ReadJob(const std::string& job_id, uint64_t through_batch,
                        std::vector<v1::Event>* out) override;
-  absl::Status ScanAll(
-      const std::function<absl::Status(const v1::Event&)>& visit) override;
+  absl::Status ScanBatches(
+      const std::function<absl::Status(uint64_t,
+                                       const std::vector<v1::Event>&)>& visit)
+      override;
   absl::Status DeadLetters(size_t limit, std::vector<v1::DeadLetter>* out,
                            uint64_t* total) override;
 

@@ -1,0 +1,169 @@
+#include "server/live_state.h"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "core/event_order.h"
+#include "core/fleet_report.h"
+
+namespace goodput::server {
+
+LiveState::LiveState(const core::Config* config, int64_t lateness_ns,
+                     storage::EventStore* store)
+    : config_(config),
+      lateness_ns_(lateness_ns),
+      store_(store),
+      capacity_(config) {}
+
+absl::Status LiveState::Admit(
+    const v1::Event& e,
+    std::unordered_map<std::string, int64_t>* ended_in_batch) const {
+  if (e.has_heartbeat()) return absl::OkStatus();
+  std::optional<int64_t> ended;
+  if (auto it = jobs_.find(e.job_id()); it != jobs_.end()) {
+    ended = it->second.ended_ns;
+  }
+  if (auto it = ended_in_batch->find(e.job_id());
+      it != ended_in_batch->end()) {
+    ended = it->second;
+  }
+  const int64_t t = core::EventTimeNanos(e);
+  if (ended && (t > *ended || e.has_job_ended())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job_id: job \"", e.job_id(), "\" ended at ",
+        core::FormatTimeNanos(*ended), "; later events are rejected"));
+  }
+  if (e.has_job_ended()) (*ended_in_batch)[e.job_id()] = t;
+  return absl::OkStatus();
+}
+
+void LiveState::ApplyBatch(uint64_t batch_id,
+                           const std::vector<v1::Event>& events) {
+  std::vector<std::pair<const std::string*, LiveJob*>> touched;
+  for (const v1::Event& e : events) {
+    if (LiveJob* job = Take(e)) touched.emplace_back(&e.job_id(), job);
+  }
+  for (auto& [job_id, job] : touched) {
+    if (job->rebuild) {
+      Rebuild(*job_id, batch_id, job);
+    } else {
+      Flush(job, job->newest_ns - lateness_ns_);
+    }
+  }
+}
+
+LiveState::LiveJob* LiveState::Take(const v1::Event& e) {
+  if (e.has_heartbeat()) {
+    ApplyHeartbeat(e);
+    return nullptr;
+  }
+  LiveJob& job = JobFor(e.job_id());
+  const int64_t t = core::EventTimeNanos(e);
+  job.newest_ns = std::max(job.newest_ns, t);
+  if (e.has_job_ended()) job.ended_ns = t;
+  if (job.rebuild) return &job;  // the store will provide it
+  if (IsLate(job, t, core::KindRank(e))) {
+    job.rebuild = true;
+  } else {
+    Buffer(&job, e);
+  }
+  return &job;
+}
+
+LiveState::LiveJob& LiveState::JobFor(const std::string& job_id) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) {
+    it = jobs_.emplace(job_id, LiveJob(core::JobTracker(job_id, config_)))
+             .first;
+  }
+  return it->second;
+}
+
+void LiveState::ApplyHeartbeat(const v1::Event& e) {
+  const int64_t t = core::EventTimeNanos(e);
+  auto [it, inserted] = host_last_ns_.try_emplace(e.host(), t);
+  if (!inserted && t < it->second) {
+    ++stats_.heartbeats_dropped;
+    return;
+  }
+  it->second = t;
+  capacity_.Apply(e);
+  applied_through_ns_ = std::max(applied_through_ns_, t);
+}
+
+bool LiveState::IsLate(const LiveJob& job, int64_t t, int rank) const {
+  return job.last_applied && std::make_pair(t, rank) < *job.last_applied;
+}
+
+void LiveState::Buffer(LiveJob* job, const v1::Event& e) {
+  Pending p{core::EventTimeNanos(e), core::KindRank(e), ++arrivals_, e};
+  auto key = [](const Pending& x) {
+    return std::tie(x.time_ns, x.rank, x.arrival);
+  };
+  auto pos = std::upper_bound(
+      job->buffer.begin(), job->buffer.end(), p,
+      [&](const Pending& a, const Pending& b) { return key(a) < key(b); });
+  job->buffer.insert(pos, std::move(p));
+}
+
+void LiveState::Flush(LiveJob* job, int64_t through_ns) {
+  size_t n = 0;
+  for (; n < job->buffer.size(); ++n) {
+    const Pending& p = job->buffer[n];
+    if (p.time_ns > through_ns) break;
+    auto result = job->tracker.Apply(p.event);
+    ++stats_.applied;
+    if (!result.ok()) ++stats_.apply_errors;
+    if (result.ok() && *result == core::ApplyResult::kDuplicate) {
+      ++stats_.duplicates;
+    }
+    job->last_applied = std::make_pair(p.time_ns, p.rank);
+    applied_through_ns_ = std::max(applied_through_ns_, p.time_ns);
+  }
+  job->buffer.erase(job->buffer.begin(), job->buffer.begin() + n);
+}
+
+void LiveState::Rebuild(const std::string& job_id, uint64_t through_batch,
+                        LiveJob* job) {
+  ++stats_.late_rebuilds;
+  job->rebuild = false;
+  std::vector<v1::Event> events;
+  absl::Status s = store_->ReadJob(job_id, through_batch, &events);
+  if (!s.ok()) ++stats_.apply_errors;
+  job->tracker = core::JobTracker(job_id, config_);
+  job->buffer.clear();
+  job->last_applied.reset();
+  for (const v1::Event& e : events) Buffer(job, e);
+  Flush(job, job->newest_ns - lateness_ns_);
+}
+
+core::JobReport LiveState::ReportJob(const LiveJob& job,
+                                     int64_t as_of_ns) const {
+  if (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns) {
+    return job.tracker.Report(as_of_ns);
+  }
+  core::JobTracker copy = job.tracker;
+  for (const Pending& p : job.buffer) {
+    if (p.time_ns > as_of_ns) break;
+    (void)copy.Apply(p.event);
+  }
+  return copy.Report(as_of_ns);
+}
+
+core::FleetReport LiveState::Report(int64_t as_of_ns) const {
+  std::vector<core::JobReport> jobs;
+  jobs.reserve(jobs_.size());
+  for (const auto& [id, job] : jobs_) {
+    if (!job.last_applied &&
+        (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns)) {
+      continue;  // nothing of this job at or before as_of
+    }
+    jobs.push_back(ReportJob(job, as_of_ns));
+  }
+  return core::BuildFleetReport(*config_, as_of_ns, std::move(jobs),
+                                capacity_.ChipSeconds(as_of_ns));
+}
+
+}  // namespace goodput::server

@@ -1,0 +1,107 @@
+#ifndef GOODPUT_SERVER_LIVE_STATE_H_
+#define GOODPUT_SERVER_LIVE_STATE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/capacity_tracker.h"
+#include "core/config.h"
+#include "core/job_tracker.h"
+#include "core/report.h"
+#include "proto/event.pb.h"
+#include "storage/event_store.h"
+
+namespace goodput::server {
+
+// The aggregator's live per-job and fleet state (SPEC section 3 rule 8).
+// Each job's durable events go to its core::JobTracker in apply order: they
+// wait in a per-job reorder buffer until the job's newest event time has
+// moved `lateness_ns` past them; an event that sorts before one already
+// applied is later than that, and the job is rebuilt from the store. So a
+// report equals the replay of the stored events at the same as-of.
+// Owns its trackers; `config` and `store` must outlive it. Not thread-safe:
+// the Ingestor serializes all calls.
+class LiveState {
+ public:
+  struct Stats {
+    int64_t applied = 0;          // events applied to trackers
+    int64_t duplicates = 0;       // of those, duplicates (rule 3)
+    int64_t late_rebuilds = 0;    // jobs rebuilt from the store
+    int64_t heartbeats_dropped = 0;  // older than the host's last one
+    int64_t apply_errors = 0;     // rejected by a tracker (a bug if > 0)
+  };
+
+  LiveState(const core::Config* config, int64_t lateness_ns,
+            storage::EventStore* store);
+
+  // Whether `e` may be accepted after everything accepted so far and the
+  // events judged before it in the same batch (`ended_in_batch`: job id ->
+  // job_ended time, updated for an admitted job_ended). OK, or
+  // FailedPrecondition naming the field and reason.
+  absl::Status Admit(
+      const v1::Event& e,
+      std::unordered_map<std::string, int64_t>* ended_in_batch) const;
+
+  // Takes the accepted events of stored batch `batch_id`, the newest in the
+  // store. A job with an event later than the lateness is rebuilt from the
+  // store through this batch (which holds the event), and the rest of the
+  // batch's events of that job come from there too.
+  void ApplyBatch(uint64_t batch_id, const std::vector<v1::Event>& events);
+
+  // The fleet report as of `as_of_ns`. Exact when `as_of_ns` is not before
+  // an applied event (see applied_through_ns()); callers replay the store
+  // for earlier as-ofs.
+  core::FleetReport Report(int64_t as_of_ns) const;
+
+  // The newest event time applied to any tracker (not buffered).
+  int64_t applied_through_ns() const { return applied_through_ns_; }
+  const Stats& stats() const { return stats_; }
+  const core::Config& config() const { return *config_; }
+  size_t job_count() const { return jobs_.size(); }
+
+ private:
+  struct Pending {
+    int64_t time_ns;
+    int rank;
+    uint64_t arrival;
+    v1::Event event;
+  };
+  struct LiveJob {
+    explicit LiveJob(core::JobTracker t) : tracker(std::move(t)) {}
+    core::JobTracker tracker;
+    std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
+    int64_t newest_ns = 0;        // newest event time seen
+    std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
+    std::optional<int64_t> ended_ns;  // of an accepted job_ended
+    bool rebuild = false;  // rebuild at the end of the current batch
+  };
+
+  LiveJob& JobFor(const std::string& job_id);
+  // Buffers `e` or marks its job for rebuild; returns the job if touched.
+  LiveJob* Take(const v1::Event& e);
+  void ApplyHeartbeat(const v1::Event& e);
+  bool IsLate(const LiveJob& job, int64_t t, int rank) const;
+  void Buffer(LiveJob* job, const v1::Event& e);
+  void Flush(LiveJob* job, int64_t through_ns);
+  void Rebuild(const std::string& job_id, uint64_t through_batch,
+               LiveJob* job);
+  core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
+
+  const core::Config* config_;
+  const int64_t lateness_ns_;
+  storage::EventStore* store_;
+  std::unordered_map<std::string, LiveJob> jobs_;
+  core::CapacityTracker capacity_;
+  std::unordered_map<std::string, int64_t> host_last_ns_;
+  uint64_t arrivals_ = 0;
+  int64_t applied_through_ns_ = 0;
+  Stats stats_;
+};
+
+}  // namespace goodput::server
+
+#endif  // GOODPUT_SERVER_LIVE_STATE_H_
