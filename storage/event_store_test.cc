@@ -1,0 +1,155 @@
+// One contract, two stores: every test runs against MemoryEventStore and
+// against RocksDbEventStore in a fresh temporary directory.
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "core/testing/timeline.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "storage/memory_event_store.h"
+#include "storage/rocksdb_event_store.h"
+
+namespace goodput::storage {
+namespace {
+
+using ::goodput::core::testing::ParseEvents;
+using ::goodput::core::testing::Timeline;
+
+std::string TempDir() {
+  std::string tmpl = ::testing::TempDir() + "event_store_XXXXXX";
+  return mkdtemp(tmpl.data());
+}
+
+class EventStoreTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    dir_ = TempDir();
+    Reopen();
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  bool rocks() const { return GetParam(); }
+  void Reopen() {
+    store_.reset();
+    if (!rocks()) {
+      store_ = std::make_unique<MemoryEventStore>();
+      return;
+    }
+    auto opened = RocksDbEventStore::Open(dir_, {});
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    store_ = *std::move(opened);
+  }
+  uint64_t Write(const std::string& agent, uint64_t seq,
+                 const std::string& timeline) {
+    BatchWrite b;
+    b.agent_id = agent;
+    b.sequence = seq;
+    b.accepted = ParseEvents(Timeline(timeline));
+    auto id = store_->Write(b);
+    EXPECT_TRUE(id.ok()) << id.status();
+    return id.ok() ? *id : 0;
+  }
+  std::vector<std::string> JobSteps(const std::string& job, uint64_t through) {
+    std::vector<v1::Event> events;
+    EXPECT_TRUE(store_->ReadJob(job, through, &events).ok());
+    std::vector<std::string> out;
+    for (const auto& e : events) {
+      out.push_back(e.job_id() + ":" + std::to_string(e.step().step()));
+    }
+    return out;
+  }
+
+  std::string dir_;
+  std::unique_ptr<EventStore> store_;
+};
+
+TEST_P(EventStoreTest, BatchesGetIncreasingIdsAndScanInOrder) {
+  EXPECT_EQ(Write("a", 1, "10:00:00 {\"step\":{\"step\":1}}"), 1u);
+  EXPECT_EQ(Write("a", 2, R"(
+10:00:01 {"step":{"step":2}}
+10:00:02 {"step":{"step":3}}
+)"), 2u);
+  std::vector<std::pair<uint64_t, size_t>> seen;
+  ASSERT_TRUE(store_
+                  ->ScanBatches([&](uint64_t id, const auto& events) {
+                    seen.emplace_back(id, events.size());
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, size_t>>{{1, 1}, {2, 2}}));
+}
+
+TEST_P(EventStoreTest, ReadJobFindsOnlyThatJobThroughABatch) {
+  Write("a", 1, R"(
+10:00:00 {"job_id":"a","step":{"step":1}}
+10:00:00 {"job_id":"a\u0000b","step":{"step":9}}
+10:00:01 {"job_id":"a","step":{"step":2}}
+)");
+  Write("a", 2, R"(
+10:00:02 {"job_id":"b","step":{"step":1}}
+10:00:03 {"job_id":"a","step":{"step":3}}
+10:00:04 {"host":"h","heartbeat":{"chips":1}}
+)");
+  EXPECT_EQ(JobSteps("a", 2), (std::vector<std::string>{"a:1", "a:2", "a:3"}));
+  EXPECT_EQ(JobSteps("a", 1), (std::vector<std::string>{"a:1", "a:2"}));
+  EXPECT_EQ(JobSteps("b", 1), std::vector<std::string>{});
+  EXPECT_EQ(JobSteps(std::string("a\0b", 3), 9).size(), 1u);
+}
+
+TEST_P(EventStoreTest, AgentSequencesAndEmptyBatches) {
+  Write("a", 3, "10:00:00 {\"started\":{}}");
+  Write("b", 1, "");
+  Write("a", 4, "");
+  auto seqs = store_->AgentSequences();
+  ASSERT_TRUE(seqs.ok());
+  EXPECT_EQ(*seqs, (std::map<std::string, uint64_t>{{"a", 4}, {"b", 1}}));
+}
+
+TEST_P(EventStoreTest, DeadLettersKeepReasonAndEvent) {
+  BatchWrite b;
+  b.agent_id = "a";
+  b.sequence = 1;
+  for (int i = 0; i < 3; ++i) {
+    v1::DeadLetter& d = b.dead_letters.emplace_back();
+    d.set_index(i);
+    d.set_reason("step.step: must be >= 0, got -" + std::to_string(i));
+    d.mutable_event()->mutable_step()->set_step(-i);
+  }
+  ASSERT_TRUE(store_->Write(b).ok());
+  std::vector<v1::DeadLetter> out;
+  uint64_t total = 0;
+  ASSERT_TRUE(store_->DeadLetters(2, &out, &total).ok());
+  EXPECT_EQ(total, 3u);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].reason(), "step.step: must be >= 0, got -1");
+  EXPECT_EQ(out[1].event().step().step(), -1);
+}
+
+TEST_P(EventStoreTest, ReopenKeepsEverythingAndContinuesIds) {
+  if (!rocks()) GTEST_SKIP() << "the fake lives in memory";
+  Write("a", 1, "10:00:00 {\"step\":{\"step\":1}}");
+  Write("a", 2, "10:00:01 {\"step\":{\"step\":2}}");
+  Reopen();
+  EXPECT_EQ(Write("a", 3, "10:00:02 {\"step\":{\"step\":3}}"), 3u);
+  EXPECT_EQ(JobSteps("j", 10), (std::vector<std::string>{"j:1", "j:2", "j:3"}));
+  EXPECT_EQ(store_->AgentSequences()->at("a"), 3u);
+}
+
+TEST_P(EventStoreTest, OpenFailureIsAStatus) {
+  if (!rocks()) GTEST_SKIP();
+  auto bad = RocksDbEventStore::Open("/proc/no/such/dir", {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              ::testing::HasSubstr("rocksdb open"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, EventStoreTest, ::testing::Bool(),
+                         [](const auto& info) {
+                           return info.param ? "RocksDb" : "Memory";
+                         });
+
+}  // namespace
+}  // namespace goodput::storage

@@ -1,0 +1,243 @@
+#include "storage/rocksdb_event_store.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "proto/storage.pb.h"
+#include "rocksdb/db.h"
+#include "rocksdb/options.h"
+#include "rocksdb/write_batch.h"
+
+namespace goodput::storage {
+namespace {
+
+constexpr const char* kFamilyNames[] = {"default", "batches", "job_events",
+                                        "agents", "dead_letters"};
+
+// The one place RocksDB errors become absl::Status.
+absl::Status FromRocks(const rocksdb::Status& s, const char* what) {
+  if (s.ok()) return absl::OkStatus();
+  std::string msg = absl::StrCat("rocksdb ", what, ": ", s.ToString());
+  if (s.IsNotFound()) return absl::NotFoundError(msg);
+  if (s.IsCorruption()) return absl::DataLossError(msg);
+  if (s.IsInvalidArgument()) return absl::InvalidArgumentError(msg);
+  return absl::UnavailableError(msg);
+}
+
+void PutBigEndian(uint64_t v, int bytes, std::string* out) {
+  for (int i = bytes - 1; i >= 0; --i) out->push_back(char((v >> (8 * i)) & 0xff));
+}
+
+uint64_t GetBigEndian(const char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+std::string BatchKey(uint64_t id) {
+  std::string k;
+  PutBigEndian(id, 8, &k);
+  return k;
+}
+
+// len(job_id) (u32) + job_id: the prefix of a job's job_events keys.
+std::string JobPrefix(const std::string& job_id) {
+  std::string k;
+  PutBigEndian(job_id.size(), 4, &k);
+  return k + job_id;
+}
+
+std::string EncodeIndices(const std::vector<uint32_t>& indices) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    for (uint32_t i : indices) coded.WriteVarint32(i);
+  }
+  return out;
+}
+
+std::vector<uint32_t> DecodeIndices(const rocksdb::Slice& value) {
+  std::vector<uint32_t> out;
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(value.data()),
+      static_cast<int>(value.size()));
+  uint32_t i;
+  while (in.ReadVarint32(&i)) out.push_back(i);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RocksDbEventStore>> RocksDbEventStore::Open(
+    const std::string& dir, Options options) {
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const char* name : kFamilyNames) {
+    families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  }
+  rocksdb::DB* db = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  absl::Status s = FromRocks(
+      rocksdb::DB::Open(db_options, dir, families, &handles, &db), "open");
+  if (!s.ok()) return s;
+  std::unique_ptr<RocksDbEventStore> store(
+      new RocksDbEventStore(db, std::move(handles), options));
+  if (s = store->LoadNextBatchId(); !s.ok()) return s;
+  return store;
+}
+
+RocksDbEventStore::RocksDbEventStore(
+    rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> handles,
+    Options options)
+    : db_(db), handles_(std::move(handles)), options_(options) {}
+
+RocksDbEventStore::~RocksDbEventStore() {
+  for (auto* h : handles_) (void)db_->DestroyColumnFamilyHandle(h);
+}
+
+absl::Status RocksDbEventStore::LoadNextBatchId() {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kBatches]));
+  it->SeekToLast();
+  if (it->Valid()) next_batch_id_ = GetBigEndian(it->key().data(), 8) + 1;
+  return FromRocks(it->status(), "seek last batch");
+}
+
+absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
+  const uint64_t id = next_batch_id_;
+  rocksdb::WriteBatch wb;
+  internal::v1::StoredBatch stored;
+  stored.set_agent_id(batch.agent_id);
+  stored.set_sequence(batch.sequence);
+  stored.mutable_received()->set_seconds(batch.received_ns / 1'000'000'000);
+  stored.mutable_received()->set_nanos(batch.received_ns % 1'000'000'000);
+  std::map<std::string, std::vector<uint32_t>> by_job;
+  for (size_t i = 0; i < batch.accepted.size(); ++i) {
+    *stored.add_events() = batch.accepted[i];
+    if (!batch.accepted[i].has_heartbeat()) {
+      by_job[batch.accepted[i].job_id()].push_back(static_cast<uint32_t>(i));
+    }
+  }
+  const std::string key = BatchKey(id);
+  wb.Put(handles_[kBatches], key, stored.SerializeAsString());
+  for (const auto& [job_id, indices] : by_job) {
+    wb.Put(handles_[kJobEvents], JobPrefix(job_id) + key,
+           EncodeIndices(indices));
+  }
+  std::string seq;
+  PutBigEndian(batch.sequence, 8, &seq);
+  wb.Put(handles_[kAgents], batch.agent_id, seq);
+  for (const v1::DeadLetter& d : batch.dead_letters) {
+    std::string dkey = key;
+    PutBigEndian(d.index(), 4, &dkey);
+    wb.Put(handles_[kDeadLetters], dkey, d.SerializeAsString());
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  absl::Status s = FromRocks(db_->Write(wo, &wb), "write batch");
+  if (!s.ok()) return s;
+  next_batch_id_ = id + 1;
+  return id;
+}
+
+absl::StatusOr<std::map<std::string, uint64_t>>
+RocksDbEventStore::AgentSequences() {
+  std::map<std::string, uint64_t> out;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kAgents]));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    if (it->value().size() != 8) {
+      return absl::DataLossError(absl::StrCat(
+          "rocksdb agents: bad sequence for agent ", it->key().ToString()));
+    }
+    out[it->key().ToString()] = GetBigEndian(it->value().data(), 8);
+  }
+  absl::Status s = FromRocks(it->status(), "scan agents");
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::Status RocksDbEventStore::ReadBatch(uint64_t batch_id,
+                                          std::vector<v1::Event>* out) {
+  std::string value;
+  absl::Status s = FromRocks(db_->Get(rocksdb::ReadOptions(),
+                                      handles_[kBatches], BatchKey(batch_id),
+                                      &value),
+                             "read batch");
+  if (!s.ok()) return s;
+  internal::v1::StoredBatch stored;
+  if (!stored.ParseFromString(value)) {
+    return absl::DataLossError(absl::StrCat("rocksdb batches: batch ",
+                                            batch_id, " does not parse"));
+  }
+  out->assign(stored.events().begin(), stored.events().end());
+  return absl::OkStatus();
+}
+
+absl::Status RocksDbEventStore::ReadJob(const std::string& job_id,
+                                        uint64_t through_batch,
+                                        std::vector<v1::Event>* out) {
+  const std::string prefix = JobPrefix(job_id);
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobEvents]));
+  std::vector<v1::Event> batch;
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
+       it->Next()) {
+    const uint64_t id = GetBigEndian(it->key().data() + prefix.size(), 8);
+    if (id > through_batch) break;
+    if (absl::Status s = ReadBatch(id, &batch); !s.ok()) return s;
+    for (uint32_t i : DecodeIndices(it->value())) {
+      if (i >= batch.size()) {
+        return absl::DataLossError(
+            absl::StrCat("rocksdb job_events: index ", i, " out of batch ",
+                         id, " for job ", job_id));
+      }
+      out->push_back(batch[i]);
+    }
+  }
+  return FromRocks(it->status(), "scan job");
+}
+
+absl::Status RocksDbEventStore::ScanBatches(
+    const std::function<absl::Status(uint64_t,
+                                     const std::vector<v1::Event>&)>& visit) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kBatches]));
+  internal::v1::StoredBatch stored;
+  std::vector<v1::Event> events;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const uint64_t id = GetBigEndian(it->key().data(), 8);
+    if (!stored.ParseFromArray(it->value().data(),
+                               static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(
+          absl::StrCat("rocksdb batches: batch ", id, " does not parse"));
+    }
+    events.assign(stored.events().begin(), stored.events().end());
+    if (absl::Status s = visit(id, events); !s.ok()) return s;
+  }
+  return FromRocks(it->status(), "scan batches");
+}
+
+absl::Status RocksDbEventStore::DeadLetters(size_t limit,
+                                            std::vector<v1::DeadLetter>* out,
+                                            uint64_t* total) {
+  *total = 0;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kDeadLetters]));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    ++*total;
+    if (out->size() >= limit) continue;
+    if (!out->emplace_back().ParseFromArray(
+            it->value().data(), static_cast<int>(it->value().size()))) {
+      return absl::DataLossError("rocksdb dead_letters: record does not parse");
+    }
+  }
+  return FromRocks(it->status(), "scan dead letters");
+}
+
+}  // namespace goodput::storage
