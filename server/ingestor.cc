@@ -39,10 +39,11 @@ absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
   }
   storage::BatchWrite write;
   Judge(batch, &write, &ack);
+  if (fault_hook_) fault_hook_("before_store");
   auto batch_id = store_->Write(write);
   if (!batch_id.ok()) return batch_id.status();
   acked = batch.sequence();
-  if (stored_hook_) stored_hook_(*batch_id);
+  if (fault_hook_) fault_hook_("after_store");
   live_->ApplyBatch(*batch_id, write.accepted);
   stats_.accepted_events += ack.accepted();
   stats_.rejected_events += ack.rejections_size();
@@ -109,9 +110,9 @@ absl::StatusOr<core::FleetReport> Ingestor::ReplayStore(
   return fleet.Report(as_of_ns);
 }
 
-void Ingestor::set_stored_hook(StoredHook hook) {
+void Ingestor::set_fault_hook(FaultHook hook) {
   absl::MutexLock lock(&mu_);
-  stored_hook_ = std::move(hook);
+  fault_hook_ = std::move(hook);
 }
 
 IngestStats Ingestor::stats() {

@@ -35,9 +35,10 @@ struct IngestStats {
 // collaborators, which must outlive it. Thread-safe: calls are serialized.
 class Ingestor {
  public:
-  // Called after a batch is durable and before its ack is returned: the
-  // named fault-injection point "after_store" (tests and --crash_after).
-  using StoredHook = std::function<void(uint64_t batch_id)>;
+  // Named fault-injection points (tests, and goodputd --fault): called
+  // with "before_store" once a batch is judged and before its write, and
+  // with "after_store" once it is durable and before its ack.
+  using FaultHook = std::function<void(const char* point)>;
 
   Ingestor(storage::EventStore* store, LiveState* live, Clock* clock,
            codec::ValidationLimits limits);
@@ -55,7 +56,7 @@ class Ingestor {
   absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns,
                                            std::optional<int64_t> since_ns);
 
-  void set_stored_hook(StoredHook hook);
+  void set_fault_hook(FaultHook hook);
   IngestStats stats();
   LiveState::Stats live_stats();
 
@@ -73,7 +74,7 @@ class Ingestor {
   LiveState* live_ ABSL_GUARDED_BY(mu_);
   codec::ValidationLimits limits_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> agent_sequence_ ABSL_GUARDED_BY(mu_);
-  StoredHook stored_hook_ ABSL_GUARDED_BY(mu_);
+  FaultHook fault_hook_ ABSL_GUARDED_BY(mu_);
   IngestStats stats_ ABSL_GUARDED_BY(mu_);
 };
 

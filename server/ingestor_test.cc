@@ -269,14 +269,16 @@ TEST_F(IngestorTest, RestartRecoversEveryJobExactly) {
   ExpectEqualReports(before, Replay(events, config_, kAsOf));
 }
 
-TEST_F(IngestorTest, StoredHookRunsAfterTheWriteBeforeTheAck) {
-  std::vector<uint64_t> stored;
-  ingestor_->set_stored_hook([&](uint64_t id) { stored.push_back(id); });
+TEST_F(IngestorTest, FaultPointsSurroundTheWrite) {
+  std::vector<std::pair<std::string, size_t>> seen;  // point, events stored
+  ingestor_->set_fault_hook([&](const char* point) {
+    std::vector<v1::Event> in_store;
+    EXPECT_TRUE(store_->ReadJob("j", 100, &in_store).ok());
+    seen.emplace_back(point, in_store.size());
+  });
   Send(ParseEvents(Timeline("10:00:00 {\"started\":{}}")), 1);
-  std::vector<v1::Event> in_store;
-  ASSERT_TRUE(store_->ReadJob("j", 100, &in_store).ok());
-  EXPECT_EQ(stored, std::vector<uint64_t>{1});
-  EXPECT_EQ(in_store.size(), 1u);
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, size_t>>{
+                      {"before_store", 0}, {"after_store", 1}}));
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+#include "server/goodputd.h"
+
+#include <signal.h>
+
+#include <atomic>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "grpcpp/server_builder.h"
+#include "storage/rocksdb_event_store.h"
+
+namespace goodput::server {
+
+absl::StatusOr<std::unique_ptr<Goodputd>> Goodputd::Start(
+    GoodputdOptions options, Clock* clock) {
+  std::unique_ptr<Goodputd> d(new Goodputd());
+  d->options_ = std::move(options);
+  if (absl::Status s = d->Init(clock); !s.ok()) return s;
+  return d;
+}
+
+absl::Status Goodputd::Init(Clock* clock) {
+  auto store = storage::RocksDbEventStore::Open(options_.data_dir,
+                                                {.fsync = options_.fsync});
+  if (!store.ok()) return store.status();
+  store_ = *std::move(store);
+  live_ = std::make_unique<LiveState>(&options_.config, options_.lateness_ns,
+                                      store_.get());
+  ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), clock,
+                                         codec::ValidationLimits());
+  if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
+  if (absl::Status s = InstallFault(); !s.ok()) return s;
+  ingest_service_ = std::make_unique<IngestService>(ingestor_.get());
+  query_service_ =
+      std::make_unique<QueryService>(ingestor_.get(), store_.get(), clock);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options_.grpc_address,
+                           grpc::InsecureServerCredentials(), &port_);
+  builder.RegisterService(ingest_service_.get());
+  builder.RegisterService(query_service_.get());
+  grpc_ = builder.BuildAndStart();
+  if (grpc_ == nullptr || port_ == 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "--grpc_address: cannot listen on ", options_.grpc_address));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Goodputd::InstallFault() {
+  if (options_.fault.empty()) return absl::OkStatus();
+  std::vector<std::string> parts = absl::StrSplit(options_.fault, ':');
+  int64_t n = 0;
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[1], &n) || n < 1 ||
+      (parts[0] != "before_store" && parts[0] != "after_store")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--fault: want before_store:N or after_store:N, got ",
+        options_.fault));
+  }
+  auto count = std::make_shared<std::atomic<int64_t>>(0);
+  ingestor_->set_fault_hook([point = parts[0], n, count](const char* at) {
+    if (point == at && ++*count == n) raise(SIGKILL);
+  });
+  return absl::OkStatus();
+}
+
+void Goodputd::Shutdown() {
+  if (grpc_) grpc_->Shutdown();
+}
+
+Goodputd::~Goodputd() { Shutdown(); }
+
+}  // namespace goodput::server

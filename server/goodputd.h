@@ -1,0 +1,61 @@
+#ifndef GOODPUT_SERVER_GOODPUTD_H_
+#define GOODPUT_SERVER_GOODPUTD_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/config.h"
+#include "grpcpp/server.h"
+#include "server/ingest_service.h"
+#include "server/ingestor.h"
+#include "server/live_state.h"
+#include "server/query_service.h"
+#include "storage/event_store.h"
+#include "util/clock.h"
+
+namespace goodput::server {
+
+struct GoodputdOptions {
+  std::string data_dir;                          // RocksDB lives here
+  std::string grpc_address = "127.0.0.1:7700";   // port 0 picks one
+  int64_t lateness_ns = 5 * core::kNanosPerSecond;
+  bool fsync = false;                            // sync the WAL per batch
+  core::Config config;
+  // Fault injection for kill tests: "before_store:N" or "after_store:N"
+  // kills the process with SIGKILL at the Nth time that point is reached.
+  std::string fault;
+};
+
+// The aggregator process: opens the store, recovers the live state from
+// it, and serves Ingest and Query over gRPC until Shutdown. Owns
+// everything it creates; `clock` must outlive it. Thread-safe.
+class Goodputd {
+ public:
+  static absl::StatusOr<std::unique_ptr<Goodputd>> Start(
+      GoodputdOptions options, Clock* clock);
+  ~Goodputd();
+
+  int port() const { return port_; }
+  Ingestor* ingestor() { return ingestor_.get(); }
+  void Shutdown();
+
+ private:
+  Goodputd() = default;
+  absl::Status Init(Clock* clock);
+  absl::Status InstallFault();
+
+  GoodputdOptions options_;
+  std::unique_ptr<storage::EventStore> store_;
+  std::unique_ptr<LiveState> live_;
+  std::unique_ptr<Ingestor> ingestor_;
+  std::unique_ptr<IngestService> ingest_service_;
+  std::unique_ptr<QueryService> query_service_;
+  std::unique_ptr<grpc::Server> grpc_;
+  int port_ = 0;
+};
+
+}  // namespace goodput::server
+
+#endif  // GOODPUT_SERVER_GOODPUTD_H_

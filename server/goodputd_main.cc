@@ -1,0 +1,109 @@
+// goodputd: the goodput aggregator. See `goodputd --help` and
+// docs/delivery.md.
+#include <signal.h>
+
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/flags.h"
+#include "cli/time_format.h"
+#include "server/goodputd.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: goodputd --data_dir=DIR [--grpc_address=127.0.0.1:7700] "
+    "[flags]\n\nThe goodput aggregator: takes event batches from agents over "
+    "gRPC, keeps them\nin RocksDB under --data_dir, and answers reports.\n\n"
+    "flags:\n";
+
+struct Flags {
+  bool help = false, fsync = false;
+  std::optional<std::string> data_dir, grpc_address, metrics_address,
+      lateness, stall_after, fault;
+};
+
+// Fills `options` from `flags`; an error names the flag.
+absl::Status ToOptions(const Flags& flags,
+                       goodput::server::GoodputdOptions* options) {
+  if (!flags.data_dir) return absl::InvalidArgumentError("--data_dir: required");
+  options->data_dir = *flags.data_dir;
+  if (flags.grpc_address) options->grpc_address = *flags.grpc_address;
+  options->fsync = flags.fsync;
+  if (flags.fault) options->fault = *flags.fault;
+  for (auto [flag, value, out] :
+       {std::tuple("--lateness", &flags.lateness, &options->lateness_ns),
+        std::tuple("--stall_after", &flags.stall_after,
+                   &options->config.stall_after_ns)}) {
+    if (!*value) continue;
+    auto ns = goodput::cli::ParseDurationNanos(**value);
+    if (!ns.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": ", ns.status().message()));
+    }
+    *out = *ns;
+  }
+  return absl::OkStatus();
+}
+
+// Blocks until SIGINT or SIGTERM (blocked in every thread beforehand).
+int WaitForSignal(const sigset_t& signals) {
+  int sig = 0;
+  sigwait(&signals, &sig);
+  return sig;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  goodput::cli::FlagParser parser;
+  parser.AddBool("help", &flags.help, "show this help");
+  parser.AddString("data_dir", "DIR", &flags.data_dir,
+                   "RocksDB directory (created if missing)");
+  parser.AddString("grpc_address", "HOST:PORT", &flags.grpc_address,
+                   "ingest and query address (default 127.0.0.1:7700)");
+  parser.AddString("metrics_address", "HOST:PORT", &flags.metrics_address,
+                   "Prometheus metrics (issue 4; accepted, not served yet)");
+  parser.AddString("lateness", "DURATION", &flags.lateness,
+                   "allowed event-time lateness per job (default 5s)");
+  parser.AddString("stall_after", "DURATION", &flags.stall_after,
+                   "in-flight step time after this is a hang (default 10m)");
+  parser.AddBool("fsync", &flags.fsync, "sync the WAL on every batch");
+  parser.AddString("fault", "POINT:N", &flags.fault,
+                   "tests only: SIGKILL at the Nth before_store|after_store");
+  std::vector<std::string> args(argv + 1, argv + argc), positional;
+  absl::Status s = parser.Parse(args, &positional);
+  if (s.ok() && !positional.empty()) {
+    s = absl::InvalidArgumentError("unexpected argument " + positional[0]);
+  }
+  goodput::server::GoodputdOptions options;
+  if (s.ok() && !flags.help) s = ToOptions(flags, &options);
+  if (!s.ok()) {
+    std::cerr << "goodputd: " << s.message() << " (see --help)\n";
+    return 2;
+  }
+  if (flags.help) {
+    std::cout << kUsage << parser.Help();
+    return 0;
+  }
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  goodput::RealClock clock;
+  auto server = goodput::server::Goodputd::Start(options, &clock);
+  if (!server.ok()) {
+    std::cerr << "goodputd: " << server.status().message() << "\n";
+    return 1;
+  }
+  std::cout << "goodputd: listening on port " << (*server)->port()
+            << ", data in " << options.data_dir << std::endl;
+  int sig = WaitForSignal(signals);
+  std::cout << "goodputd: signal " << sig << ", shutting down" << std::endl;
+  (*server)->Shutdown();
+  return 0;
+}

@@ -1,0 +1,24 @@
+#include "server/ingest_service.h"
+
+#include "absl/strings/str_cat.h"
+#include "server/grpc_status.h"
+
+namespace goodput::server {
+
+grpc::Status IngestService::Stream(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<v1::Ack, v1::Batch>* stream) {
+  v1::Batch batch;
+  while (stream->Read(&batch)) {
+    absl::StatusOr<v1::Ack> ack = ingestor_->Ingest(batch);
+    if (!ack.ok()) {
+      return ToGrpc(absl::UnavailableError(
+          absl::StrCat("batch ", batch.sequence(), " not stored: ",
+                       ack.status().message())));
+    }
+    if (!stream->Write(*ack)) break;  // the agent went away; it resends
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace goodput::server
