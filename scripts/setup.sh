@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs goodput's build and test dependencies from Debian 12 packages.
+# Idempotent: installs only what is missing, and runs `apt-get update` only
+# then. Run as root (or with sudo). Usage: scripts/setup.sh
+set -euo pipefail
+
+# THE list of Debian packages the project needs. Add new ones here.
+PACKAGES=(
+  # C++ toolchain and build tools
+  g++ cmake ninja-build pkg-config git
+  clang libclang-rt-14-dev          # libFuzzer + sanitizers for clang
+  bazel-bootstrap                   # Bazel 4.2.3, offline (see WORKSPACE)
+  python3                           # use /usr/bin/python3 for any Python
+  # Libraries
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev librocksdb-dev prometheus-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libsimdjson-dev
+)
+
+# One dpkg-query for all: "name status" for each package dpkg knows.
+declare -A have=()
+while read -r name status; do
+  [[ "$status" == installed ]] && have[$name]=1
+done < <(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" \
+  2>/dev/null || true)
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  [[ -n "${have[$pkg]:-}" ]] || missing+=("$pkg")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${#missing[@]} missing package(s): ${missing[*]}"
+SUDO=()
+if ((EUID != 0)); then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  else
+    echo "setup: not root and no sudo; run as root: scripts/setup.sh" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -qq
+"${SUDO[@]}" apt-get install -y -qq "${missing[@]}" \
+  </dev/null
+echo "setup: done"
