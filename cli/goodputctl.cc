@@ -1,0 +1,85 @@
+#include "cli/goodputctl.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cli/command.h"
+#include "cli/flags.h"
+#include "cli/replay_command.h"
+
+namespace goodput::cli {
+namespace {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  CommandFn run;
+};
+
+// Subcommands, in help order. To come (SPEC section 6): report, send, jobs,
+// job, fleet (with --server), emit.
+constexpr Command kCommands[] = {
+    {"replay", "offline report from JSON Lines event logs (no server)",
+     RunReplayCommand},
+};
+
+constexpr char kProgram[] = "goodputctl";
+
+const Command* FindCommand(absl::string_view name) {
+  for (const Command& command : kCommands) {
+    if (name == command.name) return &command;
+  }
+  return nullptr;
+}
+
+std::string Help(const FlagParser& flags) {
+  std::string out = absl::StrCat(
+      "goodputctl: ML Productivity Goodput (MPG = SG x RG x PG) tool.\n\n"
+      "Usage: goodputctl [FLAGS] COMMAND [ARGS...]\n\nCommands:\n");
+  for (const Command& command : kCommands) {
+    absl::StrAppendFormat(&out, "  %-8s %s\n", command.name, command.summary);
+  }
+  absl::StrAppend(&out, "\nFlags:\n", flags.Help(),
+                  "\nRun 'goodputctl COMMAND --help' for its flags.\n"
+                  "Exit status: 0 ok; 1 some input lines were bad (the report "
+                  "is still printed); 2 usage or I/O error.\n");
+  return out;
+}
+
+}  // namespace
+
+int UsageError(CommandContext& context, absl::string_view prefix,
+               absl::string_view message) {
+  context.err << prefix << ": " << message << " (try '" << prefix
+              << " --help')\n";
+  return kExitUsage;
+}
+
+int RunGoodputctl(int argc, char** argv, std::istream& in, std::ostream& out,
+                  std::ostream& err) {
+  CommandContext context{in, out, err};
+  std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  bool help = false;
+  FlagParser flags(/*stop_at_positional=*/true);
+  flags.AddBool("help", &help, "show this help and exit");
+  std::vector<std::string> rest;
+  absl::Status parsed = flags.Parse(args, &rest);
+  if (!parsed.ok()) return UsageError(context, kProgram, parsed.message());
+  if (help) {
+    out << Help(flags);
+    return kExitOk;
+  }
+  if (rest.empty()) return UsageError(context, kProgram, "missing command");
+  const Command* command = FindCommand(rest[0]);
+  if (command == nullptr) {
+    return UsageError(context, kProgram,
+                      absl::StrCat("unknown command '", rest[0], "'"));
+  }
+  rest.erase(rest.begin());
+  return command->run(rest, context);
+}
+
+}  // namespace goodput::cli

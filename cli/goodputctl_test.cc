@@ -1,0 +1,123 @@
+// In-process tests of RunGoodputctl (the binary is tested in
+// goodputctl_binary_test.cc).
+#include "cli/goodputctl.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace goodput::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+using ::testing::StartsWith;
+
+struct RunResult {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+RunResult RunWith(std::vector<std::string> args,
+                  const std::string& stdin_text = "") {
+  args.insert(args.begin(), "goodputctl");
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  std::istringstream in(stdin_text);
+  std::ostringstream out, err;
+  int code =
+      RunGoodputctl(static_cast<int>(argv.size()), argv.data(), in, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  return absl::StrSplit(text, '\n', absl::SkipEmpty());
+}
+
+const char kEvent[] =
+    R"({"time":"2026-11-22T10:00:00Z","job_id":"a","job_submitted":{"chips":8,"accelerator":"tpu-v5e","workload":"TRAINING"}})";
+
+TEST(GoodputctlTest, HelpGoesToStdout) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"--help"}, {"-h"}, {"replay", "--help"}, {"replay", "-h"}}) {
+    RunResult run = RunWith(args);
+    EXPECT_EQ(run.code, 0) << args[0];
+    EXPECT_THAT(run.out, HasSubstr("Usage: goodputctl"));
+    EXPECT_EQ(run.err, "");
+  }
+  EXPECT_THAT(RunWith({"--help"}).out, HasSubstr("replay"));
+  EXPECT_THAT(RunWith({"replay", "--help"}).out, HasSubstr("--as_of=T"));
+}
+
+TEST(GoodputctlTest, UsageErrorsAreOneLineAndExitTwo) {
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {"frobnicate"},
+      {"--bogus"},
+      {"replay"},
+      {"replay", "--jsn", "-"},
+      {"replay", "--as_of=yesterday", "-"},
+      {"replay", "--since=2026-11-22", "-"},
+      {"replay", "--stall_after=ten", "-"},
+      {"replay", "--catalog=/nonexistent/catalog.json", "-"},
+      {"replay", "/nonexistent/events.jsonl"},
+  };
+  for (const auto& args : cases) {
+    RunResult run = RunWith(args);
+    std::string name = args.empty() ? "(none)" : absl::StrJoin(args, " ");
+    EXPECT_EQ(run.code, 2) << name;
+    EXPECT_THAT(Lines(run.err), SizeIs(1)) << name << ": " << run.err;
+    EXPECT_THAT(run.err, StartsWith("goodputctl")) << name;
+    EXPECT_EQ(run.out, "") << name;
+  }
+}
+
+TEST(GoodputctlTest, DashReadsInputStream) {
+  RunResult run =
+      RunWith({"replay", "--json", "-"}, std::string(kEvent) + "\n");
+  EXPECT_EQ(run.code, 0) << run.err;
+  nlohmann::json json = nlohmann::json::parse(run.out);
+  ASSERT_EQ(json["jobs"].size(), 1u);
+  EXPECT_EQ(json["jobs"][0]["job_id"], "a");
+  EXPECT_EQ(json["as_of"], "2026-11-22T10:00:00Z");
+}
+
+TEST(GoodputctlTest, BadLinesAreCappedAtOneHundred) {
+  std::string input = std::string(kEvent) + "\n";
+  for (int i = 0; i < 150; ++i) input += "{oops\n";
+  RunResult run = RunWith({"replay", "-"}, input);
+  EXPECT_EQ(run.code, 1);
+  std::vector<std::string> lines = Lines(run.err);
+  ASSERT_THAT(lines, SizeIs(102));
+  EXPECT_THAT(lines[0], StartsWith("<stdin>:2: "));
+  EXPECT_THAT(lines[99], StartsWith("<stdin>:101: "));
+  EXPECT_EQ(lines[100], "goodputctl replay: 50 more bad lines not shown");
+  EXPECT_EQ(lines[101], "goodputctl replay: 150 of 151 lines bad");
+  EXPECT_THAT(run.out, HasSubstr("FLEET"));  // the report is still printed
+}
+
+TEST(GoodputctlTest, TableIsTheDefault) {
+  RunResult run = RunWith({"replay", "-"}, std::string(kEvent) + "\n");
+  EXPECT_EQ(run.code, 0);
+  EXPECT_THAT(run.out, StartsWith("goodput report as of 2026-11-22T10:00:00Z"));
+  EXPECT_THAT(run.out, HasSubstr("JOB"));
+}
+
+TEST(GoodputctlTest, CatalogFileErrorNamesTheFile) {
+  std::string path = ::testing::TempDir() + "/bad_catalog.json";
+  { std::ofstream(path) << R"({"x": {"peak_flops": 1}})"; }
+  RunResult run = RunWith({"replay", "--catalog=" + path, "-"});
+  EXPECT_EQ(run.code, 2);
+  EXPECT_THAT(run.err, HasSubstr(path + ": x.peak_bytes_per_second: missing"));
+}
+
+}  // namespace
+}  // namespace goodput::cli

@@ -1,0 +1,222 @@
+#include "cli/replay_command.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "cli/catalog_file.h"
+#include "cli/flags.h"
+#include "cli/replay.h"
+#include "cli/report_json.h"
+#include "cli/report_table.h"
+#include "cli/time_format.h"
+
+namespace goodput::cli {
+namespace {
+
+constexpr char kPrefix[] = "goodputctl replay";
+constexpr size_t kMaxPrintedErrors = 100;
+
+struct ReplayFlags {
+  bool help = false;
+  bool json = false;
+  std::optional<std::string> as_of, since, stall_after, catalog;
+};
+
+void RegisterFlags(ReplayFlags* f, FlagParser* parser) {
+  parser->AddBool("json", &f->json, "print the report as one JSON object");
+  parser->AddString("as_of", "T", &f->as_of,
+                    "use events at or before T and report as of T "
+                    "(RFC 3339; default: the latest event)");
+  parser->AddString("since", "T", &f->since,
+                    "report the window [T, as_of] (RFC 3339)");
+  parser->AddString("stall_after", "D", &f->stall_after,
+                    "in-flight step time more than D after a job's last "
+                    "event is idle (default 10m)");
+  parser->AddString("catalog", "FILE", &f->catalog,
+                    "accelerator peaks to add or override: JSON "
+                    "{\"NAME\": {\"peak_flops\": F, "
+                    "\"peak_bytes_per_second\": B}} per chip");
+  parser->AddBool("help", &f->help, "show this help and exit");
+}
+
+std::string Help(const FlagParser& parser) {
+  return absl::StrCat(
+      "Usage: goodputctl replay FILE... [FLAGS]\n\n"
+      "Replays JSON Lines event logs offline (no server) and prints a "
+      "goodput report\n(a table, or with --json the SPEC section 4 object). "
+      "FILE '-' reads stdin.\nBad lines are printed to stderr as "
+      "FILE:LINE: reason; the report is still printed.\n\nFlags:\n",
+      parser.Help(),
+      "\nExit status: 0 ok; 1 some lines were bad; 2 usage or I/O error.\n");
+}
+
+// The whole file `path`, or an error naming it.
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+  }
+  std::string text((std::istreambuf_iterator<char>(file)),
+                   std::istreambuf_iterator<char>());
+  if (file.bad())
+    return absl::DataLossError(absl::StrCat("cannot read ", path));
+  return text;
+}
+
+absl::Status FlagError(absl::string_view flag, const absl::Status& status) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", flag, ": ", status.message()));
+}
+
+absl::Status ParseTimes(const ReplayFlags& flags, ReplayOptions* options) {
+  if (flags.as_of) {
+    absl::StatusOr<int64_t> t = ParseRfc3339(*flags.as_of);
+    if (!t.ok()) return FlagError("as_of", t.status());
+    options->as_of_ns = *t;
+  }
+  if (flags.since) {
+    absl::StatusOr<int64_t> t = ParseRfc3339(*flags.since);
+    if (!t.ok()) return FlagError("since", t.status());
+    options->config.since_ns = *t;
+  }
+  if (flags.stall_after) {
+    absl::StatusOr<int64_t> d = ParseDurationNanos(*flags.stall_after);
+    if (!d.ok()) return FlagError("stall_after", d.status());
+    options->config.stall_after_ns = *d;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ReplayOptions> BuildOptions(const ReplayFlags& flags) {
+  ReplayOptions options;
+  absl::Status status = ParseTimes(flags, &options);
+  if (!status.ok()) return status;
+  if (!flags.catalog) return options;
+  absl::StatusOr<std::string> text = ReadFile(*flags.catalog);
+  if (!text.ok()) return text.status();
+  status = ApplyCatalogJson(*text, &options.config.catalog);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(*flags.catalog, ": ", status.message()));
+  }
+  return options;
+}
+
+// Opens every input before reading any, so that a missing file fails fast.
+absl::StatusOr<std::vector<std::unique_ptr<std::ifstream>>> OpenInputs(
+    const std::vector<std::string>& paths) {
+  std::vector<std::unique_ptr<std::ifstream>> files;
+  for (const std::string& path : paths) {
+    if (path == "-") {
+      files.push_back(nullptr);
+      continue;
+    }
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot read ", path, ": is a directory"));
+    }
+    files.push_back(std::make_unique<std::ifstream>(path, std::ios::binary));
+    if (!*files.back()) {
+      return absl::NotFoundError(
+          absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+    }
+  }
+  return files;
+}
+
+absl::StatusOr<ReplayResult> Replay(const std::vector<std::string>& paths,
+                                    ReplayOptions options, std::istream& in) {
+  auto files = OpenInputs(paths);
+  if (!files.ok()) return files.status();
+  Replayer replayer(std::move(options));
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::istream& stream = (*files)[i] ? *(*files)[i] : in;
+    absl::Status status =
+        replayer.AddInput(stream, (*files)[i] ? paths[i] : "<stdin>");
+    if (!status.ok()) return status;
+  }
+  return replayer.Finish();
+}
+
+void PrintErrors(const ReplayResult& result, std::ostream& err) {
+  const std::vector<std::string>& errors = result.errors;
+  for (size_t i = 0; i < errors.size() && i < kMaxPrintedErrors; ++i) {
+    err << errors[i] << "\n";
+  }
+  if (errors.size() > kMaxPrintedErrors) {
+    err << kPrefix << ": " << errors.size() - kMaxPrintedErrors
+        << " more bad lines not shown\n";
+  }
+  if (!errors.empty()) {
+    err << kPrefix << ": " << result.stats.bad << " of " << result.stats.lines
+        << " lines bad\n";
+  }
+}
+
+absl::Status PrintReport(const core::FleetReport& report, bool json,
+                         std::ostream& out) {
+  if (!json) {
+    out << FormatReportTable(report);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> text = WriteReportJson(report);
+  if (!text.ok()) return text.status();
+  out << *text;
+  return absl::OkStatus();
+}
+
+// Writes "goodputctl replay: `status`" as one line; returns kExitUsage.
+int Fail(CommandContext& context, const absl::Status& status) {
+  context.err << kPrefix << ": " << status.message() << "\n";
+  return kExitUsage;
+}
+
+int ReplayAndPrint(const std::vector<std::string>& paths, bool json,
+                   ReplayOptions options, CommandContext& context) {
+  absl::StatusOr<ReplayResult> result =
+      Replay(paths, std::move(options), context.in);
+  if (!result.ok()) return Fail(context, result.status());
+  absl::Status printed = PrintReport(result->report, json, context.out);
+  if (!printed.ok()) return Fail(context, printed);
+  PrintErrors(*result, context.err);
+  return result->stats.bad > 0 ? kExitBadInput : kExitOk;
+}
+
+}  // namespace
+
+int RunReplayCommand(const std::vector<std::string>& args,
+                     CommandContext& context) {
+  ReplayFlags flags;
+  FlagParser parser;
+  RegisterFlags(&flags, &parser);
+  std::vector<std::string> paths;
+  absl::Status status = parser.Parse(args, &paths);
+  if (!status.ok()) return UsageError(context, kPrefix, status.message());
+  if (flags.help) {
+    context.out << Help(parser);
+    return kExitOk;
+  }
+  if (paths.empty()) {
+    return UsageError(context, kPrefix, "no input files (use - for stdin)");
+  }
+  absl::StatusOr<ReplayOptions> options = BuildOptions(flags);
+  if (!options.ok()) return Fail(context, options.status());
+  return ReplayAndPrint(paths, flags.json, *std::move(options), context);
+}
+
+}  // namespace goodput::cli

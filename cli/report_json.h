@@ -1,0 +1,30 @@
+#ifndef GOODPUT_CLI_REPORT_JSON_H_
+#define GOODPUT_CLI_REPORT_JSON_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/report.h"
+#include "nlohmann/json.hpp"
+
+namespace goodput::cli {
+
+// The one JSON writer of a core::FleetReport (SPEC section 4). Key order is
+// the SPEC's; times are RFC 3339 UTC strings (FormatRfc3339), durations are
+// seconds as JSON numbers (zero printed), undefined ratios, unknown chips
+// (0) and unset steps are null. Beyond the SPEC, "fleet" and every segment
+// value also carry "jobs" (jobs in the set) and "jobs_without_chips" (of
+// those, jobs with unknown chips, left out of the chip-seconds sums).
+// Stateless, thread-safe functions.
+
+// The report as a JSON value (insertion-ordered keys).
+nlohmann::ordered_json ReportToJson(const core::FleetReport& report);
+
+// The report pretty-printed with 2-space indent and a final newline.
+// Invalid UTF-8 in strings is replaced with U+FFFD. Never throws; an
+// error from the JSON library comes back as a status.
+absl::StatusOr<std::string> WriteReportJson(const core::FleetReport& report);
+
+}  // namespace goodput::cli
+
+#endif  // GOODPUT_CLI_REPORT_JSON_H_

@@ -1,0 +1,21 @@
+#ifndef GOODPUT_CLI_REPORT_TABLE_H_
+#define GOODPUT_CLI_REPORT_TABLE_H_
+
+#include <string>
+
+#include "core/report.h"
+
+namespace goodput::cli {
+
+// Renders a core::FleetReport as a fixed-width text table for people: a
+// title line with as-of (and since), one row per job (job_id, chips, state,
+// lifetime h:mm:ss, goodput %, SG, RG, PG, MPG, the largest badput category
+// and its share of the job's lifetime), then a FLEET line (chip-weighted)
+// and, when host capacity is known, a CAPACITY line. Undefined values print
+// as "-". The output is not a stable interface; scripts use --json.
+// Stateless, thread-safe.
+std::string FormatReportTable(const core::FleetReport& report);
+
+}  // namespace goodput::cli
+
+#endif  // GOODPUT_CLI_REPORT_TABLE_H_

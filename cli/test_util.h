@@ -1,0 +1,36 @@
+#ifndef GOODPUT_CLI_TEST_UTIL_H_
+#define GOODPUT_CLI_TEST_UTIL_H_
+
+#include <string>
+
+#include "core/report.h"
+
+namespace goodput::cli::testing {
+
+// Helpers shared by the cli tests. Stateless functions.
+
+// The text of `path`; fails the current test if it cannot be read.
+std::string ReadFileOrDie(const std::string& path);
+
+// Writes `text` to `path`; fails the current test on error.
+void WriteFileOrDie(const std::string& path, const std::string& text);
+
+// Compares `actual` with testdata/golden/`name`. With GOODPUT_UPDATE_GOLDEN
+// set in the environment, rewrites the golden file instead.
+void ExpectMatchesGolden(const std::string& name, const std::string& actual);
+
+// Adds `job` to `totals` the way SPEC section 3 rule 10 weights it: by its
+// chips, or counted in jobs_without_chips when chips are unknown.
+void AddJobToTotals(const core::JobReport& job, core::Totals* totals);
+
+// A hand-built report: two jobs (one training with every category, custom
+// time and an interruption; one serving without costed steps), fleet and
+// segment totals, capacity known for the fleet and one accelerator.
+core::FleetReport TwoJobReport();
+
+// A report with one job that has no chips and no time: every ratio null.
+core::FleetReport OneEmptyJobReport();
+
+}  // namespace goodput::cli::testing
+
+#endif  // GOODPUT_CLI_TEST_UTIL_H_
