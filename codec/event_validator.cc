@@ -1,0 +1,226 @@
+#include "codec/event_validator.h"
+
+#include <cmath>
+#include <initializer_list>
+#include <string>
+
+#include "absl/numeric/int128.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/util/time_util.h"
+
+namespace goodput {
+namespace codec {
+namespace {
+
+using absl::Status;
+using google::protobuf::util::TimeUtil;
+
+constexpr int64_t kNanosPerSecond = 1000 * 1000 * 1000;
+
+Status Invalid(absl::string_view field, absl::string_view problem,
+               absl::string_view got) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": ", problem, ", got ", got));
+}
+
+// The first non-OK status, in order.
+Status FirstError(std::initializer_list<Status> checks) {
+  for (const Status& status : checks) {
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// A string value for a message: quoted, escaped, long ones cut.
+std::string Quote(absl::string_view value) {
+  constexpr size_t kShown = 40;
+  return absl::StrCat("\"", absl::CHexEscape(value.substr(0, kShown)),
+                      value.size() > kShown ? "\"..." : "\"");
+}
+
+Status CheckSize(absl::string_view field, absl::string_view value,
+                 const ValidationLimits& limits) {
+  if (value.size() <= limits.max_string_bytes) return absl::OkStatus();
+  return Invalid(
+      field,
+      absl::StrCat("must be at most ", limits.max_string_bytes, " bytes"),
+      absl::StrCat(value.size(), " bytes ", Quote(value)));
+}
+
+Status CheckNonNegative(absl::string_view field, int64_t value) {
+  if (value >= 0) return absl::OkStatus();
+  return Invalid(field, "must be >= 0", absl::StrCat(value));
+}
+
+// FLOPs, bytes and seconds: finite and not negative.
+Status CheckAmount(absl::string_view field, double value) {
+  if (std::isfinite(value) && value >= 0) return absl::OkStatus();
+  return Invalid(field, "must be finite and >= 0", absl::StrCat(value));
+}
+
+// Rejects 0 (*_UNSPECIFIED) and numbers the schema does not name.
+Status CheckEnum(absl::string_view field, int value,
+                 const google::protobuf::EnumDescriptor* type) {
+  const auto* known = type->FindValueByNumber(value);
+  if (value != 0 && known != nullptr) return absl::OkStatus();
+  std::string expected;
+  for (int i = 0; i < type->value_count(); ++i) {
+    if (type->value(i)->number() == 0) continue;
+    absl::StrAppend(&expected, expected.empty() ? "" : ", ",
+                    type->value(i)->name());
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      field, ": missing or unknown value ", value,
+      known != nullptr ? absl::StrCat(" (", known->name(), ")") : "",
+      "; expected one of ", expected));
+}
+
+Status CheckLabels(const v1::JobSubmitted& job,
+                   const ValidationLimits& limits) {
+  const size_t count = static_cast<size_t>(job.labels_size());
+  if (count > limits.max_labels) {
+    return Invalid(
+        "job_submitted.labels",
+        absl::StrCat("must have at most ", limits.max_labels, " labels"),
+        absl::StrCat(count));
+  }
+  for (const auto& [key, value] : job.labels()) {
+    Status status = CheckSize("job_submitted.labels key", key, limits);
+    if (status.ok() && value.size() > limits.max_string_bytes) {
+      status = CheckSize(absl::StrCat("job_submitted.labels[", Quote(key), "]"),
+                         value, limits);
+    }
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+Status CheckJobSubmitted(const v1::JobSubmitted& job,
+                         const ValidationLimits& limits) {
+  return FirstError(
+      {job.chips() > 0 ? absl::OkStatus()
+                       : Invalid("job_submitted.chips", "must be > 0",
+                                 absl::StrCat(job.chips())),
+       CheckEnum("job_submitted.workload", job.workload(),
+                 v1::JobSubmitted::Workload_descriptor()),
+       CheckSize("job_submitted.accelerator", job.accelerator(), limits),
+       CheckSize("job_submitted.framework", job.framework(), limits),
+       CheckLabels(job, limits),
+       CheckAmount("job_submitted.step_flops", job.step_flops()),
+       CheckAmount("job_submitted.step_bytes", job.step_bytes())});
+}
+
+Status CheckActivity(const v1::Activity& activity,
+                     const ValidationLimits& limits) {
+  return FirstError(
+      {CheckEnum("activity.kind", activity.kind(),
+                 v1::Activity::Kind_descriptor()),
+       activity.has_step() ? CheckNonNegative("activity.step", activity.step())
+                           : absl::OkStatus(),
+       CheckSize("activity.name", activity.name(), limits),
+       activity.kind() == v1::Activity::CUSTOM && activity.name().empty()
+           ? absl::InvalidArgumentError("activity.name: required for CUSTOM")
+           : absl::OkStatus()});
+}
+
+Status CheckStep(const v1::Step& step) {
+  return FirstError(
+      {CheckNonNegative("step.step", step.step()),
+       CheckAmount("step.flops", step.flops()),
+       CheckAmount("step.bytes", step.bytes()),
+       CheckAmount("step.input_wait_seconds", step.input_wait_seconds()),
+       CheckAmount("step.idle_seconds", step.idle_seconds())});
+}
+
+Status CheckHeartbeat(const v1::Event& e, const ValidationLimits& limits) {
+  return FirstError({e.host().empty()
+                         ? absl::InvalidArgumentError(
+                               "host: required for heartbeat, got \"\"")
+                         : absl::OkStatus(),
+                     CheckNonNegative("heartbeat.chips", e.heartbeat().chips()),
+                     CheckSize("heartbeat.accelerator",
+                               e.heartbeat().accelerator(), limits)});
+}
+
+Status CheckBody(const v1::Event& e, const ValidationLimits& limits) {
+  switch (e.body_case()) {
+    case v1::Event::kJobSubmitted:
+      return CheckJobSubmitted(e.job_submitted(), limits);
+    case v1::Event::kAllocation:
+      return CheckNonNegative("allocation.chips", e.allocation().chips());
+    case v1::Event::kActivity:
+      return CheckActivity(e.activity(), limits);
+    case v1::Event::kStep:
+      return CheckStep(e.step());
+    case v1::Event::kCheckpoint:
+      return CheckNonNegative("checkpoint.step", e.checkpoint().step());
+    case v1::Event::kInterruption:
+      return CheckEnum("interruption.reason", e.interruption().reason(),
+                       v1::Interruption::Reason_descriptor());
+    case v1::Event::kJobEnded:
+      return CheckEnum("job_ended.outcome", e.job_ended().outcome(),
+                       v1::JobEnded::Outcome_descriptor());
+    case v1::Event::kHeartbeat:
+      return CheckHeartbeat(e, limits);
+    case v1::Event::kStarted:
+    case v1::Event::BODY_NOT_SET:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+Status CheckTime(const v1::Event& e, const ValidationLimits& limits) {
+  if (!e.has_time())
+    return absl::InvalidArgumentError("time: required, got none");
+  const google::protobuf::Timestamp& t = e.time();
+  if (t.seconds() < TimeUtil::kTimestampMinSeconds ||
+      t.seconds() > TimeUtil::kTimestampMaxSeconds || t.nanos() < 0 ||
+      t.nanos() >= kNanosPerSecond) {
+    return Invalid("time", "not a valid timestamp",
+                   absl::StrCat("seconds=", t.seconds(), " nanos=", t.nanos()));
+  }
+  if (!limits.now_ns.has_value()) return absl::OkStatus();
+  const absl::int128 at =
+      absl::int128(t.seconds()) * kNanosPerSecond + t.nanos();
+  if (at <= absl::int128(*limits.now_ns) + limits.max_future_ns) {
+    return absl::OkStatus();
+  }
+  return Invalid(
+      "time",
+      absl::StrCat(
+          "more than ", limits.max_future_ns / 1e9, "s in the future (now ",
+          TimeUtil::ToString(TimeUtil::NanosecondsToTimestamp(*limits.now_ns)),
+          ")"),
+      TimeUtil::ToString(t));
+}
+
+Status CheckCommon(const v1::Event& e, const ValidationLimits& limits) {
+  const bool needs_job = !e.has_heartbeat();
+  return FirstError(
+      {CheckTime(e, limits),
+       needs_job && e.job_id().empty()
+           ? absl::InvalidArgumentError(
+                 "job_id: required (all events but heartbeats), got \"\"")
+           : absl::OkStatus(),
+       CheckSize("job_id", e.job_id(), limits),
+       CheckSize("host", e.host(), limits),
+       CheckSize("attempt", e.attempt(), limits)});
+}
+
+}  // namespace
+
+Status ValidateEvent(const v1::Event& e, const ValidationLimits& limits) {
+  if (e.body_case() == v1::Event::BODY_NOT_SET) {
+    return absl::InvalidArgumentError(
+        "body: no event body, expected one of job_submitted, allocation, "
+        "started, activity, step, checkpoint, interruption, job_ended, "
+        "heartbeat");
+  }
+  return FirstError({CheckCommon(e, limits), CheckBody(e, limits)});
+}
+
+}  // namespace codec
+}  // namespace goodput
