@@ -1,5 +1,5 @@
-#ifndef GOODPUT_SERVER_GRPC_STATUS_H_
-#define GOODPUT_SERVER_GRPC_STATUS_H_
+#ifndef GOODPUT_UTIL_GRPC_STATUS_H_
+#define GOODPUT_UTIL_GRPC_STATUS_H_
 
 #include "absl/status/status.h"
 #include "grpcpp/support/status.h"
@@ -13,4 +13,4 @@ absl::Status FromGrpc(const grpc::Status& s);
 
 }  // namespace goodput
 
-#endif  // GOODPUT_SERVER_GRPC_STATUS_H_
+#endif  // GOODPUT_UTIL_GRPC_STATUS_H_
