@@ -3,6 +3,7 @@
 
 #include <istream>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct CommandContext {
   std::istream& in;
   std::ostream& out;
   std::ostream& err;
+  std::optional<std::string> server;  // global --server=HOST:PORT
 };
 
 // A subcommand: parses its own arguments (those after its name) and returns

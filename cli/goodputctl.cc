@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
 #include "cli/flags.h"
+#include "cli/remote_commands.h"
 #include "cli/replay_command.h"
 
 namespace goodput::cli {
@@ -19,11 +20,17 @@ struct Command {
   CommandFn run;
 };
 
-// Subcommands, in help order. To come (SPEC section 6): report, send, jobs,
-// job, fleet (with --server), emit.
+// Subcommands, in help order. To come (SPEC section 6): jobs, job, fleet
+// (issue 4) and emit (issue 5).
 constexpr Command kCommands[] = {
     {"replay", "offline report from JSON Lines event logs (no server)",
      RunReplayCommand},
+    {"report", "the server's report (--server), same shape as replay",
+     RunReportCommand},
+    {"send", "push JSON Lines event files to a server (--server)",
+     RunSendCommand},
+    {"dead-letters", "events the server rejected, with reasons (--server)",
+     RunDeadLettersCommand},
 };
 
 constexpr char kProgram[] = "goodputctl";
@@ -40,7 +47,8 @@ std::string Help(const FlagParser& flags) {
       "goodputctl: ML Productivity Goodput (MPG = SG x RG x PG) tool.\n\n"
       "Usage: goodputctl [FLAGS] COMMAND [ARGS...]\n\nCommands:\n");
   for (const Command& command : kCommands) {
-    absl::StrAppendFormat(&out, "  %-8s %s\n", command.name, command.summary);
+    absl::StrAppendFormat(&out, "  %-13s %s\n", command.name,
+                          command.summary);
   }
   absl::StrAppend(&out, "\nFlags:\n", flags.Help(),
                   "\nRun 'goodputctl COMMAND --help' for its flags.\n"
@@ -65,6 +73,8 @@ int RunGoodputctl(int argc, char** argv, std::istream& in, std::ostream& out,
   bool help = false;
   FlagParser flags(/*stop_at_positional=*/true);
   flags.AddBool("help", &help, "show this help and exit");
+  flags.AddString("server", "HOST:PORT", &context.server,
+                  "goodputd's gRPC address, for report, send, dead-letters");
   std::vector<std::string> rest;
   absl::Status parsed = flags.Parse(args, &rest);
   if (!parsed.ok()) return UsageError(context, kProgram, parsed.message());

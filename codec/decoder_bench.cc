@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
   goodput::v1::Event event;
   int bad = 0;
   goodput::codec::FastDecoder fast;
+  LinesPerSecond(lines, [&](const std::string& l) {  // Warm-up.
+    bad += !fast.Decode(l, &event).ok();
+  });
   const double fast_rate = LinesPerSecond(lines, [&](const std::string& l) {
     bad += !fast.Decode(l, &event).ok();
   });

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -65,7 +66,12 @@ absl::Status Goodputd::InstallFault() {
 }
 
 void Goodputd::Shutdown() {
-  if (grpc_) grpc_->Shutdown();
+  // Open ingest streams are cancelled after a grace period; their agents
+  // resend whatever was not acknowledged.
+  if (grpc_) {
+    grpc_->Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::seconds(2));
+  }
 }
 
 Goodputd::~Goodputd() { Shutdown(); }

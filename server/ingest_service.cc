@@ -1,7 +1,7 @@
 #include "server/ingest_service.h"
 
 #include "absl/strings/str_cat.h"
-#include "server/grpc_status.h"
+#include "util/grpc_status.h"
 
 namespace goodput::server {
 

@@ -4,7 +4,7 @@
 
 #include "cli/report_json.h"
 #include "cli/report_table.h"
-#include "server/grpc_status.h"
+#include "util/grpc_status.h"
 
 namespace goodput::server {
 namespace {
