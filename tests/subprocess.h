@@ -1,0 +1,44 @@
+#ifndef GOODPUT_TESTS_SUBPROCESS_H_
+#define GOODPUT_TESTS_SUBPROCESS_H_
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace goodput::testing {
+
+// A child process for end-to-end tests: argv[0] is a path; stdout and
+// stderr go to `log_path` (appended). Killed with SIGKILL if still running
+// when destroyed. Not thread-safe.
+class Subprocess {
+ public:
+  Subprocess(std::vector<std::string> argv, std::string log_path);
+  ~Subprocess();
+
+  pid_t pid() const { return pid_; }
+  // Sends `signal` (e.g. SIGKILL, SIGTERM).
+  void Kill(int signal);
+  // Waits for exit; returns the exit code, or 128 + signal if killed.
+  int Wait();
+  // Like Wait, but after `timeout_s` seconds kills the process and returns
+  // -1 (a test then fails instead of hanging).
+  int WaitFor(double timeout_s);
+  bool running() const { return pid_ > 0; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// Runs argv to completion with stdout captured into `*out` (stderr to
+// `log_path`); returns the exit code.
+int RunCapture(const std::vector<std::string>& argv,
+               const std::string& log_path, std::string* out);
+
+// Reads `log_path` until a line "goodputd: listening on port N" appears
+// (up to `timeout_s` seconds, polling the file) and returns N, or -1.
+int WaitForPort(const std::string& log_path, double timeout_s);
+
+}  // namespace goodput::testing
+
+#endif  // GOODPUT_TESTS_SUBPROCESS_H_
