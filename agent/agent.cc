@@ -1,0 +1,204 @@
+#include "agent/agent.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/log.h"
+#include "nlohmann/json.hpp"
+
+namespace goodput::agent {
+namespace {
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown";
+  return name;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(const AgentFlags& flags,
+                                                    Clock* clock,
+                                                    Sleeper* sleeper) {
+  std::unique_ptr<Agent> agent(new Agent(flags, clock, sleeper));
+  absl::Status s = agent->Init();
+  if (!s.ok()) {
+    agent->Stop();
+    return s;
+  }
+  return agent;
+}
+
+Agent::Agent(const AgentFlags& flags, Clock* clock, Sleeper* sleeper)
+    : flags_(flags),
+      clock_(clock),
+      own_sleeper_(sleeper ? nullptr : std::make_unique<RealSleeper>()),
+      sleeper_(sleeper ? sleeper : own_sleeper_.get()) {}
+
+Agent::~Agent() { Stop(); }
+
+absl::Status Agent::Init() {
+  auto spool = Spool::Open({flags_.spool_dir, flags_.max_spool_bytes});
+  if (!spool.ok()) return spool.status();
+  spool_ = *std::move(spool);
+  StartPipeline(flags_.host.empty() ? HostName() : flags_.host);
+  auto intake = Intake::Start(
+      {flags_.socket_path, flags_.max_line_bytes, flags_.max_connections},
+      batcher_.get(), clock_, &metrics_);
+  if (!intake.ok()) return intake.status();
+  intake_ = *std::move(intake);
+  return StartHttp();
+}
+
+void Agent::StartPipeline(const std::string& host) {
+  batcher_ = std::make_unique<Batcher>(
+      Batcher::Options{flags_.batch_events, flags_.batch_delay, host,
+                       [this] { Kick(); }},
+      spool_.get(), clock_, &metrics_);
+  uplink_ = std::make_unique<Uplink>(
+      Uplink::Options{flags_.server, flags_.max_in_flight}, spool_.get(),
+      clock_, sleeper_, &metrics_);
+  spool_->SetAppendListener([u = uplink_.get()] { u->Notify(); });
+  uplink_->Start();
+  if (flags_.chips > 0) {
+    heartbeat_ = std::make_unique<Heartbeat>(
+        Heartbeat::Options{flags_.chips, flags_.accelerator, host,
+                           flags_.heartbeat_interval},
+        batcher_.get(), clock_, &metrics_);
+  }
+  ticker_ = std::thread([this] { Tick(); });
+}
+
+absl::Status Agent::StartHttp() {
+  if (flags_.metrics_address.empty()) return absl::OkStatus();
+  auto http = HttpServer::Start(
+      flags_.metrics_address,
+      [this](absl::string_view method, absl::string_view path) {
+        return HandleHttp(method, path);
+      });
+  if (!http.ok()) {
+    return absl::Status(
+        http.status().code(),
+        absl::StrCat("--metrics_address: ", http.status().message()));
+  }
+  http_ = *std::move(http);
+  return absl::OkStatus();
+}
+
+void Agent::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  if (intake_) intake_->Stop();  // no more lines reach the batcher
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (ticker_.joinable()) ticker_.join();
+  if (batcher_) batcher_->Flush();
+  if (uplink_) uplink_->Stop();
+  if (http_) http_->Stop();
+}
+
+void Agent::Kick() {
+  absl::MutexLock lock(&mu_);
+  kicked_ = true;
+}
+
+void Agent::Tick() {
+  while (true) {
+    if (heartbeat_) heartbeat_->Poll();
+    batcher_->Poll();
+    const int64_t now = clock_->NowNanos();
+    int64_t next = now + absl::ToInt64Nanoseconds(absl::Seconds(1));
+    if (auto deadline = batcher_->DeadlineNanos())
+      next = std::min(next, *deadline);
+    if (heartbeat_) next = std::min(next, heartbeat_->NextDueNanos());
+    // At least 1 ms, at most 1 s: a FakeClock moved by a test is seen.
+    const absl::Duration wait = std::clamp(
+        absl::Nanoseconds(next - now), absl::Milliseconds(1), absl::Seconds(1));
+    absl::MutexLock lock(&mu_);
+    auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return stopping_ || kicked_;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&woken), wait);
+    if (stopping_) return;
+    kicked_ = false;
+  }
+}
+
+void Agent::RefreshGauges() {
+  const SpoolStats s = spool_->Stats();
+  metrics_.spool_bytes->Set(static_cast<double>(s.bytes));
+  metrics_.spool_pending_batches->Set(static_cast<double>(s.pending_batches));
+  double age = 0;
+  if (s.oldest_received_ns) {
+    age =
+        std::max<int64_t>(0, clock_->NowNanos() - *s.oldest_received_ns) / 1e9;
+  }
+  metrics_.oldest_unsent_age->Set(age);
+  metrics_.spool_full->Set(s.full ? 1 : 0);
+  metrics_.connected->Set(uplink_->connected() ? 1 : 0);
+}
+
+std::string Agent::HealthJson() {
+  RefreshGauges();
+  nlohmann::json j = {
+      {"agent_id", spool_->agent_id()},
+      {"spool_bytes", static_cast<uint64_t>(metrics_.spool_bytes->Value())},
+      {"pending_batches",
+       static_cast<uint64_t>(metrics_.spool_pending_batches->Value())},
+      {"oldest_unsent_age_seconds", metrics_.oldest_unsent_age->Value()},
+      {"rejected_lines", static_cast<uint64_t>(metrics_.RejectedLines())},
+      {"dropped_events",
+       static_cast<uint64_t>(metrics_.dropped_events->Value())},
+      {"connected", metrics_.connected->Value() > 0},
+      {"spool_full", metrics_.spool_full->Value() > 0},
+  };
+  return j.dump();
+}
+
+HttpResponse Agent::HandleHttp(absl::string_view method,
+                               absl::string_view path) {
+  if (method != "GET") return {405, "text/plain", "only GET\n"};
+  if (path == "/metrics") {
+    RefreshGauges();
+    return {200, "text/plain; version=0.0.4; charset=utf-8",
+            metrics_.Serialize()};
+  }
+  if (path == "/healthz") {
+    std::string json = HealthJson();
+    if (metrics_.spool_full->Value() > 0) {
+      return {503, "text/plain", absl::StrCat("spool full\n", json, "\n")};
+    }
+    return {200, "text/plain", absl::StrCat("ok\n", json, "\n")};
+  }
+  return {404, "text/plain", "not found: try /metrics or /healthz\n"};
+}
+
+absl::Status RunAgent(const AgentFlags& flags, absl::Notification* stop,
+                      const std::function<void(Agent*)>& on_started) {
+  RealClock clock;
+  auto agent = Agent::Start(flags, &clock, nullptr);
+  if (!agent.ok()) return agent.status();
+  const SpoolStats spool = (*agent)->spool().Stats();
+  LogLine(absl::StrCat("agent ", (*agent)->agent_id(), " started: socket ",
+                       flags.socket_path, ", spool ", flags.spool_dir, " (",
+                       spool.pending_batches, " batches pending), server ",
+                       flags.server, ", metrics port ",
+                       (*agent)->metrics_port()));
+  if (on_started) on_started(agent->get());
+  stop->WaitForNotification();
+  (*agent)->Stop();
+  const SpoolStats left = (*agent)->spool().Stats();
+  LogLine(absl::StrCat("stopped; ", left.pending_batches,
+                       " batches left in the spool for the next run"));
+  return absl::OkStatus();
+}
+
+}  // namespace goodput::agent

@@ -1,0 +1,100 @@
+// Agent: goodput-agent's components wired together (SPEC section 5):
+// Intake (Unix socket) -> Batcher -> Spool (disk) -> Uplink (gRPC to
+// goodputd), plus Heartbeat, the ticker thread that drives the batcher's
+// delay and the heartbeat on the Clock, and the HTTP /metrics and /healthz.
+// Owns every component; does not own the clock or an injected sleeper.
+// Thread-safe: Stop() and the accessors may be called from any thread.
+//
+// Shutdown (Stop, on SIGTERM/SIGINT): stop taking lines, write the waiting
+// batch to the spool, stop the uplink. Unacknowledged batches stay in the
+// spool and are sent by the next run. A SIGKILL loses only the events
+// still in the batcher (at most batch_delay / batch_events worth).
+#ifndef GOODPUT_AGENT_AGENT_H_
+#define GOODPUT_AGENT_AGENT_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "agent/agent_flags.h"
+#include "agent/batcher.h"
+#include "agent/heartbeat.h"
+#include "agent/http_server.h"
+#include "agent/intake.h"
+#include "agent/metrics.h"
+#include "agent/sleeper.h"
+#include "agent/spool.h"
+#include "agent/uplink.h"
+#include "util/clock.h"
+
+namespace goodput::agent {
+
+class Agent {
+ public:
+  // Opens the spool, binds the socket and the HTTP address, and starts.
+  // `sleeper` may be null (a RealSleeper is used).
+  static absl::StatusOr<std::unique_ptr<Agent>> Start(const AgentFlags& flags,
+                                                      Clock* clock,
+                                                      Sleeper* sleeper);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Idempotent; see the header comment for what it does.
+  void Stop();
+
+  int metrics_port() const { return http_ ? http_->port() : 0; }
+  const std::string& agent_id() const { return spool_->agent_id(); }
+  Spool& spool() { return *spool_; }
+  Intake& intake() { return *intake_; }
+  Uplink& uplink() { return *uplink_; }
+  AgentMetrics& metrics() { return metrics_; }
+
+  // GET /metrics and GET /healthz.
+  HttpResponse HandleHttp(absl::string_view method, absl::string_view path);
+  // The one-line JSON of /healthz.
+  std::string HealthJson();
+
+ private:
+  Agent(const AgentFlags& flags, Clock* clock, Sleeper* sleeper);
+  absl::Status Init();
+  // Batcher, uplink, heartbeat and ticker (the spool is open).
+  void StartPipeline(const std::string& host);
+  absl::Status StartHttp();
+  void Tick();
+  void Kick();
+  // Sets the gauges that are computed from state at scrape time.
+  void RefreshGauges();
+
+  const AgentFlags flags_;
+  Clock* const clock_;
+  std::unique_ptr<RealSleeper> own_sleeper_;
+  Sleeper* const sleeper_;
+  AgentMetrics metrics_;
+  std::unique_ptr<Spool> spool_;
+  std::unique_ptr<Batcher> batcher_;
+  std::unique_ptr<Uplink> uplink_;
+  std::unique_ptr<Heartbeat> heartbeat_;  // null without --chips
+  std::unique_ptr<Intake> intake_;
+  std::unique_ptr<HttpServer> http_;
+  std::thread ticker_;
+
+  absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool kicked_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// Runs an agent until `stop` is notified, then stops it cleanly. Calls
+// `on_started` (if set) once it runs, e.g. for a test to learn its port.
+absl::Status RunAgent(const AgentFlags& flags, absl::Notification* stop,
+                      const std::function<void(Agent*)>& on_started = {});
+
+}  // namespace goodput::agent
+
+#endif  // GOODPUT_AGENT_AGENT_H_

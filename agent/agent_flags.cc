@@ -1,0 +1,218 @@
+#include "agent/agent_flags.h"
+
+#include <functional>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+
+namespace goodput::agent {
+namespace {
+
+using Setter = std::function<absl::Status(absl::string_view, AgentFlags*)>;
+
+struct FlagSpec {
+  const char* name;
+  const char* value_name;
+  const char* help;
+  Setter set;
+};
+
+Setter String(std::string AgentFlags::*field) {
+  return [field](absl::string_view v, AgentFlags* f) {
+    f->*field = std::string(v);
+    return absl::OkStatus();
+  };
+}
+
+template <typename Int>
+Setter Count(Int AgentFlags::*field, Int min) {
+  return [field, min](absl::string_view v, AgentFlags* f) {
+    Int n = 0;
+    if (!absl::SimpleAtoi(v, &n) || n < min) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("must be an integer >= ", min, ", got \"", v, "\""));
+    }
+    f->*field = n;
+    return absl::OkStatus();
+  };
+}
+
+Setter Duration(absl::Duration AgentFlags::*field) {
+  return [field](absl::string_view v, AgentFlags* f) {
+    absl::Duration d;
+    if (!absl::ParseDuration(v, &d) || d <= absl::ZeroDuration() ||
+        d == absl::InfiniteDuration()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "must be a positive duration such as 200ms or 60s, got \"", v, "\""));
+    }
+    f->*field = d;
+    return absl::OkStatus();
+  };
+}
+
+Setter Bytes(uint64_t AgentFlags::*field) {
+  return [field](absl::string_view v, AgentFlags* f) {
+    auto n = ParseBytes(v);
+    if (!n.ok()) return n.status();
+    f->*field = *n;
+    return absl::OkStatus();
+  };
+}
+
+// The flag table (built per call: a few dozen bytes, no static state).
+std::vector<FlagSpec> Specs() {
+  return {
+      {"server", "HOST:PORT", "goodputd ingest address (required)",
+       String(&AgentFlags::server)},
+      {"socket", "PATH", "Unix socket for JSON Lines, mode 0666 (required)",
+       String(&AgentFlags::socket_path)},
+      {"spool_dir", "DIR", "spool and agent identity (required)",
+       String(&AgentFlags::spool_dir)},
+      {"host", "NAME", "host set on events without one (default: hostname)",
+       String(&AgentFlags::host)},
+      {"metrics_address", "HOST:PORT",
+       "/metrics and /healthz (default 127.0.0.1:7702; empty: off)",
+       String(&AgentFlags::metrics_address)},
+      {"chips", "N", "send heartbeats: this host has N chips",
+       Count(&AgentFlags::chips, int64_t{1})},
+      {"accelerator", "NAME", "the chips' accelerator, e.g. tpu-v5p",
+       String(&AgentFlags::accelerator)},
+      {"heartbeat_interval", "DURATION", "between heartbeats (default 60s)",
+       Duration(&AgentFlags::heartbeat_interval)},
+      {"batch_events", "N", "events per batch at most (default 500)",
+       Count(&AgentFlags::batch_events, size_t{1})},
+      {"batch_delay", "DURATION",
+       "longest wait before a batch is spooled (default 200ms)",
+       Duration(&AgentFlags::batch_delay)},
+      {"max_spool_bytes", "BYTES",
+       "spool bound; when full new events are dropped (default 1GiB)",
+       Bytes(&AgentFlags::max_spool_bytes)},
+      {"max_in_flight", "N", "batches awaiting acks at most (default 8)",
+       Count(&AgentFlags::max_in_flight, size_t{1})},
+      {"max_line_bytes", "BYTES", "longest socket line (default 1MiB)",
+       Bytes(&AgentFlags::max_line_bytes)},
+      {"max_connections", "N", "socket clients at once (default 256)",
+       Count(&AgentFlags::max_connections, size_t{1})},
+  };
+}
+
+std::optional<FlagSpec> Find(absl::string_view name) {
+  for (FlagSpec& spec : Specs()) {
+    if (name == spec.name) return std::move(spec);
+  }
+  return std::nullopt;
+}
+
+absl::Status Check(const AgentFlags& f) {
+  if (f.help) return absl::OkStatus();
+  if (f.server.empty()) return absl::InvalidArgumentError("--server: required");
+  if (f.socket_path.empty()) {
+    return absl::InvalidArgumentError("--socket: required");
+  }
+  if (f.spool_dir.empty()) {
+    return absl::InvalidArgumentError("--spool_dir: required");
+  }
+  if (f.chips > 0 && f.accelerator.empty()) {
+    return absl::InvalidArgumentError("--accelerator: required with --chips");
+  }
+  if (f.chips == 0 && !f.accelerator.empty()) {
+    return absl::InvalidArgumentError("--chips: required with --accelerator");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> ParseBytes(absl::string_view text) {
+  struct Unit {
+    const char* suffix;
+    uint64_t factor;
+  };
+  static constexpr Unit kUnits[] = {{"KiB", uint64_t{1} << 10},
+                                    {"MiB", uint64_t{1} << 20},
+                                    {"GiB", uint64_t{1} << 30},
+                                    {"TiB", uint64_t{1} << 40},
+                                    {"KB", 1000},
+                                    {"MB", 1000 * 1000},
+                                    {"GB", 1000 * 1000 * 1000},
+                                    {"B", 1}};
+  absl::string_view digits = text;
+  uint64_t factor = 1;
+  for (const Unit& u : kUnits) {
+    if (absl::ConsumeSuffix(&digits, u.suffix)) {
+      factor = u.factor;
+      break;
+    }
+  }
+  uint64_t n = 0;
+  if (!absl::SimpleAtoi(digits, &n) || n == 0 ||
+      n > std::numeric_limits<uint64_t>::max() / factor) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "must be a positive size such as 1GiB or 65536, got \"", text, "\""));
+  }
+  return n * factor;
+}
+
+absl::StatusOr<AgentFlags> ParseAgentFlags(
+    const std::vector<std::string>& args) {
+  AgentFlags flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      flags.help = true;
+      continue;
+    }
+    if (!absl::ConsumePrefix(&arg, "--")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument \"", arg, "\""));
+    }
+    const size_t eq = arg.find('=');
+    absl::string_view name = arg.substr(0, eq);
+    std::optional<FlagSpec> spec = Find(name);
+    if (!spec) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
+    }
+    std::string value;
+    if (eq != absl::string_view::npos) {
+      value = std::string(arg.substr(eq + 1));
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, ": needs a value"));
+    }
+    absl::Status s = spec->set(value, &flags);
+    if (!s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, ": ", s.message()));
+    }
+  }
+  absl::Status s = Check(flags);
+  if (!s.ok()) return s;
+  return flags;
+}
+
+std::string AgentUsage() {
+  std::string out =
+      "usage: goodput-agent --server=HOST:PORT --socket=PATH --spool_dir=DIR "
+      "[flags]\n\n"
+      "The goodput per-host agent: takes JSON Lines events on a Unix socket,\n"
+      "spools them to disk and streams them to goodputd (see "
+      "agent/README.md).\n\nflags:\n";
+  for (const FlagSpec& spec : Specs()) {
+    absl::StrAppendFormat(&out, "  %-30s %s\n",
+                          absl::StrCat("--", spec.name, "=", spec.value_name),
+                          spec.help);
+  }
+  absl::StrAppendFormat(&out, "  %-30s %s\n", "--help", "show this help");
+  return out;
+}
+
+}  // namespace goodput::agent

@@ -1,0 +1,47 @@
+// AgentFlags: goodput-agent's command line (SPEC section 6) as a plain
+// value, with its parser and usage text. No global state (unlike absl
+// flags), so tests parse freely. Thread-compatible.
+#ifndef GOODPUT_AGENT_AGENT_FLAGS_H_
+#define GOODPUT_AGENT_AGENT_FLAGS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace goodput::agent {
+
+struct AgentFlags {
+  bool help = false;
+  std::string server;       // HOST:PORT of goodputd (required)
+  std::string socket_path;  // Unix socket for JSON Lines (required)
+  std::string spool_dir;    // spool and identity (required)
+  std::string host;         // set on events; empty = gethostname()
+  std::string metrics_address = "127.0.0.1:7702";  // empty = no HTTP
+  int64_t chips = 0;                               // > 0: send heartbeats
+  std::string accelerator;                         // required with chips
+  absl::Duration heartbeat_interval = absl::Seconds(60);
+  size_t batch_events = 500;
+  absl::Duration batch_delay = absl::Milliseconds(200);
+  uint64_t max_spool_bytes = uint64_t{1} << 30;
+  size_t max_in_flight = 8;
+  size_t max_line_bytes = size_t{1} << 20;
+  size_t max_connections = 256;
+};
+
+// Parses `args` (without the program name): "--name=value" or
+// "--name value"; "--help" or "-h". Errors are one line naming the flag.
+absl::StatusOr<AgentFlags> ParseAgentFlags(
+    const std::vector<std::string>& args);
+
+// Usage and one line per flag, for --help.
+std::string AgentUsage();
+
+// "1GiB", "512MiB", "64KiB", "10MB", "1000": bytes.
+absl::StatusOr<uint64_t> ParseBytes(absl::string_view text);
+
+}  // namespace goodput::agent
+
+#endif  // GOODPUT_AGENT_AGENT_FLAGS_H_

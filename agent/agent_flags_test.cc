@@ -1,0 +1,110 @@
+#include "agent/agent_flags.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace goodput::agent {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::vector<std::string> kRequired = {"--server=127.0.0.1:7700",
+                                            "--socket=/run/goodput.sock",
+                                            "--spool_dir=/var/spool/goodput"};
+
+std::vector<std::string> With(std::vector<std::string> extra) {
+  std::vector<std::string> args = kRequired;
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST(AgentFlagsTest, RequiredFlagsAndDefaults) {
+  auto f = ParseAgentFlags(kRequired);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->server, "127.0.0.1:7700");
+  EXPECT_EQ(f->socket_path, "/run/goodput.sock");
+  EXPECT_EQ(f->spool_dir, "/var/spool/goodput");
+  EXPECT_EQ(f->metrics_address, "127.0.0.1:7702");  // loopback by default
+  EXPECT_EQ(f->batch_events, 500u);
+  EXPECT_EQ(f->batch_delay, absl::Milliseconds(200));
+  EXPECT_EQ(f->max_spool_bytes, uint64_t{1} << 30);
+  EXPECT_EQ(f->chips, 0);
+  EXPECT_FALSE(f->help);
+}
+
+TEST(AgentFlagsTest, EveryFlagParses) {
+  auto f = ParseAgentFlags(With(
+      {"--host=h1", "--metrics_address", "127.0.0.1:9000", "--chips=4",
+       "--accelerator=tpu-v5p", "--heartbeat_interval=30s", "--batch_events=10",
+       "--batch_delay=50ms", "--max_spool_bytes=64MiB", "--max_in_flight=2",
+       "--max_line_bytes=4KiB", "--max_connections=9"}));
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->host, "h1");
+  EXPECT_EQ(f->metrics_address, "127.0.0.1:9000");
+  EXPECT_EQ(f->chips, 4);
+  EXPECT_EQ(f->accelerator, "tpu-v5p");
+  EXPECT_EQ(f->heartbeat_interval, absl::Seconds(30));
+  EXPECT_EQ(f->batch_events, 10u);
+  EXPECT_EQ(f->batch_delay, absl::Milliseconds(50));
+  EXPECT_EQ(f->max_spool_bytes, uint64_t{64} << 20);
+  EXPECT_EQ(f->max_in_flight, 2u);
+  EXPECT_EQ(f->max_line_bytes, 4096u);
+  EXPECT_EQ(f->max_connections, 9u);
+}
+
+TEST(AgentFlagsTest, ErrorsNameTheFlag) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* message;
+  } cases[] = {
+      {With({"--bogus=1"}), "unknown flag --bogus"},
+      {{"--socket=/s", "--spool_dir=/d"}, "--server: required"},
+      {{"--server=a:1", "--spool_dir=/d"}, "--socket: required"},
+      {{"--server=a:1", "--socket=/s"}, "--spool_dir: required"},
+      {With({"--batch_delay=soon"}), "--batch_delay: must be a positive"},
+      {With({"--batch_delay=-1s"}), "--batch_delay: must be a positive"},
+      {With({"--batch_events=0"}), "--batch_events: must be an integer >= 1"},
+      {With({"--max_spool_bytes=1XB"}), "--max_spool_bytes: must be a"},
+      {With({"--chips=4"}), "--accelerator: required with --chips"},
+      {With({"--accelerator=tpu-v4"}), "--chips: required with"},
+      {With({"--chips=-2", "--accelerator=x"}), "--chips: must be an integer"},
+      {With({"stray"}), "unexpected argument \"stray\""},
+      {With({"--host"}), "--host: needs a value"},
+  };
+  for (const Case& c : cases) {
+    auto f = ParseAgentFlags(c.args);
+    ASSERT_FALSE(f.ok()) << c.message;
+    EXPECT_TRUE(absl::IsInvalidArgument(f.status()));
+    EXPECT_THAT(f.status().message(), HasSubstr(c.message));
+    EXPECT_EQ(f.status().message().find('\n'), absl::string_view::npos);
+  }
+}
+
+TEST(AgentFlagsTest, HelpNeedsNoOtherFlagAndListsEveryFlag) {
+  auto f = ParseAgentFlags({"--help"});
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->help);
+  EXPECT_TRUE(ParseAgentFlags({"-h"})->help);
+  const std::string usage = AgentUsage();
+  for (const char* flag : {"--server=", "--socket=", "--spool_dir=", "--host=",
+                           "--metrics_address=", "--chips=", "--accelerator=",
+                           "--heartbeat_interval=", "--batch_events=",
+                           "--batch_delay=", "--max_spool_bytes=", "--help"}) {
+    EXPECT_THAT(usage, HasSubstr(flag));
+  }
+}
+
+TEST(AgentFlagsTest, ParseBytesUnits) {
+  EXPECT_EQ(*ParseBytes("1GiB"), uint64_t{1} << 30);
+  EXPECT_EQ(*ParseBytes("3KiB"), 3072u);
+  EXPECT_EQ(*ParseBytes("10MB"), 10000000u);
+  EXPECT_EQ(*ParseBytes("4096"), 4096u);
+  EXPECT_EQ(*ParseBytes("7B"), 7u);
+  EXPECT_FALSE(ParseBytes("0").ok());
+  EXPECT_FALSE(ParseBytes("GiB").ok());
+  EXPECT_FALSE(ParseBytes("-5MiB").ok());
+  EXPECT_FALSE(ParseBytes("99999999999999999999TiB").ok());
+}
+
+}  // namespace
+}  // namespace goodput::agent

@@ -1,0 +1,46 @@
+// goodput-agent: the per-host agent. See `goodput-agent --help` and
+// agent/README.md.
+#include <pthread.h>
+#include <signal.h>
+
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "agent/agent.h"
+#include "agent/agent_flags.h"
+
+int main(int argc, char** argv) {
+  auto flags = goodput::agent::ParseAgentFlags(
+      std::vector<std::string>(argv + 1, argv + argc));
+  if (!flags.ok()) {
+    std::cerr << "goodput-agent: " << flags.status().message()
+              << " (see --help)\n";
+    return 2;
+  }
+  if (flags->help) {
+    std::cout << goodput::agent::AgentUsage();
+    return 0;
+  }
+  // SIGINT/SIGTERM are blocked in every thread and taken by sigwait().
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  absl::Notification stop;
+  std::thread([signals, &stop] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    stop.Notify();
+  }).detach();
+  absl::Status s = goodput::agent::RunAgent(*flags, &stop);
+  if (!s.ok()) {
+    std::cerr << "goodput-agent: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,213 @@
+// In-process tests of the whole agent: socket -> batcher -> spool -> uplink
+// -> a real gRPC server, plus /metrics and /healthz.
+#include "agent/agent.h"
+
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "agent/testing/test_ingest_server.h"
+#include "agent/testing/test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace goodput::agent {
+namespace {
+
+using testing::ConnectUnix;
+using ::testing::HasSubstr;
+using testing::HttpGet;
+using testing::SendAll;
+using ::testing::StartsWith;
+using testing::StepLine;
+using testing::TestIngestServer;
+using testing::WaitFor;
+using Stats = TestIngestServer::Stats;
+
+constexpr absl::Duration kTimeout = absl::Seconds(30);
+
+class AgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(server_.Start().ok()); }
+
+  AgentFlags Flags() {
+    AgentFlags f;
+    f.server = server_.address();
+    f.socket_path = tmp_.File("agent.sock");
+    f.spool_dir = tmp_.File("spool");
+    f.metrics_address = "127.0.0.1:0";
+    f.host = "host-7";
+    f.batch_delay = absl::Milliseconds(20);
+    return f;
+  }
+
+  void Send(const std::string& data) {
+    auto fd = ConnectUnix(tmp_.File("agent.sock"));
+    ASSERT_TRUE(fd.ok()) << fd.status();
+    ASSERT_TRUE(SendAll(*fd, data));
+    ::close(*fd);
+  }
+
+  std::unique_ptr<Agent> StartAgent(const AgentFlags& flags) {
+    auto agent = Agent::Start(flags, &clock_, &sleeper_);
+    EXPECT_TRUE(agent.ok()) << agent.status();
+    return agent.ok() ? *std::move(agent) : nullptr;
+  }
+
+  testing::TempDir tmp_;
+  TestIngestServer server_;
+  RealClock clock_;
+  testing::RecordingSleeper sleeper_;
+};
+
+TEST_F(AgentTest, RunAgentDeliversSocketEventsAndServesMetrics) {
+  AgentFlags flags = Flags();
+  flags.chips = 4;
+  flags.accelerator = "tpu-v5p";
+  absl::Notification stop, started;
+  Agent* agent = nullptr;
+  absl::Status result;
+  std::thread run([&] {
+    result = RunAgent(flags, &stop, [&](Agent* a) {
+      agent = a;
+      started.Notify();
+    });
+  });
+  ASSERT_TRUE(started.WaitForNotificationWithTimeout(kTimeout));
+  std::string lines;
+  for (int i = 1; i <= 10; ++i) lines += StepLine("job-a", i);
+  Send(lines + "garbage\n{\"time\":\"2024-06-01T00:00:00Z\"}\n");
+  ASSERT_TRUE(server_.Await(
+      [](const Stats& s) { return s.events.size() >= 11; }, kTimeout));
+  const Stats s = server_.stats();
+  int steps = 0, heartbeats = 0;
+  for (const v1::Event& e : s.events) {
+    EXPECT_EQ(e.host(), "host-7");
+    if (e.has_step()) ++steps;
+    if (e.has_heartbeat()) {
+      ++heartbeats;
+      EXPECT_EQ(e.heartbeat().chips(), 4);
+      EXPECT_EQ(e.heartbeat().accelerator(), "tpu-v5p");
+    }
+  }
+  EXPECT_EQ(steps, 10);
+  EXPECT_EQ(heartbeats, 1);
+  EXPECT_EQ(s.high_water.count(agent->agent_id()), 1u);
+
+  ASSERT_TRUE(WaitFor([&] { return agent->spool().Pending().empty(); }));
+  ASSERT_TRUE(WaitFor([&] { return agent->uplink().connected(); }));
+  auto metrics = HttpGet(agent->metrics_port(), "/metrics");
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_EQ(metrics->status, 200);
+  for (const char* name :
+       {"goodput_agent_accepted_lines_total 10",
+        "goodput_agent_rejected_lines_total{reason=\"invalid\"} 2",
+        "goodput_agent_dropped_events_total 0", "goodput_agent_spool_bytes 0",
+        "goodput_agent_spool_pending_batches 0",
+        "goodput_agent_oldest_unsent_event_age_seconds 0",
+        "goodput_agent_connected 1", "goodput_agent_acked_batches_total",
+        "goodput_agent_server_rejected_events_total 0",
+        "goodput_agent_heartbeats_total 1", "goodput_agent_spool_full 0"}) {
+    EXPECT_THAT(metrics->body, HasSubstr(name));
+  }
+  auto health = HttpGet(agent->metrics_port(), "/healthz");
+  ASSERT_TRUE(health.ok());
+  EXPECT_EQ(health->status, 200);
+  ASSERT_THAT(health->body, StartsWith("ok\n"));
+  auto json = nlohmann::json::parse(health->body.substr(3));
+  EXPECT_EQ(json["rejected_lines"], 2);
+  EXPECT_EQ(json["pending_batches"], 0);
+  EXPECT_EQ(json["spool_bytes"], 0);
+  EXPECT_EQ(json["oldest_unsent_age_seconds"], 0.0);
+  EXPECT_EQ(json["connected"], true);
+  EXPECT_EQ(json["agent_id"], agent->agent_id());
+  EXPECT_EQ(HttpGet(agent->metrics_port(), "/nope")->status, 404);
+
+  stop.Notify();
+  run.join();
+  EXPECT_TRUE(result.ok()) << result;
+  EXPECT_NE(::access(flags.socket_path.c_str(), F_OK), 0);  // removed
+}
+
+TEST_F(AgentTest, StopSpoolsTheWaitingBatchAndTheNextRunSendsIt) {
+  const int port = server_.port();
+  server_.Stop();
+  AgentFlags flags = Flags();
+  flags.batch_delay = absl::Hours(1);
+  flags.batch_events = 1000;
+  std::string id;
+  {
+    auto agent = StartAgent(flags);
+    ASSERT_NE(agent, nullptr);
+    id = agent->agent_id();
+    Send(StepLine("job-b", 1) + StepLine("job-b", 2) + StepLine("job-b", 3));
+    ASSERT_TRUE(agent->intake().AwaitStats(
+        [](const Intake::Stats& s) { return s.accepted_lines == 3; },
+        kTimeout));
+    EXPECT_TRUE(agent->spool().Pending().empty());  // still in the batcher
+    auto health = HttpGet(agent->metrics_port(), "/healthz");
+    ASSERT_TRUE(health.ok());
+    EXPECT_EQ(nlohmann::json::parse(health->body.substr(3))["connected"],
+              false);
+    agent->Stop();  // what SIGTERM does
+    ASSERT_EQ(agent->spool().Pending().size(), 1u);
+    EXPECT_EQ(agent->spool().Read(1)->events_size(), 3);
+  }
+  ASSERT_TRUE(server_.Start(port).ok());
+  auto agent = StartAgent(flags);
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(agent->agent_id(), id);
+  ASSERT_TRUE(server_.Await([](const Stats& s) { return s.events.size() >= 3; },
+                            kTimeout));
+  EXPECT_EQ(server_.stats().stored_sequences, std::vector<uint64_t>{1});
+  EXPECT_TRUE(WaitFor([&] { return agent->spool().Pending().empty(); }));
+}
+
+TEST_F(AgentTest, HealthzIs503AndEventsAreCountedWhenTheSpoolIsFull) {
+  server_.Stop();
+  AgentFlags flags = Flags();
+  flags.batch_events = 1;
+  flags.max_spool_bytes = 400;
+  auto agent = StartAgent(flags);
+  ASSERT_NE(agent, nullptr);
+  std::string lines;
+  for (int i = 1; i <= 20; ++i) lines += StepLine("job-c", i);
+  Send(lines);
+  ASSERT_TRUE(agent->intake().AwaitStats(
+      [](const Intake::Stats& s) { return s.accepted_lines == 20; }, kTimeout));
+  auto health = HttpGet(agent->metrics_port(), "/healthz");
+  ASSERT_TRUE(health.ok());
+  EXPECT_EQ(health->status, 503);
+  ASSERT_THAT(health->body, StartsWith("spool full\n"));
+  auto json = nlohmann::json::parse(health->body.substr(11));
+  EXPECT_EQ(json["spool_full"], true);
+  const int dropped = json["dropped_events"];
+  const int pending = json["pending_batches"];
+  EXPECT_GT(dropped, 0);
+  EXPECT_EQ(dropped + pending, 20);  // every accepted event is accounted for
+  EXPECT_LE(json["spool_bytes"].get<int>(), 400);
+  EXPECT_GE(json["oldest_unsent_age_seconds"].get<double>(), 0.0);
+}
+
+TEST_F(AgentTest, StartFailsWithAClearErrorAndLeavesNothingRunning) {
+  AgentFlags flags = Flags();
+  flags.metrics_address = "no-port-here";
+  auto agent = Agent::Start(flags, &clock_, &sleeper_);
+  ASSERT_FALSE(agent.ok());
+  EXPECT_THAT(agent.status().message(), HasSubstr("--metrics_address"));
+  EXPECT_NE(::access(flags.socket_path.c_str(), F_OK), 0);  // cleaned up
+
+  AgentFlags on_file = Flags();
+  on_file.socket_path = tmp_.File("spool/agent_id");  // a regular file
+  ASSERT_TRUE(StartAgent(Flags()) != nullptr);        // creates spool/agent_id
+  auto refused = Agent::Start(on_file, &clock_, &sleeper_);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("not a socket"));
+}
+
+}  // namespace
+}  // namespace goodput::agent

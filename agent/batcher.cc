@@ -1,0 +1,85 @@
+#include "agent/batcher.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/log.h"
+
+namespace goodput::agent {
+
+Batcher::Batcher(Options options, Spool* spool, Clock* clock,
+                 AgentMetrics* metrics)
+    : options_(std::move(options)),
+      spool_(spool),
+      clock_(clock),
+      metrics_(metrics),
+      drop_log_(clock, absl::Minutes(1), 1) {
+  events_.reserve(options_.batch_events);
+}
+
+void Batcher::Add(v1::Event event) {
+  if (event.host().empty()) event.set_host(options_.host);
+  bool started = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (events_.empty()) {
+      first_ns_ = clock_->NowNanos();
+      started = true;
+    }
+    events_.push_back(std::move(event));
+    if (events_.size() >= options_.batch_events) FlushLocked();
+  }
+  if (started && options_.on_batch_started) options_.on_batch_started();
+}
+
+void Batcher::Poll() {
+  absl::MutexLock lock(&mu_);
+  if (events_.empty()) return;
+  if (clock_->NowNanos() - first_ns_ >=
+      absl::ToInt64Nanoseconds(options_.batch_delay)) {
+    FlushLocked();
+  }
+}
+
+void Batcher::Flush() {
+  absl::MutexLock lock(&mu_);
+  FlushLocked();
+}
+
+std::optional<int64_t> Batcher::DeadlineNanos() const {
+  absl::MutexLock lock(&mu_);
+  if (events_.empty()) return std::nullopt;
+  return first_ns_ + absl::ToInt64Nanoseconds(options_.batch_delay);
+}
+
+size_t Batcher::buffered() const {
+  absl::MutexLock lock(&mu_);
+  return events_.size();
+}
+
+void Batcher::FlushLocked() {
+  if (events_.empty()) return;
+  const size_t n = events_.size();
+  std::vector<v1::Event> batch;
+  batch.swap(events_);
+  events_.reserve(options_.batch_events);
+  absl::StatusOr<uint64_t> seq = spool_->Append(std::move(batch), first_ns_);
+  if (!seq.ok()) {
+    ReportDrop(n, seq.status());
+    return;
+  }
+  metrics_->spooled_batches->Increment();
+  metrics_->spooled_events->Increment(static_cast<double>(n));
+}
+
+void Batcher::ReportDrop(size_t events, const absl::Status& status) {
+  metrics_->dropped_events->Increment(static_cast<double>(events));
+  dropped_unlogged_ += static_cast<int64_t>(events);
+  int64_t suppressed = 0;
+  if (!drop_log_.Allow(&suppressed)) return;
+  LogLine(absl::StrCat("spool: dropped ", dropped_unlogged_,
+                       " events since the last message: ", status.ToString()));
+  dropped_unlogged_ = 0;
+}
+
+}  // namespace goodput::agent

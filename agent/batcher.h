@@ -1,0 +1,74 @@
+// Batcher: gathers accepted events into batches for the Spool. A batch is
+// written when it holds `batch_events` events (in Add) or when
+// `batch_delay` has passed on the Clock since its first event (in Poll,
+// which the agent's ticker calls; see DeadlineNanos). Fills in `host` on
+// events that lack it. When the spool refuses a batch (full or failing),
+// its events are dropped and counted (goodput_agent_dropped_events_total)
+// with at most one log line a minute: the agent never blocks its clients
+// and never holds more than one batch in memory. Does not own the spool,
+// clock or metrics. Thread-safe.
+#ifndef GOODPUT_AGENT_BATCHER_H_
+#define GOODPUT_AGENT_BATCHER_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "agent/log_limiter.h"
+#include "agent/metrics.h"
+#include "agent/spool.h"
+#include "proto/event.pb.h"
+#include "util/clock.h"
+
+namespace goodput::agent {
+
+class Batcher {
+ public:
+  struct Options {
+    size_t batch_events = 500;
+    absl::Duration batch_delay = absl::Milliseconds(200);
+    std::string host;  // set on events without one
+    // Called (outside the lock) when an empty batcher gets its first
+    // event, so the ticker can recompute its deadline.
+    std::function<void()> on_batch_started;
+  };
+
+  Batcher(Options options, Spool* spool, Clock* clock, AgentMetrics* metrics);
+  Batcher(const Batcher&) = delete;
+  Batcher& operator=(const Batcher&) = delete;
+
+  // Takes one accepted event; writes the batch when it is full.
+  void Add(v1::Event event);
+  // Writes the batch if its delay has passed.
+  void Poll();
+  // Writes the batch now (shutdown).
+  void Flush();
+
+  // When Poll will write the waiting batch; nullopt when none waits.
+  std::optional<int64_t> DeadlineNanos() const;
+  size_t buffered() const;
+
+ private:
+  void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReportDrop(size_t events, const absl::Status& status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const Options options_;
+  Spool* const spool_;
+  Clock* const clock_;
+  AgentMetrics* const metrics_;
+  LogLimiter drop_log_;
+
+  mutable absl::Mutex mu_;
+  std::vector<v1::Event> events_ ABSL_GUARDED_BY(mu_);
+  int64_t first_ns_ ABSL_GUARDED_BY(mu_) = 0;  // arrival of events_[0]
+  int64_t dropped_unlogged_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace goodput::agent
+
+#endif  // GOODPUT_AGENT_BATCHER_H_

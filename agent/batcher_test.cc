@@ -1,0 +1,116 @@
+#include "agent/batcher.h"
+
+#include <memory>
+
+#include "agent/testing/test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace goodput::agent {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+constexpr int64_t kStart = int64_t{1790000000} * 1000000000;
+
+v1::Event Step(int step, const std::string& host = "") {
+  v1::Event e;
+  e.set_job_id("job");
+  e.set_host(host);
+  e.mutable_step()->set_step(step);
+  return e;
+}
+
+class BatcherTest : public ::testing::Test {
+ protected:
+  void Open(size_t batch_events, uint64_t max_bytes = uint64_t{1} << 30) {
+    auto spool = Spool::Open({tmp_.path(), max_bytes});
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    spool_ = *std::move(spool);
+    batcher_ = std::make_unique<Batcher>(
+        Batcher::Options{batch_events, absl::Milliseconds(200), "host-1",
+                         [this] { ++started_; }},
+        spool_.get(), &clock_, &metrics_);
+  }
+
+  testing::TempDir tmp_;
+  FakeClock clock_{kStart};
+  AgentMetrics metrics_;
+  std::unique_ptr<Spool> spool_;
+  std::unique_ptr<Batcher> batcher_;
+  int started_ = 0;
+};
+
+TEST_F(BatcherTest, FlushesWhenBatchEventsReached) {
+  Open(/*batch_events=*/3);
+  batcher_->Add(Step(1));
+  batcher_->Add(Step(2));
+  EXPECT_THAT(spool_->Pending(), IsEmpty());
+  batcher_->Add(Step(3));
+  ASSERT_THAT(spool_->Pending(), ElementsAre(1));
+  auto batch = spool_->Read(1);
+  ASSERT_EQ(batch->events_size(), 3);
+  EXPECT_EQ(batch->events(2).step().step(), 3);
+  EXPECT_EQ(batcher_->buffered(), 0u);
+  EXPECT_EQ(metrics_.spooled_batches->Value(), 1);
+  EXPECT_EQ(metrics_.spooled_events->Value(), 3);
+}
+
+TEST_F(BatcherTest, FlushesWhenDelayElapsesOnTheClock) {
+  Open(/*batch_events=*/100);
+  batcher_->Add(Step(1));
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Milliseconds(50)));
+  batcher_->Add(Step(2));
+  EXPECT_EQ(batcher_->DeadlineNanos(),
+            kStart + absl::ToInt64Nanoseconds(absl::Milliseconds(200)));
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Milliseconds(149)));
+  batcher_->Poll();
+  EXPECT_THAT(spool_->Pending(), IsEmpty());
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Milliseconds(1)));
+  batcher_->Poll();
+  ASSERT_THAT(spool_->Pending(), ElementsAre(1));
+  EXPECT_EQ(spool_->Read(1)->events_size(), 2);
+  // The batch's receive time is its first event's: the age metric's base.
+  EXPECT_EQ(spool_->Stats().oldest_received_ns, kStart);
+  EXPECT_EQ(batcher_->DeadlineNanos(), std::nullopt);
+  EXPECT_EQ(started_, 1);
+}
+
+TEST_F(BatcherTest, PollWithNothingBufferedWritesNothing) {
+  Open(10);
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Hours(1)));
+  batcher_->Poll();
+  batcher_->Flush();
+  EXPECT_THAT(spool_->Pending(), IsEmpty());
+}
+
+TEST_F(BatcherTest, FillsHostOnlyWhenMissing) {
+  Open(2);
+  batcher_->Add(Step(1));
+  batcher_->Add(Step(2, "other-host"));
+  auto batch = spool_->Read(1);
+  ASSERT_TRUE(batch.ok());
+  EXPECT_EQ(batch->events(0).host(), "host-1");
+  EXPECT_EQ(batch->events(1).host(), "other-host");
+}
+
+TEST_F(BatcherTest, FullSpoolDropsAndCountsEvents) {
+  Open(/*batch_events=*/2, /*max_bytes=*/64);
+  for (int i = 1; i <= 6; ++i) batcher_->Add(Step(i, "a-rather-long-host"));
+  EXPECT_THAT(spool_->Pending(), IsEmpty());
+  EXPECT_EQ(metrics_.dropped_events->Value(), 6);
+  EXPECT_EQ(metrics_.spooled_events->Value(), 0);
+  EXPECT_EQ(batcher_->buffered(), 0u);  // memory stays bounded
+}
+
+TEST_F(BatcherTest, FlushWritesAPartialBatch) {
+  Open(100);
+  batcher_->Add(Step(1));
+  batcher_->Flush();
+  ASSERT_THAT(spool_->Pending(), ElementsAre(1));
+  EXPECT_EQ(spool_->Read(1)->events_size(), 1);
+}
+
+}  // namespace
+}  // namespace goodput::agent

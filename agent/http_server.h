@@ -1,0 +1,62 @@
+// HttpServer: a minimal HTTP/1.0 server for the agent's /metrics and
+// /healthz (prometheus-cpp's Exposer pulls in civetweb and cannot serve
+// /healthz). One thread serves one connection at a time: read a request of
+// at most 8 KiB, call the handler, write the response, close. Each socket
+// read or write gives up after 2 s, so a stuck client delays scrapes by at
+// most that and cannot block the agent. Owns its socket and thread; the
+// handler is called on that thread. Thread-safe (Stop from any thread).
+#ifndef GOODPUT_AGENT_HTTP_SERVER_H_
+#define GOODPUT_AGENT_HTTP_SERVER_H_
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace goodput::agent {
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+};
+
+class HttpServer {
+ public:
+  // Answers one request; `path` has no query string.
+  using Handler = std::function<HttpResponse(absl::string_view method,
+                                             absl::string_view path)>;
+
+  // Listens on `address` ("HOST:PORT", "[::1]:PORT"; an empty host means
+  // 127.0.0.1; port 0 picks one).
+  static absl::StatusOr<std::unique_ptr<HttpServer>> Start(
+      absl::string_view address, Handler handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  int port() const { return port_; }
+  void Stop();  // idempotent
+
+ private:
+  HttpServer(int listen_fd, int wake_read, int wake_write, int port,
+             Handler handler);
+  void Loop();
+  void Serve(int fd);
+
+  const int listen_fd_;
+  const int wake_read_;
+  const int wake_write_;
+  const int port_;
+  const Handler handler_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+}  // namespace goodput::agent
+
+#endif  // GOODPUT_AGENT_HTTP_SERVER_H_

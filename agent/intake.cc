@@ -1,0 +1,382 @@
+#include "agent/intake.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "agent/log.h"
+
+namespace goodput::agent {
+namespace {
+
+constexpr size_t kReadChunk = 64 * 1024;
+// A connection's line buffer keeps at most this much capacity between lines.
+constexpr size_t kKeptBufferCapacity = 64 * 1024;
+// At Stop, reads per connection of what clients already wrote (1 MiB).
+constexpr int kMaxDrainReads = 16;
+
+absl::Status Errno(absl::string_view what, absl::string_view path) {
+  return absl::ErrnoToStatus(errno, absl::StrCat("socket ", path, ": ", what));
+}
+
+absl::StatusOr<sockaddr_un> UnixAddress(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof(addr.sun_path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("socket path must be 1 to ", sizeof(addr.sun_path) - 1,
+                     " bytes, got \"", path, "\""));
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  return addr;
+}
+
+// Removes a socket file nobody listens on; refuses a live socket and any
+// file that is not a socket.
+absl::Status RemoveStaleSocket(const std::string& path,
+                               const sockaddr_un& addr) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    return errno == ENOENT ? absl::OkStatus() : Errno("stat", path);
+  }
+  if (!S_ISSOCK(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("socket ", path, ": exists and is not a socket"));
+  }
+  int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (probe < 0) return Errno("socket()", path);
+  int rc =
+      ::connect(probe, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
+  ::close(probe);
+  if (rc == 0) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("socket ", path, ": another process is listening on it"));
+  }
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return Errno("remove stale socket", path);
+  }
+  return absl::OkStatus();
+}
+
+// A listening, non-blocking socket at `path`, mode 0666.
+absl::StatusOr<int> Listen(const std::string& path, struct stat* st) {
+  auto addr = UnixAddress(path);
+  if (!addr.ok()) return addr.status();
+  absl::Status s = RemoveStaleSocket(path, *addr);
+  if (!s.ok()) return s;
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Errno("socket()", path);
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&*addr), sizeof(*addr))) {
+    s = Errno("bind", path);
+  } else if (::chmod(path.c_str(), 0666) != 0) {
+    s = Errno("chmod 0666", path);
+  } else if (::listen(fd, SOMAXCONN) != 0) {
+    s = Errno("listen", path);
+  } else if (::stat(path.c_str(), st) != 0) {
+    s = Errno("stat", path);
+  }
+  if (!s.ok()) {
+    ::close(fd);
+    return s;
+  }
+  return fd;
+}
+
+// `text` safe for a log line: control and non-ASCII bytes as \xNN, at most
+// 300 bytes of it.
+std::string Printable(absl::string_view text) {
+  constexpr size_t kMax = 300;
+  std::string out;
+  for (char ch : text.substr(0, kMax)) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u >= 0x7f) {
+      absl::StrAppendFormat(&out, "\\x%02x", u);
+    } else {
+      out.push_back(ch);
+    }
+  }
+  if (text.size() > kMax) out += "...";
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Intake>> Intake::Start(Options options,
+                                                      Batcher* batcher,
+                                                      Clock* clock,
+                                                      AgentMetrics* metrics) {
+  struct stat st;
+  auto fd = Listen(options.socket_path, &st);
+  if (!fd.ok()) return fd.status();
+  int wake[2];
+  if (::pipe2(wake, O_NONBLOCK | O_CLOEXEC) != 0) {
+    absl::Status s = Errno("pipe", options.socket_path);
+    ::close(*fd);
+    ::unlink(options.socket_path.c_str());
+    return s;
+  }
+  std::unique_ptr<Intake> intake(new Intake(std::move(options), *fd, wake[0],
+                                            wake[1], st.st_dev, st.st_ino,
+                                            batcher, clock, metrics));
+  intake->thread_ = std::thread([p = intake.get()] { p->Loop(); });
+  return intake;
+}
+
+Intake::Intake(Options options, int listen_fd, int wake_read, int wake_write,
+               dev_t dev, ino_t ino, Batcher* batcher, Clock* clock,
+               AgentMetrics* metrics)
+    : options_(std::move(options)),
+      listen_fd_(listen_fd),
+      wake_read_(wake_read),
+      wake_write_(wake_write),
+      socket_dev_(dev),
+      socket_ino_(ino),
+      batcher_(batcher),
+      clock_(clock),
+      metrics_(metrics),
+      reject_log_(clock, absl::Seconds(1), 10),
+      read_buffer_(kReadChunk) {}
+
+Intake::~Intake() { Stop(); }
+
+void Intake::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  stopping_ = true;
+  char byte = 0;
+  while (::write(wake_write_, &byte, 1) < 0 && errno == EINTR) {
+  }
+  thread_.join();
+  ::close(listen_fd_);
+  ::close(wake_read_);
+  ::close(wake_write_);
+  struct stat st;
+  if (::lstat(options_.socket_path.c_str(), &st) == 0 &&
+      st.st_dev == socket_dev_ && st.st_ino == socket_ino_) {
+    ::unlink(options_.socket_path.c_str());
+  }
+}
+
+void Intake::Loop() {
+  std::vector<pollfd> fds;
+  while (!stopping_) {
+    fds.clear();
+    fds.push_back({wake_read_, POLLIN, 0});
+    fds.push_back({listen_fd_, POLLIN, 0});
+    for (const auto& c : connections_) fds.push_back({c->fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      LogLine(absl::StrCat("socket: poll: ", std::strerror(errno)));
+      break;
+    }
+    if (fds[0].revents != 0) continue;  // Stop(): the loop condition ends it
+    // Connections first: fds[2 + i] is connections_[i] until AcceptAll.
+    std::vector<std::unique_ptr<Connection>> open;
+    open.reserve(connections_.size());
+    for (size_t i = 0; i < connections_.size(); ++i) {
+      Connection* c = connections_[i].get();
+      if (fds[i + 2].revents != 0 && !ReadFrom(c)) {
+        Close(c);
+      } else {
+        open.push_back(std::move(connections_[i]));
+      }
+    }
+    connections_.swap(open);
+    if (fds[1].revents != 0) AcceptAll();
+  }
+  CloseAll();
+}
+
+void Intake::AcceptAll() {
+  while (true) {
+    int fd =
+        ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        int64_t suppressed = 0;
+        if (reject_log_.Allow(&suppressed)) {
+          LogLine(absl::StrCat("socket: accept: ", std::strerror(errno)));
+        }
+      }
+      return;
+    }
+    absl::MutexLock lock(&mu_);
+    if (connections_.size() >= options_.max_connections) {
+      ::close(fd);
+      ++stats_.refused_connections;
+      continue;
+    }
+    auto c = std::make_unique<Connection>();
+    c->fd = fd;
+    c->id = next_id_++;
+    connections_.push_back(std::move(c));
+    ++stats_.connections;
+    ++stats_.open_connections;
+    metrics_->connections->Increment();
+    metrics_->open_connections->Increment();
+  }
+}
+
+bool Intake::ReadFrom(Connection* c) {
+  ssize_t n = ::read(c->fd, read_buffer_.data(), read_buffer_.size());
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+    return true;
+  }
+  if (n <= 0) return false;  // EOF, or a reset: both end the connection
+  ProcessChunk(c,
+               absl::string_view(read_buffer_.data(), static_cast<size_t>(n)));
+  return true;
+}
+
+void Intake::ProcessChunk(Connection* c, absl::string_view data) {
+  while (!data.empty()) {
+    const size_t nl = data.find('\n');
+    const bool complete = nl != absl::string_view::npos;
+    absl::string_view piece = data.substr(0, nl);
+    data = complete ? data.substr(nl + 1) : absl::string_view();
+    if (c->discarding) {
+      if (complete) {
+        c->discarding = false;
+        ++c->line;
+      }
+      continue;
+    }
+    if (c->buffer.size() + piece.size() > options_.max_line_bytes) {
+      Count(Outcome::kTooLong, c,
+            absl::StrCat("line longer than ", options_.max_line_bytes,
+                         " bytes, dropped"));
+      std::string().swap(c->buffer);
+      if (complete)
+        ++c->line;
+      else
+        c->discarding = true;
+      continue;
+    }
+    if (!complete) {
+      c->buffer.append(piece.data(), piece.size());
+      continue;
+    }
+    if (c->buffer.empty()) {
+      HandleLine(c, piece);
+    } else {
+      c->buffer.append(piece.data(), piece.size());
+      HandleLine(c, c->buffer);
+      c->buffer.clear();
+      if (c->buffer.capacity() > kKeptBufferCapacity) {
+        std::string().swap(c->buffer);
+      }
+    }
+    ++c->line;
+  }
+}
+
+void Intake::HandleLine(Connection* c, absl::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  decoder_.limits().now_ns = clock_->NowNanos();
+  v1::Event event;
+  absl::Status s = decoder_.DecodeLine(line, &event);
+  if (absl::IsNotFound(s)) {
+    Count(Outcome::kBlank, c, "");
+  } else if (!s.ok()) {
+    Count(Outcome::kInvalid, c, s.message());
+  } else {
+    batcher_->Add(std::move(event));
+    Count(Outcome::kAccepted, c, "");
+  }
+}
+
+void Intake::Close(Connection* c) {
+  if (!c->discarding && !absl::StripAsciiWhitespace(c->buffer).empty()) {
+    Count(Outcome::kPartial, c,
+          "incomplete line (no newline) at disconnect, dropped");
+  }
+  ::close(c->fd);
+  c->fd = -1;
+  absl::MutexLock lock(&mu_);
+  --stats_.open_connections;
+  metrics_->open_connections->Decrement();
+}
+
+void Intake::CloseAll() {
+  for (const auto& c : connections_) {
+    // Take what the client wrote before the shutdown (bounded).
+    for (int i = 0; i < kMaxDrainReads; ++i) {
+      ssize_t n = ::read(c->fd, read_buffer_.data(), read_buffer_.size());
+      if (n <= 0) break;
+      ProcessChunk(c.get(), absl::string_view(read_buffer_.data(),
+                                              static_cast<size_t>(n)));
+    }
+    Close(c.get());
+  }
+  connections_.clear();
+}
+
+void Intake::Count(Outcome outcome, const Connection* c,
+                   absl::string_view reason) {
+  {
+    absl::MutexLock lock(&mu_);
+    switch (outcome) {
+      case Outcome::kAccepted:
+        ++stats_.accepted_lines;
+        metrics_->accepted_lines->Increment();
+        return;
+      case Outcome::kBlank:
+        ++stats_.blank_lines;
+        return;
+      case Outcome::kInvalid:
+        ++stats_.invalid_lines;
+        metrics_->rejected_invalid->Increment();
+        break;
+      case Outcome::kTooLong:
+        ++stats_.too_long_lines;
+        metrics_->rejected_too_long->Increment();
+        break;
+      case Outcome::kPartial:
+        ++stats_.partial_lines;
+        metrics_->rejected_partial->Increment();
+        break;
+    }
+  }
+  int64_t suppressed = 0;
+  if (!reject_log_.Allow(&suppressed)) return;
+  std::string more =
+      suppressed > 0
+          ? absl::StrCat(" (", suppressed, " more log lines suppressed)")
+          : "";
+  LogLine(absl::StrCat("socket: line ", c->line, ": ", Printable(reason),
+                       " [client ", c->id, "]", more));
+}
+
+Intake::Stats Intake::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+bool Intake::AwaitStats(const std::function<bool(const Stats&)>& done,
+                        absl::Duration timeout) const {
+  struct Arg {
+    const std::function<bool(const Stats&)>* done;
+    const Stats* stats;
+  } arg{&done, &stats_};
+  absl::MutexLock lock(&mu_);
+  return mu_.AwaitWithTimeout(
+      absl::Condition(
+          +[](Arg* a) { return (*a->done)(*a->stats); }, &arg),
+      timeout);
+}
+
+}  // namespace goodput::agent

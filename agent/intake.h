@@ -1,0 +1,138 @@
+// Intake: the agent's Unix-socket server for JSON Lines (SPEC section 5).
+// Any number of local clients connect to `socket_path` (mode 0666) and
+// write events, one JSON object per '\n'-terminated line. Each line goes
+// through codec::LineDecoder (now_ns from the Clock); good events go to the
+// Batcher, bad ones are counted and logged as "socket: line N: reason"
+// (rate-limited). Lines longer than `max_line_bytes` are rejected without
+// being buffered whole, and a line left without its '\n' when the client
+// disconnects is dropped and counted. Clients get nothing back.
+//
+// Owns the listening socket and the client connections; does not own the
+// batcher, clock or metrics. Thread-safe: one internal thread does all the
+// I/O; stats() and Stop() may be called from any thread.
+#ifndef GOODPUT_AGENT_INTAKE_H_
+#define GOODPUT_AGENT_INTAKE_H_
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "agent/batcher.h"
+#include "agent/log_limiter.h"
+#include "agent/metrics.h"
+#include "codec/line_decoder.h"
+#include "util/clock.h"
+
+namespace goodput::agent {
+
+class Intake {
+ public:
+  struct Options {
+    std::string socket_path;
+    size_t max_line_bytes = size_t{1} << 20;
+    // Bounds memory at max_connections x max_line_bytes; more clients are
+    // accepted and closed at once (counted as refused).
+    size_t max_connections = 256;
+  };
+
+  struct Stats {
+    int64_t connections = 0;          // accepted since start
+    int64_t refused_connections = 0;  // over max_connections
+    int64_t open_connections = 0;
+    int64_t accepted_lines = 0;
+    int64_t blank_lines = 0;  // skipped, not an error
+    int64_t invalid_lines = 0;
+    int64_t too_long_lines = 0;
+    int64_t partial_lines = 0;  // no '\n' before the disconnect
+    int64_t rejected_lines() const {
+      return invalid_lines + too_long_lines + partial_lines;
+    }
+  };
+
+  // Binds the socket (replacing a stale socket file, refusing a live one or
+  // a file that is not a socket) and starts serving.
+  static absl::StatusOr<std::unique_ptr<Intake>> Start(Options options,
+                                                       Batcher* batcher,
+                                                       Clock* clock,
+                                                       AgentMetrics* metrics);
+  ~Intake();
+  Intake(const Intake&) = delete;
+  Intake& operator=(const Intake&) = delete;
+
+  // Takes what connected clients already wrote (up to 1 MiB each), then
+  // closes every connection and the socket (removing its file). After it
+  // returns, nothing more reaches the batcher. Idempotent.
+  void Stop();
+
+  Stats stats() const;
+  // Waits until `done(stats())` holds; false on timeout.
+  bool AwaitStats(const std::function<bool(const Stats&)>& done,
+                  absl::Duration timeout) const;
+
+ private:
+  struct Connection {
+    int fd = -1;
+    int64_t id = 0;
+    int64_t line = 1;         // number of the line being read
+    std::string buffer;       // its bytes so far
+    bool discarding = false;  // it is too long: skip to its '\n'
+  };
+  enum class Outcome { kAccepted, kBlank, kInvalid, kTooLong, kPartial };
+
+  Intake(Options options, int listen_fd, int wake_read, int wake_write,
+         dev_t dev, ino_t ino, Batcher* batcher, Clock* clock,
+         AgentMetrics* metrics);
+
+  void Loop();
+  void AcceptAll();
+  // Reads what `c` sent; false when the connection is finished.
+  bool ReadFrom(Connection* c);
+  void ProcessChunk(Connection* c, absl::string_view data);
+  void HandleLine(Connection* c, absl::string_view line);
+  void Close(Connection* c);
+  void CloseAll();
+  void Count(Outcome outcome, const Connection* c, absl::string_view reason);
+
+  // Poll() over one thread rather than a thread per connection: a
+  // LineDecoder is not thread-safe (one per thread would be needed), lines
+  // are small and decoding is the only real work, so one thread keeps up
+  // with this 2-core host while a misbehaving launcher opening thousands of
+  // connections costs file descriptors, not threads. poll()'s linear scan
+  // is cheap at the few hundred local clients max_connections allows.
+  const Options options_;
+  const int listen_fd_;
+  const int wake_read_;
+  const int wake_write_;
+  const dev_t socket_dev_;  // to remove only our own socket file
+  const ino_t socket_ino_;
+  Batcher* const batcher_;
+  Clock* const clock_;
+  AgentMetrics* const metrics_;
+  LogLimiter reject_log_;
+
+  // Used by the I/O thread only.
+  codec::LineDecoder decoder_;
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<char> read_buffer_;
+  int64_t next_id_ = 1;
+
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+  mutable absl::Mutex mu_;
+  Stats stats_ ABSL_GUARDED_BY(mu_);
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace goodput::agent
+
+#endif  // GOODPUT_AGENT_INTAKE_H_

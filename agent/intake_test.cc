@@ -1,0 +1,272 @@
+#include "agent/intake.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "agent/testing/test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace goodput::agent {
+namespace {
+
+using testing::ConnectUnix;
+using testing::SendAll;
+using testing::StepLine;
+
+constexpr absl::Duration kTimeout = absl::Seconds(20);
+
+class IntakeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto spool = Spool::Open({tmp_.File("spool"), uint64_t{1} << 30});
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    spool_ = *std::move(spool);
+    batcher_ = std::make_unique<Batcher>(
+        Batcher::Options{/*batch_events=*/100000, absl::Hours(1), "host-1", {}},
+        spool_.get(), &clock_, &metrics_);
+  }
+
+  void StartIntake(size_t max_line_bytes = 1 << 20,
+                   size_t max_connections = 256) {
+    auto intake = Intake::Start({socket_, max_line_bytes, max_connections},
+                                batcher_.get(), &clock_, &metrics_);
+    ASSERT_TRUE(intake.ok()) << intake.status();
+    intake_ = *std::move(intake);
+  }
+
+  // Sends `data` on a new connection and closes it.
+  void SendAndClose(const std::string& data) {
+    auto fd = ConnectUnix(socket_);
+    ASSERT_TRUE(fd.ok()) << fd.status();
+    ASSERT_TRUE(SendAll(*fd, data));
+    ::close(*fd);
+  }
+
+  // Waits until `n` connections were accepted and all are closed.
+  bool AwaitClosed(int64_t n) {
+    return intake_->AwaitStats(
+        [n](const Intake::Stats& s) {
+          return s.connections >= n && s.open_connections == 0;
+        },
+        kTimeout);
+  }
+
+  // Every event spooled so far, in order (flushes the batcher).
+  std::vector<v1::Event> Spooled() {
+    batcher_->Flush();
+    std::vector<v1::Event> out;
+    for (uint64_t seq : spool_->Pending()) {
+      auto batch = spool_->Read(seq);
+      EXPECT_TRUE(batch.ok());
+      for (const auto& e : batch->events()) out.push_back(e);
+    }
+    return out;
+  }
+
+  testing::TempDir tmp_;
+  std::string socket_ = tmp_.File("agent.sock");
+  FakeClock clock_{absl::GetCurrentTimeNanos()};
+  AgentMetrics metrics_;
+  std::unique_ptr<Spool> spool_;
+  std::unique_ptr<Batcher> batcher_;
+  std::unique_ptr<Intake> intake_;
+};
+
+TEST_F(IntakeTest, GoodLinesReachTheBatcher) {
+  StartIntake();
+  SendAndClose(StepLine("a", 1) + StepLine("a", 2) + "\n   \n" +
+               StepLine("a", 3));
+  ASSERT_TRUE(AwaitClosed(1));
+  const Intake::Stats s = intake_->stats();
+  EXPECT_EQ(s.accepted_lines, 3);
+  EXPECT_EQ(s.blank_lines, 2);
+  EXPECT_EQ(s.rejected_lines(), 0);
+  std::vector<v1::Event> events = Spooled();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[2].step().step(), 3);
+  EXPECT_EQ(events[0].host(), "host-1");
+  EXPECT_EQ(metrics_.accepted_lines->Value(), 3);
+}
+
+TEST_F(IntakeTest, BadLinesAreCountedAndTheConnectionGoesOn) {
+  StartIntake();
+  const std::string garbage("\x00\xff\x01{{{\x7f", 8);
+  SendAndClose(
+      "not json\n" +
+      std::string(
+          "{\"time\":\"2024-06-01T00:00:00Z\",\"step\":{\"step\":1}}\n") +
+      "{\"time\":\"2024-06-01T00:00:00Z\",\"job_id\":\"a\","
+      "\"activity\":{\"kind\":\"DANCING\"}}\n" +
+      garbage + "\n" + StepLine("a", 7) + "{\"time\":\r\n");
+  ASSERT_TRUE(AwaitClosed(1));
+  const Intake::Stats s = intake_->stats();
+  EXPECT_EQ(s.accepted_lines, 1);
+  EXPECT_EQ(s.invalid_lines, 5);
+  EXPECT_EQ(metrics_.rejected_invalid->Value(), 5);
+  EXPECT_EQ(metrics_.RejectedLines(), 5);
+  ASSERT_EQ(Spooled().size(), 1u);
+  EXPECT_EQ(Spooled()[0].step().step(), 7);
+}
+
+TEST_F(IntakeTest, PartialLineAtDisconnectIsDroppedAndCounted) {
+  StartIntake();
+  SendAndClose(StepLine("a", 1) + "{\"time\":\"2024-06-01T00:00:00Z\",\"jo");
+  ASSERT_TRUE(AwaitClosed(1));
+  EXPECT_EQ(intake_->stats().accepted_lines, 1);
+  EXPECT_EQ(intake_->stats().partial_lines, 1);
+  EXPECT_EQ(metrics_.rejected_partial->Value(), 1);
+  EXPECT_EQ(Spooled().size(), 1u);
+}
+
+TEST_F(IntakeTest, AbruptResetMidLineIsAPartialLine) {
+  StartIntake();
+  auto fd = ConnectUnix(socket_);
+  ASSERT_TRUE(fd.ok());
+  ASSERT_TRUE(SendAll(*fd, StepLine("a", 1) + "{\"time\":"));
+  linger hard{1, 0};
+  ::setsockopt(*fd, SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+  ::close(*fd);
+  ASSERT_TRUE(AwaitClosed(1));
+  EXPECT_EQ(intake_->stats().accepted_lines, 1);
+  EXPECT_EQ(intake_->stats().partial_lines, 1);
+  // Still serving.
+  SendAndClose(StepLine("b", 1));
+  ASSERT_TRUE(AwaitClosed(2));
+  EXPECT_EQ(intake_->stats().accepted_lines, 2);
+}
+
+TEST_F(IntakeTest, OverlongLineIsRejectedWithoutStoppingTheClient) {
+  StartIntake(/*max_line_bytes=*/1024);
+  auto fd = ConnectUnix(socket_);
+  ASSERT_TRUE(fd.ok());
+  const std::string chunk(4096, 'x');
+  for (int i = 0; i < 64; ++i) ASSERT_TRUE(SendAll(*fd, chunk));  // 256 KiB
+  ASSERT_TRUE(SendAll(*fd, "\n" + StepLine("a", 2) + std::string(2000, 'y') +
+                               "\n" + StepLine("a", 3)));
+  ::close(*fd);
+  ASSERT_TRUE(AwaitClosed(1));
+  const Intake::Stats s = intake_->stats();
+  EXPECT_EQ(s.too_long_lines, 2);
+  EXPECT_EQ(s.accepted_lines, 2);
+  EXPECT_EQ(s.partial_lines, 0);
+  EXPECT_EQ(metrics_.rejected_too_long->Value(), 2);
+}
+
+TEST_F(IntakeTest, TwentyConcurrentClientsAllArriveInOrderPerClient) {
+  StartIntake();
+  constexpr int kClients = 20;
+  constexpr int kLines = 200;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([this, c] {
+      auto fd = ConnectUnix(socket_);
+      ASSERT_TRUE(fd.ok()) << fd.status();
+      for (int i = 1; i <= kLines; ++i) {
+        // Split each line in two writes to interleave partial reads.
+        const std::string line = StepLine(absl::StrCat("c", c), i);
+        ASSERT_TRUE(SendAll(*fd, line.substr(0, 10)));
+        ASSERT_TRUE(SendAll(*fd, line.substr(10)));
+      }
+      ::close(*fd);
+    });
+  }
+  for (auto& t : clients) t.join();
+  ASSERT_TRUE(AwaitClosed(kClients));
+  EXPECT_EQ(intake_->stats().accepted_lines, kClients * kLines);
+  EXPECT_EQ(intake_->stats().rejected_lines(), 0);
+  std::map<std::string, int64_t> last;
+  for (const v1::Event& e : Spooled()) {
+    EXPECT_EQ(e.step().step(), last[e.job_id()] + 1) << e.job_id();
+    last[e.job_id()] = e.step().step();
+  }
+  EXPECT_EQ(last.size(), static_cast<size_t>(kClients));
+}
+
+TEST_F(IntakeTest, SocketIsWorldWritableAndRemovedAtStop) {
+  StartIntake();
+  struct stat st;
+  ASSERT_EQ(::stat(socket_.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0666);
+  intake_->Stop();
+  EXPECT_NE(::access(socket_.c_str(), F_OK), 0);
+}
+
+TEST_F(IntakeTest, StaleSocketFileIsReplaced) {
+  {  // a socket file nobody listens on, as a killed agent leaves it
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strcpy(addr.sun_path, socket_.c_str());
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    ::close(fd);
+  }
+  StartIntake();
+  SendAndClose(StepLine("a", 1));
+  ASSERT_TRUE(AwaitClosed(1));
+  EXPECT_EQ(intake_->stats().accepted_lines, 1);
+}
+
+TEST_F(IntakeTest, LiveSocketOrRegularFileIsNotTakenOver) {
+  StartIntake();
+  auto second = Intake::Start({socket_}, batcher_.get(), &clock_, &metrics_);
+  EXPECT_TRUE(absl::IsAlreadyExists(second.status())) << second.status();
+  const std::string file = tmp_.File("plain");
+  std::ofstream(file) << "data";
+  auto third = Intake::Start({file}, batcher_.get(), &clock_, &metrics_);
+  EXPECT_TRUE(absl::IsFailedPrecondition(third.status())) << third.status();
+  auto too_long = Intake::Start({"/tmp/" + std::string(200, 'z')},
+                                batcher_.get(), &clock_, &metrics_);
+  EXPECT_TRUE(absl::IsInvalidArgument(too_long.status()));
+}
+
+TEST_F(IntakeTest, ConnectionsOverTheLimitAreRefused) {
+  StartIntake(1 << 20, /*max_connections=*/2);
+  std::vector<int> fds;
+  for (int i = 0; i < 2; ++i) {
+    auto fd = ConnectUnix(socket_);
+    ASSERT_TRUE(fd.ok());
+    fds.push_back(*fd);
+  }
+  ASSERT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.open_connections == 2; },
+      kTimeout));
+  auto extra = ConnectUnix(socket_);
+  ASSERT_TRUE(extra.ok());
+  ASSERT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.refused_connections == 1; },
+      kTimeout));
+  char byte;
+  EXPECT_EQ(::read(*extra, &byte, 1), 0);  // closed by the agent
+  ::close(*extra);
+  for (int fd : fds) ::close(fd);
+  EXPECT_TRUE(AwaitClosed(2));
+}
+
+TEST_F(IntakeTest, StopWithOpenClientsCountsTheirPartialLines) {
+  StartIntake();
+  auto fd = ConnectUnix(socket_);
+  ASSERT_TRUE(fd.ok());
+  ASSERT_TRUE(SendAll(*fd, StepLine("a", 1) + "{\"par"));
+  ASSERT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.accepted_lines == 1; }, kTimeout));
+  intake_->Stop();
+  EXPECT_EQ(intake_->stats().partial_lines, 1);
+  EXPECT_EQ(intake_->stats().open_connections, 0);
+  ::close(*fd);
+}
+
+}  // namespace
+}  // namespace goodput::agent

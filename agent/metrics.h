@@ -1,0 +1,60 @@
+// AgentMetrics: the agent's Prometheus registry and every metric it exports
+// (listed in agent/README.md). Owns the registry; the members point into it
+// and live as long as this object. prometheus-cpp counters and gauges are
+// thread-safe, so components update them from any thread.
+#ifndef GOODPUT_AGENT_METRICS_H_
+#define GOODPUT_AGENT_METRICS_H_
+
+#include <memory>
+#include <string>
+
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
+
+namespace goodput::agent {
+
+class AgentMetrics {
+ public:
+  AgentMetrics();
+  AgentMetrics(const AgentMetrics&) = delete;
+  AgentMetrics& operator=(const AgentMetrics&) = delete;
+
+  // The registry in Prometheus text exposition format 0.0.4.
+  std::string Serialize() const;
+  // Sum of rejected_lines over its reasons.
+  double RejectedLines() const;
+
+  // Intake (Unix socket).
+  prometheus::Counter* accepted_lines;
+  prometheus::Counter* rejected_invalid;   // reason="invalid"
+  prometheus::Counter* rejected_too_long;  // reason="too_long"
+  prometheus::Counter* rejected_partial;   // reason="partial"
+  prometheus::Counter* connections;
+  prometheus::Gauge* open_connections;
+  // Batcher and spool.
+  prometheus::Counter* spooled_batches;
+  prometheus::Counter* spooled_events;
+  prometheus::Counter* dropped_events;
+  prometheus::Gauge* spool_bytes;
+  prometheus::Gauge* spool_pending_batches;
+  prometheus::Gauge* oldest_unsent_age;
+  prometheus::Gauge* spool_full;
+  // Uplink (gRPC to goodputd).
+  prometheus::Gauge* connected;
+  prometheus::Counter* sent_batches;
+  prometheus::Counter* acked_batches;
+  prometheus::Counter* duplicate_acks;
+  prometheus::Counter* server_rejected_events;
+  prometheus::Counter* stream_errors;
+  prometheus::Counter* corrupt_batches;
+  // Heartbeat.
+  prometheus::Counter* heartbeats;
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+};
+
+}  // namespace goodput::agent
+
+#endif  // GOODPUT_AGENT_METRICS_H_

@@ -1,0 +1,208 @@
+#include "agent/testing/test_ingest_server.h"
+
+#include <chrono>
+#include <deque>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace goodput::agent::testing {
+
+class TestIngestServer::Service final : public v1::Ingest::Service {
+ public:
+  // A reader thread queues incoming batches (so held acks do not stop
+  // reading); this thread judges and acks them in order.
+  grpc::Status Stream(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::Ack, v1::Batch>* stream) override {
+    StreamState state;
+    {
+      absl::MutexLock lock(&mu_);
+      ++stats_.streams;
+    }
+    std::thread reader([&] { ReadBatches(stream, &state); });
+    grpc::Status status = AckBatches(context, stream, &state);
+    context->TryCancel();  // unblocks the reader if it still waits
+    reader.join();
+    return status;
+  }
+
+  void Shutdown(bool down) {
+    absl::MutexLock lock(&mu_);
+    shutting_down_ = down;
+  }
+  void DropAfter(int64_t n) {
+    absl::MutexLock lock(&mu_);
+    drop_countdown_ = n;
+  }
+  void Hold(bool hold) {
+    absl::MutexLock lock(&mu_);
+    hold_ = hold;
+  }
+  void ForceDuplicate(bool force) {
+    absl::MutexLock lock(&mu_);
+    force_duplicate_ = force;
+  }
+  void Reject(const std::string& job_id) {
+    absl::MutexLock lock(&mu_);
+    reject_job_ = job_id;
+  }
+  Stats stats() const {
+    absl::MutexLock lock(&mu_);
+    return stats_;
+  }
+  bool Await(const std::function<bool(const Stats&)>& done,
+             absl::Duration timeout) const {
+    struct Arg {
+      const std::function<bool(const Stats&)>* done;
+      const Stats* stats;
+    } arg{&done, &stats_};
+    absl::MutexLock lock(&mu_);
+    return mu_.AwaitWithTimeout(
+        absl::Condition(
+            +[](Arg* a) { return (*a->done)(*a->stats); }, &arg),
+        timeout);
+  }
+
+ private:
+  struct StreamState {
+    std::deque<v1::Batch> queue;  // guarded by mu_
+    bool done = false;            // the client's side ended
+  };
+
+  void ReadBatches(grpc::ServerReaderWriter<v1::Ack, v1::Batch>* stream,
+                   StreamState* state) {
+    v1::Batch batch;
+    while (stream->Read(&batch)) {
+      absl::MutexLock lock(&mu_);
+      ++stats_.received_batches;
+      state->queue.push_back(batch);
+    }
+    absl::MutexLock lock(&mu_);
+    state->done = true;
+  }
+
+  grpc::Status AckBatches(grpc::ServerContext* context,
+                          grpc::ServerReaderWriter<v1::Ack, v1::Batch>* stream,
+                          StreamState* state) {
+    while (true) {
+      v1::Batch batch;
+      if (!NextBatch(context, state, &batch)) return grpc::Status::OK;
+      bool drop = false;
+      v1::Ack ack = Judge(batch, &drop);
+      if (drop) return grpc::Status(grpc::UNAVAILABLE, "test: stream dropped");
+      if (!stream->Write(ack)) return grpc::Status::OK;
+    }
+  }
+
+  // The next batch to judge, waiting while acks are held; false when the
+  // stream is over (client done, cancelled, or server shutting down).
+  bool NextBatch(grpc::ServerContext* context, StreamState* state,
+                 v1::Batch* batch) {
+    absl::MutexLock lock(&mu_);
+    auto ready = [this, state]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return shutting_down_ || (!state->queue.empty() && !hold_) ||
+             (state->queue.empty() && state->done);
+    };
+    // Waits in 10 ms steps to notice a cancelled call.
+    while (!mu_.AwaitWithTimeout(absl::Condition(&ready),
+                                 absl::Milliseconds(10))) {
+      if (context->IsCancelled()) return false;
+    }
+    if (shutting_down_ || state->queue.empty()) return false;
+    *batch = std::move(state->queue.front());
+    state->queue.pop_front();
+    return true;
+  }
+
+  v1::Ack Judge(const v1::Batch& batch, bool* drop) {
+    absl::MutexLock lock(&mu_);
+    v1::Ack ack;
+    ack.set_sequence(batch.sequence());
+    uint64_t& high = stats_.high_water[batch.agent_id()];
+    if (force_duplicate_ || batch.sequence() <= high) {
+      ack.set_duplicate(true);
+      ++stats_.duplicate_acks;
+      return ack;
+    }
+    high = batch.sequence();
+    ++stats_.stored_batches;
+    stats_.stored_sequences.push_back(batch.sequence());
+    for (int i = 0; i < batch.events_size(); ++i) {
+      const v1::Event& e = batch.events(i);
+      if (!reject_job_.empty() && e.job_id() == reject_job_) {
+        v1::Rejection* r = ack.add_rejections();
+        r->set_index(static_cast<uint32_t>(i));
+        r->set_reason(absl::StrCat("job_id: test rejects ", e.job_id()));
+        continue;
+      }
+      stats_.events.push_back(e);
+      ack.set_accepted(ack.accepted() + 1);
+    }
+    if (drop_countdown_ > 0 && --drop_countdown_ == 0) {
+      *drop = true;
+      ++stats_.dropped_streams;
+    }
+    return ack;
+  }
+
+  mutable absl::Mutex mu_;
+  Stats stats_ ABSL_GUARDED_BY(mu_);
+  bool hold_ ABSL_GUARDED_BY(mu_) = false;
+  bool force_duplicate_ ABSL_GUARDED_BY(mu_) = false;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t drop_countdown_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string reject_job_ ABSL_GUARDED_BY(mu_);
+};
+
+TestIngestServer::TestIngestServer() : service_(std::make_unique<Service>()) {}
+
+TestIngestServer::~TestIngestServer() { Stop(); }
+
+absl::Status TestIngestServer::Start(int port) {
+  if (port == 0) port = port_;
+  service_->Shutdown(false);
+  grpc::ServerBuilder builder;
+  int bound = 0;
+  builder.AddListeningPort(absl::StrCat("127.0.0.1:", port),
+                           grpc::InsecureServerCredentials(), &bound);
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr || bound == 0) {
+    server_.reset();
+    return absl::UnavailableError(absl::StrCat("cannot listen on port ", port));
+  }
+  port_ = bound;
+  return absl::OkStatus();
+}
+
+void TestIngestServer::Stop() {
+  if (server_ == nullptr) return;
+  service_->Shutdown(true);
+  server_->Shutdown(std::chrono::system_clock::now());
+  server_->Wait();
+  server_.reset();
+}
+
+std::string TestIngestServer::address() const {
+  return absl::StrCat("127.0.0.1:", port_);
+}
+
+void TestIngestServer::DropStreamAfter(int64_t n) { service_->DropAfter(n); }
+void TestIngestServer::HoldAcks(bool hold) { service_->Hold(hold); }
+void TestIngestServer::ForceDuplicate(bool force) {
+  service_->ForceDuplicate(force);
+}
+void TestIngestServer::RejectJob(const std::string& job_id) {
+  service_->Reject(job_id);
+}
+TestIngestServer::Stats TestIngestServer::stats() const {
+  return service_->stats();
+}
+bool TestIngestServer::Await(const std::function<bool(const Stats&)>& done,
+                             absl::Duration timeout) const {
+  return service_->Await(done, timeout);
+}
+
+}  // namespace goodput::agent::testing

@@ -1,0 +1,281 @@
+#include "agent/uplink.h"
+
+#include <algorithm>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "agent/log.h"
+#include "util/grpc_status.h"
+
+namespace goodput::agent {
+namespace {
+
+std::shared_ptr<grpc::Channel> NewChannel(const Uplink::Options& options) {
+  grpc::ChannelArguments args;
+  const int initial_ms =
+      static_cast<int>(absl::ToInt64Milliseconds(options.initial_backoff));
+  // gRPC's own reconnect backoff (1 s, up to 120 s by default) would gate
+  // ours: make the channel retry as eagerly as the uplink does.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, initial_ms);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, initial_ms);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+              static_cast<int>(absl::ToInt64Milliseconds(options.max_backoff)));
+  return grpc::CreateCustomChannel(options.server,
+                                   grpc::InsecureChannelCredentials(), args);
+}
+
+uint64_t Seed(uint64_t seed) {
+  return seed != 0 ? seed : std::random_device()();
+}
+
+}  // namespace
+
+Uplink::Uplink(Options options, Spool* spool, Clock* clock, Sleeper* sleeper,
+               AgentMetrics* metrics)
+    : options_(std::move(options)),
+      spool_(spool),
+      clock_(clock),
+      sleeper_(sleeper),
+      metrics_(metrics),
+      channel_(NewChannel(options_)),
+      stub_(v1::Ingest::NewStub(channel_)),
+      backoff_(options_.initial_backoff, options_.max_backoff,
+               Seed(options_.seed)),
+      retry_log_(clock, absl::Seconds(30), 1),
+      rejection_log_(clock, absl::Seconds(1), 10) {}
+
+Uplink::~Uplink() { Stop(); }
+
+void Uplink::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void Uplink::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    if (context_ != nullptr) context_->TryCancel();
+  }
+  sleeper_->Interrupt();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Uplink::Notify() {
+  absl::MutexLock lock(&mu_);
+  ++append_generation_;
+}
+
+bool Uplink::connected() const {
+  absl::MutexLock lock(&mu_);
+  return session_active_ &&
+         channel_->GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_READY;
+}
+
+void Uplink::Run() {
+  while (true) {
+    const int64_t start_ns = clock_->NowNanos();
+    absl::Status status = RunSession();
+    bool acked = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      acked = session_acked_;
+      ++stats_.stream_errors;
+    }
+    metrics_->stream_errors->Increment();
+    // A stream that made progress, or stayed up for a while, was healthy:
+    // start the backoff over, and always say that it broke.
+    const bool healthy =
+        acked || clock_->NowNanos() - start_ns >=
+                     absl::ToInt64Nanoseconds(options_.max_backoff);
+    if (healthy) backoff_.Reset();
+    const absl::Duration delay = backoff_.Next();
+    LogRetry(status, delay, healthy);
+    sleeper_->Sleep(delay);
+  }
+}
+
+absl::Status Uplink::RunSession() {
+  grpc::ClientContext context;
+  context.set_wait_for_ready(false);  // fail fast: our backoff decides
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return absl::CancelledError("stopping");
+    context_ = &context;
+    broken_ = false;
+    session_active_ = true;
+    session_acked_ = false;
+    session_error_ = absl::OkStatus();
+    in_flight_.clear();
+    ++stats_.streams;
+  }
+  std::unique_ptr<Stream> stream = stub_->Stream(&context);
+  std::thread reader([&] { ReadAcks(stream.get(), &context); });
+  absl::Status write_status = WriteBatches(stream.get());
+  {
+    absl::MutexLock lock(&mu_);
+    // Stopping: unblock the reader. Otherwise the stream is already dead
+    // (the reader finished or a write failed) and ends by itself.
+    if (stopping_) context.TryCancel();
+  }
+  reader.join();
+  absl::Status finish = FromGrpc(stream->Finish());
+  absl::MutexLock lock(&mu_);
+  context_ = nullptr;
+  session_active_ = false;
+  in_flight_.clear();
+  if (!session_error_.ok()) return session_error_;
+  if (!finish.ok()) return finish;
+  if (!write_status.ok()) return write_status;
+  return absl::UnavailableError("the server closed the stream");
+}
+
+absl::Status Uplink::WriteBatches(Stream* stream) {
+  uint64_t last_sent = 0;  // a new stream resends from the oldest batch
+  while (true) {
+    std::optional<uint64_t> next = WaitForNext(last_sent);
+    if (!next) return absl::OkStatus();  // stopping, or the stream broke
+    last_sent = *next;
+    absl::StatusOr<v1::Batch> batch = ReadForSending(*next);
+    if (absl::IsNotFound(batch.status())) continue;
+    if (!batch.ok()) return batch.status();  // I/O: retry after a backoff
+    {
+      absl::MutexLock lock(&mu_);
+      in_flight_.push_back(*next);  // before Write: its ack may come fast
+      stats_.max_in_flight_seen =
+          std::max(stats_.max_in_flight_seen, in_flight_.size());
+    }
+    if (!stream->Write(*batch)) {
+      return absl::UnavailableError("stream write failed");
+    }
+    metrics_->sent_batches->Increment();
+    absl::MutexLock lock(&mu_);
+    ++stats_.sent_batches;
+  }
+}
+
+std::optional<uint64_t> Uplink::WaitForNext(uint64_t last_sent) {
+  while (true) {
+    uint64_t generation = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      auto window_open = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || broken_ ||
+               in_flight_.size() < options_.max_in_flight;
+      };
+      mu_.Await(absl::Condition(&window_open));
+      if (stopping_ || broken_) return std::nullopt;
+      generation = append_generation_;
+    }
+    // Read after taking the generation: an append in between wakes us.
+    std::optional<uint64_t> next = spool_->NextPendingAfter(last_sent);
+    if (next) return next;
+    absl::MutexLock lock(&mu_);
+    auto woken = [this, generation]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return stopping_ || broken_ || append_generation_ != generation;
+    };
+    mu_.Await(absl::Condition(&woken));
+  }
+}
+
+absl::StatusOr<v1::Batch> Uplink::ReadForSending(uint64_t sequence) {
+  absl::StatusOr<v1::Batch> batch = spool_->Read(sequence);
+  if (!absl::IsDataLoss(batch.status())) return batch;
+  LogLine(absl::StrCat("spool: discarding unreadable batch ", sequence, ": ",
+                       batch.status().message()));
+  (void)spool_->Discard(sequence);
+  metrics_->corrupt_batches->Increment();
+  absl::MutexLock lock(&mu_);
+  ++stats_.corrupt_batches;
+  return absl::NotFoundError("discarded");
+}
+
+void Uplink::ReadAcks(Stream* stream, grpc::ClientContext* context) {
+  v1::Ack ack;
+  bool failed = false;
+  while (stream->Read(&ack)) {
+    if (failed) continue;  // drain until the cancellation lands
+    absl::Status s = HandleAck(ack);
+    if (!s.ok()) {
+      failed = true;
+      absl::MutexLock lock(&mu_);
+      session_error_ = s;
+      context->TryCancel();
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  broken_ = true;
+}
+
+absl::Status Uplink::HandleAck(const v1::Ack& ack) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (in_flight_.empty() || in_flight_.front() != ack.sequence()) {
+      return absl::InternalError(absl::StrCat(
+          "protocol: ack for sequence ", ack.sequence(), ", expected ",
+          in_flight_.empty() ? std::string("none")
+                             : absl::StrCat(in_flight_.front())));
+    }
+  }
+  LogRejections(ack);
+  absl::Status s = spool_->Ack(ack.sequence());
+  if (!s.ok()) {  // stays spooled; the next stream resends, deduped
+    LogLine(absl::StrCat("spool: cannot delete acknowledged batch ",
+                         ack.sequence(), ": ", s.ToString()));
+  }
+  metrics_->acked_batches->Increment();
+  if (ack.duplicate()) metrics_->duplicate_acks->Increment();
+  metrics_->server_rejected_events->Increment(ack.rejections_size());
+  absl::MutexLock lock(&mu_);
+  in_flight_.pop_front();
+  session_acked_ = true;
+  ++stats_.acked_batches;
+  if (ack.duplicate()) ++stats_.duplicate_acks;
+  stats_.server_rejected_events += ack.rejections_size();
+  return absl::OkStatus();
+}
+
+void Uplink::LogRejections(const v1::Ack& ack) {
+  for (const v1::Rejection& r : ack.rejections()) {
+    int64_t suppressed = 0;
+    if (!rejection_log_.Allow(&suppressed)) continue;
+    LogLine(absl::StrCat(
+        "server rejected event ", r.index(), " of batch ", ack.sequence(), ": ",
+        r.reason(),
+        suppressed > 0 ? absl::StrCat(" (", suppressed, " more suppressed)")
+                       : ""));
+  }
+}
+
+void Uplink::LogRetry(const absl::Status& status, absl::Duration delay,
+                      bool always) {
+  int64_t suppressed = 0;
+  if (!retry_log_.Allow(&suppressed) && !always) return;
+  LogLine(absl::StrCat(
+      "uplink: stream to ", options_.server, " ended: ", status.ToString(),
+      "; reconnecting in ", absl::FormatDuration(delay),
+      suppressed > 0 ? absl::StrCat(" (", suppressed, " failures not logged)")
+                     : ""));
+}
+
+Uplink::Stats Uplink::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+bool Uplink::AwaitStats(const std::function<bool(const Stats&)>& done,
+                        absl::Duration timeout) const {
+  struct Arg {
+    const std::function<bool(const Stats&)>* done;
+    const Stats* stats;
+  } arg{&done, &stats_};
+  absl::MutexLock lock(&mu_);
+  return mu_.AwaitWithTimeout(
+      absl::Condition(
+          +[](Arg* a) { return (*a->done)(*a->stats); }, &arg),
+      timeout);
+}
+
+}  // namespace goodput::agent
