@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "core/testing/random_fleet.h"
 #include "google/protobuf/util/json_util.h"
@@ -19,9 +20,13 @@
 namespace goodput {
 namespace {
 
+using ::goodput::testing::Eventually;
+using ::goodput::testing::HttpGet;
 using ::goodput::testing::RunCapture;
 using ::goodput::testing::Subprocess;
+using ::goodput::testing::WaitForLogInt;
 using ::goodput::testing::WaitForPort;
+using ::goodput::testing::WriteUnixSocket;
 
 constexpr char kAsOf[] = "--as_of=2026-11-22T16:00:00Z";
 
@@ -32,6 +37,7 @@ class LivePipelineTest : public ::testing::Test {
     dir_ = mkdtemp(tmpl.data());
   }
   void TearDown() override {
+    agent_.reset();
     server_.reset();
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
@@ -69,6 +75,56 @@ class LivePipelineTest : public ::testing::Test {
         dir_ + "/send.log");
   }
 
+  // Starts goodput-agent on the spool in dir_/spool, streaming to port_.
+  void StartAgent() {
+    std::string log = dir_ + "/agent-" + std::to_string(++agent_starts_) +
+                      ".log";
+    agent_ = std::make_unique<Subprocess>(
+        std::vector<std::string>{
+            AGENT_PATH, "--server=127.0.0.1:" + std::to_string(port_),
+            "--socket=" + Socket(), "--spool_dir=" + dir_ + "/spool",
+            "--metrics_address=127.0.0.1:0", "--batch_events=100",
+            "--batch_delay=20ms"},
+        log);
+    agent_metrics_port_ = WaitForLogInt(log, "metrics port ([0-9]+)", 30);
+    ASSERT_GT(agent_metrics_port_, 0) << "agent did not start; see " << log;
+  }
+  std::string Socket() const { return dir_ + "/agent.sock"; }
+
+  // The value of the agent's metric `name` (no labels), or -1.
+  double AgentMetric(const std::string& name) {
+    std::istringstream in(HttpGet(agent_metrics_port_, "/metrics"));
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind(name + " ", 0) == 0) return std::stod(line.substr(
+          name.size() + 1));
+    }
+    return -1;
+  }
+
+  void WriteFileToAgent(const std::string& file) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    ASSERT_TRUE(WriteUnixSocket(Socket(), text.str()));
+  }
+
+  // Waits until the server's report equals the replay of `file`.
+  void ExpectEventuallyLiveEqualsReplay(const std::string& file) {
+    auto replay = nlohmann::json::parse(Ctl({"replay", file, "--json",
+                                             kAsOf}));
+    nlohmann::json live;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          live = nlohmann::json::parse(
+              Ctl({Server(), "report", "--json", kAsOf}));
+          return live == replay;
+        },
+        60))
+        << "live and replay differ; see " << dir_;
+    EXPECT_FALSE(live["jobs"].empty());
+  }
+
   void ExpectLiveEqualsReplay(const std::string& file) {
     auto live = nlohmann::json::parse(
         Ctl({Server(), "report", "--json", kAsOf}));
@@ -92,8 +148,8 @@ class LivePipelineTest : public ::testing::Test {
   }
 
   std::string dir_;
-  int port_ = 0, starts_ = 0;
-  std::unique_ptr<Subprocess> server_;
+  int port_ = 0, starts_ = 0, agent_starts_ = 0, agent_metrics_port_ = 0;
+  std::unique_ptr<Subprocess> server_, agent_;
 };
 
 TEST_F(LivePipelineTest, ExampleFleetLiveEqualsReplay) {
@@ -112,6 +168,50 @@ TEST_F(LivePipelineTest, RestartedServerReportsTheSame) {
   EXPECT_EQ(server_->WaitFor(30), 0);
   StartServer();
   ExpectLiveEqualsReplay(fleet);
+}
+
+TEST_F(LivePipelineTest, ThroughTheAgentLiveEqualsReplay) {
+  StartServer();
+  StartAgent();
+  std::string example = std::string(GOODPUT_EXAMPLES) + "/fleet.jsonl";
+  WriteFileToAgent(example);
+  ExpectEventuallyLiveEqualsReplay(example);
+  EXPECT_EQ(AgentMetric("goodput_agent_rejected_lines_total"), -1)
+      << "no line should be rejected";
+}
+
+TEST_F(LivePipelineTest, AgentSpoolsWhileServerDownSurvivesKill9) {
+  StartServer();  // learn a port, then take the server down
+  server_->Kill(SIGKILL);
+  server_->Wait();
+  StartAgent();
+  std::string fleet = WriteFleet(34, 20, 60);
+  WriteFileToAgent(fleet);
+  const double events = static_cast<double>(
+      std::count(std::istreambuf_iterator<char>(std::ifstream(fleet).rdbuf()),
+                 std::istreambuf_iterator<char>(), '\n'));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return AgentMetric("goodput_agent_spooled_events_total") == events;
+      },
+      60))
+      << "the agent did not spool every event";
+  EXPECT_GT(AgentMetric("goodput_agent_spool_pending_batches"), 0);
+  agent_->Kill(SIGKILL);  // with everything spooled and nothing sent
+  agent_->Wait();
+  StartServer();
+  StartAgent();  // the same spool: it drains into the server
+  ExpectEventuallyLiveEqualsReplay(fleet);
+}
+
+TEST_F(LivePipelineTest, ServerKilledWhileAgentStreams) {
+  StartServer("after_store:3");
+  StartAgent();
+  std::string fleet = WriteFleet(35, 30, 60);
+  WriteFileToAgent(fleet);
+  EXPECT_EQ(server_->WaitFor(60), 128 + SIGKILL) << "the fault did not fire";
+  StartServer();
+  ExpectEventuallyLiveEqualsReplay(fleet);
 }
 
 class KillTest : public LivePipelineTest,

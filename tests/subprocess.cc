@@ -1,11 +1,16 @@
 #include "tests/subprocess.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -59,16 +64,11 @@ int Subprocess::Wait() {
 }
 
 int Subprocess::WaitFor(double timeout_s) {
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration<double>(timeout_s);
   int status = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return ExitCode(status);
-    }
-    // Polling a child's exit, bounded by the deadline.
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (Eventually([&] { return waitpid(pid_, &status, WNOHANG) == pid_; },
+                 timeout_s)) {
+    pid_ = -1;
+    return ExitCode(status);
   }
   Kill(SIGKILL);
   Wait();
@@ -92,21 +92,72 @@ int RunCapture(const std::vector<std::string>& argv,
   return ExitCode(status);
 }
 
+int WaitForLogInt(const std::string& log_path, const std::string& pattern,
+                  double timeout_s) {
+  const std::regex re(pattern);
+  int value = -1;
+  Eventually(
+      [&] {
+        std::ifstream in(log_path);
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string s = text.str();
+        std::smatch m;
+        if (!std::regex_search(s, m, re)) return false;
+        value = std::stoi(m[1]);
+        return true;
+      },
+      timeout_s);
+  return value;
+}
+
 int WaitForPort(const std::string& log_path, double timeout_s) {
-  const std::regex listening("goodputd: listening on port ([0-9]+)");
+  return WaitForLogInt(log_path, "goodputd: listening on port ([0-9]+)",
+                       timeout_s);
+}
+
+bool Eventually(const std::function<bool()>& done, double timeout_s) {
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::ifstream in(log_path);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::smatch m;
-    std::string s = text.str();
-    if (std::regex_search(s, m, listening)) return std::stoi(m[1]);
-    // Polling a log file for a process's readiness, bounded by a deadline.
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return -1;
+  return true;
+}
+
+std::string HttpGet(int port, const std::string& path) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
+    (void)!write(fd, request.data(), request.size());
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof(buf))) > 0) response.append(buf, n);
+  }
+  close(fd);
+  size_t body = response.find("\r\n\r\n");
+  return body == std::string::npos ? "" : response.substr(body + 4);
+}
+
+bool WriteUnixSocket(const std::string& path, const std::string& data) {
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path.c_str());
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  for (size_t off = 0; ok && off < data.size();) {
+    ssize_t n = write(fd, data.data() + off, data.size() - off);
+    ok = n > 0;
+    off += ok ? static_cast<size_t>(n) : 0;
+  }
+  close(fd);
+  return ok;
 }
 
 }  // namespace goodput::testing

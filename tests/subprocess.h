@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,24 @@ class Subprocess {
 int RunCapture(const std::vector<std::string>& argv,
                const std::string& log_path, std::string* out);
 
-// Reads `log_path` until a line "goodputd: listening on port N" appears
-// (up to `timeout_s` seconds, polling the file) and returns N, or -1.
+// Reads `log_path` until `pattern` (a regex with one integer group)
+// matches (up to `timeout_s` seconds, polling the file) and returns the
+// integer, or -1.
+int WaitForLogInt(const std::string& log_path, const std::string& pattern,
+                  double timeout_s);
+
+// WaitForLogInt for goodputd's "goodputd: listening on port N".
 int WaitForPort(const std::string& log_path, double timeout_s);
+
+// Polls `done` every 20 ms until it returns true or `timeout_s` passes;
+// returns its last value. For conditions in other processes.
+bool Eventually(const std::function<bool()>& done, double timeout_s);
+
+// The body of GET `path` on 127.0.0.1:`port`, or "" on failure.
+std::string HttpGet(int port, const std::string& path);
+
+// Connects to the Unix socket `path` and writes `data`; false on failure.
+bool WriteUnixSocket(const std::string& path, const std::string& data);
 
 }  // namespace goodput::testing
 
