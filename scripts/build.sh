@@ -2,13 +2,13 @@
 # Installs dependencies (scripts/setup.sh), then configures and builds goodput
 # with CMake + Ninja into build/ (RelWithDebInfo, 2 parallel jobs).
 # Usage: scripts/build.sh [TARGET...]     (no target: build everything)
-# Environment: BUILD_DIR (default build), BUILD_TYPE (default RelWithDebInfo),
+# Environment: BUILD_DIR (default build), BUILD_TYPE (default Release),
 #              JOBS (default 2), SKIP_SETUP=1 to skip the package check.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
-BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
+BUILD_TYPE=${BUILD_TYPE:-Release}
 JOBS=${JOBS:-2}
 
 [[ "${SKIP_SETUP:-0}" == 1 ]] || bash scripts/setup.sh

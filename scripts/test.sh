@@ -11,7 +11,7 @@
 #   5. asan ctest       ctest in build-asan/
 #   6. fuzz build       clang++ libFuzzer targets (*_fuzzer), build-fuzz/
 #   7. fuzz run         each fuzzer for FUZZ_SECONDS (default 15) over its corpus
-#   8. cmake build      CMake+Ninja RelWithDebInfo, build/ (same as scripts/build.sh)
+#   8. cmake build      CMake+Ninja Release, build/ (same as scripts/build.sh)
 #   9. ctest            ctest --output-on-failure in build/: LAST, so the output
 #                       ends with ctest's "N% tests passed, ..." summary.
 #
@@ -126,7 +126,7 @@ cmake_configure() { # DIR ARGS...
 
 stage_asan_build() {
   cmake_configure build-asan -DGOODPUT_SANITIZE=ON \
-    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1"
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1"
   cmake --build build-asan --parallel "$JOBS"
 }
 
