@@ -11,6 +11,7 @@
 #include <cstring>
 #include <utility>
 
+#include "agent/await_stats.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -368,15 +369,7 @@ Intake::Stats Intake::stats() const {
 
 bool Intake::AwaitStats(const std::function<bool(const Stats&)>& done,
                         absl::Duration timeout) const {
-  struct Arg {
-    const std::function<bool(const Stats&)>* done;
-    const Stats* stats;
-  } arg{&done, &stats_};
-  absl::MutexLock lock(&mu_);
-  return mu_.AwaitWithTimeout(
-      absl::Condition(
-          +[](Arg* a) { return (*a->done)(*a->stats); }, &arg),
-      timeout);
+  return agent::AwaitStats(mu_, stats_, done, timeout);
 }
 
 }  // namespace goodput::agent

@@ -4,6 +4,7 @@
 #include <random>
 #include <utility>
 
+#include "agent/await_stats.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "agent/log.h"
@@ -267,15 +268,7 @@ Uplink::Stats Uplink::stats() const {
 
 bool Uplink::AwaitStats(const std::function<bool(const Stats&)>& done,
                         absl::Duration timeout) const {
-  struct Arg {
-    const std::function<bool(const Stats&)>* done;
-    const Stats* stats;
-  } arg{&done, &stats_};
-  absl::MutexLock lock(&mu_);
-  return mu_.AwaitWithTimeout(
-      absl::Condition(
-          +[](Arg* a) { return (*a->done)(*a->stats); }, &arg),
-      timeout);
+  return agent::AwaitStats(mu_, stats_, done, timeout);
 }
 
 }  // namespace goodput::agent

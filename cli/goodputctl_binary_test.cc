@@ -35,19 +35,8 @@ struct RunResult {
   std::string err;
 };
 
-// The same trivial timeline as replay_test.cc, computed by hand from SPEC
-// section 3: queued 600 s, productive 3000 s, lifetime 3600 s.
-const char kSimple[] =
-    R"({"time":"2026-11-22T10:00:00Z","job_id":"a","job_submitted":{"chips":8,"accelerator":"tpu-v5e","workload":"TRAINING","framework":"jax"}}
-{"time":"2026-11-22T10:10:00Z","job_id":"a","allocation":{"chips":8}}
-{"time":"2026-11-22T10:10:00Z","job_id":"a","started":{}}
-{"time":"2026-11-22T10:20:00Z","job_id":"a","step":{"step":1}}
-{"time":"2026-11-22T10:30:00Z","job_id":"a","step":{"step":2}}
-{"time":"2026-11-22T10:40:00Z","job_id":"a","step":{"step":3}}
-{"time":"2026-11-22T10:50:00Z","job_id":"a","step":{"step":4}}
-{"time":"2026-11-22T11:00:00Z","job_id":"a","step":{"step":5}}
-{"time":"2026-11-22T11:00:00Z","job_id":"a","job_ended":{"outcome":"SUCCEEDED"}}
-)";
+using ::goodput::cli::testing::kSimpleTimeline;
+constexpr const char* kSimple = kSimpleTimeline;
 
 class GoodputctlBinaryTest : public ::testing::Test {
  protected:

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cli/report_json.h"
+#include "cli/test_util.h"
 #include "core/category.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,20 +25,8 @@ using ::testing::StartsWith;
 constexpr int64_t kSecond = 1'000'000'000;
 constexpr int64_t kTen = 1795341600 * kSecond;  // 2026-11-22T10:00:00Z
 
-// SPEC section 3 by hand: submitted 10:00, all-allocated 10:10, steps every
-// 10 min until 11:00, SUCCEEDED at 11:00. Queued 600 s; every step is
-// 600 s, so no compile share (rule 4); productive 3000 s; lifetime 3600 s.
-const char kSimple[] =
-    R"({"time":"2026-11-22T10:00:00Z","job_id":"a","job_submitted":{"chips":8,"accelerator":"tpu-v5e","workload":"TRAINING","framework":"jax"}}
-{"time":"2026-11-22T10:10:00Z","job_id":"a","allocation":{"chips":8}}
-{"time":"2026-11-22T10:10:00Z","job_id":"a","started":{}}
-{"time":"2026-11-22T10:20:00Z","job_id":"a","step":{"step":1}}
-{"time":"2026-11-22T10:30:00Z","job_id":"a","step":{"step":2}}
-{"time":"2026-11-22T10:40:00Z","job_id":"a","step":{"step":3}}
-{"time":"2026-11-22T10:50:00Z","job_id":"a","step":{"step":4}}
-{"time":"2026-11-22T11:00:00Z","job_id":"a","step":{"step":5}}
-{"time":"2026-11-22T11:00:00Z","job_id":"a","job_ended":{"outcome":"SUCCEEDED"}}
-)";
+using ::goodput::cli::testing::kSimpleTimeline;
+constexpr const char* kSimple = kSimpleTimeline;
 
 // Two jobs and a host; no two events of one job share time and kind, so
 // any line order has one apply order.

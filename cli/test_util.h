@@ -9,6 +9,12 @@ namespace goodput::cli::testing {
 
 // Helpers shared by the cli tests. Stateless functions.
 
+// A trivial timeline computed by hand from SPEC section 3: job "a" (8
+// tpu-v5e chips) submitted 10:00, all-allocated and started 10:10, a step
+// every 10 min until 11:00, SUCCEEDED at 11:00. Queued 600 s; every step is
+// 600 s, so no compile share (rule 4); productive 3000 s; lifetime 3600 s.
+extern const char kSimpleTimeline[];
+
 // The text of `path`; fails the current test if it cannot be read.
 std::string ReadFileOrDie(const std::string& path);
 
