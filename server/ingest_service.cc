@@ -11,7 +11,8 @@ grpc::Status IngestService::Stream(
   v1::Batch batch;
   while (stream->Read(&batch)) {
     absl::StatusOr<v1::Ack> ack = ingestor_->Ingest(batch);
-    if (!ack.ok()) {
+    if (absl::IsInvalidArgument(ack.status())) return ToGrpc(ack.status());
+    if (!ack.ok()) {  // e.g. a failed write: the agent retries
       return ToGrpc(absl::UnavailableError(
           absl::StrCat("batch ", batch.sequence(), " not stored: ",
                        ack.status().message())));

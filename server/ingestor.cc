@@ -3,6 +3,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "absl/strings/str_cat.h"
 #include "core/event_order.h"
 #include "core/fleet_tracker.h"
 
@@ -27,6 +28,11 @@ absl::Status Ingestor::Recover() {
 }
 
 absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
+  if (batch.agent_id().empty() || batch.sequence() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch: agent_id and a sequence from 1 are required, got agent_id \"",
+        batch.agent_id(), "\" sequence ", batch.sequence()));
+  }
   absl::MutexLock lock(&mu_);
   ++stats_.batches;
   v1::Ack ack;

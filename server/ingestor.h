@@ -48,7 +48,8 @@ class Ingestor {
   absl::Status Recover();
 
   // Ingests one batch. An error means nothing was stored (the agent
-  // retries); an ack means the batch is durable.
+  // retries; InvalidArgument for a batch without agent_id or sequence);
+  // an ack means the batch is durable.
   absl::StatusOr<v1::Ack> Ingest(const v1::Batch& batch);
 
   // The live report as of `as_of_ns`; exact for any as-of (replays the

@@ -176,6 +176,20 @@ TEST_F(IngestorTest, RedeliveredBatchCountsOnce) {
   EXPECT_EQ(stored.size(), 2u);
 }
 
+TEST_F(IngestorTest, BatchWithoutIdentityIsRefused) {
+  v1::Batch batch;
+  batch.set_sequence(1);
+  *batch.add_events() = ParseEvents(Timeline("10:00:00 {\"started\":{}}"))[0];
+  auto ack = ingestor_->Ingest(batch);
+  ASSERT_FALSE(ack.ok());
+  EXPECT_THAT(std::string(ack.status().message()),
+              HasSubstr("batch: agent_id and a sequence from 1 are required"));
+  batch.set_agent_id("a");
+  batch.set_sequence(0);
+  EXPECT_FALSE(ingestor_->Ingest(batch).ok());
+  EXPECT_EQ(live_->job_count(), 0u);
+}
+
 TEST_F(IngestorTest, DedupeSurvivesRestart) {
   auto events = ParseEvents(Timeline("10:00:00 {\"started\":{}}"));
   Send(events, 7);
