@@ -21,7 +21,8 @@ bool AwaitStats(absl::Mutex& mu, const Stats& stats,
   } arg{&done, &stats};
   absl::MutexLock lock(&mu);
   return mu.AwaitWithTimeout(
-      absl::Condition(+[](Arg* a) { return (*a->done)(*a->stats); }, &arg),
+      absl::Condition(
+          +[](Arg* a) { return (*a->done)(*a->stats); }, &arg),
       timeout);
 }
 

@@ -11,10 +11,10 @@
 #include <cstring>
 #include <utility>
 
-#include "agent/await_stats.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "agent/await_stats.h"
 #include "agent/log.h"
 
 namespace goodput::agent {

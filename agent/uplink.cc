@@ -4,9 +4,9 @@
 #include <random>
 #include <utility>
 
-#include "agent/await_stats.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "agent/await_stats.h"
 #include "agent/log.h"
 #include "util/grpc_status.h"
 

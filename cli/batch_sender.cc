@@ -51,9 +51,9 @@ absl::Status BatchSender::Attempt(const std::vector<v1::Batch>& batches,
     if (!stream->Read(&ack)) break;
     if (ack.sequence() != batches[*next_ack].sequence()) {
       context.TryCancel();
-      return absl::InternalError(absl::StrCat(
-          "server: ack for sequence ", ack.sequence(), ", expected ",
-          batches[*next_ack].sequence()));
+      return absl::InternalError(absl::StrCat("server: ack for sequence ",
+                                              ack.sequence(), ", expected ",
+                                              batches[*next_ack].sequence()));
     }
     acks->push_back(ack);
     ++*next_ack;

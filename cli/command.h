@@ -2,8 +2,8 @@
 #define GOODPUT_CLI_COMMAND_H_
 
 #include <istream>
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 

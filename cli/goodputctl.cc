@@ -47,8 +47,7 @@ std::string Help(const FlagParser& flags) {
       "goodputctl: ML Productivity Goodput (MPG = SG x RG x PG) tool.\n\n"
       "Usage: goodputctl [FLAGS] COMMAND [ARGS...]\n\nCommands:\n");
   for (const Command& command : kCommands) {
-    absl::StrAppendFormat(&out, "  %-13s %s\n", command.name,
-                          command.summary);
+    absl::StrAppendFormat(&out, "  %-13s %s\n", command.name, command.summary);
   }
   absl::StrAppend(&out, "\nFlags:\n", flags.Help(),
                   "\nRun 'goodputctl COMMAND --help' for its flags.\n"

@@ -51,8 +51,8 @@ std::shared_ptr<grpc::Channel> Connect(const CommandContext& context) {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  return grpc::CreateCustomChannel(
-      *context.server, grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(*context.server,
+                                   grpc::InsecureChannelCredentials(), args);
 }
 
 // Parses an RFC 3339 flag into `ts`; an error names the flag.
@@ -105,8 +105,7 @@ bool ReadEvents(const std::string& file, CommandContext& context,
 }
 
 std::vector<v1::Batch> MakeBatches(const std::vector<v1::Event>& events,
-                                   const std::string& agent_id,
-                                   size_t size) {
+                                   const std::string& agent_id, size_t size) {
   std::vector<v1::Batch> batches;
   for (size_t i = 0; i < events.size(); i += size) {
     v1::Batch& b = batches.emplace_back();
@@ -146,8 +145,8 @@ int RunReportCommand(const std::vector<std::string>& args,
   grpc::ClientContext rpc;
   rpc.set_deadline(absl::ToChronoTime(absl::Now() + kQueryTimeout));
   v1::ReportResponse response;
-  s = FromGrpc(v1::Query::NewStub(Connect(context))
-                   ->Report(&rpc, request, &response));
+  s = FromGrpc(
+      v1::Query::NewStub(Connect(context))->Report(&rpc, request, &response));
   if (!s.ok()) {
     context.err << prefix << ": " << *context.server << ": " << s.message()
                 << "\n";
@@ -169,8 +168,7 @@ int RunSendCommand(const std::vector<std::string>& args,
   parser.AddBool("help", &help, "show this help and exit");
   std::vector<std::string> files;
   if (auto code = ParseOrExit(
-          prefix,
-          "Usage: goodputctl --server=HOST:PORT send FILE... [FLAGS]\n",
+          prefix, "Usage: goodputctl --server=HOST:PORT send FILE... [FLAGS]\n",
           parser, help, args, &files, context)) {
     return *code;
   }
@@ -198,7 +196,8 @@ int RunSendCommand(const std::vector<std::string>& args,
   absl::StatusOr<std::string> uuid = RandomUuid();
   if (!uuid.ok()) return UsageError(context, prefix, uuid.status().message());
   auto batches = MakeBatches(events, "goodputctl-" + *uuid, batch_size);
-  auto acks = BatchSender(Connect(context)).Send(batches, absl::Now() + timeout);
+  auto acks =
+      BatchSender(Connect(context)).Send(batches, absl::Now() + timeout);
   if (!acks.ok()) {
     context.err << prefix << ": " << *context.server << ": "
                 << acks.status().message() << "\n";
@@ -229,16 +228,15 @@ int RunDeadLettersCommand(const std::vector<std::string>& args,
   parser.AddBool("help", &help, "show this help and exit");
   std::vector<std::string> positional;
   if (auto code = ParseOrExit(
-          prefix,
-          "Usage: goodputctl --server=HOST:PORT dead-letters [FLAGS]\n",
+          prefix, "Usage: goodputctl --server=HOST:PORT dead-letters [FLAGS]\n",
           parser, help, args, &positional, context)) {
     return *code;
   }
   v1::DeadLettersRequest request;
   int64_t limit = 100;
   if (limit_flag && (!absl::SimpleAtoi(*limit_flag, &limit) || limit < 1)) {
-    return UsageError(context, prefix, "--limit: want N >= 1, got " +
-                                           *limit_flag);
+    return UsageError(context, prefix,
+                      "--limit: want N >= 1, got " + *limit_flag);
   }
   request.set_limit(static_cast<uint32_t>(limit));
   grpc::ClientContext rpc;

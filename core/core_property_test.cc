@@ -65,12 +65,11 @@ TEST_P(CorePropertyTest, CategoriesPartitionLifetimeAndRatiosInRange) {
   for (const JobReport& j : r.jobs) {
     EXPECT_EQ(SumNanos(j), j.total_ns) << j.job_id;
     for (int c = 0; c < kNumCategories; ++c) {
-      EXPECT_GE(j.nanos[c], 0) << j.job_id << " "
-                               << CategoryName(static_cast<Category>(c));
+      EXPECT_GE(j.nanos[c], 0)
+          << j.job_id << " " << CategoryName(static_cast<Category>(c));
     }
     EXPECT_GE(j.at_risk_ns, 0) << j.job_id;
-    EXPECT_LE(j.at_risk_ns, j.nanos[Index(Category::kProductive)])
-        << j.job_id;
+    EXPECT_LE(j.at_risk_ns, j.nanos[Index(Category::kProductive)]) << j.job_id;
     Ratios ratios = JobRatios(j);
     ExpectInRange(ratios.sg, j.job_id + " sg");
     ExpectInRange(ratios.rg, j.job_id + " rg");

@@ -28,8 +28,8 @@ constexpr char kTwoJobs[] = R"(
 
 TEST(FleetTrackerTest, FleetRatiosAreChipTimeWeighted) {
   Config config;
-  FleetReport r = Replay(ParseEvents(Timeline(kTwoJobs)), config,
-                         "2026-11-22T10:01:40Z");
+  FleetReport r =
+      Replay(ParseEvents(Timeline(kTwoJobs)), config, "2026-11-22T10:01:40Z");
   ASSERT_EQ(r.jobs.size(), 2u);
   EXPECT_EQ(r.jobs[0].job_id, "a");  // sorted by job_id
   // total 4 x 100 + 1 x 100 = 500 chip-s; productive 4 x 50 + 100 = 300.
@@ -45,26 +45,24 @@ TEST(FleetTrackerTest, FleetRatiosAreChipTimeWeighted) {
 
 TEST(FleetTrackerTest, SegmentsByDimensionAndLabel) {
   Config config;
-  FleetReport r = Replay(ParseEvents(Timeline(kTwoJobs)), config,
-                         "2026-11-22T10:01:40Z");
+  FleetReport r =
+      Replay(ParseEvents(Timeline(kTwoJobs)), config, "2026-11-22T10:01:40Z");
   const auto& seg = r.segments;
-  EXPECT_DOUBLE_EQ(seg.at("accelerator").at("tpu-v5p").total_chip_seconds,
-                   400);
+  EXPECT_DOUBLE_EQ(seg.at("accelerator").at("tpu-v5p").total_chip_seconds, 400);
   EXPECT_DOUBLE_EQ(seg.at("accelerator").at("h100").total_chip_seconds, 100);
   EXPECT_EQ(seg.at("workload").at("TRAINING").jobs, 1);
   EXPECT_EQ(seg.at("workload").at("SERVING").jobs, 1);
   EXPECT_EQ(seg.at("framework").at("unknown").jobs, 1);
   EXPECT_EQ(seg.at("size").at("<=8").jobs, 2);
-  EXPECT_DOUBLE_EQ(*ComputeRatios(seg.at("label:team").at("search"))
-                        .ratios.goodput,
-                   0.5);
+  EXPECT_DOUBLE_EQ(
+      *ComputeRatios(seg.at("label:team").at("search")).ratios.goodput, 0.5);
 }
 
 TEST(FleetTrackerTest, SizeBucketsAreConfigurable) {
   Config config;
   config.size_buckets = {2};
-  FleetReport r = Replay(ParseEvents(Timeline(kTwoJobs)), config,
-                         "2026-11-22T10:01:40Z");
+  FleetReport r =
+      Replay(ParseEvents(Timeline(kTwoJobs)), config, "2026-11-22T10:01:40Z");
   EXPECT_EQ(r.segments.at("size").at("<=2").jobs, 1);  // b, 1 chip
   EXPECT_EQ(r.segments.at("size").at(">2").jobs, 1);   // a, 4 chips
 }
@@ -75,7 +73,8 @@ TEST(FleetTrackerTest, JobsWithoutChipsAreCountedNotWeighted) {
 10:00:00 {"job_id":"x","started":{}}
 10:00:00 {"job_id":"y","job_submitted":{"chips":2}}
 10:00:00 {"job_id":"y","started":{}}
-)")), config, "2026-11-22T10:00:10Z");
+)")),
+                         config, "2026-11-22T10:00:10Z");
   EXPECT_EQ(r.fleet.jobs, 2);
   EXPECT_EQ(r.fleet.jobs_without_chips, 1);
   EXPECT_DOUBLE_EQ(r.fleet.total_chip_seconds, 20);  // y only: 2 x 10
@@ -88,7 +87,8 @@ TEST(FleetTrackerTest, ChipWeightFallsBackToFirstAllocation) {
 10:00:00 {"allocation":{"chips":16}}
 10:00:00 {"started":{}}
 10:00:10 {"allocation":{"chips":32}}
-)")), config, "2026-11-22T10:00:20Z");
+)")),
+                         config, "2026-11-22T10:00:20Z");
   EXPECT_EQ(r.jobs[0].chips, 16);
   EXPECT_DOUBLE_EQ(r.fleet.total_chip_seconds, 320);  // 16 x 20
 }
@@ -100,7 +100,8 @@ TEST(FleetTrackerTest, CapacityFromHeartbeatsWithTimeout) {
 10:01:00 {"host":"h1","heartbeat":{"chips":8,"accelerator":"tpu-v5p"}}
 10:00:00 {"job_submitted":{"chips":4,"accelerator":"tpu-v5p"}}
 10:00:00 {"started":{}}
-)")), config, "2026-11-22T10:10:00Z");
+)")),
+                         config, "2026-11-22T10:10:00Z");
   // h1 holds 8 chips 10:00 -> 10:01 (60 s) and then for the 300 s timeout:
   // 8 x 60 + 8 x 300 = 2880 chip-s. The job is allocated 4 x 600 = 2400.
   ASSERT_TRUE(r.fleet.capacity_chip_seconds.has_value());
@@ -109,8 +110,7 @@ TEST(FleetTrackerTest, CapacityFromHeartbeatsWithTimeout) {
   EXPECT_DOUBLE_EQ(*t.sg_capacity, 2400.0 / 2880);
   EXPECT_FALSE(t.mpg_capacity.has_value());  // PG unknown: no step cost
   EXPECT_DOUBLE_EQ(
-      *r.segments.at("accelerator").at("tpu-v5p").capacity_chip_seconds,
-      2880);
+      *r.segments.at("accelerator").at("tpu-v5p").capacity_chip_seconds, 2880);
 }
 
 TEST(FleetTrackerTest, MpgCapacityIsIdealOverCapacity) {
@@ -121,7 +121,8 @@ TEST(FleetTrackerTest, MpgCapacityIsIdealOverCapacity) {
 10:00:00 {"started":{}}
 10:00:02 {"step":{"step":1}}
 10:00:04 {"step":{"step":2}}
-)")), config, "2026-11-22T10:00:04Z");
+)")),
+                         config, "2026-11-22T10:00:04Z");
   // capacity 2 x 4 = 8 chip-s; allocated 1 x 4 = 4: sg_capacity 0.5;
   // RG 1; PG = ideal 2 x 1 s / 4 s = 0.5: mpg_capacity = 0.25, which is
   // ideal chip-time 2 / capacity 8.
@@ -133,8 +134,8 @@ TEST(FleetTrackerTest, MpgCapacityIsIdealOverCapacity) {
 TEST(FleetTrackerTest, SinceExcludesJobsThatEndedBefore) {
   Config config;
   config.since_ns = T("2026-11-22T10:05:00Z");
-  FleetReport r = Replay(ParseEvents(Timeline(kTwoJobs)), config,
-                         "2026-11-22T10:06:00Z");
+  FleetReport r =
+      Replay(ParseEvents(Timeline(kTwoJobs)), config, "2026-11-22T10:06:00Z");
   EXPECT_TRUE(r.jobs.empty());
   ASSERT_TRUE(r.since_ns.has_value());
   EXPECT_EQ(*r.since_ns, config.since_ns);
@@ -146,7 +147,8 @@ TEST(FleetTrackerTest, HeartbeatWindowIsClipped) {
   FleetReport r = Replay(ParseEvents(Timeline(R"(
 10:00:00 {"host":"h1","heartbeat":{"chips":4,"accelerator":"tpu-v4"}}
 10:01:00 {"host":"h1","heartbeat":{"chips":2,"accelerator":"tpu-v4"}}
-)")), config, "2026-11-22T10:02:00Z");
+)")),
+                         config, "2026-11-22T10:02:00Z");
   // 4 chips 10:00:30 -> 10:01:00 (120) + 2 chips 10:01 -> 10:02 (120).
   EXPECT_DOUBLE_EQ(*r.fleet.capacity_chip_seconds, 240);
 }

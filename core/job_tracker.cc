@@ -66,9 +66,9 @@ absl::StatusOr<ApplyResult> JobTracker::Apply(const Event& e) {
 
 absl::Status JobTracker::CheckApplicable(const Event& e, int64_t t) const {
   if (e.job_id() != job_id_ || e.has_heartbeat()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "job_id: event for \"", e.job_id(), "\" sent to job \"", job_id_,
-        "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("job_id: event for \"", e.job_id(), "\" sent to job \"",
+                     job_id_, "\""));
   }
   if (ended_) {
     return absl::FailedPreconditionError(
@@ -94,8 +94,7 @@ bool JobTracker::IsDuplicate(const Event& e) const {
     case Event::kStep:
       return a->ended || (a->max_step && e.step().step() <= *a->max_step);
     case Event::kCheckpoint:
-      return a->max_checkpoint &&
-             e.checkpoint().step() <= *a->max_checkpoint;
+      return a->max_checkpoint && e.checkpoint().step() <= *a->max_checkpoint;
     case Event::kInterruption:
       return !e.interruption().notice() && a->ended;
     default:
@@ -169,8 +168,8 @@ void JobTracker::OnActivity(const Event& e, int64_t t) {
   if (act.kind() == Activity::COMPILE && !a->max_step) a->compile_seen = true;
   if (act.kind() == Activity::RESTORE && act.has_step() && !a->resumed) {
     a->restore_step = act.step();
-    last_checkpoint_ = std::max(last_checkpoint_.value_or(act.step()),
-                                act.step());
+    last_checkpoint_ =
+        std::max(last_checkpoint_.value_or(act.step()), act.step());
     Resume(act.step());
   }
   activity_ = act.kind();

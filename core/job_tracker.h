@@ -188,8 +188,7 @@ class JobTracker {
   std::vector<FirstStep> first_steps_;
   int64_t mean_sum_ns_ = 0, mean_steps_ = 0;  // non-first completions
   std::optional<int64_t> max_durable_step_, last_checkpoint_;
-  int64_t lost_steps_ = 0, interruptions_ = 0, duplicates_ = 0,
-          notices_ = 0;
+  int64_t lost_steps_ = 0, interruptions_ = 0, duplicates_ = 0, notices_ = 0;
 };
 
 }  // namespace goodput::core

@@ -37,8 +37,7 @@ int64_t JobTracker::StepsCompleted(const v1::Step& s) const {
   return 1;  // resumed from step - 1 (rule 7)
 }
 
-JobTracker::StepTime JobTracker::MeasureStep(const v1::Step& s,
-                                             int64_t steps) {
+JobTracker::StepTime JobTracker::MeasureStep(const v1::Step& s, int64_t steps) {
   StepTime st;
   st.time_ns = sink_.open_ns;
   st.prefix_ns = sink_.open_prefix_ns;
@@ -79,8 +78,8 @@ void JobTracker::AddShares(const StepTime& st) {
   const int64_t rest = st.time_ns - w - i;
   const int64_t rest_window = Share(w + i, st.time_ns, p);
   sink_.nanos[Index(Category::kProductive)] += rest_window;
-  const double ideal = st.costed ? IdealShare(st.ideal_s, rest_window, rest)
-                                 : 0;
+  const double ideal =
+      st.costed ? IdealShare(st.ideal_s, rest_window, rest) : 0;
   if (st.costed) {
     costed_productive_ns_ += rest_window;
     ideal_s_ += ideal;
@@ -88,8 +87,8 @@ void JobTracker::AddShares(const StepTime& st) {
   StepTime windowed = st;
   windowed.ideal_s = ideal;
   if (ServingLike()) {
-    max_durable_step_ = std::max(max_durable_step_.value_or(st.last_step),
-                                 st.last_step);
+    max_durable_step_ =
+        std::max(max_durable_step_.value_or(st.last_step), st.last_step);
   } else {
     RecordCompletion(windowed, -1, rest, rest_window);
   }
@@ -98,11 +97,11 @@ void JobTracker::AddShares(const StepTime& st) {
 void JobTracker::RecordFirstStep(const StepTime& st) {
   const Fate fate = ServingLike() ? Fate::kDurable : Fate::kPending;
   first_steps_.push_back(FirstStep{st.time_ns, st.prefix_ns, st.wait_ns,
-                                   st.idle_ns, st.steps, st.ideal_s,
-                                   st.costed, fate});
+                                   st.idle_ns, st.steps, st.ideal_s, st.costed,
+                                   fate});
   if (fate == Fate::kDurable) {
-    max_durable_step_ = std::max(max_durable_step_.value_or(st.last_step),
-                                 st.last_step);
+    max_durable_step_ =
+        std::max(max_durable_step_.value_or(st.last_step), st.last_step);
     return;
   }
   RecordCompletion(st, static_cast<int>(first_steps_.size()) - 1, 0, 0);
@@ -110,9 +109,8 @@ void JobTracker::RecordFirstStep(const StepTime& st) {
 
 void JobTracker::RecordCompletion(const StepTime& st, int first_ref,
                                   int64_t rest, int64_t rest_window) {
-  pending_.push_back(Completion{st.first_step, st.last_step, rest,
-                                rest_window, st.ideal_s, st.costed,
-                                first_ref});
+  pending_.push_back(Completion{st.first_step, st.last_step, rest, rest_window,
+                                st.ideal_s, st.costed, first_ref});
   if (first_ref < 0) at_risk_ns_ += rest;
 }
 
@@ -220,8 +218,8 @@ JobReport JobTracker::Report(int64_t as_of_ns) const {
   r.costed_productive_ns = costed_productive_ns_;
   r.ideal_seconds = ideal_s_;
   AddFirstSteps(&r);
-  r.total_ns = std::max<int64_t>(
-      0, end - std::max(first_event_ns_, config_->since_ns));
+  r.total_ns =
+      std::max<int64_t>(0, end - std::max(first_event_ns_, config_->since_ns));
   return r;
 }
 
@@ -279,8 +277,8 @@ void JobTracker::FillSpec(JobReport* r) const {
   r->state = State();
   r->last_step = LastStep();
   r->last_checkpoint = last_checkpoint_;
-  if (max_durable_step_ && (!r->last_checkpoint ||
-                            *max_durable_step_ > *r->last_checkpoint)) {
+  if (max_durable_step_ &&
+      (!r->last_checkpoint || *max_durable_step_ > *r->last_checkpoint)) {
     r->last_checkpoint = max_durable_step_;
   }
   r->lost_steps = lost_steps_;

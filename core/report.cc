@@ -12,8 +12,8 @@ std::optional<double> Divide(double num, double den) {
 
 // Fills goodput/sg/rg/pg/mpg from the category sums shared by jobs and
 // chip-weighted totals.
-Ratios FromSums(double total, double queued, double recovery,
-                double productive, double ideal, double costed) {
+Ratios FromSums(double total, double queued, double recovery, double productive,
+                double ideal, double costed) {
   Ratios r;
   r.goodput = Divide(productive, total);
   if (total > 0) r.sg = 1.0 - (queued + recovery) / total;
@@ -51,10 +51,10 @@ Ratios JobRatios(const JobReport& job) {
 TotalsRatios ComputeRatios(const Totals& t) {
   const auto& c = t.chip_seconds;
   TotalsRatios out;
-  out.ratios = FromSums(t.total_chip_seconds, c[Index(Category::kQueued)],
-                        c[Index(Category::kRecovery)],
-                        c[Index(Category::kProductive)], t.ideal_chip_seconds,
-                        t.costed_productive_chip_seconds);
+  out.ratios =
+      FromSums(t.total_chip_seconds, c[Index(Category::kQueued)],
+               c[Index(Category::kRecovery)], c[Index(Category::kProductive)],
+               t.ideal_chip_seconds, t.costed_productive_chip_seconds);
   if (!t.capacity_chip_seconds || *t.capacity_chip_seconds <= 0) return out;
   double allocated = t.total_chip_seconds - c[Index(Category::kQueued)] -
                      c[Index(Category::kRecovery)];

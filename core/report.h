@@ -36,7 +36,7 @@ struct JobReport {
   CategoryNanos nanos{};  // per category
   std::map<std::string, int64_t> custom_nanos;  // CUSTOM activity by name
   int64_t at_risk_ns = 0;
-  double ideal_seconds = 0;        // ideal time of productive costed steps
+  double ideal_seconds = 0;          // ideal time of productive costed steps
   int64_t costed_productive_ns = 0;  // productive time of costed steps
 
   std::optional<int64_t> last_step;        // highest completed, not lost

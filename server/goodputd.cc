@@ -55,8 +55,7 @@ absl::Status Goodputd::InstallFault() {
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[1], &n) || n < 1 ||
       (parts[0] != "before_store" && parts[0] != "after_store")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--fault: want before_store:N or after_store:N, got ",
-        options_.fault));
+        "--fault: want before_store:N or after_store:N, got ", options_.fault));
   }
   auto count = std::make_shared<std::atomic<int64_t>>(0);
   ingestor_->set_fault_hook([point = parts[0], n, count](const char* at) {
@@ -69,8 +68,7 @@ void Goodputd::Shutdown() {
   // Open ingest streams are cancelled after a grace period; their agents
   // resend whatever was not acknowledged.
   if (grpc_) {
-    grpc_->Shutdown(std::chrono::system_clock::now() +
-                    std::chrono::seconds(2));
+    grpc_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   }
 }
 

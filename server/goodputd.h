@@ -18,10 +18,10 @@
 namespace goodput::server {
 
 struct GoodputdOptions {
-  std::string data_dir;                          // RocksDB lives here
-  std::string grpc_address = "127.0.0.1:7700";   // port 0 picks one
+  std::string data_dir;                         // RocksDB lives here
+  std::string grpc_address = "127.0.0.1:7700";  // port 0 picks one
   int64_t lateness_ns = 5 * core::kNanosPerSecond;
-  bool fsync = false;                            // sync the WAL per batch
+  bool fsync = false;  // sync the WAL per batch
   core::Config config;
   // Fault injection for kill tests: "before_store:N" or "after_store:N"
   // kills the process with SIGKILL at the Nth time that point is reached.

@@ -21,14 +21,15 @@ constexpr char kUsage[] =
 
 struct Flags {
   bool help = false, fsync = false;
-  std::optional<std::string> data_dir, grpc_address, metrics_address,
-      lateness, stall_after, fault;
+  std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
+      stall_after, fault;
 };
 
 // Fills `options` from `flags`; an error names the flag.
 absl::Status ToOptions(const Flags& flags,
                        goodput::server::GoodputdOptions* options) {
-  if (!flags.data_dir) return absl::InvalidArgumentError("--data_dir: required");
+  if (!flags.data_dir)
+    return absl::InvalidArgumentError("--data_dir: required");
   options->data_dir = *flags.data_dir;
   if (flags.grpc_address) options->grpc_address = *flags.grpc_address;
   options->fsync = flags.fsync;

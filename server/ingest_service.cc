@@ -14,8 +14,8 @@ grpc::Status IngestService::Stream(
     if (absl::IsInvalidArgument(ack.status())) return ToGrpc(ack.status());
     if (!ack.ok()) {  // e.g. a failed write: the agent retries
       return ToGrpc(absl::UnavailableError(
-          absl::StrCat("batch ", batch.sequence(), " not stored: ",
-                       ack.status().message())));
+          absl::StrCat("batch ", batch.sequence(),
+                       " not stored: ", ack.status().message())));
     }
     if (!stream->Write(*ack)) break;  // the agent went away; it resends
   }

@@ -100,8 +100,8 @@ absl::StatusOr<core::FleetReport> Ingestor::Report(
 absl::StatusOr<core::FleetReport> Ingestor::ReplayStore(
     const core::Config& config, int64_t as_of_ns) {
   std::vector<v1::Event> events;
-  absl::Status s = store_->ScanBatches(
-      [&](uint64_t, const std::vector<v1::Event>& batch) {
+  absl::Status s =
+      store_->ScanBatches([&](uint64_t, const std::vector<v1::Event>& batch) {
         for (const v1::Event& e : batch) {
           if (core::EventTimeNanos(e) <= as_of_ns) events.push_back(e);
         }

@@ -23,7 +23,7 @@ struct IngestStats {
   int64_t batches = 0;
   int64_t duplicate_batches = 0;  // redelivered, acknowledged again
   int64_t accepted_events = 0;
-  int64_t rejected_events = 0;    // kept as dead letters
+  int64_t rejected_events = 0;  // kept as dead letters
 };
 
 // The ingest path of goodputd, independent of gRPC: judges each event of
@@ -63,8 +63,8 @@ class Ingestor {
 
  private:
   // Fills `write` and `ack` with the judgement of each event of `batch`.
-  void Judge(const v1::Batch& batch, storage::BatchWrite* write,
-             v1::Ack* ack) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Judge(const v1::Batch& batch, storage::BatchWrite* write, v1::Ack* ack)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<core::FleetReport> ReplayStore(const core::Config& config,
                                                 int64_t as_of_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

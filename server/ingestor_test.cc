@@ -57,8 +57,8 @@ class IngestorTest : public ::testing::Test {
     }
   }
 
-  core::FleetReport LiveReport(int64_t as_of, std::optional<int64_t> since =
-                                                  std::nullopt) {
+  core::FleetReport LiveReport(int64_t as_of,
+                               std::optional<int64_t> since = std::nullopt) {
     auto r = ingestor_->Report(as_of, since);
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : core::FleetReport();
@@ -234,12 +234,14 @@ TEST_F(IngestorTest, EventsAfterJobEndedInALaterBatchAreRejected) {
   Send(ParseEvents(Timeline(R"(
 10:00:00 {"started":{}}
 10:00:20 {"job_ended":{"outcome":"FAILED"}}
-)")), 1);
+)")),
+       1);
   v1::Ack ack = Send(ParseEvents(Timeline(R"(
 10:00:10 {"step":{"step":1}}
 10:00:20 {"job_ended":{"outcome":"SUCCEEDED"}}
 10:00:21 {"checkpoint":{"step":1}}
-)")), 2);
+)")),
+                     2);
   // The step before the end is accepted (and applied in its place); a
   // second job_ended and anything after the end are not.
   EXPECT_EQ(ack.accepted(), 1u);
@@ -268,7 +270,8 @@ TEST_F(IngestorTest, FutureEventsAreRejectedByTheServerClock) {
   v1::Ack ack = Send(ParseEvents(Timeline(R"(
 10:04:59 {"started":{}}
 10:05:01 {"step":{"step":1}}
-)")), 1);
+)")),
+                     1);
   EXPECT_EQ(ack.accepted(), 1u);  // up to 300 s ahead is clock skew
   ASSERT_EQ(ack.rejections_size(), 1);
   EXPECT_THAT(ack.rejections(0).reason(), HasSubstr("time"));

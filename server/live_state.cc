@@ -25,8 +25,7 @@ absl::Status LiveState::Admit(
   if (auto it = jobs_.find(e.job_id()); it != jobs_.end()) {
     ended = it->second.ended_ns;
   }
-  if (auto it = ended_in_batch->find(e.job_id());
-      it != ended_in_batch->end()) {
+  if (auto it = ended_in_batch->find(e.job_id()); it != ended_in_batch->end()) {
     ended = it->second;
   }
   const int64_t t = core::EventTimeNanos(e);
@@ -75,8 +74,8 @@ LiveState::LiveJob* LiveState::Take(const v1::Event& e) {
 LiveState::LiveJob& LiveState::JobFor(const std::string& job_id) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) {
-    it = jobs_.emplace(job_id, LiveJob(core::JobTracker(job_id, config_)))
-             .first;
+    it =
+        jobs_.emplace(job_id, LiveJob(core::JobTracker(job_id, config_))).first;
   }
   return it->second;
 }

@@ -28,11 +28,11 @@ namespace goodput::server {
 class LiveState {
  public:
   struct Stats {
-    int64_t applied = 0;          // events applied to trackers
-    int64_t duplicates = 0;       // of those, duplicates (rule 3)
-    int64_t late_rebuilds = 0;    // jobs rebuilt from the store
+    int64_t applied = 0;             // events applied to trackers
+    int64_t duplicates = 0;          // of those, duplicates (rule 3)
+    int64_t late_rebuilds = 0;       // jobs rebuilt from the store
     int64_t heartbeats_dropped = 0;  // older than the host's last one
-    int64_t apply_errors = 0;     // rejected by a tracker (a bug if > 0)
+    int64_t apply_errors = 0;        // rejected by a tracker (a bug if > 0)
   };
 
   LiveState(const core::Config* config, int64_t lateness_ns,
@@ -77,7 +77,7 @@ class LiveState {
     int64_t newest_ns = 0;        // newest event time seen
     std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
-    bool rebuild = false;  // rebuild at the end of the current batch
+    bool rebuild = false;             // rebuild at the end of the current batch
   };
 
   LiveJob& JobFor(const std::string& job_id);
@@ -87,8 +87,7 @@ class LiveState {
   bool IsLate(const LiveJob& job, int64_t t, int rank) const;
   void Buffer(LiveJob* job, const v1::Event& e);
   void Flush(LiveJob* job, int64_t through_ns);
-  void Rebuild(const std::string& job_id, uint64_t through_batch,
-               LiveJob* job);
+  void Rebuild(const std::string& job_id, uint64_t through_batch, LiveJob* job);
   core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
 
   const core::Config* config_;

@@ -19,7 +19,7 @@ struct BatchWrite {
   std::string agent_id;
   uint64_t sequence = 0;
   int64_t received_ns = 0;
-  std::vector<v1::Event> accepted;         // in batch order
+  std::vector<v1::Event> accepted;  // in batch order
   std::vector<v1::DeadLetter> dead_letters;
 };
 
@@ -37,8 +37,7 @@ class EventStore {
   virtual absl::StatusOr<uint64_t> Write(const BatchWrite& batch) = 0;
 
   // Every agent's highest acknowledged sequence.
-  virtual absl::StatusOr<std::map<std::string, uint64_t>>
-  AgentSequences() = 0;
+  virtual absl::StatusOr<std::map<std::string, uint64_t>> AgentSequences() = 0;
 
   // The stored events of `job_id` in batches up to and including
   // `through_batch`, in storage order.
@@ -49,9 +48,8 @@ class EventStore {
   // Calls `visit` with every stored batch (id and accepted events) in id
   // order; stops at the first error `visit` returns and returns it.
   virtual absl::Status ScanBatches(
-      const std::function<absl::Status(uint64_t batch_id,
-                                       const std::vector<v1::Event>& events)>&
-          visit) = 0;
+      const std::function<absl::Status(
+          uint64_t batch_id, const std::vector<v1::Event>& events)>& visit) = 0;
 
   // Up to `limit` dead letters, oldest first, and how many there are.
   virtual absl::Status DeadLetters(size_t limit,

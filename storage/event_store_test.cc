@@ -71,7 +71,8 @@ TEST_P(EventStoreTest, BatchesGetIncreasingIdsAndScanInOrder) {
   EXPECT_EQ(Write("a", 2, R"(
 10:00:01 {"step":{"step":2}}
 10:00:02 {"step":{"step":3}}
-)"), 2u);
+)"),
+            2u);
   std::vector<std::pair<uint64_t, size_t>> seen;
   ASSERT_TRUE(store_
                   ->ScanBatches([&](uint64_t id, const auto& events) {

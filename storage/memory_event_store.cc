@@ -35,8 +35,8 @@ absl::Status MemoryEventStore::ReadJob(const std::string& job_id,
 }
 
 absl::Status MemoryEventStore::ScanBatches(
-    const std::function<absl::Status(uint64_t,
-                                     const std::vector<v1::Event>&)>& visit) {
+    const std::function<absl::Status(uint64_t, const std::vector<v1::Event>&)>&
+        visit) {
   std::vector<std::vector<v1::Event>> snapshot;  // visit without the lock,
   {                                              // like a RocksDB iterator
     absl::MutexLock lock(&mu_);

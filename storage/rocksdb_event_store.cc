@@ -27,7 +27,8 @@ absl::Status FromRocks(const rocksdb::Status& s, const char* what) {
 }
 
 void PutBigEndian(uint64_t v, int bytes, std::string* out) {
-  for (int i = bytes - 1; i >= 0; --i) out->push_back(char((v >> (8 * i)) & 0xff));
+  for (int i = bytes - 1; i >= 0; --i)
+    out->push_back(char((v >> (8 * i)) & 0xff));
 }
 
 uint64_t GetBigEndian(const char* p, int bytes) {
@@ -165,15 +166,15 @@ RocksDbEventStore::AgentSequences() {
 absl::Status RocksDbEventStore::ReadBatch(uint64_t batch_id,
                                           std::vector<v1::Event>* out) {
   std::string value;
-  absl::Status s = FromRocks(db_->Get(rocksdb::ReadOptions(),
-                                      handles_[kBatches], BatchKey(batch_id),
-                                      &value),
-                             "read batch");
+  absl::Status s =
+      FromRocks(db_->Get(rocksdb::ReadOptions(), handles_[kBatches],
+                         BatchKey(batch_id), &value),
+                "read batch");
   if (!s.ok()) return s;
   internal::v1::StoredBatch stored;
   if (!stored.ParseFromString(value)) {
-    return absl::DataLossError(absl::StrCat("rocksdb batches: batch ",
-                                            batch_id, " does not parse"));
+    return absl::DataLossError(
+        absl::StrCat("rocksdb batches: batch ", batch_id, " does not parse"));
   }
   out->assign(stored.events().begin(), stored.events().end());
   return absl::OkStatus();
@@ -193,9 +194,9 @@ absl::Status RocksDbEventStore::ReadJob(const std::string& job_id,
     if (absl::Status s = ReadBatch(id, &batch); !s.ok()) return s;
     for (uint32_t i : DecodeIndices(it->value())) {
       if (i >= batch.size()) {
-        return absl::DataLossError(
-            absl::StrCat("rocksdb job_events: index ", i, " out of batch ",
-                         id, " for job ", job_id));
+        return absl::DataLossError(absl::StrCat("rocksdb job_events: index ", i,
+                                                " out of batch ", id,
+                                                " for job ", job_id));
       }
       out->push_back(batch[i]);
     }
@@ -204,8 +205,8 @@ absl::Status RocksDbEventStore::ReadJob(const std::string& job_id,
 }
 
 absl::Status RocksDbEventStore::ScanBatches(
-    const std::function<absl::Status(uint64_t,
-                                     const std::vector<v1::Event>&)>& visit) {
+    const std::function<absl::Status(uint64_t, const std::vector<v1::Event>&)>&
+        visit) {
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), handles_[kBatches]));
   internal::v1::StoredBatch stored;

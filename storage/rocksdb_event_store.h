@@ -37,9 +37,8 @@ class RocksDbEventStore : public EventStore {
   absl::Status ReadJob(const std::string& job_id, uint64_t through_batch,
                        std::vector<v1::Event>* out) override;
   absl::Status ScanBatches(
-      const std::function<absl::Status(uint64_t,
-                                       const std::vector<v1::Event>&)>& visit)
-      override;
+      const std::function<absl::Status(
+          uint64_t, const std::vector<v1::Event>&)>& visit) override;
   absl::Status DeadLetters(size_t limit, std::vector<v1::DeadLetter>* out,
                            uint64_t* total) override;
 

@@ -6,11 +6,11 @@
 #include <numeric>
 #include <thread>
 
+#include "cli/report_json.h"
 #include "core/event_order.h"
 #include "core/fleet_tracker.h"
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
-#include "cli/report_json.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -40,9 +40,9 @@ class GoodputdTest : public ::testing::Test {
     auto started = server::Goodputd::Start(options, &clock_);
     ASSERT_TRUE(started.ok()) << started.status();
     server_ = *std::move(started);
-    channel_ = grpc::CreateChannel(
-        "127.0.0.1:" + std::to_string(server_->port()),
-        grpc::InsecureChannelCredentials());
+    channel_ =
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                            grpc::InsecureChannelCredentials());
   }
   void Restart() {
     server_.reset();
@@ -51,8 +51,8 @@ class GoodputdTest : public ::testing::Test {
 
   // Streams `events` in batches of `size` as `agent`, starting at `seq`;
   // returns the acks.
-  std::vector<v1::Ack> Stream(const std::vector<v1::Event>& events,
-                              size_t size, uint64_t seq = 1,
+  std::vector<v1::Ack> Stream(const std::vector<v1::Event>& events, size_t size,
+                              uint64_t seq = 1,
                               const std::string& agent = "agent-1") {
     auto stub = v1::Ingest::NewStub(channel_);
     grpc::ClientContext context;
@@ -90,8 +90,7 @@ class GoodputdTest : public ::testing::Test {
   std::shared_ptr<grpc::Channel> channel_;
 };
 
-nlohmann::json ReplayJson(const std::vector<v1::Event>& events,
-                          int64_t as_of) {
+nlohmann::json ReplayJson(const std::vector<v1::Event>& events, int64_t as_of) {
   core::Config config;
   std::vector<uint32_t> order(events.size());
   std::iota(order.begin(), order.end(), 0);
@@ -142,8 +141,7 @@ TEST_F(GoodputdTest, BadEventsAreAnsweredAndDeadLettered) {
   v1::DeadLettersResponse response;
   ASSERT_TRUE(stub->DeadLetters(&context, {}, &response).ok());
   EXPECT_EQ(response.total(), 1u);
-  EXPECT_EQ(response.dead_letters(0).reason(),
-            acks[0].rejections(0).reason());
+  EXPECT_EQ(response.dead_letters(0).reason(), acks[0].rejections(0).reason());
 }
 
 TEST_F(GoodputdTest, FiftyConcurrentAgents) {
@@ -152,16 +150,17 @@ TEST_F(GoodputdTest, FiftyConcurrentAgents) {
   for (int a = 0; a < 50; ++a) {
     per_agent[a] = core::testing::RandomFleet(100 + a, 2, 20);
     for (auto& e : per_agent[a]) {  // distinct jobs and hosts per agent
-      if (e.has_heartbeat()) e.set_host(e.host() + "-a" + std::to_string(a));
-      else e.set_job_id(e.job_id() + "-a" + std::to_string(a));
+      if (e.has_heartbeat())
+        e.set_host(e.host() + "-a" + std::to_string(a));
+      else
+        e.set_job_id(e.job_id() + "-a" + std::to_string(a));
     }
     all.insert(all.end(), per_agent[a].begin(), per_agent[a].end());
   }
   std::vector<std::thread> threads;
   for (int a = 0; a < 50; ++a) {
-    threads.emplace_back([&, a] {
-      Stream(per_agent[a], 16, 1, "agent-" + std::to_string(a));
-    });
+    threads.emplace_back(
+        [&, a] { Stream(per_agent[a], 16, 1, "agent-" + std::to_string(a)); });
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(Report(kAsOf), ReplayJson(all, kAsOf));

@@ -77,8 +77,8 @@ class LivePipelineTest : public ::testing::Test {
 
   // Starts goodput-agent on the spool in dir_/spool, streaming to port_.
   void StartAgent() {
-    std::string log = dir_ + "/agent-" + std::to_string(++agent_starts_) +
-                      ".log";
+    std::string log =
+        dir_ + "/agent-" + std::to_string(++agent_starts_) + ".log";
     agent_ = std::make_unique<Subprocess>(
         std::vector<std::string>{
             AGENT_PATH, "--server=127.0.0.1:" + std::to_string(port_),
@@ -96,8 +96,8 @@ class LivePipelineTest : public ::testing::Test {
     std::istringstream in(HttpGet(agent_metrics_port_, "/metrics"));
     std::string line;
     while (std::getline(in, line)) {
-      if (line.rfind(name + " ", 0) == 0) return std::stod(line.substr(
-          name.size() + 1));
+      if (line.rfind(name + " ", 0) == 0)
+        return std::stod(line.substr(name.size() + 1));
     }
     return -1;
   }
@@ -111,13 +111,12 @@ class LivePipelineTest : public ::testing::Test {
 
   // Waits until the server's report equals the replay of `file`.
   void ExpectEventuallyLiveEqualsReplay(const std::string& file) {
-    auto replay = nlohmann::json::parse(Ctl({"replay", file, "--json",
-                                             kAsOf}));
+    auto replay = nlohmann::json::parse(Ctl({"replay", file, "--json", kAsOf}));
     nlohmann::json live;
     EXPECT_TRUE(Eventually(
         [&] {
-          live = nlohmann::json::parse(
-              Ctl({Server(), "report", "--json", kAsOf}));
+          live =
+              nlohmann::json::parse(Ctl({Server(), "report", "--json", kAsOf}));
           return live == replay;
         },
         60))
@@ -126,10 +125,9 @@ class LivePipelineTest : public ::testing::Test {
   }
 
   void ExpectLiveEqualsReplay(const std::string& file) {
-    auto live = nlohmann::json::parse(
-        Ctl({Server(), "report", "--json", kAsOf}));
-    auto replay = nlohmann::json::parse(Ctl({"replay", file, "--json",
-                                             kAsOf}));
+    auto live =
+        nlohmann::json::parse(Ctl({Server(), "report", "--json", kAsOf}));
+    auto replay = nlohmann::json::parse(Ctl({"replay", file, "--json", kAsOf}));
     EXPECT_EQ(live, replay);
     EXPECT_FALSE(live["jobs"].empty());
   }
@@ -229,8 +227,7 @@ TEST_P(KillTest, KilledAtFaultPointLosesAndDoublesNothing) {
 
 INSTANTIATE_TEST_SUITE_P(Points, KillTest,
                          ::testing::Values("after_store:1", "after_store:7",
-                                           "before_store:1",
-                                           "before_store:7"),
+                                           "before_store:1", "before_store:7"),
                          [](const auto& info) {
                            std::string name = info.param;
                            name.replace(name.find(':'), 1, "_");

@@ -55,12 +55,14 @@ class JobGenerator {
     int64_t r = Uniform(0, 99);
     if (r < 40) return Step(e);
     if (r < 55) return Activity(e);
-    if (r < 63) return e->mutable_checkpoint()->set_step(
-        std::max<int64_t>(0, step_ - Uniform(0, 3)));
+    if (r < 63)
+      return e->mutable_checkpoint()->set_step(
+          std::max<int64_t>(0, step_ - Uniform(0, 3)));
     if (r < 70) return Interruption(e);
     if (r < 78) return Started(e);
-    if (r < 88) return e->mutable_allocation()->set_chips(
-        Chance(0.3) ? Uniform(0, chips_) : chips_);
+    if (r < 88)
+      return e->mutable_allocation()->set_chips(Chance(0.3) ? Uniform(0, chips_)
+                                                            : chips_);
     if (r < 90) return Ended(e);
     e->mutable_checkpoint()->set_step(step_);
   }

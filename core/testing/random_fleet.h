@@ -13,8 +13,7 @@ namespace goodput::core::testing {
 // restarts, backwards steps, notices, short allocations, k-step reports,
 // costs) plus host heartbeats. A job's events have distinct times; the
 // result is in time order per job, jobs interleaved by time.
-std::vector<v1::Event> RandomFleet(uint32_t seed, int jobs,
-                                   int events_per_job);
+std::vector<v1::Event> RandomFleet(uint32_t seed, int jobs, int events_per_job);
 
 }  // namespace goodput::core::testing
 

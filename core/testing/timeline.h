@@ -27,9 +27,9 @@ int64_t T(const std::string& rfc3339);
 // Seconds as nanoseconds, e.g. S(1.5).
 int64_t S(double seconds);
 
-// Sorts the events at or before `as_of` into apply order, applies them to a FleetTracker with
-// `config` (all must apply without error) and returns the report as of
-// `as_of` (RFC 3339).
+// Sorts the events at or before `as_of` into apply order, applies them to a
+// FleetTracker with `config` (all must apply without error) and returns the
+// report as of `as_of` (RFC 3339).
 FleetReport Replay(const std::vector<v1::Event>& events, const Config& config,
                    const std::string& as_of);
 
