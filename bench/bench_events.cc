@@ -25,6 +25,7 @@ void AddJob(const std::string& id, int64_t steps, int64_t offset_ms,
   s->set_chips(256);
   s->set_accelerator("tpu-v5p");
   s->set_step_flops(1e17);
+  s->set_workload(v1::JobSubmitted::TRAINING);  // required by validation
   out->push_back(e);
   e = At(id, offset_ms);
   e.mutable_started();

@@ -1,0 +1,442 @@
+// Ingest end to end and event-to-queryable latency (SPEC section 7). Not a
+// test; run by hand (commands and results in BENCHMARKS.md).
+//
+//   ingest_bench throughput [--jobs=1000 --steps=1000 --batch=500
+//                            --in_flight=8 --reps=3 --fsync]
+//       In ONE run, alternating: streams the same pre-built batches (a
+//       bench_events Fleet, cut into batches) over gRPC into (a) a bare
+//       Ingest sink in this process that acks and discards each batch and
+//       (b) an in-process goodputd (Goodputd::Start: RocksDB in a fresh temp
+//       dir, WAL on, fsync per batch only with --fsync), waiting for every
+//       ack. Prints events/s of each, medians and their ratio.
+//
+//   ingest_bench stream --target=HOST:PORT [--jobs --steps --batch
+//                        --in_flight --agent_id=bench-stream]
+//       The same load generator against a separate goodputd process.
+//
+//   ingest_bench agent --socket=PATH --metrics=HOST:PORT [--jobs --steps]
+//       Writes the fleet as JSON Lines into goodput-agent's socket (one
+//       connection, as fast as it takes them) and polls the agent's
+//       /metrics until every event is spooled and acknowledged by goodputd.
+//
+//   ingest_bench latency [--jobs=1,1000,10000 --events=400000 --batch=500
+//                         --samples=200 --reports=100]
+//       Per fleet size, on an in-process goodputd preloaded with the first
+//       half of the batches: Ingest ack latency (one batch in flight),
+//       Query.Report latency on the quiescent server, and event-to-
+//       queryable latency: Write of a batch -> its ack -> a Query.Report
+//       that shows the batch's last step (checked, outside the timing).
+//
+// Everything is deterministic: bench_events data, fixed agent ids, a
+// FakeClock set 1 s after the newest event.
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/bench_events.h"
+#include "bench/bench_util.h"
+#include "bench/ingest_client.h"
+#include "core/event_order.h"
+#include "nlohmann/json.hpp"
+#include "server/goodputd.h"
+
+namespace goodput::bench {
+namespace {
+
+constexpr char kAgentId[] = "bench-agent-0001";
+
+std::string MakeTempDir() {
+  char tmpl[] = "/tmp/goodput-bench-XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) {
+    std::perror("mkdtemp");
+    std::exit(1);
+  }
+  return tmpl;
+}
+
+uint64_t DirBytes(const std::string& dir) {
+  uint64_t total = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) total += e.file_size();
+  }
+  return total;
+}
+
+void Die(const absl::Status& s) {
+  std::fprintf(stderr, "error: %s\n", std::string(s.message()).c_str());
+  std::exit(1);
+}
+
+// An in-process goodputd on a fresh temp dir; removes the dir at the end.
+struct LocalGoodputd {
+  LocalGoodputd(int64_t now_ns, bool fsync)
+      : clock(now_ns), dir(MakeTempDir()) {
+    server::GoodputdOptions options;
+    options.data_dir = dir;
+    options.grpc_address = "127.0.0.1:0";
+    options.fsync = fsync;
+    auto started = server::Goodputd::Start(options, &clock);
+    if (!started.ok()) Die(started.status());
+    d = *std::move(started);
+  }
+  ~LocalGoodputd() {
+    d.reset();
+    std::filesystem::remove_all(dir);
+  }
+  std::string target() const { return absl::StrCat("127.0.0.1:", d->port()); }
+  FakeClock clock;
+  std::string dir;
+  std::unique_ptr<server::Goodputd> d;
+};
+
+struct LocalSink {
+  LocalSink() {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
+    builder.RegisterService(&service);
+    server = builder.BuildAndStart();
+    if (!server || port == 0) Die(absl::UnavailableError("sink: no port"));
+  }
+  ~LocalSink() { server->Shutdown(); }
+  std::string target() const { return absl::StrCat("127.0.0.1:", port); }
+  DiscardingIngest service;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+};
+
+void PrintStream(const char* label, const StreamResult& r) {
+  std::printf(
+      "%-9s batches=%lld events=%lld accepted=%lld rejected=%lld dup=%lld "
+      "time=%.3fs -> %.0f events/s  (ack p50=%.2fms p99=%.2fms)\n",
+      label, static_cast<long long>(r.batches),
+      static_cast<long long>(r.events_sent), static_cast<long long>(r.accepted),
+      static_cast<long long>(r.rejected), static_cast<long long>(r.duplicates),
+      r.seconds, r.events_per_second(), Percentile(r.ack_latency_s, 0.5) * 1e3,
+      Percentile(r.ack_latency_s, 0.99) * 1e3);
+  std::fflush(stdout);
+}
+
+int Throughput(const Args& args) {
+  const int jobs = static_cast<int>(args.Int("jobs", 1000));
+  const int64_t steps = args.Int("steps", 1000);
+  const size_t batch = static_cast<size_t>(args.Int("batch", 500));
+  const size_t in_flight = static_cast<size_t>(args.Int("in_flight", 8));
+  const int reps = static_cast<int>(args.Int("reps", 3));
+  const bool fsync = args.Bool("fsync");
+  const std::vector<v1::Event> events = Fleet(jobs, steps);
+  const std::vector<v1::Batch> batches = MakeBatches(events, batch, kAgentId);
+  const int64_t now_ns = MaxEventTimeNanos(events) + core::kNanosPerSecond;
+  size_t wire = 0;
+  for (const auto& b : batches) wire += b.ByteSizeLong();
+  std::printf(
+      "load: Fleet(%d, %lld) = %zu events in %zu batches of %zu "
+      "(%.1f MiB on the wire, %.0f B/event); in_flight=%zu; WAL on, fsync=%s\n",
+      jobs, static_cast<long long>(steps), events.size(), batches.size(), batch,
+      wire / 1048576.0, double(wire) / events.size(), in_flight,
+      fsync ? "per batch" : "off");
+  std::vector<double> sink_rates, goodputd_rates;
+  for (int rep = 1; rep <= reps; ++rep) {
+    {
+      LocalSink sink;
+      auto r = StreamBatches(NewChannel(sink.target()), batches, in_flight);
+      if (!r.ok()) Die(r.status());
+      PrintStream(absl::StrCat("sink#", rep).c_str(), *r);
+      sink_rates.push_back(r->events_per_second());
+    }
+    {
+      LocalGoodputd g(now_ns, fsync);
+      auto r = StreamBatches(NewChannel(g.target()), batches, in_flight);
+      if (!r.ok()) Die(r.status());
+      PrintStream(absl::StrCat("goodputd#", rep).c_str(), *r);
+      if (r->accepted != static_cast<int64_t>(events.size())) {
+        std::fprintf(stderr, "goodputd accepted %lld of %zu events\n",
+                     static_cast<long long>(r->accepted), events.size());
+        return 1;
+      }
+      goodputd_rates.push_back(r->events_per_second());
+      const auto live = g.d->ingestor()->live_stats();
+      std::printf(
+          "          live: applied=%lld late_rebuilds=%lld apply_errors=%lld; "
+          "store dir %.1f MiB\n",
+          static_cast<long long>(live.applied),
+          static_cast<long long>(live.late_rebuilds),
+          static_cast<long long>(live.apply_errors),
+          DirBytes(g.dir) / 1048576.0);
+    }
+  }
+  const double sink = Percentile(sink_rates, 0.5);
+  const double gd = Percentile(goodputd_rates, 0.5);
+  std::printf(
+      "median: sink %.0f events/s, goodputd %.0f events/s, "
+      "goodputd/sink = %.3f\n",
+      sink, gd, gd / sink);
+  return 0;
+}
+
+int Stream(const Args& args) {
+  const std::string target = args.Str("target", "");
+  if (target.empty()) {
+    std::fprintf(stderr, "stream: --target=HOST:PORT is required\n");
+    return 2;
+  }
+  const std::vector<v1::Event> events =
+      Fleet(static_cast<int>(args.Int("jobs", 1000)), args.Int("steps", 1000));
+  const std::vector<v1::Batch> batches =
+      MakeBatches(events, static_cast<size_t>(args.Int("batch", 500)),
+                  args.Str("agent_id", "bench-stream"));
+  auto r = StreamBatches(NewChannel(target), batches,
+                         static_cast<size_t>(args.Int("in_flight", 8)));
+  if (!r.ok()) Die(r.status());
+  PrintStream("stream", *r);
+  return 0;
+}
+
+// ---- agent ----
+
+// The sum of the samples of `name` in Prometheus text `text`.
+double Metric(const std::string& text, const std::string& name) {
+  double sum = 0;
+  size_t pos = 0;
+  while ((pos = text.find(name, pos)) != std::string::npos) {
+    const bool line_start = pos == 0 || text[pos - 1] == '\n';
+    const size_t after = pos + name.size();
+    pos = after;
+    if (!line_start || after >= text.size() ||
+        (text[after] != ' ' && text[after] != '{')) {
+      continue;
+    }
+    const size_t eol = text.find('\n', after);
+    const size_t space = text.rfind(' ', eol);
+    sum += std::atof(text.c_str() + space + 1);
+  }
+  return sum;
+}
+
+// GET http://host:port/metrics; empty on error.
+std::string FetchMetrics(const std::string& host_port) {
+  const size_t colon = host_port.rfind(':');
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host_port.substr(0, colon).c_str(),
+                  host_port.substr(colon + 1).c_str(), &hints, &res) != 0) {
+    return "";
+  }
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  std::string out;
+  if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
+    const std::string req =
+        "GET /metrics HTTP/1.0\r\nHost: " + host_port + "\r\n\r\n";
+    if (write(fd, req.data(), req.size()) == ssize_t(req.size())) {
+      char buf[65536];
+      ssize_t n;
+      while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, n);
+    }
+  }
+  if (fd >= 0) close(fd);
+  freeaddrinfo(res);
+  return out;
+}
+
+int Agent(const Args& args) {
+  const std::string socket_path = args.Str("socket", "");
+  const std::string metrics = args.Str("metrics", "");
+  if (socket_path.empty() || metrics.empty()) {
+    std::fprintf(stderr, "agent: --socket and --metrics are required\n");
+    return 2;
+  }
+  const std::vector<v1::Event> events =
+      Fleet(static_cast<int>(args.Int("jobs", 1000)), args.Int("steps", 1000));
+  const std::string text = ToJsonLines(events);
+  const std::string before = FetchMetrics(metrics);
+  if (before.empty()) {
+    std::fprintf(stderr, "agent: cannot read http://%s/metrics\n",
+                 metrics.c_str());
+    return 1;
+  }
+  const double spooled0 = Metric(before, "goodput_agent_spooled_events_total");
+  const double lines0 = Metric(before, "goodput_agent_accepted_lines_total");
+  std::printf("load: %zu events, %.1f MiB of JSON Lines, one connection\n",
+              events.size(), text.size() / 1048576.0);
+
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_path.c_str());
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    std::perror("connect");
+    return 1;
+  }
+  const auto start = SteadyClock::now();
+  for (size_t off = 0; off < text.size();) {
+    const ssize_t n = write(fd, text.data() + off, text.size() - off);
+    if (n <= 0) {
+      std::perror("write");
+      return 1;
+    }
+    off += static_cast<size_t>(n);
+  }
+  close(fd);
+  const double written_s = SecondsSince(start);
+  const double n = static_cast<double>(events.size());
+  double intake_s = 0;
+  for (;;) {
+    const std::string m = FetchMetrics(metrics);
+    const double lines =
+        Metric(m, "goodput_agent_accepted_lines_total") - lines0;
+    const double spooled =
+        Metric(m, "goodput_agent_spooled_events_total") - spooled0;
+    const double pending = Metric(m, "goodput_agent_spool_pending_batches");
+    if (intake_s == 0 && lines >= n) intake_s = SecondsSince(start);
+    if (spooled >= n && pending == 0) break;
+    if (SecondsSince(start) > 600) {
+      std::fprintf(stderr, "agent: timed out (lines %.0f spooled %.0f)\n",
+                   lines, spooled);
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const double total_s = SecondsSince(start);
+  std::printf(
+      "agent: socket written in %.3fs; all lines accepted at %.3fs "
+      "(%.0f lines/s); all acked by goodputd at %.3fs -> %.0f events/s "
+      "(includes up to one --batch_delay for the last batch)\n",
+      written_s, intake_s, n / intake_s, total_s, n / total_s);
+  return 0;
+}
+
+// ---- latency ----
+
+// The job's steps.last in report JSON, or -1.
+int64_t LastStep(const nlohmann::json& report, const std::string& job_id) {
+  for (const auto& job : report["jobs"]) {
+    if (job["job_id"] == job_id) {
+      const auto& last = job["steps"]["last"];
+      return last.is_null() ? -1 : last.get<int64_t>();
+    }
+  }
+  return -1;
+}
+
+int Latency(const Args& args) {
+  const int64_t target_events = args.Int("events", 400000);
+  const size_t batch = static_cast<size_t>(args.Int("batch", 500));
+  const size_t samples = static_cast<size_t>(args.Int("samples", 200));
+  const int reports = static_cast<int>(args.Int("reports", 100));
+  for (int64_t jobs : args.Ints("jobs", {1, 1000, 10000})) {
+    const int64_t steps = std::max<int64_t>(40, target_events / jobs);
+    const std::vector<v1::Event> events = Fleet(static_cast<int>(jobs), steps);
+    const std::vector<v1::Batch> batches = MakeBatches(events, batch, kAgentId);
+    const size_t preload = batches.size() / 2;
+    const size_t k = std::min(samples, (batches.size() - preload) / 2);
+    LocalGoodputd g(MaxEventTimeNanos(events) + core::kNanosPerSecond, false);
+    auto channel = NewChannel(g.target());
+    auto query = v1::Query::NewStub(channel);
+    std::printf(
+        "== %lld jobs: Fleet(%lld, %lld) = %zu events, %zu batches "
+        "of %zu; preload %zu batches, %zu samples\n",
+        static_cast<long long>(jobs), static_cast<long long>(jobs),
+        static_cast<long long>(steps), events.size(), batches.size(), batch,
+        preload, k);
+    // Preload.
+    std::vector<v1::Batch> part(batches.begin(), batches.begin() + preload);
+    auto r = StreamBatches(channel, part, 8);
+    if (!r.ok()) Die(r.status());
+    // Ack latency, one batch in flight.
+    part.assign(batches.begin() + preload, batches.begin() + preload + k);
+    r = StreamBatches(channel, part, 1);
+    if (!r.ok()) Die(r.status());
+    std::printf(
+        "ingest ack (batch of %zu, 1 in flight): p50=%.2fms "
+        "p99=%.2fms max=%.2fms\n",
+        batch, Percentile(r->ack_latency_s, 0.5) * 1e3,
+        Percentile(r->ack_latency_s, 0.99) * 1e3,
+        Percentile(r->ack_latency_s, 1.0) * 1e3);
+    // Report latency on the quiescent server.
+    std::vector<double> report_s;
+    v1::ReportResponse response;
+    for (int i = 0; i < reports + 3; ++i) {
+      auto t = TimeReport(query.get(), &response);
+      if (!t.ok()) Die(t.status());
+      if (i >= 3) report_s.push_back(*t);  // 3 warm-up calls
+    }
+    std::printf(
+        "query Report (%lld jobs, %.1f KiB JSON): p50=%.2fms "
+        "p99=%.2fms max=%.2fms\n",
+        static_cast<long long>(jobs), response.json().size() / 1024.0,
+        Percentile(report_s, 0.5) * 1e3, Percentile(report_s, 0.99) * 1e3,
+        Percentile(report_s, 1.0) * 1e3);
+    // Event to queryable: Write -> ack -> Report showing it.
+    grpc::ClientContext context;
+    auto ingest = v1::Ingest::NewStub(channel);
+    auto stream = ingest->Stream(&context);
+    std::vector<double> e2q_s, ack_s;
+    int not_visible = 0;
+    for (size_t i = preload + k; i < preload + 2 * k; ++i) {
+      const v1::Batch& b = batches[i];
+      const auto start = SteadyClock::now();
+      v1::Ack ack;
+      if (!stream->Write(b) || !stream->Read(&ack)) {
+        Die(absl::UnavailableError("stream broke"));
+      }
+      ack_s.push_back(SecondsSince(start));
+      grpc::ClientContext qc;
+      v1::ReportResponse rr;
+      grpc::Status st = query->Report(&qc, v1::ReportRequest(), &rr);
+      e2q_s.push_back(SecondsSince(start));
+      if (!st.ok()) Die(absl::UnavailableError(st.error_message()));
+      // Check (untimed) that the batch's last step is in the report.
+      for (int j = b.events_size() - 1; j >= 0; --j) {
+        if (!b.events(j).has_step()) continue;
+        const int64_t last =
+            LastStep(nlohmann::json::parse(rr.json()), b.events(j).job_id());
+        if (last < b.events(j).step().step()) ++not_visible;
+        break;
+      }
+    }
+    stream->WritesDone();
+    (void)stream->Finish();
+    std::printf(
+        "event-to-queryable (Write -> ack -> Report): p50=%.2fms "
+        "p99=%.2fms max=%.2fms (ack part p50=%.2fms p99=%.2fms); "
+        "not visible: %d of %zu\n",
+        Percentile(e2q_s, 0.5) * 1e3, Percentile(e2q_s, 0.99) * 1e3,
+        Percentile(e2q_s, 1.0) * 1e3, Percentile(ack_s, 0.5) * 1e3,
+        Percentile(ack_s, 0.99) * 1e3, not_visible, e2q_s.size());
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  Args args(argc, argv);
+  args.CheckKnown({"jobs", "steps", "batch", "in_flight", "reps", "fsync",
+                   "target", "agent_id", "socket", "metrics", "events",
+                   "samples", "reports"});
+  const auto& pos = args.positional();
+  const std::string mode = pos.empty() ? "" : pos[0];
+  if (mode == "throughput") return Throughput(args);
+  if (mode == "stream") return Stream(args);
+  if (mode == "agent") return Agent(args);
+  if (mode == "latency") return Latency(args);
+  std::fprintf(stderr,
+               "usage: ingest_bench throughput|stream|agent|latency [flags] "
+               "(see the comment at the top of bench/ingest_bench.cc)\n");
+  return 2;
+}
+
+}  // namespace
+}  // namespace goodput::bench
+
+int main(int argc, char** argv) { return goodput::bench::Main(argc, argv); }

@@ -1,0 +1,65 @@
+// Load-generation pieces for the ingest benchmarks: pre-built batches, a
+// client that streams them over Ingest.Stream and waits for every ack, a
+// bare sink service that acks and discards, and a Query.Report timer. Not
+// for production code.
+#ifndef GOODPUT_BENCH_INGEST_CLIENT_H_
+#define GOODPUT_BENCH_INGEST_CLIENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/service.grpc.pb.h"
+
+namespace goodput::bench {
+
+// `events` cut into batches of `batch_events`, sequences first_sequence,
+// first_sequence + 1, ... of agent `agent_id`.
+std::vector<v1::Batch> MakeBatches(const std::vector<v1::Event>& events,
+                                   size_t batch_events,
+                                   const std::string& agent_id,
+                                   uint64_t first_sequence = 1);
+
+struct StreamResult {
+  int64_t batches = 0;
+  int64_t events_sent = 0;
+  int64_t accepted = 0;               // summed over the acks
+  int64_t rejected = 0;               // rejections in the acks
+  int64_t duplicates = 0;             // acks with duplicate=true
+  double seconds = 0;                 // first Write to last ack
+  std::vector<double> ack_latency_s;  // per batch: Write to its ack
+  double events_per_second() const { return accepted / seconds; }
+};
+
+// Streams `batches` in order over one Ingest.Stream on `channel`, with at
+// most `in_flight` batches unacknowledged, and waits for every ack (which
+// goodputd sends only once the batch is durable and applied). Fails if the
+// stream breaks or an ack is out of order.
+absl::StatusOr<StreamResult> StreamBatches(
+    const std::shared_ptr<grpc::Channel>& channel,
+    const std::vector<v1::Batch>& batches, size_t in_flight);
+
+// An Ingest service that acknowledges every batch as fully accepted and
+// discards it: the gRPC cost alone (server-side parse included).
+class DiscardingIngest final : public v1::Ingest::Service {
+ public:
+  grpc::Status Stream(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::Ack, v1::Batch>* stream) override;
+};
+
+// A channel to `target` (HOST:PORT) that does not share its connection with
+// other channels of this process.
+std::shared_ptr<grpc::Channel> NewChannel(const std::string& target);
+
+// Calls Query.Report with the default as-of (the server's clock) and
+// returns its latency in seconds; the response in `*out` if not null.
+absl::StatusOr<double> TimeReport(v1::Query::Stub* stub,
+                                  v1::ReportResponse* out = nullptr);
+
+}  // namespace goodput::bench
+
+#endif  // GOODPUT_BENCH_INGEST_CLIENT_H_

@@ -1,0 +1,285 @@
+// Restart-recovery time of goodputd for a large store (SPEC section 7). Not
+// a test; run by hand (commands and results in BENCHMARKS.md).
+//
+//   recovery_bench fill DIR [--jobs=10000 --steps=1000 --batch=500]
+//       Fills a fresh goodputd data dir with bench_events Fleet(jobs, steps)
+//       (10000 x 1000 = 10.12M events) through the ingest path minus gRPC:
+//       an in-process Goodputd (Goodputd::Start on DIR) and
+//       Ingestor::Ingest(batch) per batch of 500, i.e. validation,
+//       admission, one RocksDB write (WAL on, no fsync) and the live state
+//       apply per batch, exactly what an acknowledged gRPC batch writes.
+//
+//   recovery_bench time DIR [--reps=1]
+//                      [--phases=start,open,scan,parse,store,recover]
+//       Times the phases in the order given, each on a fresh open of DIR:
+//        start    Goodputd::Start until it serves (open RocksDB, load agent
+//                 sequences, Ingestor::Recover = scan every batch, parse it,
+//                 apply it to LiveState; then gRPC up), and one Query.Report;
+//        open     RocksDbEventStore::Open alone;
+//        scan     raw RocksDB iteration of the batches family (values touched);
+//        parse    the same plus StoredBatch::ParseFromArray per batch;
+//        store    RocksDbEventStore::ScanBatches (scan + parse + copy of the
+//                 events into a vector) with a visitor that does nothing;
+//        recover  ScanBatches into LiveState::ApplyBatch (Recover's work).
+//       The first `start` after `fill` also replays RocksDB's WAL.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/bench_events.h"
+#include "bench/bench_util.h"
+#include "bench/ingest_client.h"
+#include "proto/storage.pb.h"
+#include "rocksdb/db.h"
+#include "server/goodputd.h"
+#include "server/live_state.h"
+#include "storage/rocksdb_event_store.h"
+
+namespace goodput::bench {
+namespace {
+
+void Die(const absl::Status& s) {
+  std::fprintf(stderr, "error: %s\n", std::string(s.message()).c_str());
+  std::exit(1);
+}
+
+uint64_t DirBytes(const std::string& dir) {
+  uint64_t total = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) total += e.file_size();
+  }
+  return total;
+}
+
+// A FakeClock time after every event of the default fill; the store holds
+// the data, so only validation's "not in the future" check depends on it.
+int64_t NowFor(const std::vector<v1::Event>& events) {
+  return MaxEventTimeNanos(events) + core::kNanosPerSecond;
+}
+
+int Fill(const std::string& dir, const Args& args) {
+  if (std::filesystem::exists(dir) && !std::filesystem::is_empty(dir)) {
+    std::fprintf(stderr, "fill: %s is not empty\n", dir.c_str());
+    return 2;
+  }
+  const int jobs = static_cast<int>(args.Int("jobs", 10000));
+  const int64_t steps = args.Int("steps", 1000);
+  const size_t batch = static_cast<size_t>(args.Int("batch", 500));
+  auto t0 = SteadyClock::now();
+  const std::vector<v1::Event> events = Fleet(jobs, steps);
+  std::printf("generated Fleet(%d, %lld) = %zu events in %.1fs\n", jobs,
+              static_cast<long long>(steps), events.size(), SecondsSince(t0));
+  FakeClock clock(NowFor(events));
+  server::GoodputdOptions options;
+  options.data_dir = dir;
+  options.grpc_address = "127.0.0.1:0";
+  auto d = server::Goodputd::Start(options, &clock);
+  if (!d.ok()) Die(d.status());
+  t0 = SteadyClock::now();
+  uint64_t sequence = 0;
+  int64_t accepted = 0;
+  for (size_t i = 0; i < events.size(); i += batch) {
+    v1::Batch b;
+    b.set_agent_id("bench-fill");
+    b.set_sequence(++sequence);
+    const size_t end = std::min(events.size(), i + batch);
+    for (size_t j = i; j < end; ++j) *b.add_events() = events[j];
+    auto ack = (*d)->ingestor()->Ingest(b);
+    if (!ack.ok()) Die(ack.status());
+    accepted += ack->accepted();
+  }
+  const double took = SecondsSince(t0);
+  (*d)->Shutdown();
+  d->reset();
+  std::printf(
+      "filled %s: %lld events accepted of %zu in %llu batches, "
+      "%.1fs (%.0f events/s through Ingestor::Ingest); dir %.1f MiB\n",
+      dir.c_str(), static_cast<long long>(accepted), events.size(),
+      static_cast<unsigned long long>(sequence), took, accepted / took,
+      DirBytes(dir) / 1048576.0);
+  return accepted == static_cast<int64_t>(events.size()) ? 0 : 1;
+}
+
+void TimeStart(const std::string& dir, int64_t now_ns, const char* label) {
+  FakeClock clock(now_ns);
+  server::GoodputdOptions options;
+  options.data_dir = dir;
+  options.grpc_address = "127.0.0.1:0";
+  const int64_t rss0 = RssKiB();
+  Timer timer;
+  auto d = server::Goodputd::Start(options, &clock);
+  const std::string start_s = timer.str();
+  if (!d.ok()) Die(d.status());
+  auto stub =
+      v1::Query::NewStub(NewChannel(absl::StrCat("127.0.0.1:", (*d)->port())));
+  v1::ReportResponse response;
+  auto report_s = TimeReport(stub.get(), &response);
+  if (!report_s.ok()) Die(report_s.status());
+  const auto live = (*d)->ingestor()->live_stats();
+  std::printf(
+      "%-8s Goodputd::Start %s until serving; then first Report %.3fs "
+      "(%.1f KiB JSON); applied=%lld late_rebuilds=%lld; RSS +%.0f MiB\n",
+      label, start_s.c_str(), *report_s, response.json().size() / 1024.0,
+      static_cast<long long>(live.applied),
+      static_cast<long long>(live.late_rebuilds), (RssKiB() - rss0) / 1024.0);
+  std::fflush(stdout);
+}
+
+std::unique_ptr<storage::RocksDbEventStore> OpenStore(const std::string& dir) {
+  auto store = storage::RocksDbEventStore::Open(dir, {});
+  if (!store.ok()) Die(store.status());
+  return *std::move(store);
+}
+
+// Raw iteration of the "batches" column family; parses each value into a
+// StoredBatch if `parse`. Returns the events seen (0 without parse).
+int64_t RawScan(const std::string& dir, bool parse, uint64_t* batches,
+                uint64_t* bytes) {
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const char* name :
+       {"default", "batches", "job_events", "agents", "dead_letters"}) {
+    families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(), dir,
+                                                   families, &handles, &raw);
+  if (!s.ok()) Die(absl::UnavailableError(s.ToString()));
+  std::unique_ptr<rocksdb::DB> db(raw);
+  int64_t events = 0;
+  *batches = *bytes = 0;
+  {
+    internal::v1::StoredBatch stored;
+    std::unique_ptr<rocksdb::Iterator> it(
+        db->NewIterator(rocksdb::ReadOptions(), handles[1]));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      ++*batches;
+      *bytes += it->value().size();
+      if (parse) {
+        if (!stored.ParseFromArray(it->value().data(),
+                                   static_cast<int>(it->value().size()))) {
+          Die(absl::DataLossError("batch does not parse"));
+        }
+        events += stored.events_size();
+      }
+    }
+  }
+  for (auto* h : handles) (void)db->DestroyColumnFamilyHandle(h);
+  return events;
+}
+
+void PhaseOpen(const std::string& dir) {
+  Timer t0;
+  { auto store = OpenStore(dir); }
+  std::printf("open     RocksDbEventStore::Open (and close) %s\n",
+              t0.str().c_str());
+}
+
+void PhaseScan(const std::string& dir, bool parse) {
+  uint64_t batches = 0, bytes = 0;
+  Timer t0;
+  const int64_t events = RawScan(dir, parse, &batches, &bytes);
+  if (!parse) {
+    std::printf(
+        "scan     RocksDB iterate %llu batches, %.1f MiB of values: "
+        "%s (incl. read-only open)\n",
+        static_cast<unsigned long long>(batches), bytes / 1048576.0,
+        t0.str().c_str());
+  } else {
+    std::printf(
+        "parse    iterate + StoredBatch::ParseFromArray: %lld events "
+        "%s\n",
+        static_cast<long long>(events), t0.str().c_str());
+  }
+}
+
+void PhaseStore(const std::string& dir) {
+  Timer t0;
+  auto store = OpenStore(dir);
+  int64_t events = 0;
+  absl::Status s =
+      store->ScanBatches([&](uint64_t, const std::vector<v1::Event>& batch) {
+        events += static_cast<int64_t>(batch.size());
+        return absl::OkStatus();
+      });
+  if (!s.ok()) Die(s);
+  std::printf(
+      "store    open + ScanBatches (scan, parse, copy to vector): "
+      "%lld events %s\n",
+      static_cast<long long>(events), t0.str().c_str());
+}
+
+void PhaseRecover(const std::string& dir) {
+  core::Config config;
+  Timer t0;
+  auto store = OpenStore(dir);
+  server::LiveState live(&config, 5 * core::kNanosPerSecond, store.get());
+  absl::Status s =
+      store->ScanBatches([&](uint64_t id, const std::vector<v1::Event>& batch) {
+        live.ApplyBatch(id, batch);
+        return absl::OkStatus();
+      });
+  if (!s.ok()) Die(s);
+  std::printf(
+      "recover  open + ScanBatches + LiveState::ApplyBatch: "
+      "%lld applied, %zu jobs %s\n",
+      static_cast<long long>(live.stats().applied), live.job_count(),
+      t0.str().c_str());
+}
+
+int Time(const std::string& dir, const Args& args) {
+  const int reps = static_cast<int>(args.Int("reps", 1));
+  // The clock only matters for Report's default as-of: two hours after the
+  // fleet's start, after every event of a fill of up to ~7000 steps.
+  const int64_t now_ns = NowFor(Fleet(1, 1)) + 7200 * core::kNanosPerSecond;
+  std::printf("store %s: %.1f MiB\n", dir.c_str(), DirBytes(dir) / 1048576.0);
+  const std::string phases =
+      args.Str("phases", "start,open,scan,parse,store,recover");
+  for (int rep = 1; rep <= reps; ++rep) {
+    std::stringstream list(phases);
+    std::string phase;
+    while (std::getline(list, phase, ',')) {
+      if (phase == "start") {
+        TimeStart(dir, now_ns, "start");
+      } else if (phase == "open") {
+        PhaseOpen(dir);
+      } else if (phase == "scan") {
+        PhaseScan(dir, false);
+      } else if (phase == "parse") {
+        PhaseScan(dir, true);
+      } else if (phase == "store") {
+        PhaseStore(dir);
+      } else if (phase == "recover") {
+        PhaseRecover(dir);
+      } else {
+        std::fprintf(stderr, "unknown phase %s\n", phase.c_str());
+        return 2;
+      }
+      std::fflush(stdout);
+    }
+    std::fflush(stdout);
+  }
+  std::printf("peak RSS of this process: %.0f MiB\n", PeakRssKiB() / 1024.0);
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  Args args(argc, argv);
+  args.CheckKnown({"jobs", "steps", "batch", "reps", "phases"});
+  const auto& pos = args.positional();
+  if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
+  if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
+  std::fprintf(stderr,
+               "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
+               "--batch=500]\n       recovery_bench time DIR [--reps=1]\n");
+  return 2;
+}
+
+}  // namespace
+}  // namespace goodput::bench
+
+int main(int argc, char** argv) { return goodput::bench::Main(argc, argv); }
