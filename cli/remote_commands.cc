@@ -51,6 +51,7 @@ std::shared_ptr<grpc::Channel> Connect(const CommandContext& context) {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  args.SetMaxReceiveMessageSize(-1);  // a 10k-job report is over 4 MiB
   return grpc::CreateCustomChannel(*context.server,
                                    grpc::InsecureChannelCredentials(), args);
 }

@@ -38,6 +38,7 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {}
 absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
   Position position{static_cast<uint32_t>(names_.size()), 0};
   names_.emplace_back(name);
+  ReserveFor(in);
   std::string line;
   while (std::getline(in, line)) {
     ++position.line;
@@ -50,6 +51,19 @@ absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
         absl::StrCat(name, ":", position.line + 1, ": read error"));
   }
   return absl::OkStatus();
+}
+
+void Replayer::ReserveFor(std::istream& in) {
+  const std::streampos here = in.tellg();
+  if (here < 0 || !in.seekg(0, std::ios::end)) {
+    in.clear();  // not seekable (stdin): grow as we go
+    return;
+  }
+  const std::streamoff bytes = in.tellg() - here;
+  in.seekg(here);
+  const size_t lines = static_cast<size_t>(bytes) / kMinLineBytes;
+  events_.reserve(events_.size() + lines);
+  positions_.reserve(positions_.size() + lines);
 }
 
 void Replayer::AddLine(absl::string_view line, Position position) {

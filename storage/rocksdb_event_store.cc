@@ -7,6 +7,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
+#include "rocksdb/memtablerep.h"
 #include "rocksdb/options.h"
 #include "rocksdb/write_batch.h"
 
@@ -77,9 +78,21 @@ absl::StatusOr<std::unique_ptr<RocksDbEventStore>> RocksDbEventStore::Open(
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
+  // Small column families (agents) would otherwise pin every WAL file and
+  // make a restart replay all of them.
+  db_options.max_total_wal_size = 256 << 20;
+  // Writes are serialized by the caller; the vector memtable needs this.
+  db_options.allow_concurrent_memtable_write = false;
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const char* name : kFamilyNames) {
-    families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    rocksdb::ColumnFamilyOptions cf;
+    if (std::string(name) == "job_events") {
+      // One index key per (job, batch) lands at random places; a vector
+      // memtable appends and sorts at flush. It is read only to rebuild a
+      // job after a late event.
+      cf.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
+    }
+    families.emplace_back(name, cf);
   }
   rocksdb::DB* db = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
