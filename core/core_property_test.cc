@@ -22,17 +22,7 @@ constexpr int64_t kAsOf = (1795341600LL + 4 * 3600) * kNanosPerSecond;
 
 FleetReport ReplayAll(const std::vector<v1::Event>& events,
                       const Config& config, int64_t as_of) {
-  std::vector<uint32_t> order;
-  for (uint32_t i = 0; i < events.size(); ++i) {
-    if (EventTimeNanos(events[i]) <= as_of) order.push_back(i);
-  }
-  SortForApply(events, &order);
-  FleetTracker fleet(&config);
-  for (uint32_t i : order) {
-    auto result = fleet.Apply(events[i]);
-    EXPECT_TRUE(result.ok()) << result.status().ToString();
-  }
-  return fleet.Report(as_of);
+  return ::goodput::core::testing::Replay(events, config, as_of);
 }
 
 void ExpectSameJobs(const FleetReport& a, const FleetReport& b) {

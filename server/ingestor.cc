@@ -1,11 +1,10 @@
 #include "server/ingestor.h"
 
-#include <numeric>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "core/event_order.h"
-#include "core/fleet_tracker.h"
+#include "core/replay_events.h"
 
 namespace goodput::server {
 
@@ -108,12 +107,7 @@ absl::StatusOr<core::FleetReport> Ingestor::ReplayStore(
         return absl::OkStatus();
       });
   if (!s.ok()) return s;
-  std::vector<uint32_t> order(events.size());
-  std::iota(order.begin(), order.end(), 0);
-  core::SortForApply(events, &order);
-  core::FleetTracker fleet(&config);
-  for (uint32_t i : order) (void)fleet.Apply(events[i]);
-  return fleet.Report(as_of_ns);
+  return core::ReplayEvents(events, config, as_of_ns);
 }
 
 void Ingestor::set_fault_hook(FaultHook hook) {

@@ -3,11 +3,8 @@
 #include "server/ingestor.h"
 
 #include <algorithm>
-#include <numeric>
 #include <random>
 
-#include "core/event_order.h"
-#include "core/fleet_tracker.h"
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
@@ -19,6 +16,7 @@ namespace {
 
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::RandomFleet;
+using ::goodput::core::testing::Replay;
 using ::goodput::core::testing::T;
 using ::goodput::core::testing::Timeline;
 using ::testing::HasSubstr;
@@ -72,18 +70,6 @@ class IngestorTest : public ::testing::Test {
   std::unique_ptr<Ingestor> ingestor_;
   uint64_t seq_ = 0;
 };
-
-core::FleetReport Replay(const std::vector<v1::Event>& events,
-                         const core::Config& config, int64_t as_of) {
-  std::vector<uint32_t> order;
-  for (uint32_t i = 0; i < events.size(); ++i) {
-    if (core::EventTimeNanos(events[i]) <= as_of) order.push_back(i);
-  }
-  core::SortForApply(events, &order);
-  core::FleetTracker fleet(&config);
-  for (uint32_t i : order) EXPECT_TRUE(fleet.Apply(events[i]).ok());
-  return fleet.Report(as_of);
-}
 
 void ExpectEqualReports(const core::FleetReport& a,
                         const core::FleetReport& b) {

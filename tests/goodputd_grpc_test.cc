@@ -3,12 +3,9 @@
 // again, the report equals replay, and a restart recovers it.
 #include <cstdlib>
 #include <filesystem>
-#include <numeric>
 #include <thread>
 
 #include "cli/report_json.h"
-#include "core/event_order.h"
-#include "core/fleet_tracker.h"
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
 #include "grpcpp/create_channel.h"
@@ -92,12 +89,8 @@ class GoodputdTest : public ::testing::Test {
 
 nlohmann::json ReplayJson(const std::vector<v1::Event>& events, int64_t as_of) {
   core::Config config;
-  std::vector<uint32_t> order(events.size());
-  std::iota(order.begin(), order.end(), 0);
-  core::SortForApply(events, &order);
-  core::FleetTracker fleet(&config);
-  for (uint32_t i : order) EXPECT_TRUE(fleet.Apply(events[i]).ok());
-  return nlohmann::json::parse(*cli::WriteReportJson(fleet.Report(as_of)));
+  return nlohmann::json::parse(
+      *cli::WriteReportJson(core::testing::Replay(events, config, as_of)));
 }
 
 TEST_F(GoodputdTest, StreamedEventsReportLikeReplay) {

@@ -4,8 +4,7 @@
 #include <sstream>
 
 #include "absl/time/time.h"
-#include "core/event_order.h"
-#include "core/fleet_tracker.h"
+#include "core/replay_events.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 
@@ -56,19 +55,16 @@ int64_t S(double seconds) {
 }
 
 FleetReport Replay(const std::vector<v1::Event>& events, const Config& config,
+                   int64_t as_of_ns) {
+  int64_t rejected = 0;
+  FleetReport report = ReplayEvents(events, config, as_of_ns, &rejected);
+  EXPECT_EQ(rejected, 0) << "events rejected by the trackers";
+  return report;
+}
+
+FleetReport Replay(const std::vector<v1::Event>& events, const Config& config,
                    const std::string& as_of) {
-  const int64_t as_of_ns = T(as_of);
-  std::vector<uint32_t> order;
-  for (uint32_t i = 0; i < events.size(); ++i) {
-    if (EventTimeNanos(events[i]) <= as_of_ns) order.push_back(i);
-  }
-  SortForApply(events, &order);
-  FleetTracker fleet(&config);
-  for (uint32_t i : order) {
-    auto result = fleet.Apply(events[i]);
-    EXPECT_TRUE(result.ok()) << result.status().ToString();
-  }
-  return fleet.Report(as_of_ns);
+  return Replay(events, config, T(as_of));
 }
 
 const JobReport& Job(const FleetReport& report, const std::string& job_id) {

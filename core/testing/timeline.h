@@ -32,6 +32,9 @@ int64_t S(double seconds);
 // report as of `as_of` (RFC 3339).
 FleetReport Replay(const std::vector<v1::Event>& events, const Config& config,
                    const std::string& as_of);
+// The same with as-of in nanoseconds since the epoch.
+FleetReport Replay(const std::vector<v1::Event>& events, const Config& config,
+                   int64_t as_of_ns);
 
 // The report of the one job `job_id` in `report`; fails the test if absent.
 const JobReport& Job(const FleetReport& report, const std::string& job_id);
