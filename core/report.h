@@ -63,8 +63,8 @@ struct Totals {
 // Ratios of one job from its nanoseconds.
 Ratios JobRatios(const JobReport& job);
 
-// Ratios of a chip-weighted set; sg_capacity/mpg_capacity set in
-// `capacity_sg`/`capacity_mpg` when capacity is known and non-zero.
+// Ratios of a chip-weighted set; `sg_capacity` and `mpg_capacity` are set
+// only when the set's capacity is known and non-zero.
 struct TotalsRatios {
   Ratios ratios;
   std::optional<double> sg_capacity, mpg_capacity;
