@@ -14,6 +14,17 @@ namespace goodput::cli {
 
 using Json = nlohmann::json;
 
+namespace {
+
+// At one instant a job start comes first and a job end last; other marks
+// keep their input order (the order they were logged in).
+int TieRank(const MlgmMark& mark) {
+  if (mark.kind == MlgmMark::Kind::kJobStart) return 0;
+  return mark.kind == MlgmMark::Kind::kJobEnd ? 2 : 1;
+}
+
+}  // namespace
+
 MlgmConverter::MlgmConverter(MlgmOptions options)
     : options_(std::move(options)) {}
 
@@ -82,7 +93,8 @@ std::vector<v1::Event> MlgmConverter::ConvertJob(const std::string& job,
                                                  std::vector<Pending>& marks) {
   std::stable_sort(marks.begin(), marks.end(),
                    [](const Pending& a, const Pending& b) {
-                     return a.mark.time_ns < b.mark.time_ns;
+                     return std::make_pair(a.mark.time_ns, TieRank(a.mark)) <
+                            std::make_pair(b.mark.time_ns, TieRank(b.mark));
                    });
   size_t last_end = marks.size();
   for (size_t i = 0; i < marks.size(); ++i) {

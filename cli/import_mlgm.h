@@ -29,8 +29,8 @@ struct MlgmResult {
 // Converts ml-goodput-measurement log entries of any number of jobs into
 // goodput events (goodputctl import-mlgm): AddLine/AddEntry decode each
 // entry (ParseMlgmEntry) and group its marks by job; Finish() sorts each
-// job's marks by time (stable, so input order breaks ties) and runs them
-// through a MlgmJobConverter. Pure: no I/O, no clock. Owns its copies of
+// job's marks by time (at one instant: job starts first, job ends last,
+// the rest in input order) and runs them through a MlgmJobConverter. Pure: no I/O, no clock. Owns its copies of
 // the marks. Not thread-safe; single use.
 class MlgmConverter {
  public:
