@@ -1,6 +1,7 @@
 #include "cli/import_mlgm.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,7 @@ absl::StatusOr<MlgmResult> MlgmConverter::Finish() {
   result.errors = SortedErrors();
   result.entries = wheres_.size();
   result.bad = result.errors.size();
+  result.duplicates = duplicates_;
   return result;
 }
 
@@ -98,14 +100,32 @@ std::vector<v1::Event> MlgmConverter::ConvertJob(const std::string& job,
                    });
   size_t last_end = marks.size();
   for (size_t i = 0; i < marks.size(); ++i) {
-    if (marks[i].mark.kind == MlgmMark::Kind::kJobEnd) last_end = i;
+    if (marks[i].mark.kind == MlgmMark::Kind::kJobEnd && !Repeats(marks, i)) {
+      last_end = i;
+    }
   }
   MlgmJobConverter converter(job, &options_);
   for (size_t i = 0; i < marks.size(); ++i) {
+    if (Repeats(marks, i)) {
+      ++duplicates_;
+      continue;
+    }
     absl::Status status = converter.Apply(marks[i].mark, i == last_end);
     if (!status.ok()) AddError(marks[i].entry, status.message());
   }
   return converter.TakeEvents();
+}
+
+bool MlgmConverter::Repeats(const std::vector<Pending>& marks, size_t i) {
+  const MlgmMark& m = marks[i].mark;
+  for (size_t j = i; j > 0 && marks[j - 1].mark.time_ns == m.time_ns; --j) {
+    const MlgmMark& o = marks[j - 1].mark;
+    if (o.kind == m.kind && o.span == m.span && o.name == m.name &&
+        o.step == m.step) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // One error per entry (its first), in input order.

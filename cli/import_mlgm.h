@@ -23,14 +23,18 @@ struct MlgmResult {
   // "WHERE: reason" per bad entry, in input order.
   std::vector<std::string> errors;
   int64_t entries = 0;  // entries read (blank lines not counted)
-  int64_t bad = 0;      // entries that gave no events (errors above)
+  int64_t bad = 0;      // entries with an error (errors above)
+  // Marks equal in every field to another of the same job (e.g. overlapping
+  // exports): applied once.
+  int64_t duplicates = 0;
 };
 
 // Converts ml-goodput-measurement log entries of any number of jobs into
 // goodput events (goodputctl import-mlgm): AddLine/AddEntry decode each
 // entry (ParseMlgmEntry) and group its marks by job; Finish() sorts each
 // job's marks by time (at one instant: job starts first, job ends last,
-// the rest in input order) and runs them through a MlgmJobConverter. Pure: no I/O, no clock. Owns its copies of
+// the rest in input order), drops repeated marks, and runs the rest
+// through a MlgmJobConverter. Pure: no I/O, no clock. Owns its copies of
 // the marks. Not thread-safe; single use.
 class MlgmConverter {
  public:
@@ -60,6 +64,8 @@ class MlgmConverter {
   void AddMark(MlgmMark mark, int64_t entry);
   std::vector<v1::Event> ConvertJob(const std::string& job,
                                     std::vector<Pending>& marks);
+  // Whether marks[i] repeats a mark at the same instant before it.
+  static bool Repeats(const std::vector<Pending>& marks, size_t i);
   std::vector<std::string> SortedErrors();
 
   MlgmOptions options_;
@@ -68,6 +74,7 @@ class MlgmConverter {
   std::vector<std::string> job_order_;
   std::map<std::string, std::vector<Pending>> marks_;  // by job id
   std::set<std::string> job_names_;  // distinct job_name values seen
+  int64_t duplicates_ = 0;
 };
 
 }  // namespace goodput::cli

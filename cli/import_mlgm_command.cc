@@ -192,6 +192,10 @@ int ConvertAndWrite(const std::vector<std::string>& paths,
   absl::StatusOr<MlgmResult> result =
       Convert(paths, std::move(options), context.in);
   if (!result.ok()) return Fail(context, result.status());
+  if (result->duplicates > 0) {
+    context.err << kPrefix << ": " << result->duplicates
+                << " repeated entries applied once\n";
+  }
   if (result->bad > 0) PrintErrors(*result, flags.skip_bad, context.err);
   if (result->bad > 0 && !flags.skip_bad) return kExitBadInput;
   absl::Status written = WriteEvents(*result, flags.out, context.out);

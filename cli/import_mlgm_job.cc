@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "cli/time_format.h"
 
 namespace goodput::cli {
 namespace {
@@ -78,6 +79,11 @@ MlgmJobConverter::MlgmJobConverter(std::string job_id,
     : job_id_(std::move(job_id)), options_(options) {}
 
 absl::Status MlgmJobConverter::Apply(const MlgmMark& mark, bool last_end) {
+  if (ended_ && mark.time_ns > ended_ns_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "entry: at ", FormatRfc3339(mark.time_ns),
+        ", later than the job's last job_end_time ", FormatRfc3339(ended_ns_)));
+  }
   if (pending_ && mark.time_ns > pending_ns_) FlushActivity();
   if (!submitted_) Submit(mark.time_ns);
   switch (mark.kind) {
@@ -185,6 +191,7 @@ void MlgmJobConverter::OnJobEnd(int64_t t, bool last_end) {
   pending_.reset();  // nothing happens after the end
   Emit(t, false).mutable_job_ended()->set_outcome(v1::JobEnded::SUCCEEDED);
   ended_ = true;
+  ended_ns_ = t;
 }
 
 void MlgmJobConverter::CompleteStep(int64_t t) {

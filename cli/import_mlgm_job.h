@@ -50,8 +50,9 @@ class MlgmJobConverter {
 
   // Applies `mark`, appending the events it implies. `last_end` says
   // whether a kJobEnd mark is the job's last one, the only one that ends
-  // the job. A kEnd mark that closes no open span of this attempt is an
-  // error naming the field, and changes nothing.
+  // the job. A kEnd mark that closes no open span of this attempt, and a
+  // mark later than the job's end, are errors naming the field, and change
+  // nothing.
   absl::Status Apply(const MlgmMark& mark, bool last_end);
 
   // The events so far (the last activity included), in time order.
@@ -84,6 +85,7 @@ class MlgmJobConverter {
   std::vector<v1::Event> events_;
   bool submitted_ = false;
   bool ended_ = false;
+  int64_t ended_ns_ = 0;
   int attempt_ = 0;                // 0: none yet
   bool implicit_attempt_ = false;  // started by an entry, not job_start_time
   bool stepping_ = false;          // a step started in this attempt

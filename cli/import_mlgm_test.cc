@@ -282,6 +282,34 @@ TEST(MlgmConverterTest, InputOrderDoesNotMatterOnlyTimes) {
   EXPECT_EQ(Convert(shuffled).events, Convert(log).events);
 }
 
+TEST(MlgmConverterTest, RepeatedEntriesAreAppliedOnce) {
+  std::vector<std::string> log = {Rec("job_start_time", 0), StepStart(1, 0),
+                                  Save(1, 10, 2), StepStart(2, 12),
+                                  Rec("job_end_time", 20)};
+  std::vector<std::string> twice = log;
+  twice.insert(twice.end(), log.begin(), log.end());
+  Converted once = Convert(log);
+  Converted c = Convert(twice);
+  EXPECT_THAT(c.errors, IsEmpty());
+  EXPECT_EQ(c.events, once.events);
+  EXPECT_EQ(c.result.duplicates, 6);  // the save record is two marks
+  EXPECT_EQ(once.result.duplicates, 0);
+}
+
+TEST(MlgmConverterTest, EntriesAfterTheLastJobEndAreErrors) {
+  Converted c = Convert({Rec("job_start_time", 0), StepStart(1, 0),
+                         Rec("job_end_time", 10), StepStart(2, 10),
+                         Custom("start", "eval", 11)});
+  EXPECT_THAT(c.errors,
+              ElementsAre("log:5: entry: at 2023-11-14T22:13:31Z, later than "
+                          "the job's last job_end_time 2023-11-14T22:13:30Z"));
+  // The step start at the end's own instant comes before the end.
+  EXPECT_THAT(c.events,
+              ElementsAre("+0 mlgm-1 started", "+0 mlgm-1 TRAINING",
+                          "+10 mlgm-1 step 1", "+10 mlgm-1 step 2",
+                          "+10 j ended SUCCEEDED"));
+}
+
 TEST(MlgmConverterTest, EndWithoutStartIsAnErrorNamingTheLine) {
   Converted c = Convert({Rec("job_start_time", 0),
                          Rec("data_loading_end_time", 5), StepStart(1, 6)});
