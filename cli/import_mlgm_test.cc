@@ -304,10 +304,9 @@ TEST(MlgmConverterTest, EntriesAfterTheLastJobEndAreErrors) {
               ElementsAre("log:5: entry: at 2023-11-14T22:13:31Z, later than "
                           "the job's last job_end_time 2023-11-14T22:13:30Z"));
   // The step start at the end's own instant comes before the end.
-  EXPECT_THAT(c.events,
-              ElementsAre("+0 mlgm-1 started", "+0 mlgm-1 TRAINING",
-                          "+10 mlgm-1 step 1", "+10 mlgm-1 step 2",
-                          "+10 j ended SUCCEEDED"));
+  EXPECT_THAT(c.events, ElementsAre("+0 mlgm-1 started", "+0 mlgm-1 TRAINING",
+                                    "+10 mlgm-1 step 1", "+10 mlgm-1 step 2",
+                                    "+10 j ended SUCCEEDED"));
 }
 
 TEST(MlgmConverterTest, EndWithoutStartIsAnErrorNamingTheLine) {
