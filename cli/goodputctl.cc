@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
 #include "cli/flags.h"
+#include "cli/import_mlgm_command.h"
 #include "cli/remote_commands.h"
 #include "cli/replay_command.h"
 
@@ -31,6 +32,8 @@ constexpr Command kCommands[] = {
      RunSendCommand},
     {"dead-letters", "events the server rejected, with reasons (--server)",
      RunDeadLettersCommand},
+    {"import-mlgm", "ml-goodput-measurement logs -> JSON Lines events",
+     RunImportMlgmCommand},
 };
 
 constexpr char kProgram[] = "goodputctl";
