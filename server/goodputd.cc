@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "grpcpp/resource_quota.h"
 #include "grpcpp/server_builder.h"
 #include "storage/rocksdb_event_store.h"
 
@@ -29,15 +30,32 @@ absl::Status Goodputd::Init(Clock* clock) {
   live_ = std::make_unique<LiveState>(&options_.config, options_.lateness_ns,
                                       store_.get());
   ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), clock,
-                                         codec::ValidationLimits());
+                                         options_.validation);
+  limits_ = std::make_unique<IngestLimits>(options_.limits, clock);
+  ingestor_->set_limits(limits_.get());
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
   if (absl::Status s = InstallFault(); !s.ok()) return s;
-  ingest_service_ = std::make_unique<IngestService>(ingestor_.get());
+  ingest_service_ =
+      std::make_unique<IngestService>(ingestor_.get(), limits_.get());
   query_service_ =
       std::make_unique<QueryService>(ingestor_.get(), store_.get(), clock);
+  return StartGrpc();
+}
+
+absl::Status Goodputd::StartGrpc() {
+  if (!options_.auth_tokens.empty()) {
+    auto tokens = TokenAuth::Load(options_.auth_tokens);
+    if (!tokens.ok()) return tokens.status();
+    tokens_ = *std::move(tokens);
+  }
+  auto credentials = MakeServerCredentials(options_.tls, tokens_);
+  if (!credentials.ok()) return credentials.status();
+  grpc::ResourceQuota quota("goodputd");
+  quota.SetMaxThreads(options_.max_streams + 2);  // + gRPC's pollers
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options_.grpc_address,
-                           grpc::InsecureServerCredentials(), &port_);
+  builder.AddListeningPort(options_.grpc_address, *credentials, &port_);
+  builder.SetMaxReceiveMessageSize(options_.max_batch_bytes);
+  builder.SetResourceQuota(quota);
   builder.RegisterService(ingest_service_.get());
   builder.RegisterService(query_service_.get());
   grpc_ = builder.BuildAndStart();

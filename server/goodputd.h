@@ -8,12 +8,15 @@
 #include "absl/status/statusor.h"
 #include "core/config.h"
 #include "grpcpp/server.h"
+#include "server/ingest_limits.h"
 #include "server/ingest_service.h"
 #include "server/ingestor.h"
 #include "server/live_state.h"
 #include "server/query_service.h"
+#include "server/token_auth.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
+#include "util/grpc_credentials.h"
 
 namespace goodput::server {
 
@@ -26,6 +29,13 @@ struct GoodputdOptions {
   // Fault injection for kill tests: "before_store:N" or "after_store:N"
   // kills the process with SIGKILL at the Nth time that point is reached.
   std::string fault;
+  // Security and limits (docs/security.md).
+  ServerTlsFlags tls;
+  std::string auth_tokens;  // --auth_tokens FILE; empty = no tokens
+  IngestLimitOptions limits;
+  codec::ValidationLimits validation;  // string sizes, labels per job
+  int max_batch_bytes = 4 << 20;       // gRPC message size
+  int max_streams = 256;               // concurrent RPCs (server threads)
 };
 
 // The aggregator process: opens the store, recovers the live state from
@@ -39,17 +49,23 @@ class Goodputd {
 
   int port() const { return port_; }
   Ingestor* ingestor() { return ingestor_.get(); }
+  // Limit counters (IngestLimitStats) and refused calls, for metrics.
+  IngestLimitStats limit_stats() const { return limits_->stats(); }
+  int64_t auth_refused() const { return tokens_ ? tokens_->refused() : 0; }
   void Shutdown();
 
  private:
   Goodputd() = default;
   absl::Status Init(Clock* clock);
   absl::Status InstallFault();
+  absl::Status StartGrpc();
 
   GoodputdOptions options_;
   std::unique_ptr<storage::EventStore> store_;
   std::unique_ptr<LiveState> live_;
   std::unique_ptr<Ingestor> ingestor_;
+  std::unique_ptr<IngestLimits> limits_;
+  std::shared_ptr<TokenAuth> tokens_;
   std::unique_ptr<IngestService> ingest_service_;
   std::unique_ptr<QueryService> query_service_;
   std::unique_ptr<grpc::Server> grpc_;

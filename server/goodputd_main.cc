@@ -10,6 +10,7 @@
 #include "cli/flags.h"
 #include "cli/time_format.h"
 #include "server/goodputd.h"
+#include "server/security_flags.h"
 
 namespace {
 
@@ -23,6 +24,7 @@ struct Flags {
   bool help = false, fsync = false;
   std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
       stall_after, fault;
+  goodput::server::SecurityFlags security;
 };
 
 // Fills `options` from `flags`; an error names the flag.
@@ -34,6 +36,11 @@ absl::Status ToOptions(const Flags& flags,
   if (flags.grpc_address) options->grpc_address = *flags.grpc_address;
   options->fsync = flags.fsync;
   if (flags.fault) options->fault = *flags.fault;
+  if (absl::Status s =
+          goodput::server::ApplySecurityFlags(flags.security, options);
+      !s.ok()) {
+    return s;
+  }
   for (auto [flag, value, out] :
        {std::tuple("--lateness", &flags.lateness, &options->lateness_ns),
         std::tuple("--stall_after", &flags.stall_after,
@@ -75,6 +82,7 @@ int main(int argc, char** argv) {
   parser.AddBool("fsync", &flags.fsync, "sync the WAL on every batch");
   parser.AddString("fault", "POINT:N", &flags.fault,
                    "tests only: SIGKILL at the Nth before_store|after_store");
+  goodput::server::AddSecurityFlags(&parser, &flags.security);
   std::vector<std::string> args(argv + 1, argv + argc), positional;
   absl::Status s = parser.Parse(args, &positional);
   if (s.ok() && !positional.empty()) {

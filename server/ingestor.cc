@@ -1,6 +1,7 @@
 #include "server/ingestor.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "core/event_order.h"
@@ -62,10 +63,15 @@ void Ingestor::Judge(const v1::Batch& batch, storage::BatchWrite* write,
   write->received_ns = clock_->NowNanos();
   limits_.now_ns = write->received_ns;
   std::unordered_map<std::string, int64_t> ended_in_batch;
+  std::unordered_set<std::string> new_jobs;
   for (int i = 0; i < batch.events_size(); ++i) {
     const v1::Event& e = batch.events(i);
     absl::Status s = codec::ValidateEvent(e, limits_);
     if (s.ok()) s = live_->Admit(e, &ended_in_batch);
+    if (s.ok() && job_limits_ != nullptr) {
+      s = job_limits_->AdmitJob(e, live_->has_job(e.job_id()),
+                                live_->job_count(), &new_jobs);
+    }
     if (s.ok()) {
       write->accepted.push_back(e);
       continue;
@@ -113,6 +119,11 @@ absl::StatusOr<core::FleetReport> Ingestor::ReplayStore(
 void Ingestor::set_fault_hook(FaultHook hook) {
   absl::MutexLock lock(&mu_);
   fault_hook_ = std::move(hook);
+}
+
+void Ingestor::set_limits(IngestLimits* limits) {
+  absl::MutexLock lock(&mu_);
+  job_limits_ = limits;
 }
 
 IngestStats Ingestor::stats() {

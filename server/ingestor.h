@@ -12,6 +12,7 @@
 #include "codec/event_validator.h"
 #include "core/report.h"
 #include "proto/service.pb.h"
+#include "server/ingest_limits.h"
 #include "server/live_state.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
@@ -58,6 +59,8 @@ class Ingestor {
                                            std::optional<int64_t> since_ns);
 
   void set_fault_hook(FaultHook hook);
+  // Applies --max_jobs from `limits` (not owned; null = no limit).
+  void set_limits(IngestLimits* limits);
   IngestStats stats();
   LiveState::Stats live_stats();
 
@@ -76,6 +79,7 @@ class Ingestor {
   codec::ValidationLimits limits_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> agent_sequence_ ABSL_GUARDED_BY(mu_);
   FaultHook fault_hook_ ABSL_GUARDED_BY(mu_);
+  IngestLimits* job_limits_ ABSL_GUARDED_BY(mu_) = nullptr;
   IngestStats stats_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -62,6 +62,9 @@ class LiveState {
   const Stats& stats() const { return stats_; }
   const core::Config& config() const { return *config_; }
   size_t job_count() const { return jobs_.size(); }
+  bool has_job(const std::string& job_id) const {
+    return jobs_.count(job_id) > 0;
+  }
 
  private:
   struct Pending {

@@ -1,0 +1,79 @@
+#include "server/ingest_limits.h"
+
+#include "gtest/gtest.h"
+
+namespace goodput::server {
+namespace {
+
+constexpr int64_t kSecond = 1000 * 1000 * 1000;
+
+v1::Event JobEvent(const std::string& job_id) {
+  v1::Event e;
+  e.set_job_id(job_id);
+  e.mutable_started();
+  return e;
+}
+
+TEST(IngestLimitsTest, BatchOverMaxBatchEventsIsRejectedAndCounted) {
+  FakeClock clock(kSecond);
+  IngestLimits limits({.max_batch_events = 10}, &clock);
+  absl::Duration retry;
+  EXPECT_TRUE(limits.AdmitBatch("a", 10, &retry).ok());
+  absl::Status s = limits.AdmitBatch("a", 11, &retry);
+  EXPECT_TRUE(absl::IsInvalidArgument(s));
+  EXPECT_EQ(s.message(), "batch: 11 events exceed --max_batch_events=10");
+  EXPECT_EQ(limits.stats().batches_too_large, 1);
+}
+
+TEST(IngestLimitsTest, AgentRateIsATokenBucketPerAgentWithARetryHint) {
+  FakeClock clock(kSecond);
+  IngestLimits limits({.max_batch_events = 1000,
+                       .agent_events_per_second = 100,
+                       .agent_burst_events = 200},
+                      &clock);
+  absl::Duration retry;
+  ASSERT_TRUE(limits.AdmitBatch("a", 150, &retry).ok());
+  ASSERT_TRUE(limits.AdmitBatch("a", 100, &retry).ok());  // 200 - 250 < 0
+  absl::Status s = limits.AdmitBatch("a", 1, &retry);
+  EXPECT_TRUE(absl::IsResourceExhausted(s));
+  EXPECT_EQ(s.message(),
+            "agent a: over --max_agent_rate=100 events/s; retry after 510ms");
+  EXPECT_EQ(retry, absl::Milliseconds(510));  // from -50 back to 1 token
+  EXPECT_TRUE(limits.AdmitBatch("b", 100, &retry).ok());  // own bucket
+  clock.Advance(kSecond / 2);  // -50 + 50 = 0: still empty
+  EXPECT_FALSE(limits.AdmitBatch("a", 1, &retry).ok());
+  clock.Advance(kSecond / 10);
+  EXPECT_TRUE(limits.AdmitBatch("a", 1, &retry).ok());
+  EXPECT_EQ(limits.stats().rate_limited_batches, 2);
+}
+
+TEST(IngestLimitsTest, ZeroRateMeansUnlimited) {
+  FakeClock clock(kSecond);
+  IngestLimits limits({.max_batch_events = 1000}, &clock);
+  absl::Duration retry;
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(limits.AdmitBatch("a", 1000, &retry).ok());
+  }
+}
+
+TEST(IngestLimitsTest, MaxJobsRejectsEventsOfNewJobsOnly) {
+  FakeClock clock(kSecond);
+  IngestLimits limits({.max_jobs = 3}, &clock);
+  std::unordered_set<std::string> new_jobs;
+  // Two jobs are live; one more fits.
+  EXPECT_TRUE(limits.AdmitJob(JobEvent("old"), true, 2, &new_jobs).ok());
+  EXPECT_TRUE(limits.AdmitJob(JobEvent("j3"), false, 2, &new_jobs).ok());
+  EXPECT_TRUE(limits.AdmitJob(JobEvent("j3"), false, 2, &new_jobs).ok());
+  absl::Status s = limits.AdmitJob(JobEvent("j4"), false, 2, &new_jobs);
+  EXPECT_TRUE(absl::IsResourceExhausted(s));
+  EXPECT_EQ(s.message(),
+            "job_id: job \"j4\" would exceed --max_jobs=3 jobs held by the "
+            "server");
+  v1::Event heartbeat;
+  heartbeat.mutable_heartbeat()->set_chips(4);
+  EXPECT_TRUE(limits.AdmitJob(heartbeat, false, 2, &new_jobs).ok());
+  EXPECT_EQ(limits.stats().jobs_limited_events, 1);
+}
+
+}  // namespace
+}  // namespace goodput::server

@@ -1,0 +1,32 @@
+// goodputd's TLS, token and limit flags (docs/security.md), registered on
+// goodputd's FlagParser and applied to GoodputdOptions in one place so
+// goodputd_main stays short. Plain values; not thread-safe.
+#ifndef GOODPUT_SERVER_SECURITY_FLAGS_H_
+#define GOODPUT_SERVER_SECURITY_FLAGS_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "cli/flags.h"
+#include "server/goodputd.h"
+
+namespace goodput::server {
+
+struct SecurityFlags {
+  std::optional<std::string> tls_cert, tls_key, tls_client_ca, auth_tokens;
+  std::optional<std::string> max_jobs, max_labels, max_string_bytes,
+      max_batch_events, max_batch_bytes, max_agent_rate, max_streams;
+};
+
+// Registers every flag of SecurityFlags on `parser`, which must not
+// outlive `flags`.
+void AddSecurityFlags(cli::FlagParser* parser, SecurityFlags* flags);
+
+// Sets the given flags in `options`; an error names the flag and value.
+absl::Status ApplySecurityFlags(const SecurityFlags& flags,
+                                GoodputdOptions* options);
+
+}  // namespace goodput::server
+
+#endif  // GOODPUT_SERVER_SECURITY_FLAGS_H_

@@ -1,0 +1,105 @@
+#include "server/token_auth.h"
+
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "grpcpp/security/auth_context.h"
+#include "util/grpc_credentials.h"
+
+namespace goodput::server {
+namespace {
+
+bool SameBytes(absl::string_view a, absl::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ b[i];
+  return diff == 0;
+}
+
+grpc::Status Refuse(std::atomic<int64_t>* refused, const std::string& why) {
+  ++*refused;
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, why);
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<TokenAuth>> TokenAuth::Load(
+    const std::string& path) {
+  auto contents = ReadSecretFile("--auth_tokens", path);
+  if (!contents.ok()) return contents.status();
+  auto auth = Parse(*contents);
+  if (!auth.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--auth_tokens: ", path, ": ", auth.status().message()));
+  }
+  return auth;
+}
+
+absl::StatusOr<std::shared_ptr<TokenAuth>> TokenAuth::Parse(
+    absl::string_view contents) {
+  auto auth = std::make_shared<TokenAuth>();
+  int number = 0;
+  for (absl::string_view line : absl::StrSplit(contents, '\n')) {
+    ++number;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields =
+        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    if (fields.size() != 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("line ", number, ": want \"agent_name token\""));
+    }
+    if (!auth->token_to_agent_.emplace(fields[1], fields[0]).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("line ", number, ": token of ", fields[0],
+                       " is already used by another agent"));
+    }
+  }
+  if (auth->token_to_agent_.empty()) {
+    return absl::InvalidArgumentError("no \"agent_name token\" line");
+  }
+  return auth;
+}
+
+std::string TokenAuth::AgentFor(absl::string_view token) const {
+  std::string agent;
+  for (const auto& [known, name] : token_to_agent_) {
+    if (SameBytes(known, token)) agent = name;  // no early exit
+  }
+  return agent;
+}
+
+grpc::Status TokenAuth::Process(const InputMetadata& metadata,
+                                grpc::AuthContext* context,
+                                OutputMetadata* consumed,
+                                OutputMetadata* /*response*/) {
+  auto it = metadata.find("authorization");
+  if (it == metadata.end()) {
+    return Refuse(&refused_,
+                  "a bearer token is required (goodput-agent and goodputctl "
+                  "--auth_token_file)");
+  }
+  absl::string_view value(it->second.data(), it->second.size());
+  if (!absl::ConsumePrefix(&value, "Bearer ")) {
+    return Refuse(&refused_, "authorization: want \"Bearer TOKEN\"");
+  }
+  std::string agent = AgentFor(value);
+  if (agent.empty()) return Refuse(&refused_, "unknown bearer token");
+  consumed->insert(
+      {"authorization", std::string(it->second.data(), it->second.size())});
+  context->AddProperty(kAgentProperty, agent);
+  return grpc::Status::OK;
+}
+
+std::string AuthenticatedAgent(const grpc::AuthContext* context) {
+  if (context == nullptr) return "";
+  std::vector<grpc::string_ref> values =
+      context->FindPropertyValues(TokenAuth::kAgentProperty);
+  if (values.empty()) return "";
+  return std::string(values.back().data(), values.back().size());
+}
+
+}  // namespace goodput::server

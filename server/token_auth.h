@@ -1,0 +1,52 @@
+// TokenAuth: goodputd's bearer-token check (--auth_tokens=FILE, lines
+// "agent_name token"; '#' starts a comment). As a gRPC AuthMetadataProcessor
+// it runs before any handler: a call without "authorization: Bearer TOKEN"
+// of a listed agent ends with UNAUTHENTICATED, so nothing it sent is read.
+// An accepted call's AuthContext carries the agent name under
+// kAgentProperty (IngestService rate-limits per name). Immutable after
+// Parse; thread-safe.
+#ifndef GOODPUT_SERVER_TOKEN_AUTH_H_
+#define GOODPUT_SERVER_TOKEN_AUTH_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "grpcpp/security/auth_metadata_processor.h"
+
+namespace goodput::server {
+
+class TokenAuth final : public grpc::AuthMetadataProcessor {
+ public:
+  static constexpr char kAgentProperty[] = "goodput_agent";
+
+  // Reads --auth_tokens `path`; errors name the flag, path and line.
+  static absl::StatusOr<std::shared_ptr<TokenAuth>> Load(
+      const std::string& path);
+  static absl::StatusOr<std::shared_ptr<TokenAuth>> Parse(
+      absl::string_view contents);
+
+  // The agent a token belongs to; empty if none (constant-time per token).
+  std::string AgentFor(absl::string_view token) const;
+  // Calls refused so far (exported as a counter).
+  int64_t refused() const { return refused_.load(); }
+
+  bool IsBlocking() const override { return false; }
+  grpc::Status Process(const InputMetadata& metadata,
+                       grpc::AuthContext* context, OutputMetadata* consumed,
+                       OutputMetadata* response) override;
+
+ private:
+  std::map<std::string, std::string> token_to_agent_;
+  std::atomic<int64_t> refused_{0};
+};
+
+// The agent name TokenAuth put on the call; empty without --auth_tokens.
+std::string AuthenticatedAgent(const grpc::AuthContext* context);
+
+}  // namespace goodput::server
+
+#endif  // GOODPUT_SERVER_TOKEN_AUTH_H_

@@ -1,0 +1,33 @@
+#include "server/token_auth.h"
+
+#include "gtest/gtest.h"
+
+namespace goodput::server {
+namespace {
+
+TEST(TokenAuthTest, MapsTokensToAgents) {
+  auto auth = TokenAuth::Parse("# fleet\nhost-a  tok-a\nhost-b\ttok-b\n\n");
+  ASSERT_TRUE(auth.ok()) << auth.status();
+  EXPECT_EQ((*auth)->AgentFor("tok-a"), "host-a");
+  EXPECT_EQ((*auth)->AgentFor("tok-b"), "host-b");
+  EXPECT_EQ((*auth)->AgentFor("tok-"), "");
+  EXPECT_EQ((*auth)->AgentFor(""), "");
+}
+
+TEST(TokenAuthTest, BadFilesNameTheLine) {
+  auto one_field = TokenAuth::Parse("host-a tok-a\nhost-b\n");
+  ASSERT_FALSE(one_field.ok());
+  EXPECT_EQ(one_field.status().message(), "line 2: want \"agent_name token\"");
+  auto shared = TokenAuth::Parse("host-a tok\nhost-b tok\n");
+  ASSERT_FALSE(shared.ok());
+  EXPECT_EQ(shared.status().message(),
+            "line 2: token of host-b is already used by another agent");
+  EXPECT_FALSE(TokenAuth::Parse("# nothing\n").ok());
+  auto missing = TokenAuth::Load("/nonexistent/tokens");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("--auth_tokens: cannot read"),
+            absl::string_view::npos);
+}
+
+}  // namespace
+}  // namespace goodput::server
