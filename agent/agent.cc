@@ -41,6 +41,9 @@ Agent::Agent(const AgentFlags& flags, Clock* clock, Sleeper* sleeper)
 Agent::~Agent() { Stop(); }
 
 absl::Status Agent::Init() {
+  auto credentials = MakeChannelCredentials(flags_.tls);
+  if (!credentials.ok()) return credentials.status();
+  credentials_ = *std::move(credentials);
   auto spool = Spool::Open({flags_.spool_dir, flags_.max_spool_bytes});
   if (!spool.ok()) return spool.status();
   spool_ = *std::move(spool);
@@ -58,9 +61,13 @@ void Agent::StartPipeline(const std::string& host) {
       Batcher::Options{flags_.batch_events, flags_.batch_delay, host,
                        [this] { Kick(); }},
       spool_.get(), clock_, &metrics_);
-  uplink_ = std::make_unique<Uplink>(
-      Uplink::Options{flags_.server, flags_.max_in_flight}, spool_.get(),
-      clock_, sleeper_, &metrics_);
+  Uplink::Options uplink;
+  uplink.server = flags_.server;
+  uplink.credentials = credentials_;
+  uplink.tls_server_name = flags_.tls.server_name;
+  uplink.max_in_flight = flags_.max_in_flight;
+  uplink_ = std::make_unique<Uplink>(std::move(uplink), spool_.get(), clock_,
+                                     sleeper_, &metrics_);
   spool_->SetAppendListener([u = uplink_.get()] { u->Notify(); });
   uplink_->Start();
   if (flags_.chips > 0) {
@@ -74,11 +81,19 @@ void Agent::StartPipeline(const std::string& host) {
 
 absl::Status Agent::StartHttp() {
   if (flags_.metrics_address.empty()) return absl::OkStatus();
+  std::shared_ptr<const BasicAuth> auth;
+  if (!flags_.metrics_basic_auth_file.empty()) {
+    auto loaded = BasicAuth::Load("--metrics_basic_auth_file",
+                                  flags_.metrics_basic_auth_file);
+    if (!loaded.ok()) return loaded.status();
+    auth = *std::move(loaded);
+  }
   auto http = HttpServer::Start(
       flags_.metrics_address,
       [this](absl::string_view method, absl::string_view path) {
         return HandleHttp(method, path);
-      });
+      },
+      std::move(auth));
   if (!http.ok()) {
     return absl::Status(
         http.status().code(),

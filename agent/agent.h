@@ -76,6 +76,7 @@ class Agent {
   std::unique_ptr<RealSleeper> own_sleeper_;
   Sleeper* const sleeper_;
   AgentMetrics metrics_;
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;  // of --tls_*
   std::unique_ptr<Spool> spool_;
   std::unique_ptr<Batcher> batcher_;
   std::unique_ptr<Uplink> uplink_;

@@ -31,6 +31,13 @@ Setter String(std::string AgentFlags::*field) {
   };
 }
 
+Setter TlsString(std::string ClientTlsFlags::*field) {
+  return [field](absl::string_view v, AgentFlags* f) {
+    f->tls.*field = std::string(v);
+    return absl::OkStatus();
+  };
+}
+
 template <typename Int>
 Setter Count(Int AgentFlags::*field, Int min) {
   return [field, min](absl::string_view v, AgentFlags* f) {
@@ -100,6 +107,20 @@ std::vector<FlagSpec> Specs() {
        Bytes(&AgentFlags::max_line_bytes)},
       {"max_connections", "N", "socket clients at once (default 256)",
        Count(&AgentFlags::max_connections, size_t{1})},
+      {"tls_ca", "FILE", "PEM CA of goodputd's certificate: use TLS",
+       TlsString(&ClientTlsFlags::ca)},
+      {"tls_cert", "FILE", "PEM client certificate (mutual TLS)",
+       TlsString(&ClientTlsFlags::cert)},
+      {"tls_key", "FILE", "PEM key of --tls_cert",
+       TlsString(&ClientTlsFlags::key)},
+      {"tls_server_name", "NAME",
+       "name expected in goodputd's certificate (default: HOST)",
+       TlsString(&ClientTlsFlags::server_name)},
+      {"auth_token_file", "FILE", "bearer token for goodputd (needs --tls_ca)",
+       TlsString(&ClientTlsFlags::token_file)},
+      {"metrics_basic_auth_file", "FILE",
+       "\"user:password\" lines: basic auth on /metrics and /healthz",
+       String(&AgentFlags::metrics_basic_auth_file)},
   };
 }
 

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "util/grpc_credentials.h"
 
 namespace goodput::agent {
 
@@ -29,6 +30,8 @@ struct AgentFlags {
   size_t max_in_flight = 8;
   size_t max_line_bytes = size_t{1} << 20;
   size_t max_connections = 256;
+  ClientTlsFlags tls;  // --tls_ca, --tls_cert, --tls_key, --auth_token_file
+  std::string metrics_basic_auth_file;  // "user:password" lines
 };
 
 // Parses `args` (without the program name): "--name=value" or

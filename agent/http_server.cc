@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -84,6 +85,8 @@ const char* Reason(int status) {
       return "OK";
     case 400:
       return "Bad Request";
+    case 401:
+      return "Unauthorized";
     case 404:
       return "Not Found";
     case 405:
@@ -123,7 +126,8 @@ void WriteAll(int fd, absl::string_view data) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
-    absl::string_view address, Handler handler) {
+    absl::string_view address, Handler handler,
+    std::shared_ptr<const BasicAuth> auth) {
   int port = 0;
   auto fd = BindTcp(address, &port);
   if (!fd.ok()) return fd.status();
@@ -132,19 +136,20 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
     ::close(*fd);
     return absl::ErrnoToStatus(errno, "pipe");
   }
-  std::unique_ptr<HttpServer> server(
-      new HttpServer(*fd, wake[0], wake[1], port, std::move(handler)));
+  std::unique_ptr<HttpServer> server(new HttpServer(
+      *fd, wake[0], wake[1], port, std::move(handler), std::move(auth)));
   server->thread_ = std::thread([p = server.get()] { p->Loop(); });
   return server;
 }
 
 HttpServer::HttpServer(int listen_fd, int wake_read, int wake_write, int port,
-                       Handler handler)
+                       Handler handler, std::shared_ptr<const BasicAuth> auth)
     : listen_fd_(listen_fd),
       wake_read_(wake_read),
       wake_write_(wake_write),
       port_(port),
-      handler_(std::move(handler)) {}
+      handler_(std::move(handler)),
+      auth_(std::move(auth)) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -184,6 +189,9 @@ void HttpServer::Serve(int fd) {
   HttpResponse response;
   if (parts.size() < 2 || parts[1].empty() || parts[1][0] != '/') {
     response = {400, "text/plain; charset=utf-8", "bad request\n"};
+  } else if (!Authorized(head)) {
+    response = {401, "text/plain; charset=utf-8", "unauthorized\n",
+                "WWW-Authenticate: Basic realm=\"goodput\"\r\n"};
   } else {
     absl::string_view path = parts[1].substr(0, parts[1].find('?'));
     response = handler_(parts[0], path);
@@ -192,7 +200,21 @@ void HttpServer::Serve(int fd) {
                             Reason(response.status),
                             "\r\nContent-Type: ", response.content_type,
                             "\r\nContent-Length: ", response.body.size(),
-                            "\r\nConnection: close\r\n\r\n", response.body));
+                            "\r\n", response.headers,
+                            "Connection: close\r\n\r\n", response.body));
+}
+
+bool HttpServer::Authorized(absl::string_view head) const {
+  if (auth_ == nullptr) return true;
+  for (absl::string_view line : absl::StrSplit(head, '\n')) {
+    const size_t colon = line.find(':');
+    if (colon == absl::string_view::npos ||
+        !absl::EqualsIgnoreCase(line.substr(0, colon), "authorization")) {
+      continue;
+    }
+    return auth_->CheckHeader(line.substr(colon + 1));
+  }
+  return false;
 }
 
 }  // namespace goodput::agent

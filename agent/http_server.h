@@ -4,7 +4,9 @@
 // at most 8 KiB, call the handler, write the response, close. Each socket
 // read or write gives up after 2 s, so a stuck client delays scrapes by at
 // most that and cannot block the agent. Owns its socket and thread; the
-// handler is called on that thread. Thread-safe (Stop from any thread).
+// handler is called on that thread. With a BasicAuth, a request without a
+// matching "Authorization: Basic" header gets 401 and never reaches the
+// handler. Thread-safe (Stop from any thread).
 #ifndef GOODPUT_AGENT_HTTP_SERVER_H_
 #define GOODPUT_AGENT_HTTP_SERVER_H_
 
@@ -16,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "util/basic_auth.h"
 
 namespace goodput::agent {
 
@@ -23,6 +26,7 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  std::string headers;  // extra header lines, each ending in "\r\n"
 };
 
 class HttpServer {
@@ -32,9 +36,10 @@ class HttpServer {
                                              absl::string_view path)>;
 
   // Listens on `address` ("HOST:PORT", "[::1]:PORT"; an empty host means
-  // 127.0.0.1; port 0 picks one).
+  // 127.0.0.1; port 0 picks one). `auth` (may be null) guards every path.
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(
-      absl::string_view address, Handler handler);
+      absl::string_view address, Handler handler,
+      std::shared_ptr<const BasicAuth> auth = nullptr);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -44,7 +49,9 @@ class HttpServer {
 
  private:
   HttpServer(int listen_fd, int wake_read, int wake_write, int port,
-             Handler handler);
+             Handler handler, std::shared_ptr<const BasicAuth> auth);
+  // Whether the request `head` may be served.
+  bool Authorized(absl::string_view head) const;
   void Loop();
   void Serve(int fd);
 
@@ -53,6 +60,7 @@ class HttpServer {
   const int wake_write_;
   const int port_;
   const Handler handler_;
+  const std::shared_ptr<const BasicAuth> auth_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };

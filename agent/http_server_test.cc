@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "agent/testing/test_util.h"
 #include "gmock/gmock.h"
@@ -16,6 +17,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::HttpGet;
 using testing::HttpRequest;
+using ::testing::Not;
 
 std::unique_ptr<HttpServer> StartEcho() {
   auto server = HttpServer::Start(
@@ -84,6 +86,36 @@ TEST(HttpServerTest, EmptyHostMeansLoopback) {
   auto r = HttpGet((*server)->port(), "/");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->status, 200);
+}
+
+TEST(HttpServerTest, BasicAuthGuardsEveryPath) {
+  auto auth = BasicAuth::Parse("prom:s3cret\n");
+  ASSERT_TRUE(auth.ok());
+  auto server = HttpServer::Start(
+      "127.0.0.1:0",
+      [](absl::string_view, absl::string_view) {
+        return HttpResponse{200, "text/plain", "secret metrics\n"};
+      },
+      *auth);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->port();
+  auto anonymous = HttpGet(port, "/metrics");
+  ASSERT_TRUE(anonymous.ok()) << anonymous.status();
+  EXPECT_EQ(anonymous->status, 401);
+  EXPECT_THAT(anonymous->body, Not(HasSubstr("secret")));
+  auto request = [port](absl::string_view user_pass) {
+    return HttpRequest(port,
+                       absl::StrCat("GET /metrics HTTP/1.0\r\n"
+                                    "authorization: Basic ",
+                                    absl::Base64Escape(user_pass), "\r\n\r\n"));
+  };
+  auto wrong = request("prom:guess");
+  ASSERT_TRUE(wrong.ok());
+  EXPECT_EQ(wrong->status, 401);
+  auto right = request("prom:s3cret");
+  ASSERT_TRUE(right.ok());
+  EXPECT_EQ(right->status, 200);
+  EXPECT_EQ(right->body, "secret metrics\n");
 }
 
 }  // namespace

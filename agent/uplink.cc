@@ -9,6 +9,7 @@
 #include "agent/await_stats.h"
 #include "agent/log.h"
 #include "util/grpc_status.h"
+#include "util/retry_hint.h"
 
 namespace goodput::agent {
 namespace {
@@ -23,8 +24,14 @@ std::shared_ptr<grpc::Channel> NewChannel(const Uplink::Options& options) {
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, initial_ms);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               static_cast<int>(absl::ToInt64Milliseconds(options.max_backoff)));
+  if (!options.tls_server_name.empty()) {
+    args.SetSslTargetNameOverride(options.tls_server_name);
+  }
   return grpc::CreateCustomChannel(options.server,
-                                   grpc::InsecureChannelCredentials(), args);
+                                   options.credentials
+                                       ? options.credentials
+                                       : grpc::InsecureChannelCredentials(),
+                                   args);
 }
 
 uint64_t Seed(uint64_t seed) {
@@ -92,7 +99,9 @@ void Uplink::Run() {
         acked || clock_->NowNanos() - start_ns >=
                      absl::ToInt64Nanoseconds(options_.max_backoff);
     if (healthy) backoff_.Reset();
-    const absl::Duration delay = backoff_.Next();
+    // The server's retry hint (over its rate limit) is a floor.
+    const absl::Duration delay =
+        std::max(backoff_.Next(), retry_hint_.value_or(absl::ZeroDuration()));
     LogRetry(status, delay, healthy);
     sleeper_->Sleep(delay);
   }
@@ -123,7 +132,9 @@ absl::Status Uplink::RunSession() {
   }
   reader.join();
   absl::Status finish = FromGrpc(stream->Finish());
+  retry_hint_ = GetRetryHint(context);
   absl::MutexLock lock(&mu_);
+  if (retry_hint_) ++stats_.retry_hints;
   context_ = nullptr;
   session_active_ = false;
   in_flight_.clear();

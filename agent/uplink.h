@@ -7,7 +7,9 @@
 // fails (server down, network, a protocol error), the uplink waits a
 // Backoff delay through the Sleeper and opens a new stream that resends
 // every unacknowledged batch from the oldest: at-least-once delivery, made
-// exactly-once by the server's (agent_id, sequence) dedupe. Events the
+// exactly-once by the server's (agent_id, sequence) dedupe. A stream the
+// server ends with a retry hint (RESOURCE_EXHAUSTED: over its rate limit,
+// util/retry_hint.h) is reopened no sooner than the hint. Events the
 // server rejects are logged with index and reason and counted, never
 // retried.
 //
@@ -48,6 +50,9 @@ class Uplink {
     absl::Duration initial_backoff = absl::Milliseconds(100);
     absl::Duration max_backoff = absl::Seconds(10);
     uint64_t seed = 0;  // of the backoff jitter; 0 = random
+    // From util/grpc_credentials.h (TLS, token); null = plaintext.
+    std::shared_ptr<grpc::ChannelCredentials> credentials;
+    std::string tls_server_name;  // expected in the server's cert, if set
   };
 
   struct Stats {
@@ -58,6 +63,7 @@ class Uplink {
     int64_t duplicate_acks = 0;
     int64_t server_rejected_events = 0;
     int64_t corrupt_batches = 0;
+    int64_t retry_hints = 0;  // streams ended with a server retry hint
     size_t max_in_flight_seen = 0;
   };
 
@@ -106,7 +112,8 @@ class Uplink {
   AgentMetrics* const metrics_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Ingest::Stub> stub_;
-  Backoff backoff_;  // used by thread_ only
+  Backoff backoff_;                           // used by thread_ only
+  std::optional<absl::Duration> retry_hint_;  // thread_ only: last session's
   LogLimiter retry_log_;
   LogLimiter rejection_log_;
   std::thread thread_;

@@ -20,6 +20,10 @@ absl::StatusOr<std::vector<v1::Ack>> BatchSender::Send(
     const size_t before = next_ack;
     last = Attempt(batches, deadline, &next_ack, &acks);
     if (next_ack == batches.size()) break;
+    if (absl::IsUnauthenticated(last) || absl::IsPermissionDenied(last) ||
+        absl::IsInvalidArgument(last)) {
+      return last;  // retrying cannot help
+    }
     if (next_ack > before) backoff = absl::Milliseconds(100);  // progress
     if (absl::Now() + backoff > deadline) {
       return absl::DeadlineExceededError(absl::StrCat(

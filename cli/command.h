@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "cli/tls_flags.h"
 
 namespace goodput::cli {
 
@@ -24,6 +25,7 @@ struct CommandContext {
   std::ostream& out;
   std::ostream& err;
   std::optional<std::string> server;  // global --server=HOST:PORT
+  TlsFlagValues tls;                  // global --tls_* and --auth_token_file
 };
 
 // A subcommand: parses its own arguments (those after its name) and returns

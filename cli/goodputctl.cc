@@ -77,6 +77,7 @@ int RunGoodputctl(int argc, char** argv, std::istream& in, std::ostream& out,
   flags.AddBool("help", &help, "show this help and exit");
   flags.AddString("server", "HOST:PORT", &context.server,
                   "goodputd's gRPC address, for report, send, dead-letters");
+  AddTlsFlags(&flags, &context.tls);
   std::vector<std::string> rest;
   absl::Status parsed = flags.Parse(args, &rest);
   if (!parsed.ok()) return UsageError(context, kProgram, parsed.message());

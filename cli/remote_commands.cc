@@ -16,6 +16,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/create_channel.h"
 #include "proto/service.grpc.pb.h"
+#include "util/grpc_credentials.h"
 #include "util/grpc_status.h"
 #include "util/uuid.h"
 
@@ -46,14 +47,21 @@ std::optional<int> ParseOrExit(const std::string& prefix,
 
 // A channel to --server whose own reconnect backoff stays short: the
 // sender does its own backoff, and a restarted server is found quickly.
-std::shared_ptr<grpc::Channel> Connect(const CommandContext& context) {
+absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(
+    const CommandContext& context) {
+  ClientTlsFlags tls{context.tls.ca.value_or(""), context.tls.cert.value_or(""),
+                     context.tls.key.value_or(""),
+                     context.tls.server_name.value_or(""),
+                     context.tls.token_file.value_or("")};
+  auto credentials = MakeChannelCredentials(tls);
+  if (!credentials.ok()) return credentials.status();
   grpc::ChannelArguments args;
+  ApplyTlsChannelArgs(tls, &args);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   args.SetMaxReceiveMessageSize(-1);  // a 10k-job report is over 4 MiB
-  return grpc::CreateCustomChannel(*context.server,
-                                   grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(*context.server, *credentials, args);
 }
 
 // Parses an RFC 3339 flag into `ts`; an error names the flag.
@@ -146,8 +154,10 @@ int RunReportCommand(const std::vector<std::string>& args,
   grpc::ClientContext rpc;
   rpc.set_deadline(absl::ToChronoTime(absl::Now() + kQueryTimeout));
   v1::ReportResponse response;
-  s = FromGrpc(
-      v1::Query::NewStub(Connect(context))->Report(&rpc, request, &response));
+  auto channel = Connect(context);
+  if (!channel.ok())
+    return UsageError(context, prefix, channel.status().message());
+  s = FromGrpc(v1::Query::NewStub(*channel)->Report(&rpc, request, &response));
   if (!s.ok()) {
     context.err << prefix << ": " << *context.server << ": " << s.message()
                 << "\n";
@@ -197,8 +207,10 @@ int RunSendCommand(const std::vector<std::string>& args,
   absl::StatusOr<std::string> uuid = RandomUuid();
   if (!uuid.ok()) return UsageError(context, prefix, uuid.status().message());
   auto batches = MakeBatches(events, "goodputctl-" + *uuid, batch_size);
-  auto acks =
-      BatchSender(Connect(context)).Send(batches, absl::Now() + timeout);
+  auto channel = Connect(context);
+  if (!channel.ok())
+    return UsageError(context, prefix, channel.status().message());
+  auto acks = BatchSender(*channel).Send(batches, absl::Now() + timeout);
   if (!acks.ok()) {
     context.err << prefix << ": " << *context.server << ": "
                 << acks.status().message() << "\n";
@@ -243,8 +255,11 @@ int RunDeadLettersCommand(const std::vector<std::string>& args,
   grpc::ClientContext rpc;
   rpc.set_deadline(absl::ToChronoTime(absl::Now() + kQueryTimeout));
   v1::DeadLettersResponse response;
-  absl::Status s = FromGrpc(v1::Query::NewStub(Connect(context))
-                                ->DeadLetters(&rpc, request, &response));
+  auto channel = Connect(context);
+  if (!channel.ok())
+    return UsageError(context, prefix, channel.status().message());
+  absl::Status s = FromGrpc(
+      v1::Query::NewStub(*channel)->DeadLetters(&rpc, request, &response));
   if (!s.ok()) {
     context.err << prefix << ": " << *context.server << ": " << s.message()
                 << "\n";
