@@ -9,6 +9,10 @@
 #   3. bazel test       bazel test //...
 #   4. asan build       CMake+Ninja, -DGOODPUT_SANITIZE=ON (ASan+UBSan), build-asan/
 #   5. asan ctest       ctest in build-asan/
+#   5b. tsan         CMake+Ninja, -DGOODPUT_TSAN=ON (ThreadSanitizer), build-tsan/:
+#                    builds only the tsan_tests target (the concurrent code's
+#                    tests over in-memory fakes, cmake/tsan.cmake) and runs
+#                    ctest -L tsan
 #   6. fuzz build       clang++ libFuzzer targets (*_fuzzer), build-fuzz/
 #   7. fuzz run         each fuzzer for FUZZ_SECONDS (default 15) over its corpus
 #   8. cmake build      CMake+Ninja Release, build/ (same as scripts/build.sh)
@@ -36,7 +40,7 @@
 #     build-fuzz/codec/foo_fuzzer -max_total_time=60 codec/testdata/corpus/foo_fuzzer
 #
 # Environment knobs (for developers; CI uses the defaults):
-#   JOBS=2  FUZZ_SECONDS=15  SKIP_BAZEL=1  SKIP_ASAN=1  SKIP_FUZZ=1
+#   JOBS=2  FUZZ_SECONDS=15  SKIP_BAZEL=1  SKIP_ASAN=1  SKIP_TSAN=1  SKIP_FUZZ=1
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
@@ -132,6 +136,14 @@ stage_asan_build() {
 
 stage_asan_ctest() {
   ctest --test-dir build-asan --output-on-failure --parallel "$JOBS"
+}
+
+stage_tsan() {
+  cmake_configure build-tsan -DGOODPUT_TSAN=ON \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1"
+  cmake --build build-tsan --parallel "$JOBS" --target tsan_tests
+  TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+    ctest --test-dir build-tsan -L tsan --output-on-failure --parallel "$JOBS"
 }
 
 # Lists the CMake targets named *_fuzzer in build-fuzz/.
@@ -232,6 +244,12 @@ if [[ "${SKIP_ASAN:-0}" == 1 ]]; then
 else
   run_stage "asan build" stage_asan_build
   run_stage "asan ctest" stage_asan_ctest
+fi
+
+if [[ "${SKIP_TSAN:-0}" == 1 ]]; then
+  skip_stage "tsan" "SKIP_TSAN=1"
+else
+  run_stage "tsan" stage_tsan
 fi
 
 if [[ "${SKIP_FUZZ:-0}" == 1 ]]; then
