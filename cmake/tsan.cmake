@@ -32,8 +32,10 @@ set(GOODPUT_TSAN_WRAPPED
   _ZN4absl7debian312Notification6NotifyEv
   _ZNK4absl7debian312Notification19WaitForNotificationEv
   _ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE)
+# --undefined pulls the wrappers in even when only a shared library (gRPC,
+# whose own references stay unwrapped at run time) mentions the symbol.
 foreach(sym IN LISTS GOODPUT_TSAN_WRAPPED)
-  add_link_options("LINKER:--wrap=${sym}")
+  add_link_options("LINKER:--wrap=${sym}" "LINKER:--undefined=__wrap_${sym}")
 endforeach()
 
 add_library(goodput_tsan_absl STATIC ${CMAKE_CURRENT_LIST_DIR}/tsan_absl.cc)
