@@ -20,8 +20,8 @@ void __tsan_release(void* addr);
 
 namespace {
 
-using absl::CondVar;
 using absl::Condition;
+using absl::CondVar;
 using absl::Duration;
 using absl::Mutex;
 using absl::Notification;
@@ -43,8 +43,8 @@ bool EvalAnnotated(WrappedCondition* w) {
 
 // Declares __real_SYM and defines __wrap_SYM for a Mutex method taking a
 // Condition and maybe one more argument.
-#define WRAP_AWAIT(RET, SYM, ...)                                          \
-  RET __real_##SYM(Mutex* mu, const Condition& cond, ##__VA_ARGS__);        \
+#define WRAP_AWAIT(RET, SYM, ...)                                    \
+  RET __real_##SYM(Mutex* mu, const Condition& cond, ##__VA_ARGS__); \
   RET __wrap_##SYM(Mutex* mu, const Condition& cond, ##__VA_ARGS__)
 
 extern "C" {
@@ -84,19 +84,19 @@ void __wrap__ZN4absl7debian35Mutex12ReaderUnlockEv(Mutex* mu) {
 }
 
 // Mutex: Await*, LockWhen*, ReaderLockWhen*.
-#define WRAP_AWAIT_BODY(SYM, ...)                           \
-  {                                                         \
-    WrappedCondition w{&cond, mu};                          \
-    auto result = __real_##SYM(mu, Condition(&EvalAnnotated, &w), \
-                               ##__VA_ARGS__);              \
-    __tsan_acquire(mu);                                     \
-    return result;                                          \
+#define WRAP_AWAIT_BODY(SYM, ...)                                       \
+  {                                                                     \
+    WrappedCondition w{&cond, mu};                                      \
+    auto result =                                                       \
+        __real_##SYM(mu, Condition(&EvalAnnotated, &w), ##__VA_ARGS__); \
+    __tsan_acquire(mu);                                                 \
+    return result;                                                      \
   }
-#define WRAP_VOID_BODY(SYM)                                   \
-  {                                                           \
-    WrappedCondition w{&cond, mu};                            \
-    __real_##SYM(mu, Condition(&EvalAnnotated, &w));          \
-    __tsan_acquire(mu);                                       \
+#define WRAP_VOID_BODY(SYM)                          \
+  {                                                  \
+    WrappedCondition w{&cond, mu};                   \
+    __real_##SYM(mu, Condition(&EvalAnnotated, &w)); \
+    __tsan_acquire(mu);                              \
   }
 
 WRAP_AWAIT(void, _ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)
@@ -105,14 +105,15 @@ WRAP_AWAIT(void, _ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)
 WRAP_VOID_BODY(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)
 WRAP_AWAIT(void, _ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE)
 WRAP_VOID_BODY(_ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE)
-WRAP_AWAIT(bool,
-           _ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE,
-           Duration d)
+WRAP_AWAIT(
+    bool,
+    _ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE,
+    Duration d)
 WRAP_AWAIT_BODY(
     _ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE, d)
-WRAP_AWAIT(bool,
-           _ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE,
-           Time t)
+WRAP_AWAIT(
+    bool, _ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE,
+    Time t)
 WRAP_AWAIT_BODY(
     _ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE, t)
 WRAP_AWAIT(
@@ -131,8 +132,7 @@ WRAP_AWAIT_BODY(
 
 // CondVar: the mutex is given up while waiting and taken again.
 void __real__ZN4absl7debian37CondVar4WaitEPNS0_5MutexE(CondVar* cv, Mutex* mu);
-void __wrap__ZN4absl7debian37CondVar4WaitEPNS0_5MutexE(CondVar* cv,
-                                                      Mutex* mu) {
+void __wrap__ZN4absl7debian37CondVar4WaitEPNS0_5MutexE(CondVar* cv, Mutex* mu) {
   __tsan_release(mu);
   __real__ZN4absl7debian37CondVar4WaitEPNS0_5MutexE(cv, mu);
   __tsan_acquire(mu);

@@ -1,5 +1,8 @@
 #include "server/ingest_limits.h"
 
+#include <thread>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace goodput::server {
@@ -73,6 +76,29 @@ TEST(IngestLimitsTest, MaxJobsRejectsEventsOfNewJobsOnly) {
   heartbeat.mutable_heartbeat()->set_chips(4);
   EXPECT_TRUE(limits.AdmitJob(heartbeat, false, 2, &new_jobs).ok());
   EXPECT_EQ(limits.stats().jobs_limited_events, 1);
+}
+
+TEST(IngestLimitsTest, ConcurrentAgentsEachGetTheirOwnBucket) {
+  FakeClock clock(kSecond);
+  IngestLimits limits({.max_batch_events = 10,
+                       .agent_events_per_second = 1000,
+                       .agent_burst_events = 50},
+                      &clock);
+  std::vector<std::thread> agents;
+  std::vector<int> admitted(8, 0);
+  for (int a = 0; a < 8; ++a) {
+    agents.emplace_back([&, a] {
+      absl::Duration retry;
+      for (int i = 0; i < 100; ++i) {
+        if (limits.AdmitBatch(std::to_string(a), 1, &retry).ok()) {
+          ++admitted[a];
+        }
+      }
+    });
+  }
+  for (std::thread& t : agents) t.join();
+  for (int a = 0; a < 8; ++a) EXPECT_EQ(admitted[a], 50) << a;
+  EXPECT_EQ(limits.stats().rate_limited_batches, 8 * 50);
 }
 
 }  // namespace

@@ -7,17 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "grpcpp/security/auth_context.h"
+#include "util/basic_auth.h"
 #include "util/grpc_credentials.h"
 
 namespace goodput::server {
 namespace {
-
-bool SameBytes(absl::string_view a, absl::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ b[i];
-  return diff == 0;
-}
 
 grpc::Status Refuse(std::atomic<int64_t>* refused, const std::string& why) {
   ++*refused;
@@ -67,7 +61,7 @@ absl::StatusOr<std::shared_ptr<TokenAuth>> TokenAuth::Parse(
 std::string TokenAuth::AgentFor(absl::string_view token) const {
   std::string agent;
   for (const auto& [known, name] : token_to_agent_) {
-    if (SameBytes(known, token)) agent = name;  // no early exit
+    if (ConstantTimeEquals(known, token)) agent = name;  // no early exit
   }
   return agent;
 }

@@ -9,17 +9,13 @@
 #include "util/grpc_credentials.h"
 
 namespace goodput {
-namespace {
 
-// Same length and bytes, in time that depends only on the lengths.
 bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
   if (a.size() != b.size()) return false;
   unsigned char diff = 0;
   for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ b[i];
   return diff == 0;
 }
-
-}  // namespace
 
 absl::StatusOr<std::shared_ptr<const BasicAuth>> BasicAuth::Load(
     const std::string& flag, const std::string& path) {

@@ -17,6 +17,9 @@
 
 namespace goodput {
 
+// Same bytes, in time that depends only on the lengths (secrets compare).
+bool ConstantTimeEquals(absl::string_view a, absl::string_view b);
+
 class BasicAuth {
  public:
   // Reads `path`; an error names `flag`, the path and the bad line.
