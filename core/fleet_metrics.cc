@@ -69,6 +69,7 @@ void FleetMetrics::Begin() {
     jobs_by_state_[JobStateName(s)] = 0;
   }
   jobs_without_chips_ = 0;
+  newest_job_event_ns_ = 0;
 }
 
 void FleetMetrics::UpdateJob(const JobTracker& tracker) {
@@ -82,9 +83,14 @@ void FleetMetrics::UpdateJob(const JobTracker& tracker) {
   Segment& segment = SegmentFor(job.key);
   AddToSegment(job, up, &segment);
   AddObservations(tracker, &job, &segment);
-  if (job.series) {
-    AddToWindows(job.last.last_event_ns, Amounts(up, 1e-9, 1), &job.windows);
+  // A new job gets windows at once while under the cap (SelectJobs
+  // decides who keeps them), so its first increases are in them.
+  if (job.windows.empty() && windowed_jobs_ < options_.max_job_series) {
+    job.windows = NewWindows();
+    ++windowed_jobs_;
   }
+  AddToWindows(job.last.last_event_ns, Amounts(up, 1e-9, 1), &job.windows);
+  newest_job_event_ns_ = std::max(newest_job_event_ns_, job.last.last_event_ns);
   jobs_by_state_[JobStateName(job.last.state)] += 1;
   if (job.last.chips <= 0) ++jobs_without_chips_;
   job.rank = static_cast<double>(job.last.chips) * 1e-9 *
@@ -149,9 +155,9 @@ void FleetMetrics::AddObservations(const JobTracker& tracker, Job* job,
 
 void FleetMetrics::Finish(const std::map<std::string, double>& capacity,
                           int64_t now_ns) {
-  now_ns_ = now_ns;
+  now_ns_ = std::max(now_ns, newest_job_event_ns_);
   AddCapacity(capacity);
-  SelectJobs(now_ns);
+  SelectJobs(now_ns_);
 }
 
 void FleetMetrics::AddCapacity(const std::map<std::string, double>& capacity) {
@@ -191,8 +197,14 @@ void FleetMetrics::SelectJobs(int64_t now_ns) {
   for (Entry* e : candidates) e->second.series = true;
   for (Entry& entry : jobs_) {
     Job& job = entry.second;
-    if (!job.series) job.windows.clear();
-    if (job.series && job.windows.empty()) job.windows = NewWindows();
+    if (job.series || job.windows.empty()) continue;
+    job.windows.clear();
+    --windowed_jobs_;
+  }
+  for (Entry* e : candidates) {
+    if (!e->second.windows.empty()) continue;
+    e->second.windows = NewWindows();
+    ++windowed_jobs_;
   }
   std::sort(candidates.begin(), candidates.end(),
             [](const Entry* a, const Entry* b) { return a->first < b->first; });

@@ -110,6 +110,8 @@ class FleetMetrics {
   std::map<std::string, double> jobs_by_state_;
   double jobs_without_chips_ = 0;
   int64_t now_ns_ = 0;
+  int64_t newest_job_event_ns_ = 0;  // this update's
+  size_t windowed_jobs_ = 0;         // jobs with windows, <= the cap
 };
 
 }  // namespace goodput::core

@@ -8,20 +8,8 @@
 namespace goodput::core {
 namespace {
 
-MetricFamilyData NewFamily(const std::string& name, const std::string& help,
-                           MetricKind kind) {
-  MetricFamilyData f;
-  f.name = name;
-  f.help = help;
-  f.kind = kind;
-  return f;
-}
-
 void Add(MetricFamilyData* f, MetricLabels labels, double value) {
-  MetricSample s;
-  s.labels = std::move(labels);
-  s.value = value;
-  f->samples.push_back(std::move(s));
+  AddSample(f, std::move(labels), value);
 }
 
 MetricLabels With(MetricLabels labels, const std::string& name,
@@ -45,7 +33,7 @@ struct RatioSet {
     const std::array<const std::optional<double>*, 5> values = {
         &r.sg, &r.rg, &r.pg, &r.mpg, &r.goodput};
     for (size_t i = 0; i < families.size(); ++i) {
-      if (*values[i]) core::Add(&families[i], labels, **values[i]);
+      if (*values[i]) AddSample(&families[i], labels, **values[i]);
     }
   }
   void MoveTo(std::vector<MetricFamilyData>* out) {

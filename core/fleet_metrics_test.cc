@@ -31,8 +31,8 @@ std::optional<double> Value(const std::vector<MetricFamilyData>& families,
     for (const MetricSample& s : f.samples) {
       bool all = true;
       for (const auto& m : match) {
-        all = all && std::find(s.labels.begin(), s.labels.end(), m) !=
-                         s.labels.end();
+        all = all &&
+              std::find(s.labels.begin(), s.labels.end(), m) != s.labels.end();
       }
       if (all) sum = sum.value_or(0) + s.value;
     }
@@ -85,16 +85,17 @@ TEST(FleetMetricsTest, CountersOfAnEndedFleetEqualReportSecondsTimesChips) {
   Config config;
   FleetTracker fleet(&config);
   const std::vector<v1::Event> events = ParseEvents(Timeline(kFleet));
-  for (uint32_t i : ApplyOrder(events)) ASSERT_TRUE(fleet.Apply(events[i]).ok());
+  for (uint32_t i : ApplyOrder(events))
+    ASSERT_TRUE(fleet.Apply(events[i]).ok());
   FleetMetrics metrics(&config, MetricsOptions());
   Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:03:05Z"), &metrics);
   const auto families = metrics.Families();
   const FleetReport report = fleet.Report(T("2026-11-22T10:03:05Z"));
   for (int c = 0; c < kNumCategories; ++c) {
     const std::string name = CategoryName(Category(c));
-    EXPECT_NEAR(*Value(families, "goodput_chip_seconds_total",
-                       {{"category", name}}),
-                report.fleet.chip_seconds[c], 1e-6)
+    EXPECT_NEAR(
+        *Value(families, "goodput_chip_seconds_total", {{"category", name}}),
+        report.fleet.chip_seconds[c], 1e-6)
         << name;
     for (const JobReport& job : report.jobs) {
       EXPECT_NEAR(*Value(families, "goodput_job_chip_seconds_total",
@@ -130,7 +131,8 @@ TEST(FleetMetricsTest, HistogramsCountObservationsPerSegment) {
   Config config;
   FleetTracker fleet(&config);
   const std::vector<v1::Event> events = ParseEvents(Timeline(kFleet));
-  for (uint32_t i : ApplyOrder(events)) ASSERT_TRUE(fleet.Apply(events[i]).ok());
+  for (uint32_t i : ApplyOrder(events))
+    ASSERT_TRUE(fleet.Apply(events[i]).ok());
   FleetMetrics metrics(&config, MetricsOptions());
   Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:03:05Z"), &metrics);
   Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:03:05Z"), &metrics);
@@ -212,7 +214,8 @@ TEST(FleetMetricsTest, PerJobSeriesCapAndEndedGrace) {
 10:00:20 {"job_id":"c","step":{"step":2}}
 10:00:25 {"job_id":"c","job_ended":{"outcome":"FAILED"}}
 )"));
-  for (uint32_t i : ApplyOrder(events)) ASSERT_TRUE(fleet.Apply(events[i]).ok());
+  for (uint32_t i : ApplyOrder(events))
+    ASSERT_TRUE(fleet.Apply(events[i]).ok());
   // a and b run (not ended): they come first and fill the cap.
   Scrape(fleet, {"a", "b", "c"}, T("2026-11-22T10:00:25Z"), &metrics);
   auto f = metrics.Families();
@@ -254,9 +257,9 @@ TEST(FleetMetricsTest, ARebuildNeverLowersCountersAndCountsTheClamp) {
   metrics.UpdateJob(rebuilt);
   metrics.Finish({}, T("2026-11-22T10:00:30Z"));
   const auto f = metrics.Families();
-  EXPECT_EQ(*Value(f, "goodput_chip_seconds_total",
-                   {{"category", "productive"}}),
-            40);
+  EXPECT_EQ(
+      *Value(f, "goodput_chip_seconds_total", {{"category", "productive"}}),
+      40);
   EXPECT_EQ(*Value(f, "goodput_chip_seconds_clamped_total",
                    {{"category", "productive"}}),
             20);
@@ -272,7 +275,8 @@ TEST(FleetMetricsTest, CapacityRatiosOverTheWindow) {
 10:00:10 {"activity":{"kind":"INIT"}}
 10:00:40 {"job_ended":{"outcome":"SUCCEEDED"}}
 )"));
-  for (uint32_t i : ApplyOrder(events)) ASSERT_TRUE(fleet.Apply(events[i]).ok());
+  for (uint32_t i : ApplyOrder(events))
+    ASSERT_TRUE(fleet.Apply(events[i]).ok());
   metrics.Begin();
   metrics.UpdateJob(*fleet.FindJob("j"));
   // 8 chips of capacity for the 40 s: 320 chip-seconds; allocated 160.

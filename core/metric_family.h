@@ -30,6 +30,24 @@ struct MetricFamilyData {
   std::vector<MetricSample> samples;
 };
 
+// A family with no samples yet.
+inline MetricFamilyData NewFamily(std::string name, std::string help,
+                                  MetricKind kind) {
+  MetricFamilyData f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.kind = kind;
+  return f;
+}
+
+// Appends a counter or gauge sample.
+inline void AddSample(MetricFamilyData* f, MetricLabels labels, double value) {
+  MetricSample s;
+  s.labels = std::move(labels);
+  s.value = value;
+  f->samples.push_back(std::move(s));
+}
+
 }  // namespace goodput::core
 
 #endif  // GOODPUT_CORE_METRIC_FAMILY_H_

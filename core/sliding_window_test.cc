@@ -74,9 +74,10 @@ TEST(SlidingWindowTest, RatioEqualsRatioOfCounterIncreases) {
     const Point& now = counters.back();
     const TotalsRatios r = w.Sum(t).Ratios(false);
     ASSERT_TRUE(r.ratios.goodput.has_value());
-    EXPECT_NEAR(*r.ratios.goodput,
-                (now.productive - before.productive) / (now.total - before.total),
-                1e-9);
+    EXPECT_NEAR(
+        *r.ratios.goodput,
+        (now.productive - before.productive) / (now.total - before.total),
+        1e-9);
   }
 }
 

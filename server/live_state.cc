@@ -151,6 +151,19 @@ core::JobReport LiveState::ReportJob(const LiveJob& job,
   return copy.Report(as_of_ns);
 }
 
+void LiveState::ForEachJob(
+    const std::function<void(const core::JobTracker&)>& fn) const {
+  for (const auto& [id, job] : jobs_) {
+    if (!job.ended_ns || job.buffer.empty()) {
+      fn(job.tracker);
+      continue;
+    }
+    core::JobTracker copy = job.tracker;
+    for (const Pending& p : job.buffer) (void)copy.Apply(p.event);
+    fn(copy);
+  }
+}
+
 core::FleetReport LiveState::Report(int64_t as_of_ns) const {
   std::vector<core::JobReport> jobs;
   jobs.reserve(jobs_.size());

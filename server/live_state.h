@@ -2,6 +2,7 @@
 #define GOODPUT_SERVER_LIVE_STATE_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -62,6 +63,11 @@ class LiveState {
   const Stats& stats() const { return stats_; }
   const core::Config& config() const { return *config_; }
   size_t job_count() const { return jobs_.size(); }
+  // For the metrics exporter: every job's tracker (applied events only,
+  // but for an ended job, whose last events wait in its reorder buffer for
+  // good, a copy with them applied), and host capacity.
+  void ForEachJob(const std::function<void(const core::JobTracker&)>& fn) const;
+  const core::CapacityTracker& capacity() const { return capacity_; }
 
  private:
   struct Pending {
