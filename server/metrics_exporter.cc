@@ -46,12 +46,14 @@ prometheus::ClientMetric Translate(const core::MetricFamilyData& f,
 std::vector<prometheus::MetricFamily> Translate(
     const std::vector<core::MetricFamilyData>& families) {
   std::vector<prometheus::MetricFamily> out;
+  out.reserve(families.size());
   for (const core::MetricFamilyData& f : families) {
     if (f.samples.empty()) continue;
     prometheus::MetricFamily& p = out.emplace_back();
     p.name = f.name;
     p.help = f.help;
     p.type = TypeOf(f.kind);
+    p.metric.reserve(f.samples.size());
     for (const core::MetricSample& s : f.samples) {
       p.metric.push_back(Translate(f, s));
     }
