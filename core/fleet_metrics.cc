@@ -62,18 +62,18 @@ std::vector<SlidingWindow> FleetMetrics::NewWindows() const {
   return windows;
 }
 
-void FleetMetrics::Begin() {
-  for (auto& [key, segment] : segments_) segment.at_risk = 0;
-  for (JobStateKind s : {JobStateKind::kQueued, JobStateKind::kRunning,
-                         JobStateKind::kRecovering, JobStateKind::kEnded}) {
-    jobs_by_state_[JobStateName(s)] = 0;
-  }
-  jobs_without_chips_ = 0;
-  newest_job_event_ns_ = 0;
+void FleetMetrics::Begin() { newest_job_event_ns_ = 0; }
+
+bool FleetMetrics::Changed(const std::string& job_id, uint64_t generation) {
+  Job& job = jobs_[job_id];
+  const bool changed = !job.updated || job.generation != generation;
+  job.generation = generation;
+  return changed;
 }
 
 void FleetMetrics::UpdateJob(const JobTracker& tracker) {
   Job& job = jobs_[tracker.job_id()];
+  job.updated = true;
   job.last = tracker.Recognize();
   if (job.key_event_ns != job.last.last_event_ns) {
     job.key = KeyOf(tracker);
@@ -91,8 +91,6 @@ void FleetMetrics::UpdateJob(const JobTracker& tracker) {
   }
   AddToWindows(job.last.last_event_ns, Amounts(up, 1e-9, 1), &job.windows);
   newest_job_event_ns_ = std::max(newest_job_event_ns_, job.last.last_event_ns);
-  jobs_by_state_[JobStateName(job.last.state)] += 1;
-  if (job.last.chips <= 0) ++jobs_without_chips_;
   job.rank = static_cast<double>(job.last.chips) * 1e-9 *
              job.ledger.counted().nanos[Index(Category::kLost)];
 }
@@ -127,7 +125,6 @@ void FleetMetrics::AddToSegment(const Job& job, const CounterIncrease& up,
   }
   s->ideal += up.ideal_seconds * chips;
   s->costed += static_cast<double>(up.costed_productive_ns) * w;
-  s->at_risk += static_cast<double>(job.last.at_risk_ns) * w;
   for (int r = 0; r < kNumReasons; ++r) {
     s->interruptions[r] += static_cast<double>(up.interruptions[r]);
     s->notices[r] += static_cast<double>(up.notices[r]);
@@ -155,8 +152,9 @@ void FleetMetrics::AddObservations(const JobTracker& tracker, Job* job,
 
 void FleetMetrics::Finish(const std::map<std::string, double>& capacity,
                           int64_t now_ns) {
-  now_ns_ = std::max(now_ns, newest_job_event_ns_);
+  now_ns_ = std::max({now_ns_, now_ns, newest_job_event_ns_});
   AddCapacity(capacity);
+  AddGauges();
   SelectJobs(now_ns_);
 }
 
@@ -171,6 +169,25 @@ void FleetMetrics::AddCapacity(const std::map<std::string, double>& capacity) {
   }
 }
 
+// Gauges from every job's last totals: at risk, jobs by state, no chips.
+void FleetMetrics::AddGauges() {
+  for (auto& [key, segment] : segments_) segment.at_risk = 0;
+  for (JobStateKind s : {JobStateKind::kQueued, JobStateKind::kRunning,
+                         JobStateKind::kRecovering, JobStateKind::kEnded}) {
+    jobs_by_state_[JobStateName(s)] = 0;
+  }
+  jobs_without_chips_ = 0;
+  for (const auto& [id, job] : jobs_) {
+    if (!job.updated) continue;
+    jobs_by_state_[JobStateName(job.last.state)] += 1;
+    if (job.last.chips <= 0) ++jobs_without_chips_;
+    const double chips =
+        static_cast<double>(std::max<int64_t>(0, job.last.chips));
+    segments_[job.key].at_risk +=
+        static_cast<double>(job.last.at_risk_ns) * 1e-9 * chips;
+  }
+}
+
 // Series for the top --max_job_series jobs: jobs not ended first, then by
 // chips x lost seconds, then by id; ended jobs leave after the grace.
 void FleetMetrics::SelectJobs(int64_t now_ns) {
@@ -180,7 +197,7 @@ void FleetMetrics::SelectJobs(int64_t now_ns) {
     const Recognized& r = entry.second.last;
     const bool gone = r.state == JobStateKind::kEnded &&
                       now_ns - r.last_event_ns > options_.ended_job_grace_ns;
-    if (!gone) candidates.push_back(&entry);
+    if (!gone && entry.second.updated) candidates.push_back(&entry);
     entry.second.series = false;
   }
   auto order = [](const Entry* a, const Entry* b) {

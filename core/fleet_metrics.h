@@ -44,6 +44,10 @@ class FleetMetrics {
   FleetMetrics(const Config* config, MetricsOptions options);
 
   void Begin();
+  // Whether job `job_id` may have changed since the last update, given a
+  // number that grows whenever it may (e.g. events taken); records it.
+  // Jobs not updated keep their last totals and gauges.
+  bool Changed(const std::string& job_id, uint64_t generation);
   // Takes `job`'s new recognized time; increases go to the window bucket
   // of the job's newest applied event time.
   void UpdateJob(const JobTracker& job);
@@ -75,6 +79,8 @@ class FleetMetrics {
     int64_t key_event_ns = -1;  // last_event_ns the key was computed at
     Recognized last;
     double rank = 0;  // chips x lost seconds
+    uint64_t generation = 0;
+    bool updated = false;  // ever
     bool series = false;
     std::vector<SlidingWindow> windows;  // only while it has series
   };
@@ -85,6 +91,7 @@ class FleetMetrics {
   void AddToSegment(const Job& job, const CounterIncrease& up, Segment* s);
   void AddObservations(const JobTracker& tracker, Job* job, Segment* s);
   void AddCapacity(const std::map<std::string, double>& capacity);
+  void AddGauges();
   void SelectJobs(int64_t now_ns);
   MetricLabels SegmentLabels(const SegmentKey& key) const;
 

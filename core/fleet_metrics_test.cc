@@ -298,3 +298,38 @@ TEST(FleetMetricsTest, CapacityRatiosOverTheWindow) {
 
 }  // namespace
 }  // namespace goodput::core
+
+namespace goodput::core {
+namespace {
+
+TEST(FleetMetricsTest, UnchangedJobsKeepTheirTotalsAndGauges) {
+  Config config;
+  FleetMetrics metrics(&config, MetricsOptions());
+  JobTracker job("j", &config);
+  for (const v1::Event& e : testing::ParseEvents(testing::Timeline(R"(
+10:00:00 {"job_submitted":{"chips":2}}
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"step":{"step":2}}
+)"))) {
+    ASSERT_TRUE(job.Apply(e).ok());
+  }
+  for (int scrape = 0; scrape < 2; ++scrape) {
+    metrics.Begin();
+    // Generation 7 both times: only the first scrape reads the job.
+    if (metrics.Changed("j", 7)) {
+      ASSERT_EQ(scrape, 0);
+      metrics.UpdateJob(job);
+    }
+    metrics.Finish({}, testing::T("2026-11-22T10:00:20Z"));
+    const auto f = metrics.Families();
+    EXPECT_EQ(*Value(f, "goodput_jobs", {{"state", "RUNNING"}}), 1);
+    // Steps 1 and 2 (20 s, no checkpoint) are at risk: x 2 chips.
+    EXPECT_EQ(*Value(f, "goodput_at_risk_chip_seconds"), 40);
+    EXPECT_EQ(*Value(f, "goodput_job_series"), 1);
+  }
+  EXPECT_TRUE(metrics.Changed("j", 8));
+}
+
+}  // namespace
+}  // namespace goodput::core

@@ -63,10 +63,14 @@ class LiveState {
   const Stats& stats() const { return stats_; }
   const core::Config& config() const { return *config_; }
   size_t job_count() const { return jobs_.size(); }
-  // For the metrics exporter: every job's tracker (applied events only,
-  // but for an ended job, whose last events wait in its reorder buffer for
-  // good, a copy with them applied), and host capacity.
-  void ForEachJob(const std::function<void(const core::JobTracker&)>& fn) const;
+  // For the metrics exporter: for every job, asks `changed(job_id,
+  // generation)` (the generation grows whenever an event of the job
+  // arrives) and, if true, calls `fn` with the job's tracker: applied
+  // events only, but for an ended job, whose last events wait in its
+  // reorder buffer for good, a copy with them applied.
+  void ForEachJob(
+      const std::function<bool(const std::string&, uint64_t)>& changed,
+      const std::function<void(const core::JobTracker&)>& fn) const;
   const core::CapacityTracker& capacity() const { return capacity_; }
 
  private:
@@ -84,6 +88,7 @@ class LiveState {
     std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
     bool rebuild = false;             // rebuild at the end of the current batch
+    uint64_t generation = 0;          // events taken (for ForEachJob)
   };
 
   LiveJob& JobFor(const std::string& job_id);

@@ -72,6 +72,9 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
   ingestor_->VisitLive([&](const LiveState& state) {
     fleet_.Begin();
     state.ForEachJob(
+        [&](const std::string& id, uint64_t generation) {
+          return fleet_.Changed(id, generation);
+        },
         [&](const core::JobTracker& job) { fleet_.UpdateJob(job); });
     applied_ns = state.applied_through_ns();
     fleet_.Finish(state.capacity().ChipSeconds(applied_ns), applied_ns);
