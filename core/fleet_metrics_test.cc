@@ -47,6 +47,14 @@ std::vector<uint32_t> ApplyOrder(const std::vector<v1::Event>& events) {
   return order;
 }
 
+// Applies the timeline `text` (see Timeline) to `fleet` in apply order.
+void ApplyAll(const std::string& text, FleetTracker* fleet) {
+  const std::vector<v1::Event> events = ParseEvents(Timeline(text));
+  for (uint32_t i : ApplyOrder(events)) {
+    ASSERT_TRUE(fleet->Apply(events[i]).ok());
+  }
+}
+
 void Scrape(const FleetTracker& fleet, const std::vector<std::string>& ids,
             int64_t now_ns, FleetMetrics* metrics) {
   metrics->Begin();
@@ -84,9 +92,7 @@ constexpr char kFleet[] = R"(
 TEST(FleetMetricsTest, CountersOfAnEndedFleetEqualReportSecondsTimesChips) {
   Config config;
   FleetTracker fleet(&config);
-  const std::vector<v1::Event> events = ParseEvents(Timeline(kFleet));
-  for (uint32_t i : ApplyOrder(events))
-    ASSERT_TRUE(fleet.Apply(events[i]).ok());
+  ApplyAll(kFleet, &fleet);
   FleetMetrics metrics(&config, MetricsOptions());
   Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:03:05Z"), &metrics);
   const auto families = metrics.Families();
@@ -130,9 +136,7 @@ TEST(FleetMetricsTest, CountersOfAnEndedFleetEqualReportSecondsTimesChips) {
 TEST(FleetMetricsTest, HistogramsCountObservationsPerSegment) {
   Config config;
   FleetTracker fleet(&config);
-  const std::vector<v1::Event> events = ParseEvents(Timeline(kFleet));
-  for (uint32_t i : ApplyOrder(events))
-    ASSERT_TRUE(fleet.Apply(events[i]).ok());
+  ApplyAll(kFleet, &fleet);
   FleetMetrics metrics(&config, MetricsOptions());
   Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:03:05Z"), &metrics);
   Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:03:05Z"), &metrics);
@@ -205,7 +209,7 @@ TEST(FleetMetricsTest, PerJobSeriesCapAndEndedGrace) {
   options.ended_job_grace_ns = 60 * kNanosPerSecond;
   FleetMetrics metrics(&config, options);
   FleetTracker fleet(&config);
-  const std::vector<v1::Event> events = ParseEvents(Timeline(R"(
+  ApplyAll(R"(
 10:00:00 {"job_id":"a","job_submitted":{"chips":1}}
 10:00:00 {"job_id":"b","job_submitted":{"chips":1}}
 10:00:00 {"job_id":"c","job_submitted":{"chips":1}}
@@ -213,9 +217,8 @@ TEST(FleetMetricsTest, PerJobSeriesCapAndEndedGrace) {
 10:00:10 {"job_id":"c","step":{"step":1}}
 10:00:20 {"job_id":"c","step":{"step":2}}
 10:00:25 {"job_id":"c","job_ended":{"outcome":"FAILED"}}
-)"));
-  for (uint32_t i : ApplyOrder(events))
-    ASSERT_TRUE(fleet.Apply(events[i]).ok());
+)",
+           &fleet);
   // a and b run (not ended): they come first and fill the cap.
   Scrape(fleet, {"a", "b", "c"}, T("2026-11-22T10:00:25Z"), &metrics);
   auto f = metrics.Families();
@@ -269,14 +272,13 @@ TEST(FleetMetricsTest, CapacityRatiosOverTheWindow) {
   Config config;
   FleetMetrics metrics(&config, MetricsOptions());
   FleetTracker fleet(&config);
-  const std::vector<v1::Event> events = ParseEvents(Timeline(R"(
+  ApplyAll(R"(
 10:00:00 {"job_submitted":{"chips":4,"accelerator":"tpu-v5p"}}
 10:00:00 {"started":{}}
 10:00:10 {"activity":{"kind":"INIT"}}
 10:00:40 {"job_ended":{"outcome":"SUCCEEDED"}}
-)"));
-  for (uint32_t i : ApplyOrder(events))
-    ASSERT_TRUE(fleet.Apply(events[i]).ok());
+)",
+           &fleet);
   metrics.Begin();
   metrics.UpdateJob(*fleet.FindJob("j"));
   // 8 chips of capacity for the 40 s: 320 chip-seconds; allocated 160.
