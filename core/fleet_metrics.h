@@ -102,6 +102,7 @@ class FleetMetrics {
   void RatioFamilies(std::vector<MetricFamilyData>* out) const;
   void SegmentRatioFamilies(std::vector<MetricFamilyData>* out) const;
   void JobFamilies(std::vector<MetricFamilyData>* out) const;
+  void JobProgressFamilies(std::vector<MetricFamilyData>* out) const;
   void JobRatioFamilies(std::vector<MetricFamilyData>* out) const;
 
   const Config* config_;

@@ -52,6 +52,7 @@ std::vector<MetricFamilyData> FleetMetrics::Families() const {
   RatioFamilies(&out);
   SegmentRatioFamilies(&out);
   JobFamilies(&out);
+  JobProgressFamilies(&out);
   JobRatioFamilies(&out);
   return out;
 }
@@ -208,6 +209,24 @@ void FleetMetrics::JobFamilies(std::vector<MetricFamilyData>* out) const {
   auto chip = NewFamily("goodput_job_chip_seconds_total",
                         "The job's chip-seconds by category, recognition time.",
                         MetricKind::kCounter);
+  for (const auto* entry : series_) {
+    const Job& job = entry->second;
+    const MetricLabels id = {{"job_id", entry->first}};
+    MetricLabels labels = id;
+    for (auto& l : SegmentLabels(job.key)) labels.push_back(l);
+    Add(&info, With(labels, "state", JobStateName(job.last.state)), 1);
+    Add(&chips, id, static_cast<double>(job.last.chips));
+    const double w = static_cast<double>(job.last.chips) * 1e-9;
+    for (int c = 0; c < kNumCategories; ++c) {
+      Add(&chip, With(id, "category", CategoryName(Category(c))),
+          static_cast<double>(job.ledger.counted().nanos[c]) * w);
+    }
+  }
+  for (auto* f : {&info, &chips, &chip}) out->push_back(std::move(*f));
+}
+
+void FleetMetrics::JobProgressFamilies(
+    std::vector<MetricFamilyData>* out) const {
   auto risk = NewFamily("goodput_job_at_risk_seconds",
                         "The job's productive seconds not durable yet.",
                         MetricKind::kGauge);
@@ -221,26 +240,19 @@ void FleetMetrics::JobFamilies(std::vector<MetricFamilyData>* out) const {
       NewFamily("goodput_job_last_checkpoint_timestamp_seconds",
                 "Event time of the job's last checkpoint.", MetricKind::kGauge);
   for (const auto* entry : series_) {
-    const Job& job = entry->second;
+    const Recognized& r = entry->second.last;
     const MetricLabels id = {{"job_id", entry->first}};
-    MetricLabels labels = id;
-    for (auto& l : SegmentLabels(job.key)) labels.push_back(l);
-    Add(&info, With(labels, "state", JobStateName(job.last.state)), 1);
-    Add(&chips, id, static_cast<double>(job.last.chips));
-    const double w = static_cast<double>(job.last.chips) * 1e-9;
-    for (int c = 0; c < kNumCategories; ++c) {
-      Add(&chip, With(id, "category", CategoryName(Category(c))),
-          static_cast<double>(job.ledger.counted().nanos[c]) * w);
+    Add(&risk, id, static_cast<double>(r.at_risk_ns) * 1e-9);
+    Add(&steps, id, static_cast<double>(entry->second.ledger.counted().steps));
+    if (r.last_step_ns) {
+      Add(&last_step, id, static_cast<double>(*r.last_step_ns) * 1e-9);
     }
-    Add(&risk, id, static_cast<double>(job.last.at_risk_ns) * 1e-9);
-    Add(&steps, id, static_cast<double>(job.ledger.counted().steps));
-    if (job.last.last_step_ns) {
-      Add(&last_step, id, static_cast<double>(*job.last.last_step_ns) * 1e-9);
+    if (r.last_checkpoint_ns) {
+      Add(&last_ckpt, id, static_cast<double>(*r.last_checkpoint_ns) * 1e-9);
     }
-    if (job.last.last_checkpoint_ns) {
-      Add(&last_ckpt, id,
-          static_cast<double>(*job.last.last_checkpoint_ns) * 1e-9);
-    }
+  }
+  for (auto* f : {&risk, &steps, &last_step, &last_ckpt}) {
+    out->push_back(std::move(*f));
   }
   auto suppressed = NewFamily(
       "goodput_job_series_suppressed_total",
@@ -250,10 +262,8 @@ void FleetMetrics::JobFamilies(std::vector<MetricFamilyData>* out) const {
   auto count = NewFamily("goodput_job_series", "Jobs with series now.",
                          MetricKind::kGauge);
   Add(&count, {}, static_cast<double>(series_.size()));
-  for (auto* f : {&info, &chips, &chip, &risk, &steps, &last_step, &last_ckpt,
-                  &suppressed, &count}) {
-    out->push_back(std::move(*f));
-  }
+  out->push_back(std::move(suppressed));
+  out->push_back(std::move(count));
 }
 
 void FleetMetrics::JobRatioFamilies(std::vector<MetricFamilyData>* out) const {

@@ -109,34 +109,39 @@ int WaitForSignal(const sigset_t& signals) {
   return sig;
 }
 
+// Registers goodputd's flags into `flags`.
+void AddFlags(goodput::cli::FlagParser* parser, Flags* flags) {
+  parser->AddBool("help", &flags->help, "show this help");
+  parser->AddString("data_dir", "DIR", &flags->data_dir,
+                    "RocksDB directory (created if missing)");
+  parser->AddString("grpc_address", "HOST:PORT", &flags->grpc_address,
+                    "ingest and query address (default 127.0.0.1:7700)");
+  parser->AddString("metrics_address", "HOST:PORT", &flags->metrics_address,
+                    "Prometheus /metrics (default 127.0.0.1:7701; empty: "
+                    "none; see docs/metrics.md)");
+  parser->AddString("max_job_series", "N", &flags->max_job_series,
+                    "jobs with per-job metric series at most (default 1000)");
+  parser->AddString("ended_job_grace", "DURATION", &flags->ended_job_grace,
+                    "ended jobs keep their series this long (default 15m)");
+  parser->AddString("windows", "LIST", &flags->windows,
+                    "ratio windows, e.g. 5m,1h,24h (the default)");
+  parser->AddString("segment_labels", "KEYS", &flags->segment_labels,
+                    "job label keys added as segment labels (label_KEY)");
+  parser->AddString("lateness", "DURATION", &flags->lateness,
+                    "allowed event-time lateness per job (default 5s)");
+  parser->AddString("stall_after", "DURATION", &flags->stall_after,
+                    "in-flight step time after this is a hang (default 10m)");
+  parser->AddBool("fsync", &flags->fsync, "sync the WAL on every batch");
+  parser->AddString("fault", "POINT:N", &flags->fault,
+                    "tests only: SIGKILL at the Nth before_store|after_store");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Flags flags;
   goodput::cli::FlagParser parser;
-  parser.AddBool("help", &flags.help, "show this help");
-  parser.AddString("data_dir", "DIR", &flags.data_dir,
-                   "RocksDB directory (created if missing)");
-  parser.AddString("grpc_address", "HOST:PORT", &flags.grpc_address,
-                   "ingest and query address (default 127.0.0.1:7700)");
-  parser.AddString("metrics_address", "HOST:PORT", &flags.metrics_address,
-                   "Prometheus /metrics (default 127.0.0.1:7701; empty: "
-                   "none; see docs/metrics.md)");
-  parser.AddString("max_job_series", "N", &flags.max_job_series,
-                   "jobs with per-job metric series at most (default 1000)");
-  parser.AddString("ended_job_grace", "DURATION", &flags.ended_job_grace,
-                   "ended jobs keep their series this long (default 15m)");
-  parser.AddString("windows", "LIST", &flags.windows,
-                   "ratio windows, e.g. 5m,1h,24h (the default)");
-  parser.AddString("segment_labels", "KEYS", &flags.segment_labels,
-                   "job label keys added as segment labels (label_KEY)");
-  parser.AddString("lateness", "DURATION", &flags.lateness,
-                   "allowed event-time lateness per job (default 5s)");
-  parser.AddString("stall_after", "DURATION", &flags.stall_after,
-                   "in-flight step time after this is a hang (default 10m)");
-  parser.AddBool("fsync", &flags.fsync, "sync the WAL on every batch");
-  parser.AddString("fault", "POINT:N", &flags.fault,
-                   "tests only: SIGKILL at the Nth before_store|after_store");
+  AddFlags(&parser, &flags);
   std::vector<std::string> args(argv + 1, argv + argc), positional;
   absl::Status s = parser.Parse(args, &positional);
   if (s.ok() && !positional.empty()) {
