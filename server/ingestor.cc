@@ -34,6 +34,7 @@ absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
   }
   absl::MutexLock lock(&mu_);
   ++stats_.batches;
+  stats_.agent_last_seen_ns[batch.agent_id()] = clock_->NowNanos();
   v1::Ack ack;
   ack.set_sequence(batch.sequence());
   uint64_t& acked = agent_sequence_[batch.agent_id()];
@@ -46,7 +47,10 @@ absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
   Judge(batch, &write, &ack);
   if (fault_hook_) fault_hook_("before_store");
   auto batch_id = store_->Write(write);
-  if (!batch_id.ok()) return batch_id.status();
+  if (!batch_id.ok()) {
+    ++stats_.failed_batches;
+    return batch_id.status();
+  }
   acked = batch.sequence();
   if (fault_hook_) fault_hook_("after_store");
   live_->ApplyBatch(*batch_id, write.accepted);
@@ -108,6 +112,11 @@ absl::StatusOr<core::FleetReport> Ingestor::ReplayStore(
       });
   if (!s.ok()) return s;
   return core::ReplayEvents(events, config, as_of_ns);
+}
+
+void Ingestor::VisitLive(const std::function<void(const LiveState&)>& fn) {
+  absl::MutexLock lock(&mu_);
+  fn(*live_);
 }
 
 void Ingestor::set_fault_hook(FaultHook hook) {

@@ -24,6 +24,8 @@ struct IngestStats {
   int64_t duplicate_batches = 0;  // redelivered, acknowledged again
   int64_t accepted_events = 0;
   int64_t rejected_events = 0;  // kept as dead letters
+  int64_t failed_batches = 0;   // not stored (the agent retries)
+  std::map<std::string, int64_t> agent_last_seen_ns;  // server clock
 };
 
 // The ingest path of goodputd, independent of gRPC: judges each event of
@@ -56,6 +58,9 @@ class Ingestor {
   // store when `as_of_ns` or `since_ns` needs it).
   absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns,
                                            std::optional<int64_t> since_ns);
+
+  // Calls `fn` with the live state under the ingest lock (metrics).
+  void VisitLive(const std::function<void(const LiveState&)>& fn);
 
   void set_fault_hook(FaultHook hook);
   IngestStats stats();

@@ -59,6 +59,7 @@ LiveState::LiveJob* LiveState::Take(const v1::Event& e) {
     return nullptr;
   }
   LiveJob& job = JobFor(e.job_id());
+  ++job.generation;
   const int64_t t = core::EventTimeNanos(e);
   job.newest_ns = std::max(job.newest_ns, t);
   if (e.has_job_ended()) job.ended_ns = t;
@@ -149,6 +150,21 @@ core::JobReport LiveState::ReportJob(const LiveJob& job,
     (void)copy.Apply(p.event);
   }
   return copy.Report(as_of_ns);
+}
+
+void LiveState::ForEachJob(
+    const std::function<bool(const std::string&, uint64_t)>& changed,
+    const std::function<void(const core::JobTracker&)>& fn) const {
+  for (const auto& [id, job] : jobs_) {
+    if (!changed(id, job.generation)) continue;
+    if (!job.ended_ns || job.buffer.empty()) {
+      fn(job.tracker);
+      continue;
+    }
+    core::JobTracker copy = job.tracker;
+    for (const Pending& p : job.buffer) (void)copy.Apply(p.event);
+    fn(copy);
+  }
 }
 
 core::FleetReport LiveState::Report(int64_t as_of_ns) const {

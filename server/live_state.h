@@ -2,6 +2,7 @@
 #define GOODPUT_SERVER_LIVE_STATE_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -62,6 +63,15 @@ class LiveState {
   const Stats& stats() const { return stats_; }
   const core::Config& config() const { return *config_; }
   size_t job_count() const { return jobs_.size(); }
+  // For the metrics exporter: for every job, asks `changed(job_id,
+  // generation)` (the generation grows whenever an event of the job
+  // arrives) and, if true, calls `fn` with the job's tracker: applied
+  // events only, but for an ended job, whose last events wait in its
+  // reorder buffer for good, a copy with them applied.
+  void ForEachJob(
+      const std::function<bool(const std::string&, uint64_t)>& changed,
+      const std::function<void(const core::JobTracker&)>& fn) const;
+  const core::CapacityTracker& capacity() const { return capacity_; }
 
  private:
   struct Pending {
@@ -78,6 +88,7 @@ class LiveState {
     std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
     bool rebuild = false;             // rebuild at the end of the current batch
+    uint64_t generation = 0;          // events taken (for ForEachJob)
   };
 
   LiveJob& JobFor(const std::string& job_id);
