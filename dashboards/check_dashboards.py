@@ -13,7 +13,10 @@ For every dashboard in dashboards/grafana/:
     values, into one temporary rules file for `promtool check rules`;
   - every metric an expr names is in docs/metrics.md (histogram families
     with _bucket/_sum/_count) or is recorded by dashboards/rules/.
-The same metric-name check runs on every expr of the rules files.
+The same metric-name check runs on every expr of the rules files, and every
+alert must have a `severity` label, `summary`, `description`, `runbook` and a
+goodputctl `command`, and a promtool test case where it fires and one where
+it does not (tests/*_test.yml).
 With --ts_out=DIR it also writes DIR/<dashboard>.ts for check/typecheck.sh.
 Exits 1 with one line per problem.
 """
@@ -100,6 +103,32 @@ def rule_exprs():
                 value = value[1:-1].replace("''", "'")
             exprs.append((os.path.basename(path) + ": " + name, value))
     return records, exprs
+
+
+ALERT_FIELDS = ("severity:", "summary:", "description:", "runbook:",
+                "command:")
+
+
+def check_alerts(problems):
+    """Alert annotations, and a firing and a quiet test case per alert."""
+    text = open(os.path.join(HERE, "rules", "alerts.yml")).read()
+    blocks = re.split(r"\n\s*- alert: ", text)[1:]
+    tests = "".join(open(p).read() for p in
+                    glob.glob(os.path.join(HERE, "tests", "*_test.yml")))
+    cases = re.findall(r"alertname: (\w+)\n\s*exp_alerts:( \[\])?", tests)
+    for block in blocks:
+        name = block.split()[0]
+        for field in ALERT_FIELDS:
+            if field not in block:
+                problems.append("alerts.yml: %s has no %s" % (name, field))
+        if not re.search(r"command: .*goodputctl", block, re.S):
+            problems.append("alerts.yml: %s: command names no goodputctl "
+                            "query" % name)
+        if (name, "") not in cases:
+            problems.append("tests: no case where %s fires" % name)
+        if (name, " []") not in cases:
+            problems.append("tests: no case where %s does not fire" % name)
+    return len(blocks)
 
 
 def all_panels(dashboard):
@@ -230,6 +259,7 @@ def main():
     records, rule_list = rule_exprs()
     known = documented_metrics(args.metrics_doc) | records
     check_names(rule_list, known, problems)
+    alerts = check_alerts(problems)
     paths = sorted(glob.glob(os.path.join(HERE, "grafana", "*.json")))
     if not paths:
         problems.append("no dashboards in dashboards/grafana/")
@@ -249,8 +279,8 @@ def main():
     for p in problems:
         print("check_dashboards: " + p, file=sys.stderr)
     print("check_dashboards: %d dashboards, %d panel queries, %d rule exprs, "
-          "%d problems" % (len(paths), len(exprs), len(rule_list),
-                           len(problems)))
+          "%d alerts, %d problems" % (len(paths), len(exprs), len(rule_list),
+                                      alerts, len(problems)))
     return 1 if problems else 0
 
 

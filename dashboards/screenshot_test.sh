@@ -44,7 +44,7 @@ ready() {
 for _ in $(seq 600); do
   ready && break
   kill -0 "$pid" 2>/dev/null || { cat "$work/prometheus.log"; exit 1; }
-  read -r -t 0.1 <> <(:) || true  # 100 ms poll interval
+  sleep 0.1  # poll interval of the wait for the condition above
 done
 ready || { echo "FAIL: Prometheus did not record the rules"; cat "$work/prometheus.log"; exit 1; }
 
