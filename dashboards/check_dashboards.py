@@ -18,6 +18,10 @@ alert must have a `severity` label, `summary`, `description`, `runbook` and a
 goodputctl `command`, and a promtool test case where it fires and one where
 it does not (tests/*_test.yml).
 With --ts_out=DIR it also writes DIR/<dashboard>.ts for check/typecheck.sh.
+With --prometheus=URL it also runs every panel query (instant, variables
+replaced by sample values) against that Prometheus and requires series with
+every label the panel's legend names (queries_live_test.sh; the end-to-end
+test can point it at a Prometheus scraping the real exporter).
 Exits 1 with one line per problem.
 """
 import argparse
@@ -28,6 +32,9 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.parse
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GRAFANA_VARIABLES = {"__range": "1h", "__rate_interval": "5m",
@@ -177,7 +184,8 @@ def check_targets(name, dashboard, problems):
             if not isinstance(expr, str) or not expr.strip():
                 problems.append(where + ": no PromQL expr")
                 continue
-            out.append((where, substitute(expr, variables, where, problems)))
+            out.append((where, substitute(expr, variables, where, problems),
+                        t.get("legendFormat", "")))
     return out
 
 
@@ -194,7 +202,7 @@ def substitute(expr, variables, where, problems):
 
 
 def check_names(exprs, known, problems):
-    for where, expr in exprs:
+    for where, expr in [e[:2] for e in exprs]:
         for metric in sorted(metric_names(expr) - known):
             problems.append("%s: metric %s is neither in docs/metrics.md nor "
                             "recorded by dashboards/rules/" % (where, metric))
@@ -205,7 +213,7 @@ def check_parse(exprs, promtool, problems):
     if not exprs:
         return
     lines = ["groups:", "  - name: dashboard_exprs", "    rules:"]
-    for i, (where, expr) in enumerate(exprs):
+    for i, (where, expr, _) in enumerate(exprs):
         lines.append("      # " + where)
         lines.append("      - record: dashboard_expr_%d" % i)
         lines.append("        expr: " + json.dumps(expr))
@@ -220,6 +228,38 @@ def check_parse(exprs, promtool, problems):
             problems.append("%s: promtool cannot parse the expr" %
                             exprs[int(m.group(1))][0])
         problems.append("promtool check rules: " + run.stdout.strip())
+
+
+def check_live(exprs, url, problems):
+    """Each expr returns series carrying its legend's {{labels}}."""
+    for where, expr, legend in exprs:
+        query = urllib.parse.urlencode({"query": expr})
+        try:
+            with urllib.request.urlopen("%s/api/v1/query?%s" % (url, query),
+                                        timeout=30) as r:
+                body = json.load(r)
+        except OSError as e:
+            problems.append("%s: query failed: %s" % (where, e))
+            continue
+        result = body.get("data", {}).get("result", [])
+        if body.get("status") != "success" or not result:
+            problems.append("%s: no series for %s" % (where, expr))
+            continue
+        for label in re.findall(r"\{\{\s*(\w+)\s*\}\}", legend or ""):
+            if any(label not in s["metric"] for s in result):
+                problems.append("%s: legend {{%s}} but a series lacks it" %
+                                (where, label))
+
+
+def live_problems(exprs, url, wait_seconds):
+    """check_live, retried every 0.5 s until clean or wait_seconds pass."""
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        problems = []
+        check_live(exprs, url, problems)
+        if not problems or time.monotonic() >= deadline:
+            return problems
+        time.sleep(0.5)  # poll interval of the wait for the queries
 
 
 def typescript(name, dashboard, problems):
@@ -254,6 +294,11 @@ def main():
         HERE, "..", "docs", "metrics.md"))
     parser.add_argument("--ts_out")
     parser.add_argument("--skip_promtool", action="store_true")
+    parser.add_argument("--prometheus", help="also run the queries here")
+    parser.add_argument("--wait_seconds", type=float, default=0,
+                        help="retry the live queries until they pass or "
+                        "this long has passed (rule groups start at random "
+                        "offsets)")
     args = parser.parse_args()
     problems = []
     records, rule_list = rule_exprs()
@@ -276,6 +321,9 @@ def main():
     check_names(exprs, known, problems)
     if not args.skip_promtool:
         check_parse(exprs, args.promtool, problems)
+    if args.prometheus:
+        problems += live_problems(exprs, args.prometheus.rstrip("/"),
+                                  args.wait_seconds)
     for p in problems:
         print("check_dashboards: " + p, file=sys.stderr)
     print("check_dashboards: %d dashboards, %d panel queries, %d rule exprs, "

@@ -9,7 +9,7 @@ promtool_dir=$(dirname "$(command -v "${PROMETHEUS:-prometheus}")")
 work=$(mktemp -d)
 pid=
 cleanup() {
-  [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  [[ -n $pid ]] && kill "$pid" 2>/dev/null && { wait "$pid" 2>/dev/null || true; }
   rm -rf "$work"
 }
 trap cleanup EXIT
