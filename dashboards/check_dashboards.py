@@ -12,7 +12,8 @@ For every dashboard in dashboards/grafana/:
   - every expr parses: all of them go, with variables replaced by sample
     values, into one temporary rules file for `promtool check rules`;
   - every metric an expr names is in docs/metrics.md (histogram families
-    with _bucket/_sum/_count) or is recorded by dashboards/rules/.
+    with _bucket/_sum/_count), is recorded by dashboards/rules/, or is
+    Prometheus's own per-target `up`.
 The same metric-name check runs on every expr of the rules files, and every
 alert must have a `severity` label, `summary`, `description`, `runbook` and a
 goodputctl `command`, and a promtool test case where it fires and one where
@@ -42,6 +43,8 @@ GRAFANA_VARIABLES = {"__range": "1h", "__rate_interval": "5m",
 SAMPLE_VALUES = {"job_id": "job-1", "window": "1h"}
 KEYWORDS = {"and", "or", "unless", "offset", "bool", "by", "without", "on",
             "ignoring", "group_left", "group_right", "inf", "nan"}
+# Series Prometheus itself writes for every target.
+PROMETHEUS_SERIES = {"up", "scrape_duration_seconds", "scrape_samples_scraped"}
 VARIABLE = re.compile(r"\$(?:\{(\w+)(?::\w+)?\}|(\w+))")
 
 
@@ -302,7 +305,7 @@ def main():
     args = parser.parse_args()
     problems = []
     records, rule_list = rule_exprs()
-    known = documented_metrics(args.metrics_doc) | records
+    known = documented_metrics(args.metrics_doc) | records | PROMETHEUS_SERIES
     check_names(rule_list, known, problems)
     alerts = check_alerts(problems)
     paths = sorted(glob.glob(os.path.join(HERE, "grafana", "*.json")))
