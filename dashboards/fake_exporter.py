@@ -32,31 +32,39 @@ def _const(value):
     return lambda t: value
 
 
-def _families():
-    """{name: (type, [(labels, value function of t)])}."""
-    seg = lambda extra="": SEGMENT + extra
-    f = {
+def _seg(extra=""):
+    return SEGMENT + extra
+
+
+def _fleet_families():
+    """Fleet and segment families: {name: (type, [(labels, f(t))])}."""
+    return {
         "goodput_chip_seconds_total": ("counter", [
-            (seg(',category="%s"' % c), _counter(r))
+            (_seg(',category="%s"' % c), _counter(r))
             for c, r in CATEGORIES.items()]),
         "goodput_ideal_chip_seconds_total": ("counter",
-                                             [(seg(), _counter(60))]),
+                                             [(_seg(), _counter(60))]),
         "goodput_costed_productive_chip_seconds_total": (
-            "counter", [(seg(), _counter(90))]),
+            "counter", [(_seg(), _counter(90))]),
         "goodput_capacity_chip_seconds_total": (
             "counter", [('accelerator="tpu-v5e"', _counter(160))]),
-        "goodput_at_risk_chip_seconds": ("gauge", [(seg(), _const(5000))]),
+        "goodput_at_risk_chip_seconds": ("gauge", [(_seg(), _const(5000))]),
         "goodput_interruptions_total": ("counter", [
-            (seg(',reason="PREEMPTED"'), _counter(0.01))]),
+            (_seg(',reason="PREEMPTED"'), _counter(0.01))]),
         "goodput_interruption_notices_total": ("counter", [
-            (seg(',reason="MAINTENANCE"'), _counter(0.01))]),
+            (_seg(',reason="MAINTENANCE"'), _counter(0.01))]),
         "goodput_jobs": ("gauge", [('state="%s"' % s, _const(n)) for s, n in
                                    (("QUEUED", 1), ("RUNNING", 3),
                                     ("RECOVERING", 0), ("ENDED", 2))]),
         "goodput_jobs_without_chips": ("gauge", [("", _const(0))]),
-        "goodput_pg_above_one_total": ("counter", [(seg(), _counter(0))]),
+        "goodput_pg_above_one_total": ("counter", [(_seg(), _counter(0))]),
         "goodput_duplicate_events_total": ("counter", [("", _counter(0.1))]),
-        "goodput_job_info": ("gauge", [(JOB + "," + seg(',state="RUNNING"'),
+    }
+
+
+def _job_families():
+    return {
+        "goodput_job_info": ("gauge", [(JOB + "," + _seg(',state="RUNNING"'),
                                         _const(1))]),
         "goodput_job_chips": ("gauge", [(JOB, _const(64))]),
         "goodput_job_chip_seconds_total": ("counter", [
@@ -70,6 +78,11 @@ def _families():
             "gauge", [(JOB, lambda t: time.time() - 60)]),
         "goodput_job_series_suppressed_total": ("counter", [("", _counter(0))]),
         "goodput_job_series": ("gauge", [("", _const(1))]),
+    }
+
+
+def _ingest_families():
+    return {
         "goodput_ingest_batches_total": ("counter", [
             ('result="%s"' % r, _counter(1)) for r in
             ("stored", "duplicate", "failed")]),
@@ -82,23 +95,34 @@ def _families():
             "gauge", [('agent_id="agent-1"', lambda t: time.time())]),
         "goodput_ingest_lag_seconds": ("gauge", [("", _const(0.5))]),
     }
-    for scope in ("fleet", "segment"):
-        for r in ("sg", "rg", "pg", "mpg") + (("goodput",) if scope == "fleet"
-                                              else ()):
-            name = "goodput_%s_%s_ratio" % (scope, r)
-            extra = (',dimension="accelerator",value="tpu-v5e"'
-                     if scope == "segment" else "")
-            f[name] = ("gauge", [(('window="%s"' % w) + extra, _const(0.5))
-                                 for w in ("5m", "1h", "24h")])
+
+
+def _ratio_families():
+    """The exporter's ratio gauges (all 0.5 or 0.4) and histograms."""
+    f = {}
+    segment = ',dimension="accelerator",value="tpu-v5e"'
+    for r in ("sg", "rg", "pg", "mpg", "goodput"):
+        f["goodput_fleet_%s_ratio" % r] = ("gauge", [
+            ('window="%s"' % w, _const(0.5)) for w in ("5m", "1h", "24h")])
+        f["goodput_job_%s_ratio" % r] = ("gauge", [
+            (JOB + ',window="%s"' % w, _const(0.5)) for w in ("5m", "1h")])
+        if r != "goodput":
+            f["goodput_segment_%s_ratio" % r] = ("gauge", [
+                ('window="1h"' + segment, _const(0.5))])
     for r in ("capacity_sg", "capacity_mpg"):
         f["goodput_fleet_%s_ratio" % r] = ("gauge", [('window="1h"',
                                                       _const(0.4))])
-    for r in ("sg", "rg", "pg", "mpg", "goodput"):
-        f["goodput_job_%s_ratio" % r] = ("gauge", [
-            (JOB + ',window="%s"' % w, _const(0.5)) for w in ("5m", "1h")])
     for h in ("time_to_recover_seconds", "startup_seconds",
               "time_between_interruptions_seconds"):
-        f["goodput_" + h] = ("histogram", [(seg(), _counter(0.01))])
+        f["goodput_" + h] = ("histogram", [(_seg(), _counter(0.01))])
+    return f
+
+
+def _families():
+    f = {}
+    for part in (_fleet_families, _job_families, _ingest_families,
+                 _ratio_families):
+        f.update(part())
     return f
 
 
