@@ -67,4 +67,18 @@ std::string FormatHms(int64_t ns) {
   return absl::StrFormat("%s%d:%02d:%02d", sign, s / 3600, s / 60 % 60, s % 60);
 }
 
+std::string FormatShortDuration(int64_t ns) {
+  if (ns < kNanosPerSecond) {
+    return absl::StrFormat("%.3fs", static_cast<double>(ns) / kNanosPerSecond);
+  }
+  const int64_t s = ns / kNanosPerSecond;
+  if (s < 60) return absl::StrFormat("%ds", s);
+  if (s < 3600) return absl::StrFormat("%dm%02ds", s / 60, s % 60);
+  if (s < 86400) {
+    return absl::StrFormat("%dh%02dm%02ds", s / 3600, s / 60 % 60, s % 60);
+  }
+  return absl::StrFormat("%dd%02dh%02dm", s / 86400, s / 3600 % 24,
+                         s / 60 % 60);
+}
+
 }  // namespace goodput::cli

@@ -66,6 +66,16 @@ absl::Status CheckDimension(const std::string& dimension) {
                    "label:KEY)"));
 }
 
+absl::StatusOr<JobStateKind> ParseJobState(const std::string& name) {
+  for (JobStateKind s : {JobStateKind::kQueued, JobStateKind::kRunning,
+                         JobStateKind::kRecovering, JobStateKind::kEnded}) {
+    if (name == JobStateName(s)) return s;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown job state '", name,
+                   "' (want QUEUED, RUNNING, RECOVERING or ENDED)"));
+}
+
 std::optional<std::string> SegmentValue(const Config& config,
                                         const JobReport& job,
                                         const std::string& dimension) {

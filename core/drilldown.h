@@ -69,6 +69,10 @@ struct FleetView {
 // "label:KEY"; else InvalidArgument naming it and the choices.
 absl::Status CheckDimension(const std::string& dimension);
 
+// The state named `name` ("QUEUED", "RUNNING", "RECOVERING", "ENDED");
+// InvalidArgument naming it otherwise.
+absl::StatusOr<JobStateKind> ParseJobState(const std::string& name);
+
 // `job`'s value in `dimension` as BuildFleetReport keys its segments
 // ("unknown" for an unset accelerator or framework); nullopt for a label
 // the job does not have.

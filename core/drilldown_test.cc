@@ -112,6 +112,14 @@ TEST_F(DrilldownTest, CheckDimension) {
   }
 }
 
+TEST_F(DrilldownTest, ParseJobState) {
+  EXPECT_EQ(*ParseJobState("RECOVERING"), JobStateKind::kRecovering);
+  EXPECT_EQ(*ParseJobState("ENDED"), JobStateKind::kEnded);
+  absl::StatusOr<JobStateKind> bad = ParseJobState("running");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("'running'"));
+}
+
 TEST_F(DrilldownTest, FleetViewHasOneDimensionAndTheWorstJobs) {
   absl::StatusOr<FleetView> view = MakeFleetView(report_, "accelerator", 1);
   ASSERT_TRUE(view.ok()) << view.status();

@@ -110,6 +110,11 @@ absl::StatusOr<core::FleetReport> Ingestor::ReplayStore(
   return core::ReplayEvents(events, config, as_of_ns);
 }
 
+core::Config Ingestor::config() {
+  absl::MutexLock lock(&mu_);
+  return live_->config();
+}
+
 void Ingestor::set_fault_hook(FaultHook hook) {
   absl::MutexLock lock(&mu_);
   fault_hook_ = std::move(hook);

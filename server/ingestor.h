@@ -57,6 +57,10 @@ class Ingestor {
   absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns,
                                            std::optional<int64_t> since_ns);
 
+  // The attribution config of the live state (catalog, size buckets...),
+  // for queries that replay a job's stored events.
+  core::Config config();
+
   void set_fault_hook(FaultHook hook);
   IngestStats stats();
   LiveState::Stats live_stats();
