@@ -168,8 +168,9 @@ std::string SpanDetail(const core::TimelineEntry& e) {
                                  e.checkpoints == 1 ? "" : "s", " (last ",
                                  *e.last_checkpoint, ")"));
   }
-  if (e.ongoing) parts.push_back("(ongoing)");
-  return absl::StrJoin(parts, ", ");
+  std::string out = absl::StrJoin(parts, ", ");
+  if (e.ongoing) absl::StrAppend(&out, out.empty() ? "" : " ", "(ongoing)");
+  return out;
 }
 
 std::string TimelineLine(const core::TimelineEntry& e) {
@@ -179,7 +180,7 @@ std::string TimelineLine(const core::TimelineEntry& e) {
                            Clock(e.start_ns, "%H:%M:%S"), attempt, e.what);
   }
   std::string line = absl::StrFormat(
-      "  %s-%s  %-10s   %-14s %9s  %s", Clock(e.start_ns, "%H:%M:%S"),
+      "  %s-%s  %-10s   %-18s %9s  %s", Clock(e.start_ns, "%H:%M:%S"),
       Clock(e.end_ns, "%H:%M:%S"), attempt, e.what,
       FormatShortDuration(e.end_ns - e.start_ns), SpanDetail(e));
   line.erase(line.find_last_not_of(' ') + 1);
