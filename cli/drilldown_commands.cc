@@ -120,35 +120,63 @@ struct SegmentFlags {
   }
 };
 
+// The flags every drill-down command has: --as_of, --since (unless
+// `with_since` is false), --json and --help.
+struct CommonFlags {
+  bool help = false, json = false;
+  std::optional<std::string> as_of, since;
+
+  void Register(FlagParser* parser, bool with_since) {
+    parser->AddString("as_of", "T", &as_of, "as of T (default: now)");
+    if (with_since) {
+      parser->AddString("since", "T", &since, "only the window [T, as_of]");
+    }
+    parser->AddBool("json", &json, "print one JSON object");
+    parser->AddBool("help", &help, "show this help and exit");
+  }
+
+  // Sets as_of and since of a request that has both; an error names the
+  // flag.
+  template <typename Request>
+  absl::Status Fill(Request* request) const {
+    absl::Status s = SetAsOf(as_of, request);
+    if (s.ok()) s = SetSince(since, request);
+    return s;
+  }
+};
+
+// UsageError for the first of `positional`, if any; else nullopt.
+std::optional<int> NoArguments(const std::string& prefix,
+                               const std::vector<std::string>& positional,
+                               CommandContext& context) {
+  if (positional.empty()) return std::nullopt;
+  return UsageError(context, prefix, "unexpected argument " + positional[0]);
+}
+
 }  // namespace
 
 int RunJobsCommand(const std::vector<std::string>& args,
                    CommandContext& context) {
   const std::string prefix = "goodputctl jobs";
-  bool help = false, json = false;
-  std::optional<std::string> as_of, since, state, limit;
+  std::optional<std::string> state, limit;
   SegmentFlags segments;
+  CommonFlags common;
   FlagParser parser;
   segments.Register(&parser);
   parser.AddString("state", "S", &state,
                    "only jobs in state S: QUEUED, RUNNING, RECOVERING, ENDED");
   parser.AddString("limit", "N", &limit,
                    "at most N jobs (default 20; 0 = all)");
-  parser.AddString("as_of", "T", &as_of, "as of T (default: now)");
-  parser.AddString("since", "T", &since, "only the window [T, as_of]");
-  parser.AddBool("json", &json, "print one JSON object");
-  parser.AddBool("help", &help, "show this help and exit");
+  common.Register(&parser, /*with_since=*/true);
   std::vector<std::string> positional;
   if (auto code = ParseOrExit(
           prefix,
           "Usage: goodputctl --server=HOST:PORT jobs [FLAGS]\n"
           "Jobs ranked by lost chip-hours (badput x chips), worst first.\n",
-          parser, help, args, &positional, context)) {
+          parser, common.help, args, &positional, context)) {
     return *code;
   }
-  if (!positional.empty()) {
-    return UsageError(context, prefix, "unexpected argument " + positional[0]);
-  }
+  if (auto code = NoArguments(prefix, positional, context)) return *code;
   v1::JobsRequest request;
   request.set_limit(20);
   segments.Fill(&request);
@@ -156,33 +184,30 @@ int RunJobsCommand(const std::vector<std::string>& args,
   uint32_t n = request.limit();
   absl::Status s = CountFlag("--limit", limit, &n);
   if (s.ok()) s = LabelFilters(segments.label, &request);
-  if (s.ok()) s = SetAsOf(as_of, &request);
-  if (s.ok()) s = SetSince(since, &request);
+  if (s.ok()) s = common.Fill(&request);
   if (!s.ok()) return UsageError(context, prefix, s.message());
   request.set_limit(n);
-  return CallAndPrint(prefix, context, json, &Stub::Jobs, request);
+  return CallAndPrint(prefix, context, common.json, &Stub::Jobs, request);
 }
 
 int RunJobCommand(const std::vector<std::string>& args,
                   CommandContext& context) {
   const std::string prefix = "goodputctl job";
-  bool help = false, json = false;
-  std::optional<std::string> as_of, windows, timeline;
+  std::optional<std::string> windows, timeline;
+  CommonFlags common;
   FlagParser parser;
   parser.AddString("windows", "D,...", &windows,
                    "windows before as_of (default 5m,1h,24h; all time too)");
   parser.AddString("timeline", "N", &timeline,
                    "the last N timeline entries (default 200)");
-  parser.AddString("as_of", "T", &as_of, "as of T (default: now)");
-  parser.AddBool("json", &json, "print one JSON object");
-  parser.AddBool("help", &help, "show this help and exit");
+  common.Register(&parser, /*with_since=*/false);
   std::vector<std::string> positional;
   if (auto code = ParseOrExit(
           prefix,
           "Usage: goodputctl --server=HOST:PORT job ID [FLAGS]\n"
           "One job: where its time went (badput first), SG/RG/PG/MPG per\n"
           "window, at-risk work, progress, and a timeline of its attempts.\n",
-          parser, help, args, &positional, context)) {
+          parser, common.help, args, &positional, context)) {
     return *code;
   }
   if (positional.size() != 1) {
@@ -193,43 +218,37 @@ int RunJobCommand(const std::vector<std::string>& args,
   uint32_t n = 0;
   absl::Status s = CountFlag("--timeline", timeline, &n);
   if (s.ok()) s = WindowsFlag(windows, &request);
-  if (s.ok()) s = SetAsOf(as_of, &request);
+  if (s.ok()) s = SetAsOf(common.as_of, &request);
   if (!s.ok()) return UsageError(context, prefix, s.message());
   request.set_timeline_limit(n);
-  return CallAndPrint(prefix, context, json, &Stub::Job, request);
+  return CallAndPrint(prefix, context, common.json, &Stub::Job, request);
 }
 
 int RunFleetCommand(const std::vector<std::string>& args,
                     CommandContext& context) {
   const std::string prefix = "goodputctl fleet";
-  bool help = false, json = false;
-  std::optional<std::string> as_of, since, by;
+  std::optional<std::string> by;
+  CommonFlags common;
   FlagParser parser;
   parser.AddString("by", "DIMENSION", &by,
                    "accelerator (default), workload, framework, size or "
                    "label:KEY");
-  parser.AddString("as_of", "T", &as_of, "as of T (default: now)");
-  parser.AddString("since", "T", &since, "only the window [T, as_of]");
-  parser.AddBool("json", &json, "print one JSON object");
-  parser.AddBool("help", &help, "show this help and exit");
+  common.Register(&parser, /*with_since=*/true);
   std::vector<std::string> positional;
   if (auto code = ParseOrExit(
           prefix,
           "Usage: goodputctl --server=HOST:PORT fleet [FLAGS]\n"
           "Fleet totals and ratios, where the chip-time went, the segments\n"
           "of one dimension (most lost first) and the worst jobs.\n",
-          parser, help, args, &positional, context)) {
+          parser, common.help, args, &positional, context)) {
     return *code;
   }
-  if (!positional.empty()) {
-    return UsageError(context, prefix, "unexpected argument " + positional[0]);
-  }
+  if (auto code = NoArguments(prefix, positional, context)) return *code;
   v1::FleetRequest request;
   if (by) request.set_by(*by);
-  absl::Status s = SetAsOf(as_of, &request);
-  if (s.ok()) s = SetSince(since, &request);
+  absl::Status s = common.Fill(&request);
   if (!s.ok()) return UsageError(context, prefix, s.message());
-  return CallAndPrint(prefix, context, json, &Stub::Fleet, request);
+  return CallAndPrint(prefix, context, common.json, &Stub::Fleet, request);
 }
 
 }  // namespace goodput::cli
