@@ -119,6 +119,11 @@ void Ingestor::VisitLive(const std::function<void(const LiveState&)>& fn) {
   fn(*live_);
 }
 
+core::Config Ingestor::config() {
+  absl::MutexLock lock(&mu_);
+  return live_->config();
+}
+
 void Ingestor::set_fault_hook(FaultHook hook) {
   absl::MutexLock lock(&mu_);
   fault_hook_ = std::move(hook);

@@ -62,6 +62,10 @@ class Ingestor {
   // Calls `fn` with the live state under the ingest lock (metrics).
   void VisitLive(const std::function<void(const LiveState&)>& fn);
 
+  // The attribution config of the live state (catalog, size buckets...),
+  // for queries that replay a job's stored events.
+  core::Config config();
+
   void set_fault_hook(FaultHook hook);
   IngestStats stats();
   LiveState::Stats live_stats();
