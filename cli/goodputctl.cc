@@ -10,6 +10,7 @@
 #include "cli/flags.h"
 #include "cli/remote_commands.h"
 #include "cli/replay_command.h"
+#include "cli/top.h"
 
 namespace goodput::cli {
 namespace {
@@ -31,6 +32,7 @@ constexpr Command kCommands[] = {
      RunSendCommand},
     {"dead-letters", "events the server rejected, with reasons (--server)",
      RunDeadLettersCommand},
+    {"top", "live fleet view, refreshing like top (--server)", RunTopCommand},
 };
 
 constexpr char kProgram[] = "goodputctl";
