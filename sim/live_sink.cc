@@ -121,9 +121,10 @@ void LiveSink::Emit(const v1::Event& event) {
   options.preserve_proto_field_names = true;
   line_.clear();
   (void)google::protobuf::util::MessageToJsonString(e, &line_, options);
+  line_ += '\n';
+  if (tee_ != nullptr) tee_->write(line_.data(), line_.size());
   std::string& buffer = buffers_[Route(e.host())];
   buffer += line_;
-  buffer += '\n';
   if (buffer.size() > kFlushBytes) FlushAll();
 }
 
@@ -136,6 +137,9 @@ void LiveSink::FlushAll() {
 
 absl::Status LiveSink::Finish() {
   FlushAll();
+  if (tee_ != nullptr && !tee_->flush()) {
+    return absl::DataLossError("--out: writing the events failed");
+  }
   return status_;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ class LiveSink : public EventSink {
   void Emit(const v1::Event& event) override;
   absl::Status Finish() override;
 
+  // Also writes every line as sent to `tee` (not owned), e.g. to compare
+  // the service with an offline replay of exactly what it was sent.
+  void set_tee(std::ostream* tee) { tee_ = tee; }
+
   // The event as sent: time moved and compressed, durations scaled.
   static v1::Event Compress(const v1::Event& event, double speed,
                             int64_t sim_start_ms, int64_t wall_start_ns);
@@ -53,6 +58,7 @@ class LiveSink : public EventSink {
   Clock* clock_;
   SleepUntil sleep_until_;
   std::string line_;
+  std::ostream* tee_ = nullptr;
   absl::Status status_;
 };
 

@@ -94,7 +94,9 @@ absl::Status ParseSimFlags(const std::vector<std::string>& args,
   add("checkpoint_interval", "D", "training checkpoint interval (30m)");
   add("report_every", "D", "a job reports its steps about this often (10s)");
   add("heartbeat_interval", "D", "host heartbeats (60s)");
-  add("out", "FILE", "JSON Lines output, - for stdout (-)");
+  add("out", "FILE",
+      "JSON Lines output, - for stdout (-); in live mode a copy of what "
+      "was sent");
   add("truth", "FILE", "write the ground truth JSON here");
   add("sockets", "P1,P2", "live mode: agents' Unix sockets, routed by host");
   add("speed", "X", "live mode: simulated seconds per real second (1)");

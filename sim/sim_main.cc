@@ -40,6 +40,12 @@ absl::StatusOr<std::unique_ptr<EventSink>> MakeSink(const SimFlags& flags,
     auto live = LiveSink::Connect(flags.sockets, flags.speed,
                                   flags.config.start_ms, clock, SleepUntilWall);
     if (!live.ok()) return live.status();
+    if (flags.out != "-") {  // a copy of the events as sent
+      file->open(flags.out);
+      if (!*file)
+        return absl::NotFoundError("--out: cannot write " + flags.out);
+      (*live)->set_tee(file);
+    }
     return std::unique_ptr<EventSink>(std::move(*live));
   }
   std::ostream* out = &std::cout;
