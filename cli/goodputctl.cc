@@ -12,6 +12,7 @@
 #include "cli/import_mlgm_command.h"
 #include "cli/remote_commands.h"
 #include "cli/replay_command.h"
+#include "cli/top.h"
 
 namespace goodput::cli {
 namespace {
@@ -40,6 +41,7 @@ constexpr Command kCommands[] = {
      RunDeadLettersCommand},
     {"import-mlgm", "ml-goodput-measurement logs -> JSON Lines events",
      RunImportMlgmCommand},
+    {"top", "live fleet view, refreshing like top (--server)", RunTopCommand},
 };
 
 constexpr char kProgram[] = "goodputctl";
