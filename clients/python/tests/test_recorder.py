@@ -113,7 +113,7 @@ class WireTest(unittest.TestCase):
         self.assertAlmostEqual(seconds["checkpoint"], 1)
         self.assertAlmostEqual(seconds["custom"], 4)
         self.assertAlmostEqual(seconds["productive"], 4)
-        self.assertAlmostEqual(job["total_seconds"], 16)
+        self.assertAlmostEqual(seconds["total"], 16)
         rec.close()
 
 
