@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
+#include "cli/emit_command.h"
 #include "cli/flags.h"
 #include "cli/remote_commands.h"
 #include "cli/replay_command.h"
@@ -31,6 +32,7 @@ constexpr Command kCommands[] = {
      RunSendCommand},
     {"dead-letters", "events the server rejected, with reasons (--server)",
      RunDeadLettersCommand},
+    {"emit", "send one event (scheduler hooks) via the agent", RunEmitCommand},
 };
 
 constexpr char kProgram[] = "goodputctl";

@@ -6,13 +6,17 @@
 //
 // Tolerances (stated here and in examples/pytorch/README.md):
 //  - spans the job times itself (init, prep, restore, compile, checkpoint):
-//    kSpanTol = 50 ms (events carry milliseconds; a few spans add up);
-//  - values involving another process's clock reading (the harness's kill
-//    time vs goodput-run's interruption time, the kernel's 10 ms process
-//    start ticks vs goodput-run's started): kCrossTol = 250 ms;
-//  - lost steps: the truth log's count or one fewer (SIGKILL may land
-//    between the job's truth line for a step and the recorder's background
-//    send of it; that step's time is lost either way).
+//    kSpanTol = 50 ms in total per category (events carry milliseconds);
+//  - lost + recovery = from the newest checkpoint's end to the new process's
+//    start (the kernel's 10 ms ticks): kSpanTol. Lost alone lies between
+//    (kill time - checkpoint end) and that: the attempt ends when
+//    goodput-run reaps the killed process, which takes the kernel 0.05-0.3 s
+//    after the harness's kill; the service counts that as lost.
+//  - productive, summed over attempts from each process's start:
+//    kCrossTol = 250 ms;
+//  - lost steps: at most the truth log's count, at least those the server
+//    had seen when the harness killed (step events still queued in the
+//    killed process die with it; their time is lost either way).
 #include <signal.h>
 #include <stdlib.h>
 
@@ -40,8 +44,8 @@ using json = nlohmann::json;
 
 constexpr double kSpanTol = 0.05;
 constexpr double kCrossTol = 0.25;
-constexpr int kSteps = 80;
-constexpr int kCheckpointEvery = 20;
+constexpr int kSteps = 90;
+constexpr int kCheckpointEvery = 30;
 
 // One process's part of the truth log (from its "process" line on).
 struct TruthAttempt {
@@ -185,6 +189,21 @@ class PytorchJobTest : public ::testing::Test {
         << "; the last report: " << out;
     return found;
   }
+  // The server's steps.last of `job` now, or 0.
+  int LiveLastStep(const std::string& job) {
+    std::string out;
+    RunCapture({GOODPUTCTL_PATH, "--server=127.0.0.1:" + std::to_string(port_),
+                "report", "--json"},
+               dir_ + "/ctl.log", &out);
+    if (out.empty()) return 0;
+    const json report = json::parse(out);
+    for (const json& j : report["jobs"]) {
+      if (j["job_id"] == job && j["steps"]["last"].is_number()) {
+        return j["steps"]["last"];
+      }
+    }
+    return 0;
+  }
   // The last step in the truth log of `job` (polling it).
   int TruthLastStep(const std::string& job) {
     std::vector<TruthAttempt> t = ReadTruth(Truth(job));
@@ -206,16 +225,17 @@ class PytorchJobTest : public ::testing::Test {
 };
 
 TEST_F(PytorchJobTest, KilledBetweenCheckpointsResumesAndReportsTheTruth) {
-  // The seeded kill point: after a step between checkpoints 20 and 40 (the
-  // harness polls, so the kill lands a few steps later). The agent starts
-  // late, so the job's first events go through the client spool files.
+  // The seeded kill point: once the server has seen a step between
+  // checkpoints 30 and 60 (so at least one completion will be lost; the
+  // kill lands a few steps later). The agent starts late, so the job's
+  // first events go through the client spool files.
   std::mt19937 rng(5);
-  const int kill_after = 21 + static_cast<int>(rng() % 10);
+  const int kill_after = 31 + static_cast<int>(rng() % 10);
   auto job = StartJob("mlp", 1);
   ASSERT_TRUE(Eventually([&] { return TruthLastStep("mlp") >= 3; }, 60));
   StartAgent();
   ASSERT_TRUE(
-      Eventually([&] { return TruthLastStep("mlp") >= kill_after; }, 60));
+      Eventually([&] { return LiveLastStep("mlp") >= kill_after; }, 60));
   const pid_t pid = ReadTruth(Truth("mlp"))[0].lines[0]["pid"];
   const double kill_time = absl::ToUnixMicros(absl::Now()) / 1e6;
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
@@ -226,7 +246,7 @@ TEST_F(PytorchJobTest, KilledBetweenCheckpointsResumesAndReportsTheTruth) {
   ASSERT_EQ(truth.size(), 2u);
   const TruthAttempt &first = truth[0], &second = truth[1];
   const auto [ckpt_step, ckpt_end] = first.LastCheckpoint();
-  ASSERT_EQ(ckpt_step, 20) << "killed at step " << first.LastStep();
+  ASSERT_EQ(ckpt_step, 30) << "killed at step " << first.LastStep();
   ASSERT_GT(first.LastStep(), ckpt_step);
   ASSERT_EQ(second.lines[1]["e"], "init");
   json job_report = EndedReport("mlp");
@@ -236,8 +256,11 @@ TEST_F(PytorchJobTest, KilledBetweenCheckpointsResumesAndReportsTheTruth) {
   EXPECT_EQ(job_report["steps"]["last"], kSteps);
   EXPECT_EQ(job_report["steps"]["last_checkpoint"], kSteps);
   const int lost_steps = first.LastStep() - ckpt_step;
+  // Step events still queued in the killed process die with it: the
+  // report may know fewer lost completions than the job logged (their time
+  // is lost either way), but at least those it had seen before the kill.
   EXPECT_LE(job_report["steps"]["lost"].get<int>(), lost_steps);
-  EXPECT_GE(job_report["steps"]["lost"].get<int>(), lost_steps - 1);
+  EXPECT_GE(job_report["steps"]["lost"].get<int>(), kill_after - ckpt_step);
   // The attempt ends when goodput-run reaps the killed process, which takes
   // the kernel a moment (about 0.1 s for a torch process here) after the
   // harness's kill: the service counts that as lost, the harness cannot
