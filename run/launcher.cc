@@ -86,6 +86,7 @@ void Launcher::SendInterruption(const std::string& attempt,
 }
 
 void Launcher::SendEnded(v1::JobEnded::Outcome outcome) {
+  if (!options_.send_job_ended) return;
   v1::Event e = NewEvent("");
   e.mutable_job_ended()->set_outcome(outcome);
   sink_->Send(e);

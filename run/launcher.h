@@ -34,6 +34,8 @@ struct LauncherOptions {
   std::optional<v1::JobSubmitted> submitted;  // sent first when set
   int max_restarts = 0;
   v1::Interruption::Reason stop_reason = v1::Interruption::PREEMPTED;
+  // false: never send job_ended (the scheduler restarts and ends the job).
+  bool send_job_ended = true;
   std::vector<std::string> argv;  // the job's command
 };
 

@@ -115,6 +115,15 @@ TEST_F(LauncherTest, SigtermIsForwardedWithANoticeAndNoRestart) {
                           "interruption:PREEMPTED@23/a1"));
 }
 
+TEST_F(LauncherTest, WithoutJobEndedTheSchedulerEndsTheJob) {
+  runner_.ThenExit(3 * kSec, 1);
+  LauncherOptions o;
+  o.send_job_ended = false;
+  EXPECT_EQ(Run(o), 1);
+  EXPECT_THAT(sink_.Summary(),
+              ElementsAre("started@0/a1", "interruption:FAILED@3/a1"));
+}
+
 TEST_F(LauncherTest, UnrunnableCommandIsAFailedAttempt) {
   runner_.FailStart(absl::FailedPreconditionError("cannot run train: nope"));
   EXPECT_EQ(Run(LauncherOptions()), 127);

@@ -15,7 +15,7 @@ namespace {
 using Opt = std::optional<std::string>;
 
 struct RawFlags {
-  bool help = false, submit = false;
+  bool help = false, submit = false, no_job_ended = false;
   Opt job_id, chips, accelerator, workload, framework, labels, step_flops,
       step_bytes, max_restarts, stop_reason, agent_socket, spool_dir;
 };
@@ -33,6 +33,8 @@ void Register(cli::FlagParser* p, RawFlags* f) {
   p->AddBool("submit", &f->submit, "send job_submitted (implied by --chips)");
   p->AddString("max_restarts", "N", &f->max_restarts,
                "restarts after a failed attempt (default 0)");
+  p->AddBool("no_job_ended", &f->no_job_ended,
+             "never send job_ended (the scheduler restarts and ends the job)");
   p->AddString("stop_reason", "R", &f->stop_reason,
                "interruption reason on SIGTERM (default PREEMPTED)");
   p->AddString("agent_socket", "PATH", &f->agent_socket,
@@ -74,6 +76,7 @@ absl::Status Fill(const RawFlags& f, int64_t now_ns, RunFlags* out) {
     return absl::InvalidArgumentError("--job_id: required");
   }
   o.job_id = *f.job_id;
+  o.send_job_ended = !f.no_job_ended;
   if (f.max_restarts && (!absl::SimpleAtoi(*f.max_restarts, &o.max_restarts) ||
                          o.max_restarts < 0)) {
     return absl::InvalidArgumentError(

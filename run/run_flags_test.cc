@@ -32,6 +32,10 @@ TEST(RunFlagsTest, NoChipsNoSubmit) {
   auto f = ParseRunFlags({"--job_id=j", "--", "true"}, kNow);
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_FALSE(f->launcher.submitted.has_value());
+  EXPECT_TRUE(f->launcher.send_job_ended);
+  auto g = ParseRunFlags({"--job_id=j", "--no_job_ended", "--", "true"}, kNow);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_FALSE(g->launcher.send_job_ended);
 }
 
 TEST(RunFlagsTest, ErrorsNameTheFlagAndValue) {
