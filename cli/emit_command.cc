@@ -9,8 +9,8 @@
 #include "cli/batch_sender.h"
 #include "cli/emit_event.h"
 #include "clients/cpp/agent_socket.h"
-#include "clients/cpp/client_spool_file.h"
 #include "clients/cpp/event_json.h"
+#include "clients/cpp/send_or_spool.h"
 #include "grpcpp/create_channel.h"
 #include "util/uuid.h"
 
@@ -102,23 +102,19 @@ int SendToServer(const std::string& server, const v1::Event& event,
 
 int SendToAgent(const EmitArgs& args, const v1::Event& event,
                 CommandContext& context) {
-  const std::string path = args.socket.value_or(client::DefaultAgentSocket());
   client::AgentSocket socket;
-  absl::Status sent = socket.Connect(path);
-  if (sent.ok()) sent = socket.Write(client::EventToJsonLine(event));
-  if (sent.ok()) return kExitOk;
   const std::string dir =
       args.spool_dir.value_or(client::DefaultClientSpoolDir());
-  client::ClientSpoolFile spool(dir);
-  absl::Status spooled = spool.Append(event);
-  if (spooled.ok()) spooled = spool.Close();
-  if (!spooled.ok()) {
-    context.err << kPrefix << ": " << sent.message() << "; "
-                << spooled.message() << "\n";
+  auto result = client::SendOrSpool(
+      &socket, args.socket.value_or(client::DefaultAgentSocket()), dir, event);
+  if (!result.ok()) {
+    context.err << kPrefix << ": " << result.status().message() << "\n";
     return kExitUsage;
   }
-  context.err << kPrefix << ": " << sent.message() << "; spooled to " << dir
-              << " for the agent\n";
+  if (result->spooled) {
+    context.err << kPrefix << ": " << result->socket_error << "; spooled to "
+                << dir << " for the agent\n";
+  }
   return kExitOk;
 }
 

@@ -2,27 +2,19 @@
 
 #include <iostream>
 
-#include "clients/cpp/client_spool_file.h"
-#include "clients/cpp/event_json.h"
+#include "clients/cpp/send_or_spool.h"
 
 namespace goodput::run {
 
 void AgentEventSink::Send(const v1::Event& event) {
-  const std::string line = client::EventToJsonLine(event);
-  absl::Status sent =
-      socket_.connected() ? socket_.Write(line) : absl::UnavailableError("");
-  if (!sent.ok()) {  // (re)connect once, then fall back to the spool
-    sent = socket_.Connect(socket_path_);
-    if (sent.ok()) sent = socket_.Write(line);
+  auto result = client::SendOrSpool(&socket_, socket_path_, spool_dir_, event);
+  if (!result.ok()) {
+    std::cerr << "goodput-run: event lost: " << result.status().message()
+              << "\n";
+  } else if (result->spooled) {
+    std::cerr << "goodput-run: " << result->socket_error
+              << "; spooled the event to " << spool_dir_ << "\n";
   }
-  if (sent.ok()) return;
-  client::ClientSpoolFile spool(spool_dir_);
-  absl::Status spooled = spool.Append(event);
-  if (spooled.ok()) spooled = spool.Close();
-  std::cerr << "goodput-run: " << sent.message() << "; "
-            << (spooled.ok() ? "spooled the event to " + spool_dir_
-                             : "event lost: " + std::string(spooled.message()))
-            << "\n";
 }
 
 }  // namespace goodput::run
