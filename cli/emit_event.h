@@ -4,7 +4,8 @@
 // Fields are the proto's names (proto/event.proto): the common ones
 // (`job_id`, `time` as RFC 3339, default now; `host`, `attempt`) and those of
 // KIND's body (e.g. `chips`, `reason`, `notice`); `label=KEY=VALUE`
-// (repeatable) fills job_submitted's labels. The event is checked by the
+// (repeatable) fills job_submitted's labels, whose workload defaults to
+// TRAINING. The event is checked by the
 // project's decoder and validator, so errors name the field and value the
 // same way the agent and the server would. Pure functions; thread-safe.
 #ifndef GOODPUT_CLI_EMIT_EVENT_H_

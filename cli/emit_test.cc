@@ -43,6 +43,9 @@ TEST(EmitEventTest, BuildsEveryFieldTypeFromStrings) {
   ASSERT_TRUE(i.ok()) << i.status();
   EXPECT_TRUE(i->interruption().notice());
   EXPECT_EQ(i->time().nanos(), 500000000);
+  auto d = Build("job_submitted", {{"job_id", "j"}, {"chips", "8"}});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->job_submitted().workload(), v1::JobSubmitted::TRAINING);
   auto a = Build("allocation", {{"job_id", "j"}, {"chips", "0"}});
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_TRUE(a->has_allocation());
