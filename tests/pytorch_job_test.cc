@@ -159,6 +159,9 @@ class PytorchJobTest : public ::testing::Test {
             TRAIN_PY, "--steps=" + std::to_string(kSteps),
             "--checkpoint_every=" + std::to_string(kCheckpointEvery),
             "--world_size=" + std::to_string(world),
+            // About 60 ms a step: the harness's polling of the server fits
+            // well between two checkpoints.
+            "--hidden=512", "--batch=256",
             "--checkpoint_dir=" + dir_ + "/" + job + "-ckpt",
             "--truth=" + Truth(job)},
         dir_ + "/" + job + ".log");
@@ -294,11 +297,14 @@ TEST_F(PytorchJobTest, KilledBetweenCheckpointsResumesAndReportsTheTruth) {
 
 TEST_F(PytorchJobTest, TwoProcessesReportLikeOne) {
   StartAgent();
+  // Both at once (each is checked against its own truth log).
+  std::unique_ptr<Subprocess> runs[2] = {StartJob("mlp-1", 1),
+                                         StartJob("mlp-2", 2)};
   json reports[2];
   for (int world : {1, 2}) {
     const std::string job = "mlp-" + std::to_string(world);
-    auto run = StartJob(job, world);
-    ASSERT_EQ(run->WaitFor(120), 0) << "see " << dir_ << "/" << job << ".log";
+    ASSERT_EQ(runs[world - 1]->WaitFor(120), 0)
+        << "see " << dir_ << "/" << job << ".log";
     std::vector<TruthAttempt> truth = ReadTruth(Truth(job));
     ASSERT_EQ(truth.size(), 1u);
     reports[world - 1] = EndedReport(job);
