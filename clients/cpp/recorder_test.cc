@@ -107,7 +107,9 @@ TEST_F(RecorderTest, LinesAreValidEventsForTheAgentDecoder) {
   rec.Checkpoint(41);
   rec.Ended(v1::JobEnded::SUCCEEDED);
   std::vector<std::string> lines = server.WaitForLines(6);
-  ASSERT_THAT(lines, SizeIs(6));
+  ASSERT_THAT(lines, SizeIs(6))
+      << "sent " << rec.counts().sent << " spooled " << rec.counts().spooled
+      << " dropped " << rec.counts().dropped;
   codec::LineDecoder decoder;
   std::vector<v1::Event> events(6);
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -121,6 +123,7 @@ TEST_F(RecorderTest, LinesAreValidEventsForTheAgentDecoder) {
   EXPECT_EQ(events[2].activity().name(), "eval");
   EXPECT_EQ(events[3].step().input_wait_seconds(), 0.5);
   EXPECT_EQ(events[5].job_ended().outcome(), v1::JobEnded::SUCCEEDED);
+  ASSERT_TRUE(rec.Flush(absl::Seconds(20)));  // counts follow the writes
   EXPECT_EQ(rec.counts().sent, 6);
 }
 
