@@ -27,7 +27,9 @@ ClientSpoolFile::~ClientSpoolFile() { (void)Close(); }
 
 absl::Status ClientSpoolFile::Open() {
   std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
+  if (std::filesystem::create_directories(dir_, ec)) {
+    ::chmod(dir_.c_str(), 01777);  // shared by every user's jobs, like /tmp
+  }
   absl::StatusOr<std::string> id = RandomUuid();
   if (!id.ok()) return id.status();
   path_ = absl::StrCat(dir_, "/spool-", ::getpid(), "-",

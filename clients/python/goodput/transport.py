@@ -185,7 +185,12 @@ class Transport(object):
             return False
 
     def _open_spool(self):
-        os.makedirs(self.spool_dir, exist_ok=True)
+        if not os.path.isdir(self.spool_dir):
+            os.makedirs(self.spool_dir, exist_ok=True)
+            try:  # shared by every user's jobs, like /tmp (and the agent's)
+                os.chmod(self.spool_dir, 0o1777)
+            except OSError:
+                pass
         name = "spool-%d-%s.open" % (os.getpid(), uuid.uuid4().hex)
         path = os.path.join(self.spool_dir, name)
         # Unbuffered: each line is exactly one write() call.
