@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
 #include "cli/drilldown_commands.h"
+#include "cli/emit_command.h"
 #include "cli/flags.h"
 #include "cli/import_mlgm_command.h"
 #include "cli/remote_commands.h"
@@ -42,6 +43,7 @@ constexpr Command kCommands[] = {
     {"import-mlgm", "ml-goodput-measurement logs -> JSON Lines events",
      RunImportMlgmCommand},
     {"top", "live fleet view, refreshing like top (--server)", RunTopCommand},
+    {"emit", "send one event (scheduler hooks) via the agent", RunEmitCommand},
 };
 
 constexpr char kProgram[] = "goodputctl";
