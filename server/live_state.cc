@@ -24,6 +24,13 @@ absl::Status LiveState::Admit(
   std::optional<int64_t> ended;
   if (auto it = jobs_.find(e.job_id()); it != jobs_.end()) {
     ended = it->second.ended_ns;
+    if (it->second.final && it->second.final->events_deleted) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "job_id: job \"", e.job_id(), "\" ended at ",
+          core::FormatTimeNanos(*ended),
+          " and its raw events were deleted by --retention; no more events "
+          "are accepted for it"));
+    }
   }
   if (auto it = ended_in_batch->find(e.job_id()); it != ended_in_batch->end()) {
     ended = it->second;
@@ -50,6 +57,7 @@ void LiveState::ApplyBatch(uint64_t batch_id,
     } else {
       Flush(job, job->newest_ns - lateness_ns_);
     }
+    job->snapshot_due = job->ended_ns.has_value();
   }
 }
 
@@ -61,7 +69,12 @@ LiveState::LiveJob* LiveState::Take(const v1::Event& e) {
   LiveJob& job = JobFor(e.job_id());
   const int64_t t = core::EventTimeNanos(e);
   job.newest_ns = std::max(job.newest_ns, t);
+  job.first_ns = std::min(job.first_ns, t);
   if (e.has_job_ended()) job.ended_ns = t;
+  if (job.final) {  // an event before the end: replay the job
+    job.final.reset();
+    job.rebuild = true;
+  }
   if (job.rebuild) return &job;  // the store will provide it
   if (IsLate(job, t, core::KindRank(e))) {
     job.rebuild = true;
@@ -132,6 +145,7 @@ void LiveState::Rebuild(const std::string& job_id, uint64_t through_batch,
   absl::Status s = store_->ReadJob(job_id, through_batch, &events);
   if (!s.ok()) ++stats_.apply_errors;
   job->tracker = core::JobTracker(job_id, config_);
+  job->final.reset();
   job->buffer.clear();
   job->last_applied.reset();
   for (const v1::Event& e : events) Buffer(job, e);
@@ -140,6 +154,7 @@ void LiveState::Rebuild(const std::string& job_id, uint64_t through_batch,
 
 core::JobReport LiveState::ReportJob(const LiveJob& job,
                                      int64_t as_of_ns) const {
+  if (job.final) return job.final->report;  // as_of_ns is after its end
   if (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns) {
     return job.tracker.Report(as_of_ns);
   }
@@ -155,7 +170,7 @@ core::FleetReport LiveState::Report(int64_t as_of_ns) const {
   std::vector<core::JobReport> jobs;
   jobs.reserve(jobs_.size());
   for (const auto& [id, job] : jobs_) {
-    if (!job.last_applied &&
+    if (!job.final && !job.last_applied &&
         (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns)) {
       continue;  // nothing of this job at or before as_of
     }

@@ -2,6 +2,7 @@
 #define GOODPUT_SERVER_LIVE_STATE_H_
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -23,6 +24,9 @@ namespace goodput::server {
 // moved `lateness_ns` past them; an event that sorts before one already
 // applied is later than that, and the job is rebuilt from the store. So a
 // report equals the replay of the stored events at the same as-of.
+// An ended job can be held as its final snapshot alone (after a restart, or
+// once retention deleted its raw events). Restart recovery (RecoverBatch)
+// groups each job's stored events and applies them in runs instead.
 // Owns its trackers; `config` and `store` must outlive it. Not thread-safe:
 // the Ingestor serializes all calls.
 class LiveState {
@@ -52,6 +56,36 @@ class LiveState {
   // batch's events of that job come from there too.
   void ApplyBatch(uint64_t batch_id, const std::vector<v1::Event>& events);
 
+  // --- Restart recovery (live_state_recovery.cc), on a fresh LiveState:
+  // LoadSnapshots, then RecoverBatch for every stored batch in id order,
+  // then FinishRecovery. The reports then equal those after ApplyBatch of
+  // the same batches.
+  //
+  // Holds each ended job of `snapshots` as its final report; its stored
+  // events in batches the snapshot covers are skipped.
+  void LoadSnapshots(std::vector<storage::JobSnapshot> snapshots);
+  // Takes (moves from) the events of stored batch `batch_id`.
+  void RecoverBatch(uint64_t batch_id, std::vector<v1::Event>* events);
+  // Applies what RecoverBatch held back; rebuilds from the store the jobs
+  // whose snapshot was stale or whose events were late.
+  void FinishRecovery();
+  // Jobs whose events were deleted by retention but still had stored events
+  // (a deletion cut short); the caller deletes them again.
+  std::vector<std::string> TakeLeftoverDeletions();
+
+  // --- Snapshots and retention (live_state_recovery.cc).
+  // Snapshots of the ended jobs changed since the last call, valid through
+  // `through_batch` (the newest stored batch).
+  std::vector<storage::JobSnapshot> TakeSnapshots(uint64_t through_batch);
+  // Final snapshots (events_deleted set) of the jobs that ended before
+  // `horizon_ns` and still have raw events. Changes nothing.
+  std::vector<storage::JobSnapshot> RetirementsDue(int64_t horizon_ns) const;
+  // Holds the job of `snapshot` (from RetirementsDue, now stored) as its
+  // final report and rejects its events from now on.
+  void Retire(const storage::JobSnapshot& snapshot);
+  // The snapshots of the jobs whose raw events retention deleted.
+  std::vector<storage::JobSnapshot> DeletedJobs() const;
+
   // The fleet report as of `as_of_ns`. Exact when `as_of_ns` is not before
   // an applied event (see applied_through_ns()); callers replay the store
   // for earlier as-ofs.
@@ -75,9 +109,13 @@ class LiveState {
     core::JobTracker tracker;
     std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
     int64_t newest_ns = 0;        // newest event time seen
-    std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
+    std::optional<std::pair<int64_t, int>> last_applied;     // (time, rank)
+    int64_t first_ns = std::numeric_limits<int64_t>::max();  // oldest seen
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
     bool rebuild = false;             // rebuild at the end of the current batch
+    bool snapshot_due = false;        // ended and changed since its snapshot
+    // Set: the job is this final snapshot alone (tracker and buffer empty).
+    std::optional<storage::JobSnapshot> final;
   };
 
   LiveJob& JobFor(const std::string& job_id);
@@ -89,6 +127,11 @@ class LiveState {
   void Flush(LiveJob* job, int64_t through_ns);
   void Rebuild(const std::string& job_id, uint64_t through_batch, LiveJob* job);
   core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
+  // Recovery: sorts the job's buffer, marks the job for rebuild if it holds
+  // an event before one applied, else applies what is past the lateness.
+  void RecoverFlush(LiveJob* job);
+  storage::JobSnapshot Snapshot(const std::string& job_id, const LiveJob& job,
+                                uint64_t through_batch) const;
 
   const core::Config* config_;
   const int64_t lateness_ns_;
@@ -97,6 +140,8 @@ class LiveState {
   core::CapacityTracker capacity_;
   std::unordered_map<std::string, int64_t> host_last_ns_;
   uint64_t arrivals_ = 0;
+  uint64_t recovered_through_batch_ = 0;
+  std::vector<std::string> leftover_deletions_;
   int64_t applied_through_ns_ = 0;
   Stats stats_;
 };

@@ -74,12 +74,13 @@ TEST_P(EventStoreTest, BatchesGetIncreasingIdsAndScanInOrder) {
 )"),
             2u);
   std::vector<std::pair<uint64_t, size_t>> seen;
-  ASSERT_TRUE(store_
-                  ->ScanBatches([&](uint64_t id, const auto& events) {
-                    seen.emplace_back(id, events.size());
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_TRUE(
+      store_
+          ->ScanBatches([&](uint64_t id, std::vector<v1::Event>* events) {
+            seen.emplace_back(id, events->size());
+            return absl::OkStatus();
+          })
+          .ok());
   EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, size_t>>{{1, 1}, {2, 2}}));
 }
 

@@ -14,8 +14,8 @@
 namespace goodput::storage {
 namespace {
 
-constexpr const char* kFamilyNames[] = {"default", "batches", "job_events",
-                                        "agents", "dead_letters"};
+constexpr const char* kFamilyNames[] = {"default", "batches",      "job_events",
+                                        "agents",  "dead_letters", "snapshots"};
 
 // The one place RocksDB errors become absl::Status.
 absl::Status FromRocks(const rocksdb::Status& s, const char* what) {
@@ -176,20 +176,28 @@ RocksDbEventStore::AgentSequences() {
   return out;
 }
 
-absl::Status RocksDbEventStore::ReadBatch(uint64_t batch_id,
-                                          std::vector<v1::Event>* out) {
+absl::Status RocksDbEventStore::ParseBatch(uint64_t batch_id,
+                                           const std::string& key,
+                                           internal::v1::StoredBatch* stored) {
   std::string value;
-  absl::Status s =
-      FromRocks(db_->Get(rocksdb::ReadOptions(), handles_[kBatches],
-                         BatchKey(batch_id), &value),
-                "read batch");
+  absl::Status s = FromRocks(
+      db_->Get(rocksdb::ReadOptions(), handles_[kBatches], key, &value),
+      "read batch");
   if (!s.ok()) return s;
-  internal::v1::StoredBatch stored;
-  if (!stored.ParseFromString(value)) {
+  if (!stored->ParseFromString(value)) {
     return absl::DataLossError(
         absl::StrCat("rocksdb batches: batch ", batch_id, " does not parse"));
   }
-  out->assign(stored.events().begin(), stored.events().end());
+  return absl::OkStatus();
+}
+
+absl::Status RocksDbEventStore::ReadBatch(uint64_t batch_id,
+                                          std::vector<v1::Event>* out) {
+  internal::v1::StoredBatch stored;
+  absl::Status s = ParseBatch(batch_id, BatchKey(batch_id), &stored);
+  if (!s.ok()) return s;
+  out->clear();
+  for (v1::Event& e : *stored.mutable_events()) out->push_back(std::move(e));
   return absl::OkStatus();
 }
 
@@ -211,15 +219,13 @@ absl::Status RocksDbEventStore::ReadJob(const std::string& job_id,
                                                 " out of batch ", id,
                                                 " for job ", job_id));
       }
-      out->push_back(batch[i]);
+      out->push_back(std::move(batch[i]));
     }
   }
   return FromRocks(it->status(), "scan job");
 }
 
-absl::Status RocksDbEventStore::ScanBatches(
-    const std::function<absl::Status(uint64_t, const std::vector<v1::Event>&)>&
-        visit) {
+absl::Status RocksDbEventStore::ScanBatches(const BatchVisitor& visit) {
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), handles_[kBatches]));
   internal::v1::StoredBatch stored;
@@ -231,10 +237,102 @@ absl::Status RocksDbEventStore::ScanBatches(
       return absl::DataLossError(
           absl::StrCat("rocksdb batches: batch ", id, " does not parse"));
     }
-    events.assign(stored.events().begin(), stored.events().end());
-    if (absl::Status s = visit(id, events); !s.ok()) return s;
+    events.clear();
+    events.reserve(stored.events_size());
+    for (v1::Event& e : *stored.mutable_events()) {
+      if (e.body_case() != v1::Event::BODY_NOT_SET) {
+        events.push_back(std::move(e));  // not deleted by retention
+      }
+    }
+    if (absl::Status s = visit(id, &events); !s.ok()) return s;
   }
   return FromRocks(it->status(), "scan batches");
+}
+
+absl::Status RocksDbEventStore::WriteSnapshots(
+    const std::vector<JobSnapshot>& snapshots) {
+  rocksdb::WriteBatch wb;
+  for (const JobSnapshot& s : snapshots) {
+    wb.Put(handles_[kSnapshots], s.report.job_id,
+           ToRecord(s).SerializeAsString());
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(db_->Write(wo, &wb), "write snapshots");
+}
+
+absl::Status RocksDbEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kSnapshots]));
+  internal::v1::JobSnapshot record;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    if (!record.ParseFromArray(it->value().data(),
+                               static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(absl::StrCat(
+          "rocksdb snapshots: job ", it->key().ToString(), " does not parse"));
+    }
+    if (absl::Status s = FromRecord(record, &out->emplace_back()); !s.ok()) {
+      return s;
+    }
+  }
+  return FromRocks(it->status(), "scan snapshots");
+}
+
+absl::Status RocksDbEventStore::DeleteJobEvents(
+    const std::vector<std::string>& job_ids) {
+  rocksdb::WriteBatch wb;
+  std::map<uint64_t, std::vector<uint32_t>> by_batch;
+  for (const std::string& job_id : job_ids) {
+    if (absl::Status s = CollectJobIndex(job_id, &by_batch, &wb); !s.ok()) {
+      return s;
+    }
+  }
+  for (const auto& [id, indices] : by_batch) {
+    if (absl::Status s = ClearEvents(id, indices, &wb); !s.ok()) return s;
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(db_->Write(wo, &wb), "delete job events");
+}
+
+absl::Status RocksDbEventStore::CollectJobIndex(
+    const std::string& job_id,
+    std::map<uint64_t, std::vector<uint32_t>>* by_batch,
+    rocksdb::WriteBatch* wb) {
+  const std::string prefix = JobPrefix(job_id);
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobEvents]));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
+       it->Next()) {
+    const uint64_t id = GetBigEndian(it->key().data() + prefix.size(), 8);
+    std::vector<uint32_t>& indices = (*by_batch)[id];
+    for (uint32_t i : DecodeIndices(it->value())) indices.push_back(i);
+    wb->Delete(handles_[kJobEvents], it->key());
+  }
+  return FromRocks(it->status(), "scan job index");
+}
+
+absl::Status RocksDbEventStore::ClearEvents(
+    uint64_t id, const std::vector<uint32_t>& indices,
+    rocksdb::WriteBatch* wb) {
+  const std::string key = BatchKey(id);
+  internal::v1::StoredBatch stored;
+  if (absl::Status s = ParseBatch(id, key, &stored); !s.ok()) return s;
+  for (uint32_t i : indices) {
+    if (i < static_cast<uint32_t>(stored.events_size())) {
+      stored.mutable_events(static_cast<int>(i))->Clear();
+    }
+  }
+  bool empty = true;
+  for (const v1::Event& e : stored.events()) {
+    empty = empty && e.body_case() == v1::Event::BODY_NOT_SET;
+  }
+  if (empty && id + 1 != next_batch_id_) {  // the newest keeps the id
+    wb->Delete(handles_[kBatches], key);
+  } else {
+    wb->Put(handles_[kBatches], key, stored.SerializeAsString());
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RocksDbEventStore::DeadLetters(size_t limit,
