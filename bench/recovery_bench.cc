@@ -221,15 +221,20 @@ void PhaseRecover(const std::string& dir, bool live_path) {
   Timer t0;
   auto store = OpenStore(dir);
   server::LiveState live(&config, 5 * core::kNanosPerSecond, store.get());
-  absl::Status s =
-      store->ScanBatches([&](uint64_t id, std::vector<v1::Event>* batch) {
-        if (live_path) {
-          live.ApplyBatch(id, *batch);
-        } else {
+  absl::Status s;
+  if (live_path) {
+    s = store->ScanBatches([&](uint64_t id, std::vector<v1::Event>* batch) {
+      live.ApplyBatch(id, *batch);
+      return absl::OkStatus();
+    });
+  } else {
+    s = store->ScanBatchesOnArena(
+        [&](uint64_t id) { return live.RecoveryArena(id); },
+        [&](uint64_t id, const std::vector<const v1::Event*>& batch) {
           live.RecoverBatch(id, batch);
-        }
-        return absl::OkStatus();
-      });
+          return absl::OkStatus();
+        });
+  }
   if (!s.ok()) Die(s);
   if (!live_path) live.FinishRecovery();
   std::printf(

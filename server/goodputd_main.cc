@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cli/flags.h"
 #include "cli/time_format.h"
 #include "server/goodputd.h"
@@ -22,8 +23,25 @@ constexpr char kUsage[] =
 struct Flags {
   bool help = false, fsync = false;
   std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
-      stall_after, fault;
+      stall_after, fault, retention;
 };
+
+// --retention=DURATION (positive), or nullopt to keep raw events forever.
+absl::Status ParseRetention(const Flags& flags,
+                            goodput::server::GoodputdOptions* options) {
+  if (!flags.retention) return absl::OkStatus();
+  auto ns = goodput::cli::ParseDurationNanos(*flags.retention);
+  if (ns.ok() && *ns <= 0) {
+    ns = absl::InvalidArgumentError("want a positive duration");
+  }
+  if (!ns.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--retention: ", ns.status().message(), " (got ",
+                     *flags.retention, ")"));
+  }
+  options->retention_ns = *ns;
+  return absl::OkStatus();
+}
 
 // Fills `options` from `flags`; an error names the flag.
 absl::Status ToOptions(const Flags& flags,
@@ -46,7 +64,7 @@ absl::Status ToOptions(const Flags& flags,
     }
     *out = *ns;
   }
-  return absl::OkStatus();
+  return ParseRetention(flags, options);
 }
 
 // Blocks until SIGINT or SIGTERM (blocked in every thread beforehand).
@@ -73,6 +91,9 @@ int main(int argc, char** argv) {
   parser.AddString("stall_after", "DURATION", &flags.stall_after,
                    "in-flight step time after this is a hang (default 10m)");
   parser.AddBool("fsync", &flags.fsync, "sync the WAL on every batch");
+  parser.AddString("retention", "DURATION", &flags.retention,
+                   "delete raw events of jobs ended longer ago than this "
+                   "(their final report stays; default: keep forever)");
   parser.AddString("fault", "POINT:N", &flags.fault,
                    "tests only: SIGKILL at the Nth before_store|after_store");
   std::vector<std::string> args(argv + 1, argv + argc), positional;

@@ -43,8 +43,12 @@ absl::Status Ingestor::Recover() {
   std::vector<storage::JobSnapshot> snapshots;
   if (absl::Status s = store_->ReadSnapshots(&snapshots); !s.ok()) return s;
   live_->LoadSnapshots(std::move(snapshots));
-  absl::Status s = store_->ScanBatches(
-      [this](uint64_t batch_id, std::vector<v1::Event>* events) {
+  absl::Status s = store_->ScanBatchesOnArena(
+      [this](uint64_t batch_id) {
+        mu_.AssertHeld();
+        return live_->RecoveryArena(batch_id);
+      },
+      [this](uint64_t batch_id, const std::vector<const v1::Event*>& events) {
         mu_.AssertHeld();
         last_batch_id_ = batch_id;
         live_->RecoverBatch(batch_id, events);

@@ -125,16 +125,21 @@ void LiveState::Flush(LiveJob* job, int64_t through_ns) {
   for (; n < job->buffer.size(); ++n) {
     const Pending& p = job->buffer[n];
     if (p.time_ns > through_ns) break;
-    auto result = job->tracker.Apply(p.event);
-    ++stats_.applied;
-    if (!result.ok()) ++stats_.apply_errors;
-    if (result.ok() && *result == core::ApplyResult::kDuplicate) {
-      ++stats_.duplicates;
-    }
-    job->last_applied = std::make_pair(p.time_ns, p.rank);
-    applied_through_ns_ = std::max(applied_through_ns_, p.time_ns);
+    ApplyToTracker(job, p.event, p.time_ns, p.rank);
   }
   job->buffer.erase(job->buffer.begin(), job->buffer.begin() + n);
+}
+
+void LiveState::ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t,
+                               int rank) {
+  auto result = job->tracker.Apply(e);
+  ++stats_.applied;
+  if (!result.ok()) ++stats_.apply_errors;
+  if (result.ok() && *result == core::ApplyResult::kDuplicate) {
+    ++stats_.duplicates;
+  }
+  job->last_applied = std::make_pair(t, rank);
+  applied_through_ns_ = std::max(applied_through_ns_, t);
 }
 
 void LiveState::Rebuild(const std::string& job_id, uint64_t through_batch,

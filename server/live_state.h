@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "core/config.h"
 #include "core/job_tracker.h"
 #include "core/report.h"
+#include "google/protobuf/arena.h"
 #include "proto/event.pb.h"
 #include "storage/event_store.h"
 
@@ -64,8 +66,13 @@ class LiveState {
   // Holds each ended job of `snapshots` as its final report; its stored
   // events in batches the snapshot covers are skipped.
   void LoadSnapshots(std::vector<storage::JobSnapshot> snapshots);
-  // Takes (moves from) the events of stored batch `batch_id`.
-  void RecoverBatch(uint64_t batch_id, std::vector<v1::Event>* events);
+  // The arena to parse stored batch `batch_id` into (EventStore::
+  // ScanBatchesOnArena); LiveState frees it once its events are applied.
+  google::protobuf::Arena* RecoveryArena(uint64_t batch_id);
+  // Takes the events of stored batch `batch_id`, parsed on the arena that
+  // RecoveryArena last returned.
+  void RecoverBatch(uint64_t batch_id,
+                    const std::vector<const v1::Event*>& events);
   // Applies what RecoverBatch held back; rebuilds from the store the jobs
   // whose snapshot was stale or whose events were late.
   void FinishRecovery();
@@ -104,27 +111,55 @@ class LiveState {
     uint64_t arrival;
     v1::Event event;
   };
+  // Arena memory of a run of stored batches during recovery; freed when
+  // sealed (later batches go to the next one) and none of its events is
+  // held.
+  struct Generation {
+    std::unique_ptr<char[]> block;  // the arena's initial block
+    std::unique_ptr<google::protobuf::Arena> arena;
+    int64_t taken = 0;  // events parsed into it
+    int64_t held = 0;   // of those, not applied yet
+    bool sealed = false;
+  };
+  // A job's event held back during recovery, on a Generation's arena.
+  struct Held {
+    int64_t time_ns;
+    int rank;
+    uint64_t arrival;
+    const v1::Event* event;
+    Generation* generation;
+  };
   struct LiveJob {
     explicit LiveJob(core::JobTracker t) : tracker(std::move(t)) {}
-    core::JobTracker tracker;
-    std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
-    int64_t newest_ns = 0;        // newest event time seen
-    std::optional<std::pair<int64_t, int>> last_applied;     // (time, rank)
+    // What recovery touches per event comes first (one cache line).
+    std::vector<Held> held;  // recovery only, unsorted
+    int64_t newest_ns = 0;   // newest event time seen
     int64_t first_ns = std::numeric_limits<int64_t>::max();  // oldest seen
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
     bool rebuild = false;             // rebuild at the end of the current batch
     bool snapshot_due = false;        // ended and changed since its snapshot
     // Set: the job is this final snapshot alone (tracker and buffer empty).
-    std::optional<storage::JobSnapshot> final;
+    std::unique_ptr<storage::JobSnapshot> final;
+    core::JobTracker tracker;
+    std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
+    std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
+  };
+  // Recovery's direct-mapped cache in front of jobs_ (keys point into it).
+  struct CachedJob {
+    const std::string* job_id = nullptr;
+    LiveJob* job = nullptr;
   };
 
   LiveJob& JobFor(const std::string& job_id);
+  LiveJob& RecoveryJobFor(const std::string& job_id);
   // Buffers `e` or marks its job for rebuild; returns the job if touched.
   LiveJob* Take(const v1::Event& e);
   void ApplyHeartbeat(const v1::Event& e);
   bool IsLate(const LiveJob& job, int64_t t, int rank) const;
   void Buffer(LiveJob* job, const v1::Event& e);
   void Flush(LiveJob* job, int64_t through_ns);
+  void ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t, int rank);
+  void Release(Generation* g);
   void Rebuild(const std::string& job_id, uint64_t through_batch, LiveJob* job);
   core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
   // Recovery: sorts the job's buffer, marks the job for rebuild if it holds
@@ -142,6 +177,9 @@ class LiveState {
   uint64_t arrivals_ = 0;
   uint64_t recovered_through_batch_ = 0;
   std::vector<std::string> leftover_deletions_;
+  std::vector<std::unique_ptr<Generation>> generations_;  // recovery only
+  std::vector<std::unique_ptr<Generation>> spare_generations_;
+  std::vector<CachedJob> job_cache_;  // recovery only
   int64_t applied_through_ns_ = 0;
   Stats stats_;
 };

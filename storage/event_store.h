@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "google/protobuf/arena.h"
 #include "proto/event.pb.h"
 #include "proto/service.pb.h"
 #include "storage/job_snapshot.h"
@@ -52,6 +53,15 @@ class EventStore {
   using BatchVisitor = std::function<absl::Status(
       uint64_t batch_id, std::vector<v1::Event>* events)>;
   virtual absl::Status ScanBatches(const BatchVisitor& visit) = 0;
+
+  // ScanBatches for restart recovery, without a heap object per event:
+  // parses batch `batch_id` on `arena_for(batch_id)` and hands `visit` its
+  // (not deleted) events, which live as long as that arena.
+  using ArenaFor = std::function<google::protobuf::Arena*(uint64_t batch_id)>;
+  using ArenaBatchVisitor = std::function<absl::Status(
+      uint64_t batch_id, const std::vector<const v1::Event*>& events)>;
+  virtual absl::Status ScanBatchesOnArena(const ArenaFor& arena_for,
+                                          const ArenaBatchVisitor& visit) = 0;
 
   // Stores `snapshots`, each replacing its job's earlier one, in one
   // atomic write.

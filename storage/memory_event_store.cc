@@ -56,6 +56,21 @@ absl::Status MemoryEventStore::ScanBatches(const BatchVisitor& visit) {
   return absl::OkStatus();
 }
 
+absl::Status MemoryEventStore::ScanBatchesOnArena(
+    const ArenaFor& arena_for, const ArenaBatchVisitor& visit) {
+  return ScanBatches([&](uint64_t id, std::vector<v1::Event>* events) {
+    google::protobuf::Arena* arena = arena_for(id);
+    std::vector<const v1::Event*> on_arena;
+    for (const v1::Event& e : *events) {
+      v1::Event* copy =
+          google::protobuf::Arena::CreateMessage<v1::Event>(arena);
+      *copy = e;
+      on_arena.push_back(copy);
+    }
+    return visit(id, on_arena);
+  });
+}
+
 absl::Status MemoryEventStore::DeadLetters(size_t limit,
                                            std::vector<v1::DeadLetter>* out,
                                            uint64_t* total) {

@@ -249,6 +249,30 @@ absl::Status RocksDbEventStore::ScanBatches(const BatchVisitor& visit) {
   return FromRocks(it->status(), "scan batches");
 }
 
+absl::Status RocksDbEventStore::ScanBatchesOnArena(
+    const ArenaFor& arena_for, const ArenaBatchVisitor& visit) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kBatches]));
+  std::vector<const v1::Event*> events;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const uint64_t id = GetBigEndian(it->key().data(), 8);
+    auto* stored =
+        google::protobuf::Arena::CreateMessage<internal::v1::StoredBatch>(
+            arena_for(id));
+    if (!stored->ParseFromArray(it->value().data(),
+                                static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(
+          absl::StrCat("rocksdb batches: batch ", id, " does not parse"));
+    }
+    events.clear();
+    for (const v1::Event& e : stored->events()) {
+      if (e.body_case() != v1::Event::BODY_NOT_SET) events.push_back(&e);
+    }
+    if (absl::Status s = visit(id, events); !s.ok()) return s;
+  }
+  return FromRocks(it->status(), "scan batches");
+}
+
 absl::Status RocksDbEventStore::WriteSnapshots(
     const std::vector<JobSnapshot>& snapshots) {
   rocksdb::WriteBatch wb;

@@ -40,6 +40,8 @@ class RocksDbEventStore : public EventStore {
   absl::Status ReadJob(const std::string& job_id, uint64_t through_batch,
                        std::vector<v1::Event>* out) override;
   absl::Status ScanBatches(const BatchVisitor& visit) override;
+  absl::Status ScanBatchesOnArena(const ArenaFor& arena_for,
+                                  const ArenaBatchVisitor& visit) override;
   absl::Status WriteSnapshots(
       const std::vector<JobSnapshot>& snapshots) override;
   absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) override;
