@@ -224,7 +224,7 @@ void PhaseRecover(const std::string& dir, bool live_path) {
   absl::Status s;
   if (live_path) {
     s = store->ScanBatches([&](uint64_t id, std::vector<v1::Event>* batch) {
-      live.ApplyBatch(id, *batch);
+      live.ApplyBatch(id, batch);
       return absl::OkStatus();
     });
   } else {

@@ -102,6 +102,12 @@ void Ingestor::SaveSnapshots() {
 }
 
 absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
+  v1::Batch copy = batch;
+  return IngestTaking(&copy);
+}
+
+absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
+  const v1::Batch& batch = *batch_ptr;
   if (batch.agent_id().empty() || batch.sequence() == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "batch: agent_id and a sequence from 1 are required, got agent_id \"",
@@ -118,13 +124,13 @@ absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
     return ack;
   }
   storage::BatchWrite write;
-  Judge(batch, &write, &ack);
+  Judge(batch_ptr, &write, &ack);
   if (fault_hook_) fault_hook_("before_store");
   auto batch_id = store_->Write(write);
   if (!batch_id.ok()) return batch_id.status();
   acked = batch.sequence();
   if (fault_hook_) fault_hook_("after_store");
-  live_->ApplyBatch(*batch_id, write.accepted);
+  live_->ApplyBatch(*batch_id, &write.accepted);
   last_batch_id_ = *batch_id;
   stats_.accepted_events += ack.accepted();
   stats_.rejected_events += ack.rejections_size();
@@ -135,19 +141,21 @@ absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
   return ack;
 }
 
-void Ingestor::Judge(const v1::Batch& batch, storage::BatchWrite* write,
+void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
                      v1::Ack* ack) {
+  const v1::Batch& batch = *batch_ptr;
   write->agent_id = batch.agent_id();
   write->sequence = batch.sequence();
   write->received_ns = clock_->NowNanos();
   limits_.now_ns = write->received_ns;
   std::unordered_map<std::string, int64_t> ended_in_batch;
+  write->accepted.reserve(batch.events_size());
   for (int i = 0; i < batch.events_size(); ++i) {
     const v1::Event& e = batch.events(i);
     absl::Status s = codec::ValidateEvent(e, limits_);
     if (s.ok()) s = live_->Admit(e, &ended_in_batch);
     if (s.ok()) {
-      write->accepted.push_back(e);
+      write->accepted.push_back(std::move(*batch_ptr->mutable_events(i)));
       continue;
     }
     v1::Rejection* r = ack->add_rejections();

@@ -64,6 +64,9 @@ class Ingestor {
   // retries; InvalidArgument for a batch without agent_id or sequence);
   // an ack means the batch is durable.
   absl::StatusOr<v1::Ack> Ingest(const v1::Batch& batch);
+  // The same, moving the accepted events out of `*batch` instead of copying
+  // them (the gRPC service's path; `*batch` keeps its other fields).
+  absl::StatusOr<v1::Ack> IngestTaking(v1::Batch* batch);
 
   // The live report as of `as_of_ns`; exact for any as-of (replays the
   // store when `as_of_ns` or `since_ns` needs it).
@@ -76,7 +79,7 @@ class Ingestor {
 
  private:
   // Fills `write` and `ack` with the judgement of each event of `batch`.
-  void Judge(const v1::Batch& batch, storage::BatchWrite* write, v1::Ack* ack)
+  void Judge(v1::Batch* batch, storage::BatchWrite* write, v1::Ack* ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<core::FleetReport> ReplayStore(const core::Config& config,
                                                 int64_t as_of_ns)

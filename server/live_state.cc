@@ -45,11 +45,11 @@ absl::Status LiveState::Admit(
   return absl::OkStatus();
 }
 
-void LiveState::ApplyBatch(uint64_t batch_id,
-                           const std::vector<v1::Event>& events) {
+void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
   std::vector<std::pair<const std::string*, LiveJob*>> touched;
-  for (const v1::Event& e : events) {
-    if (LiveJob* job = Take(e)) touched.emplace_back(&e.job_id(), job);
+  for (v1::Event& e : *events) {
+    auto taken = Take(&e);
+    if (taken.second != nullptr) touched.push_back(taken);
   }
   for (auto& [job_id, job] : touched) {
     if (job->rebuild) {
@@ -61,36 +61,38 @@ void LiveState::ApplyBatch(uint64_t batch_id,
   }
 }
 
-LiveState::LiveJob* LiveState::Take(const v1::Event& e) {
-  if (e.has_heartbeat()) {
-    ApplyHeartbeat(e);
-    return nullptr;
+std::pair<const std::string*, LiveState::LiveJob*> LiveState::Take(
+    v1::Event* e) {
+  if (e->has_heartbeat()) {
+    ApplyHeartbeat(*e);
+    return {nullptr, nullptr};
   }
-  LiveJob& job = JobFor(e.job_id());
-  const int64_t t = core::EventTimeNanos(e);
+  auto it = JobEntry(e->job_id());
+  LiveJob& job = it->second;
+  const int64_t t = core::EventTimeNanos(*e);
   job.newest_ns = std::max(job.newest_ns, t);
   job.first_ns = std::min(job.first_ns, t);
-  if (e.has_job_ended()) job.ended_ns = t;
+  if (e->has_job_ended()) job.ended_ns = t;
   if (job.final) {  // an event before the end: replay the job
     job.final.reset();
     job.rebuild = true;
   }
-  if (job.rebuild) return &job;  // the store will provide it
-  if (IsLate(job, t, core::KindRank(e))) {
-    job.rebuild = true;
-  } else {
-    Buffer(&job, e);
-  }
-  return &job;
+  if (!job.rebuild && IsLate(job, t, core::KindRank(*e))) job.rebuild = true;
+  if (!job.rebuild) Buffer(&job, std::move(*e));  // else the store has it
+  return {&it->first, &job};
 }
 
-LiveState::LiveJob& LiveState::JobFor(const std::string& job_id) {
+LiveState::JobMap::iterator LiveState::JobEntry(const std::string& job_id) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) {
     it =
         jobs_.emplace(job_id, LiveJob(core::JobTracker(job_id, config_))).first;
   }
-  return it->second;
+  return it;
+}
+
+LiveState::LiveJob& LiveState::JobFor(const std::string& job_id) {
+  return JobEntry(job_id)->second;
 }
 
 void LiveState::ApplyHeartbeat(const v1::Event& e) {
@@ -109,8 +111,9 @@ bool LiveState::IsLate(const LiveJob& job, int64_t t, int rank) const {
   return job.last_applied && std::make_pair(t, rank) < *job.last_applied;
 }
 
-void LiveState::Buffer(LiveJob* job, const v1::Event& e) {
-  Pending p{core::EventTimeNanos(e), core::KindRank(e), ++arrivals_, e};
+void LiveState::Buffer(LiveJob* job, v1::Event e) {
+  Pending p{core::EventTimeNanos(e), core::KindRank(e), ++arrivals_,
+            std::move(e)};
   auto key = [](const Pending& x) {
     return std::tie(x.time_ns, x.rank, x.arrival);
   };
@@ -153,7 +156,7 @@ void LiveState::Rebuild(const std::string& job_id, uint64_t through_batch,
   job->final.reset();
   job->buffer.clear();
   job->last_applied.reset();
-  for (const v1::Event& e : events) Buffer(job, e);
+  for (v1::Event& e : events) Buffer(job, std::move(e));
   Flush(job, job->newest_ns - lateness_ns_);
 }
 

@@ -56,7 +56,8 @@ class LiveState {
   // store. A job with an event later than the lateness is rebuilt from the
   // store through this batch (which holds the event), and the rest of the
   // batch's events of that job come from there too.
-  void ApplyBatch(uint64_t batch_id, const std::vector<v1::Event>& events);
+  // Moves from `*events`.
+  void ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events);
 
   // --- Restart recovery (live_state_recovery.cc), on a fresh LiveState:
   // LoadSnapshots, then RecoverBatch for every stored batch in id order,
@@ -150,13 +151,16 @@ class LiveState {
     LiveJob* job = nullptr;
   };
 
+  using JobMap = std::unordered_map<std::string, LiveJob>;
+  JobMap::iterator JobEntry(const std::string& job_id);  // created if new
   LiveJob& JobFor(const std::string& job_id);
   LiveJob& RecoveryJobFor(const std::string& job_id);
-  // Buffers `e` or marks its job for rebuild; returns the job if touched.
-  LiveJob* Take(const v1::Event& e);
+  // Buffers `e` (moving from it) or marks its job for rebuild; returns the
+  // job and its id (the map's key) if a job was touched.
+  std::pair<const std::string*, LiveJob*> Take(v1::Event* e);
   void ApplyHeartbeat(const v1::Event& e);
   bool IsLate(const LiveJob& job, int64_t t, int rank) const;
-  void Buffer(LiveJob* job, const v1::Event& e);
+  void Buffer(LiveJob* job, v1::Event e);
   void Flush(LiveJob* job, int64_t through_ns);
   void ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t, int rank);
   void Release(Generation* g);
@@ -171,7 +175,7 @@ class LiveState {
   const core::Config* config_;
   const int64_t lateness_ns_;
   storage::EventStore* store_;
-  std::unordered_map<std::string, LiveJob> jobs_;
+  JobMap jobs_;
   core::CapacityTracker capacity_;
   std::unordered_map<std::string, int64_t> host_last_ns_;
   uint64_t arrivals_ = 0;

@@ -59,11 +59,7 @@ LiveState::LiveJob& LiveState::RecoveryJobFor(const std::string& job_id) {
   CachedJob& slot =
       job_cache_[std::hash<std::string>()(job_id) & (kJobCacheSlots - 1)];
   if (slot.job_id != nullptr && *slot.job_id == job_id) return *slot.job;
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) {
-    it =
-        jobs_.emplace(job_id, LiveJob(core::JobTracker(job_id, config_))).first;
-  }
+  auto it = JobEntry(job_id);
   slot = CachedJob{&it->first, &it->second};
   return it->second;
 }

@@ -1,6 +1,8 @@
 #include "storage/rocksdb_event_store.h"
 
+#include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -57,6 +59,27 @@ std::string EncodeIndices(const std::vector<uint32_t>& indices) {
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
     for (uint32_t i : indices) coded.WriteVarint32(i);
+  }
+  return out;
+}
+
+// A StoredBatch's wire bytes, written field by field so that the events
+// are serialized from `batch` without a copy into a StoredBatch message.
+std::string EncodeStoredBatch(const BatchWrite& batch) {
+  internal::v1::StoredBatch header;
+  header.set_agent_id(batch.agent_id);
+  header.set_sequence(batch.sequence);
+  header.mutable_received()->set_seconds(batch.received_ns / 1'000'000'000);
+  header.mutable_received()->set_nanos(batch.received_ns % 1'000'000'000);
+  std::string out = header.SerializeAsString();
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    for (const v1::Event& e : batch.accepted) {
+      coded.WriteTag(internal::v1::StoredBatch::kEventsFieldNumber << 3 | 2);
+      coded.WriteVarint32(static_cast<uint32_t>(e.ByteSizeLong()));
+      e.SerializeWithCachedSizes(&coded);
+    }
   }
   return out;
 }
@@ -125,23 +148,30 @@ absl::Status RocksDbEventStore::LoadNextBatchId() {
 absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   const uint64_t id = next_batch_id_;
   rocksdb::WriteBatch wb;
-  internal::v1::StoredBatch stored;
-  stored.set_agent_id(batch.agent_id);
-  stored.set_sequence(batch.sequence);
-  stored.mutable_received()->set_seconds(batch.received_ns / 1'000'000'000);
-  stored.mutable_received()->set_nanos(batch.received_ns % 1'000'000'000);
-  std::map<std::string, std::vector<uint32_t>> by_job;
+  const std::string key = BatchKey(id);
+  wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch));
+  // The per-job index: one key per job in the batch, its events' indices.
+  std::vector<std::pair<const std::string*, uint32_t>> by_job;
+  by_job.reserve(batch.accepted.size());
   for (size_t i = 0; i < batch.accepted.size(); ++i) {
-    *stored.add_events() = batch.accepted[i];
     if (!batch.accepted[i].has_heartbeat()) {
-      by_job[batch.accepted[i].job_id()].push_back(static_cast<uint32_t>(i));
+      by_job.emplace_back(&batch.accepted[i].job_id(),
+                          static_cast<uint32_t>(i));
     }
   }
-  const std::string key = BatchKey(id);
-  wb.Put(handles_[kBatches], key, stored.SerializeAsString());
-  for (const auto& [job_id, indices] : by_job) {
-    wb.Put(handles_[kJobEvents], JobPrefix(job_id) + key,
+  std::sort(by_job.begin(), by_job.end(), [](const auto& a, const auto& b) {
+    return std::tie(*a.first, a.second) < std::tie(*b.first, b.second);
+  });
+  std::vector<uint32_t> indices;
+  for (size_t i = 0; i < by_job.size();) {
+    indices.clear();
+    size_t j = i;
+    for (; j < by_job.size() && *by_job[j].first == *by_job[i].first; ++j) {
+      indices.push_back(by_job[j].second);
+    }
+    wb.Put(handles_[kJobEvents], JobPrefix(*by_job[i].first) + key,
            EncodeIndices(indices));
+    i = j;
   }
   std::string seq;
   PutBigEndian(batch.sequence, 8, &seq);
