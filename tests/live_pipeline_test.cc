@@ -300,5 +300,42 @@ TEST_F(LivePipelineTest, KilledAtSeededRandomBatchesRepeatedly) {
   ExpectLiveEqualsReplay(fleet);
 }
 
+// The nightly soak (.ci/nightly sets GOODPUT_SOAK=1; too long for CI):
+// about 1M events sent while goodputd is killed with SIGKILL at seeded
+// batch counts, before and after the write, then a last restart.
+TEST_F(LivePipelineTest, SoakMillionEventsKilledAtSeededPoints) {
+  if (std::getenv("GOODPUT_SOAK") == nullptr) {
+    GTEST_SKIP() << "nightly only: set GOODPUT_SOAK=1";
+  }
+  // RandomFleet's jobs end after about 60 events: 16000 jobs ~ 1M events.
+  const char* jobs_env = std::getenv("GOODPUT_SOAK_JOBS");
+  const int jobs = jobs_env != nullptr ? std::atoi(jobs_env) : 16000;
+  std::mt19937 rng(1122);
+  std::string fleet = WriteFleet(38, jobs, 1000, /*late=*/jobs / 20);
+  std::ifstream lines(fleet);
+  const int64_t events = std::count(std::istreambuf_iterator<char>(lines),
+                                    std::istreambuf_iterator<char>(), '\n');
+  const int batches = static_cast<int>(events / 500);  // 8 kills use half
+  std::vector<std::string> faults;
+  for (int round = 0; round < 8; ++round) {
+    faults.push_back((rng() % 2 ? "after_store:" : "before_store:") +
+                     std::to_string(1 + rng() % std::max(1, batches / 16)));
+  }
+  StartServer(faults[0]);
+  auto send = std::make_unique<Subprocess>(
+      std::vector<std::string>{GOODPUTCTL_PATH, Server(), "send", fleet,
+                               "--batch=500", "--timeout=600s"},
+      dir_ + "/send.log");
+  for (size_t round = 0; round < faults.size(); ++round) {
+    EXPECT_EQ(server_->WaitFor(600), 128 + SIGKILL) << faults[round];
+    StartServer(round + 1 < faults.size() ? faults[round + 1] : "");
+  }
+  EXPECT_EQ(send->WaitFor(1200), 0) << "see " << dir_ << "/send.log";
+  server_->Kill(SIGKILL);
+  server_->Wait();
+  StartServer();
+  ExpectLiveEqualsReplay(fleet);
+}
+
 }  // namespace
 }  // namespace goodput
