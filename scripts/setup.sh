@@ -16,6 +16,8 @@ PACKAGES=(
   libabsl-dev librocksdb-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libsimdjson-dev
+  # Dashboards: promtool + Prometheus, headless Chromium, node + npm (tsc)
+  prometheus chromium nodejs
 )
 
 # One dpkg-query for all: "name status" for each package dpkg knows.

@@ -115,6 +115,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
   }
   absl::MutexLock lock(&mu_);
   ++stats_.batches;
+  stats_.agent_last_seen_ns[batch.agent_id()] = clock_->NowNanos();
   v1::Ack ack;
   ack.set_sequence(batch.sequence());
   uint64_t& acked = agent_sequence_[batch.agent_id()];
@@ -127,7 +128,10 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
   Judge(batch_ptr, &write, &ack);
   if (fault_hook_) fault_hook_("before_store");
   auto batch_id = store_->Write(write);
-  if (!batch_id.ok()) return batch_id.status();
+  if (!batch_id.ok()) {
+    ++stats_.failed_batches;
+    return batch_id.status();
+  }
   acked = batch.sequence();
   if (fault_hook_) fault_hook_("after_store");
   live_->ApplyBatch(*batch_id, &write.accepted);
@@ -223,6 +227,16 @@ absl::Status Ingestor::AddDeletedJobs(const core::Config& config,
         "it (as_of before its end, or since inside it) cannot be computed"));
   }
   return absl::OkStatus();
+}
+
+void Ingestor::VisitLive(const std::function<void(const LiveState&)>& fn) {
+  absl::MutexLock lock(&mu_);
+  fn(*live_);
+}
+
+core::Config Ingestor::config() {
+  absl::MutexLock lock(&mu_);
+  return live_->config();
 }
 
 void Ingestor::set_fault_hook(FaultHook hook) {

@@ -26,6 +26,8 @@ struct IngestStats {
   int64_t duplicate_batches = 0;  // redelivered, acknowledged again
   int64_t accepted_events = 0;
   int64_t rejected_events = 0;  // kept as dead letters
+  int64_t failed_batches = 0;   // not stored (the agent retries)
+  std::map<std::string, int64_t> agent_last_seen_ns;  // server clock
   int64_t snapshot_errors = 0;  // failed snapshot writes (restart replays)
   int64_t retired_jobs = 0;     // jobs whose raw events retention deleted
 };
@@ -72,6 +74,13 @@ class Ingestor {
   // store when `as_of_ns` or `since_ns` needs it).
   absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns,
                                            std::optional<int64_t> since_ns);
+
+  // Calls `fn` with the live state under the ingest lock (metrics).
+  void VisitLive(const std::function<void(const LiveState&)>& fn);
+
+  // The attribution config of the live state (catalog, size buckets...),
+  // for queries that replay a job's stored events.
+  core::Config config();
 
   void set_fault_hook(FaultHook hook);
   IngestStats stats();

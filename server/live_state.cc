@@ -69,6 +69,7 @@ std::pair<const std::string*, LiveState::LiveJob*> LiveState::Take(
   }
   auto it = JobEntry(e->job_id());
   LiveJob& job = it->second;
+  ++job.generation;
   const int64_t t = core::EventTimeNanos(*e);
   job.newest_ns = std::max(job.newest_ns, t);
   job.first_ns = std::min(job.first_ns, t);
@@ -172,6 +173,22 @@ core::JobReport LiveState::ReportJob(const LiveJob& job,
     (void)copy.Apply(p.event);
   }
   return copy.Report(as_of_ns);
+}
+
+void LiveState::ForEachJob(
+    const std::function<bool(const std::string&, uint64_t)>& changed,
+    const std::function<void(const core::JobTracker&)>& fn) const {
+  for (const auto& [id, job] : jobs_) {
+    if (job.final) continue;  // ended, held as its final report alone
+    if (!changed(id, job.generation)) continue;
+    if (!job.ended_ns || job.buffer.empty()) {
+      fn(job.tracker);
+      continue;
+    }
+    core::JobTracker copy = job.tracker;
+    for (const Pending& p : job.buffer) (void)copy.Apply(p.event);
+    fn(copy);
+  }
 }
 
 core::FleetReport LiveState::Report(int64_t as_of_ns) const {

@@ -2,6 +2,7 @@
 #define GOODPUT_SERVER_LIVE_STATE_H_
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -104,6 +105,16 @@ class LiveState {
   const Stats& stats() const { return stats_; }
   const core::Config& config() const { return *config_; }
   size_t job_count() const { return jobs_.size(); }
+  // For the metrics exporter: for every job, asks `changed(job_id,
+  // generation)` (the generation grows whenever an event of the job
+  // arrives) and, if true, calls `fn` with the job's tracker: applied
+  // events only, but for an ended job, whose last events wait in its
+  // reorder buffer for good, a copy with them applied. Jobs held as their
+  // final snapshot alone (after a restart, or retention) are skipped.
+  void ForEachJob(
+      const std::function<bool(const std::string&, uint64_t)>& changed,
+      const std::function<void(const core::JobTracker&)>& fn) const;
+  const core::CapacityTracker& capacity() const { return capacity_; }
 
  private:
   struct Pending {
@@ -138,6 +149,7 @@ class LiveState {
     int64_t first_ns = std::numeric_limits<int64_t>::max();  // oldest seen
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
     bool rebuild = false;             // rebuild at the end of the current batch
+    uint64_t generation = 0;          // events taken (for ForEachJob)
     bool snapshot_due = false;        // ended and changed since its snapshot
     // Set: the job is this final snapshot alone (tracker and buffer empty).
     std::unique_ptr<storage::JobSnapshot> final;

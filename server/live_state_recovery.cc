@@ -74,6 +74,7 @@ void LiveState::RecoverBatch(uint64_t batch_id,
       continue;
     }
     LiveJob& job = RecoveryJobFor(e->job_id());
+    ++job.generation;
     if (job.final) {
       if (job.final->events_deleted) {
         leftover_deletions_.push_back(e->job_id());

@@ -1,0 +1,229 @@
+#include "cli/import_mlgm_command.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cli/flags.h"
+#include "cli/import_mlgm.h"
+#include "cli/import_mlgm_json.h"
+#include "nlohmann/json.hpp"
+
+namespace goodput::cli {
+namespace {
+
+constexpr char kPrefix[] = "goodputctl import-mlgm";
+constexpr size_t kMaxPrintedErrors = 100;
+
+struct ImportFlags {
+  bool help = false;
+  bool skip_bad = false;
+  bool blocking_data_loading = false;
+  std::optional<std::string> job_id, chips, accelerator, out;
+};
+
+void RegisterFlags(ImportFlags* f, FlagParser* parser) {
+  parser->AddString("job_id", "ID", &f->job_id,
+                    "job id of every entry (default: each entry's job_name; "
+                    "the entries must then name one job)");
+  parser->AddString("chips", "N", &f->chips,
+                    "start each job with job_submitted of N chips (else the "
+                    "job has no chip weight)");
+  parser->AddString("accelerator", "A", &f->accelerator,
+                    "accelerator of that job_submitted, e.g. tpu-v5p "
+                    "(needs --chips)");
+  parser->AddString("out", "FILE", &f->out,
+                    "write the events to FILE (default: stdout)");
+  parser->AddBool("skip_bad", &f->skip_bad,
+                  "convert the good entries and skip bad ones (default: "
+                  "write nothing if any entry is bad)");
+  parser->AddBool("blocking_data_loading", &f->blocking_data_loading,
+                  "count data loading inside the step loop as DATA_WAIT "
+                  "(default: step time, as the library does)");
+  parser->AddBool("help", &f->help, "show this help and exit");
+}
+
+std::string Help(const FlagParser& parser) {
+  return absl::StrCat(
+      "Usage: goodputctl import-mlgm FILE... [FLAGS]\n\n"
+      "Converts ml-goodput-measurement (ml_goodput_measurement) log entries "
+      "into goodput\nJSON Lines. Input: one entry per line, the library's "
+      "payload or a Cloud Logging\nLogEntry with jsonPayload, or a JSON "
+      "array of them (gcloud logging read\n--format=json). FILE '-' reads "
+      "stdin. See docs/migrating.md.\n\nFlags:\n",
+      parser.Help(),
+      "\nExit status: 0 ok (also when --skip_bad skipped entries); 1 some "
+      "entries were\nbad and nothing was written; 2 usage or I/O error.\n");
+}
+
+absl::StatusOr<MlgmOptions> BuildOptions(const ImportFlags& flags) {
+  MlgmOptions options;
+  options.job_id = flags.job_id;
+  options.blocking_data_loading = flags.blocking_data_loading;
+  if (flags.job_id && flags.job_id->empty()) {
+    return absl::InvalidArgumentError("--job_id: must not be empty");
+  }
+  if (flags.chips &&
+      (!absl::SimpleAtoi(*flags.chips, &options.chips) || options.chips <= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--chips: must be an integer > 0, got '", *flags.chips, "'"));
+  }
+  if (flags.accelerator && !flags.chips) {
+    return absl::InvalidArgumentError("--accelerator: needs --chips");
+  }
+  options.accelerator = flags.accelerator.value_or("");
+  return options;
+}
+
+absl::StatusOr<std::string> ReadInput(const std::string& path,
+                                      std::istream& in) {
+  struct stat st;
+  if (path != "-" && stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot read ", path, ": is a directory"));
+  }
+  std::ifstream file;
+  if (path != "-") file.open(path, std::ios::binary);
+  std::istream& stream = path == "-" ? in : file;
+  if (!stream) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+  }
+  std::string text((std::istreambuf_iterator<char>(stream)),
+                   std::istreambuf_iterator<char>());
+  if (stream.bad()) return absl::DataLossError("cannot read " + path);
+  return text;
+}
+
+// A whole-file JSON array (gcloud's --format=json): one entry per element.
+void AddArray(const std::string& name, const std::string& text,
+              MlgmConverter* converter) {
+  nlohmann::json array = nlohmann::json::parse(text, nullptr, false);
+  if (array.is_discarded() || !array.is_array()) {
+    converter->AddBadEntry(name + ":1",
+                           "entry: the file starts with '[' but is not one "
+                           "JSON array of entries");
+    return;
+  }
+  for (size_t i = 0; i < array.size(); ++i) {
+    converter->AddEntry(array[i], absl::StrCat(name, ":entry ", i + 1));
+  }
+}
+
+void AddText(const std::string& name, const std::string& text,
+             MlgmConverter* converter) {
+  absl::string_view rest = absl::StripLeadingAsciiWhitespace(text);
+  if (!rest.empty() && rest.front() == '[') {
+    AddArray(name, text, converter);
+    return;
+  }
+  int64_t line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    converter->AddLine(line, absl::StrCat(name, ":", line_number));
+  }
+}
+
+absl::StatusOr<MlgmResult> Convert(const std::vector<std::string>& paths,
+                                   MlgmOptions options, std::istream& in) {
+  MlgmConverter converter(std::move(options));
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::string> text = ReadInput(path, in);
+    if (!text.ok()) return text.status();
+    AddText(path == "-" ? "<stdin>" : path, *text, &converter);
+  }
+  return converter.Finish();
+}
+
+void PrintErrors(const MlgmResult& result, bool skipped, std::ostream& err) {
+  for (size_t i = 0; i < result.errors.size() && i < kMaxPrintedErrors; ++i) {
+    err << result.errors[i] << "\n";
+  }
+  if (result.errors.size() > kMaxPrintedErrors) {
+    err << kPrefix << ": " << result.errors.size() - kMaxPrintedErrors
+        << " more bad entries not shown\n";
+  }
+  err << kPrefix << ": " << result.bad << " of " << result.entries
+      << " entries bad; "
+      << (skipped ? "skipped them (--skip_bad)"
+                  : "nothing written (--skip_bad converts the rest)")
+      << "\n";
+}
+
+absl::Status WriteEvents(const MlgmResult& result,
+                         const std::optional<std::string>& out_path,
+                         std::ostream& out) {
+  std::ofstream file;
+  if (out_path) file.open(*out_path, std::ios::binary | std::ios::trunc);
+  std::ostream& stream = out_path ? file : out;
+  for (const v1::Event& event : result.events) {
+    stream << EventJsonLine(event) << "\n";
+  }
+  stream.flush();
+  if (!stream) {
+    return absl::DataLossError(absl::StrCat("cannot write ",
+                                            out_path.value_or("stdout"), ": ",
+                                            std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+int Fail(CommandContext& context, const absl::Status& status) {
+  context.err << kPrefix << ": " << status.message() << "\n";
+  return kExitUsage;
+}
+
+int ConvertAndWrite(const std::vector<std::string>& paths,
+                    const ImportFlags& flags, MlgmOptions options,
+                    CommandContext& context) {
+  absl::StatusOr<MlgmResult> result =
+      Convert(paths, std::move(options), context.in);
+  if (!result.ok()) return Fail(context, result.status());
+  if (result->duplicates > 0) {
+    context.err << kPrefix << ": " << result->duplicates
+                << " repeated entries applied once\n";
+  }
+  if (result->bad > 0) PrintErrors(*result, flags.skip_bad, context.err);
+  if (result->bad > 0 && !flags.skip_bad) return kExitBadInput;
+  absl::Status written = WriteEvents(*result, flags.out, context.out);
+  if (!written.ok()) return Fail(context, written);
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunImportMlgmCommand(const std::vector<std::string>& args,
+                         CommandContext& context) {
+  ImportFlags flags;
+  FlagParser parser;
+  RegisterFlags(&flags, &parser);
+  std::vector<std::string> paths;
+  absl::Status status = parser.Parse(args, &paths);
+  if (!status.ok()) return UsageError(context, kPrefix, status.message());
+  if (flags.help) {
+    context.out << Help(parser);
+    return kExitOk;
+  }
+  if (paths.empty()) {
+    return UsageError(context, kPrefix, "no input files (use - for stdin)");
+  }
+  absl::StatusOr<MlgmOptions> options = BuildOptions(flags);
+  if (!options.ok())
+    return UsageError(context, kPrefix, options.status().message());
+  return ConvertAndWrite(paths, flags, *std::move(options), context);
+}
+
+}  // namespace goodput::cli

@@ -1,0 +1,67 @@
+#include "cli/import_mlgm_json.h"
+
+#include <cstdint>
+#include <string>
+
+#include "cli/time_format.h"
+#include "nlohmann/json.hpp"
+
+namespace goodput::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int64_t kNanosPerSecond = 1'000'000'000;
+
+Json Submitted(const v1::JobSubmitted& s) {
+  Json out = Json::object();
+  out["chips"] = s.chips();
+  if (!s.accelerator().empty()) out["accelerator"] = s.accelerator();
+  out["workload"] = v1::JobSubmitted::Workload_Name(s.workload());
+  return out;
+}
+
+Json ActivityJson(const v1::Activity& a) {
+  Json out = Json::object();
+  out["kind"] = v1::Activity::Kind_Name(a.kind());
+  if (!a.name().empty()) out["name"] = a.name();
+  if (a.has_step()) out["step"] = a.step();
+  return out;
+}
+
+// The body's key and value (a reference into the descriptor pool or a
+// literal, so the key outlives the call).
+std::pair<const char*, Json> Body(const v1::Event& e) {
+  switch (e.body_case()) {
+    case v1::Event::kJobSubmitted:
+      return {"job_submitted", Submitted(e.job_submitted())};
+    case v1::Event::kActivity:
+      return {"activity", ActivityJson(e.activity())};
+    case v1::Event::kStep:
+      return {"step", Json{{"step", e.step().step()}}};
+    case v1::Event::kCheckpoint:
+      return {"checkpoint", Json{{"step", e.checkpoint().step()}}};
+    case v1::Event::kJobEnded:
+      return {"job_ended", Json{{"outcome", v1::JobEnded::Outcome_Name(
+                                                e.job_ended().outcome())}}};
+    default:
+      break;
+  }
+  const auto* field = e.GetDescriptor()->FindFieldByNumber(e.body_case());
+  return {field ? field->name().c_str() : "started", Json::object()};
+}
+
+}  // namespace
+
+std::string EventJsonLine(const v1::Event& event) {
+  Json line = Json::object();
+  line["time"] = FormatRfc3339(event.time().seconds() * kNanosPerSecond +
+                               event.time().nanos());
+  line["job_id"] = event.job_id();
+  if (!event.attempt().empty()) line["attempt"] = event.attempt();
+  auto [key, body] = Body(event);
+  line[key] = body;
+  return line.dump();
+}
+
+}  // namespace goodput::cli
