@@ -100,6 +100,9 @@ std::vector<FlagSpec> Specs() {
        Bytes(&AgentFlags::max_line_bytes)},
       {"max_connections", "N", "socket clients at once (default 256)",
        Count(&AgentFlags::max_connections, size_t{1})},
+      {"client_spool_dir", "DIR",
+       "ingest the spool files clients wrote while the agent was down",
+       String(&AgentFlags::client_spool_dir)},
   };
 }
 

@@ -29,6 +29,7 @@ struct AgentFlags {
   size_t max_in_flight = 8;
   size_t max_line_bytes = size_t{1} << 20;
   size_t max_connections = 256;
+  std::string client_spool_dir;  // client spool files to ingest; empty: off
 };
 
 // Parses `args` (without the program name): "--name=value" or

@@ -11,6 +11,7 @@ PACKAGES=(
   clang libclang-rt-14-dev          # libFuzzer + sanitizers for clang
   bazel-bootstrap                   # Bazel 4.2.3, offline (see WORKSPACE)
   python3                           # use /usr/bin/python3 for any Python
+  python3-torch                     # examples/pytorch, tests/pytorch_job_test
   # Libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev librocksdb-dev prometheus-cpp-dev

@@ -30,6 +30,7 @@ absl::Status Goodputd::Init(Clock* clock) {
                                       store_.get());
   ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), clock,
                                          codec::ValidationLimits());
+  ingestor_->set_retention(options_.retention_ns);
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
   if (absl::Status s = InstallFault(); !s.ok()) return s;
   if (absl::Status s = StartMetrics(clock); !s.ok()) return s;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,9 @@ struct GoodputdOptions {
   std::string grpc_address = "127.0.0.1:7700";  // port 0 picks one
   int64_t lateness_ns = 5 * core::kNanosPerSecond;
   bool fsync = false;  // sync the WAL per batch
+  // Raw events of jobs that ended longer ago are deleted (Ingestor::
+  // set_retention); nullopt keeps them forever.
+  std::optional<int64_t> retention_ns;
   core::Config config;
   // Prometheus /metrics (docs/metrics.md); empty serves none. Port 0
   // picks one. goodputd's flag defaults to 127.0.0.1:7701.

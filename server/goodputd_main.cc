@@ -27,8 +27,25 @@ struct Flags {
   bool help = false, fsync = false;
   std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
       stall_after, fault, max_job_series, ended_job_grace, windows,
-      segment_labels;
+      segment_labels, retention;
 };
+
+// --retention=DURATION (positive), or nullopt to keep raw events forever.
+absl::Status ParseRetention(const Flags& flags,
+                            goodput::server::GoodputdOptions* options) {
+  if (!flags.retention) return absl::OkStatus();
+  auto ns = goodput::cli::ParseDurationNanos(*flags.retention);
+  if (ns.ok() && *ns <= 0) {
+    ns = absl::InvalidArgumentError("want a positive duration");
+  }
+  if (!ns.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--retention: ", ns.status().message(), " (got ",
+                     *flags.retention, ")"));
+  }
+  options->retention_ns = *ns;
+  return absl::OkStatus();
+}
 
 constexpr char kDefaultMetricsAddress[] = "127.0.0.1:7701";
 
@@ -99,6 +116,7 @@ absl::Status ToOptions(const Flags& flags,
     }
     *out = *ns;
   }
+  if (absl::Status s = ParseRetention(flags, options); !s.ok()) return s;
   return ToMetricsOptions(flags, options);
 }
 
@@ -132,6 +150,9 @@ void AddFlags(goodput::cli::FlagParser* parser, Flags* flags) {
   parser->AddString("stall_after", "DURATION", &flags->stall_after,
                     "in-flight step time after this is a hang (default 10m)");
   parser->AddBool("fsync", &flags->fsync, "sync the WAL on every batch");
+  parser->AddString("retention", "DURATION", &flags->retention,
+                    "delete raw events of jobs ended longer ago than this "
+                    "(their final report stays; default: keep forever)");
   parser->AddString("fault", "POINT:N", &flags->fault,
                     "tests only: SIGKILL at the Nth before_store|after_store");
 }

@@ -10,7 +10,7 @@ grpc::Status IngestService::Stream(
     grpc::ServerReaderWriter<v1::Ack, v1::Batch>* stream) {
   v1::Batch batch;
   while (stream->Read(&batch)) {
-    absl::StatusOr<v1::Ack> ack = ingestor_->Ingest(batch);
+    absl::StatusOr<v1::Ack> ack = ingestor_->IngestTaking(&batch);
     if (absl::IsInvalidArgument(ack.status())) return ToGrpc(ack.status());
     if (!ack.ok()) {  // e.g. a failed write: the agent retries
       return ToGrpc(absl::UnavailableError(
