@@ -10,12 +10,13 @@
 #   MPG_EXPR=...       first graph's query (default: the fleet ratio rules)
 #   BADPUT_EXPR=...    second graph's query (stacked)
 #   CHROMIUM=chromium  browser binary
+#   WINDOW_SIZE=1400,1600  browser window (and PNG) width,height
 # Fails with a clear message when Prometheus is unreachable or a query has
 # no data yet (exporter not scraped, or the recording rules not loaded).
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 2 || $1 == --help || $1 == -h ]]; then
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
   [[ $# -ge 1 && ($1 == --help || $1 == -h) ]] && exit 0
   exit 2
 fi
@@ -53,7 +54,7 @@ trap 'rm -rf "$profile"' EXIT
 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
   --disable-dev-shm-usage --hide-scrollbars --user-data-dir="$profile" \
-  --window-size=1400,1600 --virtual-time-budget=10000 \
+  --window-size="${WINDOW_SIZE:-1400,1600}" --virtual-time-budget=10000 \
   --screenshot="$out" "$page" >"$profile/chromium.log" 2>&1 || {
   cat "$profile/chromium.log" >&2
   echo "screenshot: $chromium failed" >&2
