@@ -114,6 +114,10 @@ class LiveState {
   void ForEachJob(
       const std::function<bool(const std::string&, uint64_t)>& changed,
       const std::function<void(const core::JobTracker&)>& fn) const;
+  // The same for the jobs ForEachJob skips: `fn` gets the final snapshot.
+  void ForEachFinalJob(
+      const std::function<bool(const std::string&, uint64_t)>& changed,
+      const std::function<void(const storage::JobSnapshot&)>& fn) const;
   const core::CapacityTracker& capacity() const { return capacity_; }
 
  private:
