@@ -108,6 +108,7 @@ nlohmann::ordered_json JobViewToJson(const core::JobView& view) {
   out["timeline"] = Json::array();
   for (const auto& e : view.timeline) out["timeline"].push_back(EntryToJson(e));
   out["timeline_omitted"] = view.timeline_omitted;
+  out["note"] = view.note.empty() ? Json(nullptr) : Json(view.note);
   return out;
 }
 

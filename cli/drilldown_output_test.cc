@@ -21,6 +21,7 @@ using ::goodput::core::testing::T;
 using ::goodput::core::testing::Timeline;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Json = nlohmann::ordered_json;
 
 constexpr char kFleet[] = R"(
@@ -155,6 +156,24 @@ TEST_F(DrilldownOutputTest, JobTableLeadsWithTheLargestBadput) {
   EXPECT_EQ(table.substr(table.find('\n', where) + 1).find("CATEGORY"), 0u);
   EXPECT_THAT(table, HasSubstr("a1         ! INTERRUPTED PREEMPTED"));
   EXPECT_THAT(table, HasSubstr("(ongoing)"));
+}
+
+// A job whose raw events --retention deleted: all time and the note only.
+TEST_F(DrilldownOutputTest, JobWithANoteShowsItInsteadOfWindowsAndTimeline) {
+  core::JobView view = JobView("llm-7");
+  view.windows.erase(view.windows.begin(), view.windows.end() - 1);
+  view.timeline.clear();
+  view.note =
+      "raw events deleted by --retention=30m; timeline and windows "
+      "unavailable";
+  const std::string table = FormatJobViewTable(view);
+  EXPECT_THAT(table, HasSubstr("note: " + view.note + "\n"));
+  EXPECT_THAT(table, HasSubstr("WHERE THE TIME WENT"));
+  EXPECT_THAT(table, Not(HasSubstr("TIMELINE")));
+  EXPECT_THAT(table, Not(HasSubstr("WINDOW ")));
+  const Json json = Json::parse(*WriteJobViewJson(view));
+  EXPECT_EQ(json["note"], view.note);
+  EXPECT_EQ(json["windows"].size(), 1u);
 }
 
 TEST_F(DrilldownOutputTest, FleetGolden) {

@@ -205,6 +205,10 @@ std::string TimelineText(const core::JobView& view) {
 }  // namespace
 
 std::string FormatJobViewTable(const core::JobView& view) {
+  if (!view.note.empty()) {  // all time only
+    return JobHeader(view) + "note: " + view.note + "\n" +
+           BreakdownTable(view.job) + Progress(view.job);
+  }
   return JobHeader(view) + WindowsTable(view) + BreakdownTable(view.job) +
          Progress(view.job) + TimelineText(view);
 }

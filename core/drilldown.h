@@ -53,6 +53,9 @@ struct JobView {
   std::vector<JobWindow> windows;
   std::vector<TimelineEntry> timeline;
   int64_t timeline_omitted = 0;  // earliest entries left out (a limit)
+  // Set when windows and timeline are unavailable, saying why (the job's
+  // raw events were deleted by --retention; `job` is its final snapshot).
+  std::string note;
 };
 
 // Fleet totals and one dimension's segments. Plain data.

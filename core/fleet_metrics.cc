@@ -37,6 +37,23 @@ void AddToWindows(int64_t time_ns, const WindowAmounts& a,
   for (SlidingWindow& w : *windows) w.Add(time_ns, a);
 }
 
+// An ended job's totals from its final report: all its time is settled,
+// split as the report splits it. Interruptions and notices by reason and
+// steps above PG 1 are not in a report; they stay 0.
+Recognized RecognizedOf(const JobReport& report, int64_t ended_ns) {
+  Recognized r;
+  r.nanos = report.nanos;
+  r.costed_productive_ns = report.costed_productive_ns;
+  r.ideal_seconds = report.ideal_seconds;
+  r.duplicates = report.duplicates;
+  r.steps = std::max<int64_t>(0, report.last_step.value_or(0));
+  r.at_risk_ns = report.at_risk_ns;
+  r.state = report.state;
+  r.chips = report.chips;
+  r.last_event_ns = ended_ns;
+  return r;
+}
+
 }  // namespace
 
 const std::vector<double>& DurationBucketBounds() {
@@ -73,30 +90,43 @@ bool FleetMetrics::Changed(const std::string& job_id, uint64_t generation) {
 
 void FleetMetrics::UpdateJob(const JobTracker& tracker) {
   Job& job = jobs_[tracker.job_id()];
-  job.updated = true;
-  job.last = tracker.Recognize();
-  if (job.key_event_ns != job.last.last_event_ns) {
-    job.key = KeyOf(tracker);
-    job.key_event_ns = job.last.last_event_ns;
+  Recognized now = tracker.Recognize();
+  if (job.key_event_ns != now.last_event_ns) {
+    job.key = KeyOf(tracker.Spec());
+    job.key_event_ns = now.last_event_ns;
   }
-  const CounterIncrease up = job.ledger.Update(job.last);
-  Segment& segment = SegmentFor(job.key);
-  AddToSegment(job, up, &segment);
+  Segment& segment = Count(std::move(now), &job);
   AddObservations(tracker, &job, &segment);
-  // A new job gets windows at once while under the cap (SelectJobs
-  // decides who keeps them), so its first increases are in them.
-  if (job.windows.empty() && windowed_jobs_ < options_.max_job_series) {
-    job.windows = NewWindows();
-    ++windowed_jobs_;
-  }
-  AddToWindows(job.last.last_event_ns, Amounts(up, 1e-9, 1), &job.windows);
-  newest_job_event_ns_ = std::max(newest_job_event_ns_, job.last.last_event_ns);
-  job.rank = static_cast<double>(job.last.chips) * 1e-9 *
-             job.ledger.counted().nanos[Index(Category::kLost)];
 }
 
-FleetMetrics::SegmentKey FleetMetrics::KeyOf(const JobTracker& tracker) const {
-  const JobReport spec = tracker.Spec();
+void FleetMetrics::UpdateEndedJob(const JobReport& report, int64_t ended_ns) {
+  Job& job = jobs_[report.job_id];
+  job.key = KeyOf(report);
+  job.key_event_ns = ended_ns;
+  Count(RecognizedOf(report, ended_ns), &job);
+}
+
+FleetMetrics::Segment& FleetMetrics::Count(Recognized now, Job* job) {
+  job->updated = true;
+  job->last = std::move(now);
+  const CounterIncrease up = job->ledger.Update(job->last);
+  Segment& segment = SegmentFor(job->key);
+  AddToSegment(*job, up, &segment);
+  // A new job gets windows at once while under the cap (SelectJobs
+  // decides who keeps them), so its first increases are in them.
+  if (job->windows.empty() && windowed_jobs_ < options_.max_job_series) {
+    job->windows = NewWindows();
+    ++windowed_jobs_;
+  }
+  const int64_t t = job->last.last_event_ns;
+  AddToWindows(t, Amounts(up, 1e-9, 1), &job->windows);
+  newest_job_event_ns_ = std::max(newest_job_event_ns_, t);
+  job->rank = static_cast<double>(job->last.chips) * 1e-9 *
+              job->ledger.counted().nanos[Index(Category::kLost)];
+  return segment;
+}
+
+FleetMetrics::SegmentKey FleetMetrics::KeyOf(const JobReport& spec) const {
   SegmentKey key = {OrUnknown(spec.accelerator),
                     v1::JobSubmitted::Workload_Name(spec.workload),
                     OrUnknown(spec.framework),

@@ -51,6 +51,10 @@ class FleetMetrics {
   // Takes `job`'s new recognized time; increases go to the window bucket
   // of the job's newest applied event time.
   void UpdateJob(const JobTracker& job);
+  // Takes an ended job held as its final report alone (a snapshot, after a
+  // restart or retention), which ended at `ended_ns`: its settled time is
+  // the report's, and it has no observations (histograms).
+  void UpdateEndedJob(const JobReport& report, int64_t ended_ns);
   // Capacity chip-seconds per accelerator so far; `now_ns` is the newest
   // applied event time (the windows' "now"). Picks the jobs with series.
   void Finish(const std::map<std::string, double>& capacity, int64_t now_ns);
@@ -87,7 +91,9 @@ class FleetMetrics {
 
   std::vector<SlidingWindow> NewWindows() const;
   Segment& SegmentFor(const SegmentKey& key);
-  SegmentKey KeyOf(const JobTracker& job) const;
+  SegmentKey KeyOf(const JobReport& spec) const;
+  // Takes `now` as the job's totals into its ledger, segment and windows.
+  Segment& Count(Recognized now, Job* job);
   void AddToSegment(const Job& job, const CounterIncrease& up, Segment* s);
   void AddObservations(const JobTracker& tracker, Job* job, Segment* s);
   void AddCapacity(const std::map<std::string, double>& capacity);

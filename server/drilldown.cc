@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "core/event_order.h"
 #include "core/job_timeline.h"
 #include "core/replay_events.h"
@@ -43,6 +44,12 @@ void KeepLast(size_t limit, core::JobView* view) {
   t.erase(t.begin(), t.begin() + view->timeline_omitted);
 }
 
+absl::Status NotFound(const std::string& job_id, int64_t as_of_ns) {
+  return absl::NotFoundError(
+      absl::StrCat("job '", job_id, "' not found (no events at or before ",
+                   core::FormatTimeNanos(as_of_ns), ")"));
+}
+
 }  // namespace
 
 std::vector<NamedWindow> DefaultJobWindows() {
@@ -65,15 +72,15 @@ absl::StatusOr<core::JobsView> Drilldown::Jobs(int64_t as_of_ns,
 absl::StatusOr<core::JobView> Drilldown::Job(
     const std::string& job_id, int64_t as_of_ns,
     const std::vector<NamedWindow>& windows, size_t timeline_limit) {
+  if (std::optional<storage::JobSnapshot> deleted =
+          ingestor_->DeletedJob(job_id)) {
+    return DeletedJobView(*deleted, as_of_ns);
+  }
   absl::StatusOr<core::FleetReport> report =
       ingestor_->Report(as_of_ns, std::nullopt);
   if (!report.ok()) return report.status();
   const core::JobReport* job = FindJob(*report, job_id);
-  if (job == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("job '", job_id, "' not found (no events at or before ",
-                     core::FormatTimeNanos(as_of_ns), ")"));
-  }
+  if (job == nullptr) return NotFound(job_id, as_of_ns);
   std::vector<v1::Event> events;
   absl::Status s =
       store_->ReadJob(job_id, std::numeric_limits<uint64_t>::max(), &events);
@@ -89,6 +96,31 @@ absl::StatusOr<core::JobView> Drilldown::Job(
   view.windows.push_back({"all", std::nullopt, *job});
   view.timeline = core::BuildJobTimeline(events, as_of_ns);
   KeepLast(timeline_limit, &view);
+  return view;
+}
+
+absl::StatusOr<core::JobView> Drilldown::DeletedJobView(
+    const storage::JobSnapshot& snapshot, int64_t as_of_ns) {
+  const std::string& id = snapshot.report.job_id;
+  if (as_of_ns < snapshot.first_event_ns) return NotFound(id, as_of_ns);
+  const std::optional<int64_t> retention = ingestor_->retention_ns();
+  const std::string flag = absl::StrCat(
+      "--retention",
+      retention ? "=" + absl::FormatDuration(absl::Nanoseconds(*retention))
+                : "");
+  if (as_of_ns < snapshot.ended_ns) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "as_of: job '", id, "' ended at ",
+        core::FormatTimeNanos(snapshot.ended_ns), " and its raw events were ",
+        "deleted by ", flag, "; only its final state (as_of at or after ",
+        "its end) is known"));
+  }
+  core::JobView view;
+  view.as_of_ns = as_of_ns;
+  view.job = snapshot.report;
+  view.windows.push_back({"all", std::nullopt, snapshot.report});
+  view.note = absl::StrCat("raw events deleted by ", flag,
+                           "; timeline and windows unavailable");
   return view;
 }
 

@@ -38,7 +38,9 @@ class Drilldown {
 
   // One job as of `as_of_ns`: all time, each of `windows`, and the last
   // `timeline_limit` entries of its timeline (0 = all). NotFound naming
-  // the job if it has no events at or before `as_of_ns`.
+  // the job if it has no events at or before `as_of_ns`. A job whose raw
+  // events --retention deleted has all time only and a note
+  // (FailedPrecondition for an as-of before its end).
   absl::StatusOr<core::JobView> Job(const std::string& job_id, int64_t as_of_ns,
                                     const std::vector<NamedWindow>& windows,
                                     size_t timeline_limit);
@@ -52,6 +54,10 @@ class Drilldown {
  private:
   // `job_id`'s report in a replay of `events` over [since, as_of]; a job
   // that ended before the window has only its identity.
+  // The view of a job whose raw events retention deleted, from its final
+  // snapshot: all time only, with a note instead of windows and timeline.
+  absl::StatusOr<core::JobView> DeletedJobView(
+      const storage::JobSnapshot& snapshot, int64_t as_of_ns);
   core::JobReport WindowReport(const core::JobReport& all_time,
                                const std::vector<v1::Event>& events,
                                int64_t as_of_ns, int64_t since_ns);

@@ -159,6 +159,45 @@ TEST_F(DrilldownTest, UnknownJobIsNotFoundNamingIt) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("2026-11-22T09:00:00Z"));
 }
 
+// A job whose raw events --retention deleted answers from its snapshot:
+// all time as before the deletion, no windows or timeline, and a note.
+TEST_F(DrilldownTest, JobDeletedByRetentionAnswersFromItsSnapshot) {
+  Send(ParseEvents(Timeline(kFleet)));
+  Send(ParseEvents(Timeline(R"(
+10:56:00 {"job_id":"llm-7","job_ended":{"outcome":"SUCCEEDED"}}
+)")));
+  const core::JobReport before =
+      ReportJob(clock_.NowNanos(), std::nullopt, "llm-7");
+  ingestor_->set_retention(30 * kMinute);
+  clock_.Set(T("2026-11-22T12:00:00Z"));
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  ASSERT_EQ(ingestor_->stats().retired_jobs, 1);
+  std::vector<v1::Event> raw;
+  ASSERT_TRUE(store_.ReadJob("llm-7", ~uint64_t{0}, &raw).ok());
+  ASSERT_THAT(raw, SizeIs(0));
+
+  Drilldown d(ingestor_.get(), &store_);
+  auto view = d.Job("llm-7", clock_.NowNanos(), DefaultJobWindows(), 0);
+  ASSERT_TRUE(view.ok()) << view.status();
+  EXPECT_EQ(view->job.nanos, before.nanos);
+  EXPECT_EQ(view->job.total_ns, before.total_ns);
+  EXPECT_EQ(view->job.last_step, before.last_step);
+  EXPECT_EQ(view->job.interruptions, 1);
+  EXPECT_EQ(view->job.state, core::JobStateKind::kEnded);
+  ASSERT_THAT(view->windows, SizeIs(1));
+  EXPECT_EQ(view->windows[0].name, "all");
+  EXPECT_TRUE(view->timeline.empty());
+  EXPECT_EQ(view->note,
+            "raw events deleted by --retention=30m; timeline and windows "
+            "unavailable");
+
+  absl::Status s = d.Job("llm-7", T("2026-11-22T10:30:00Z"), {}, 0).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--retention=30m"));
+  s = d.Job("llm-7", T("2026-11-22T09:00:00Z"), {}, 0).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+}
+
 TEST_F(DrilldownTest, TimelineKeepsTheLastEntries) {
   Send(ParseEvents(Timeline(kFleet)));
   Drilldown d(ingestor_.get(), &store_);

@@ -229,6 +229,17 @@ absl::Status Ingestor::AddDeletedJobs(const core::Config& config,
   return absl::OkStatus();
 }
 
+std::optional<storage::JobSnapshot> Ingestor::DeletedJob(
+    const std::string& job_id) {
+  absl::MutexLock lock(&mu_);
+  return live_->DeletedJob(job_id);
+}
+
+std::optional<int64_t> Ingestor::retention_ns() {
+  absl::MutexLock lock(&mu_);
+  return retention_ns_;
+}
+
 void Ingestor::VisitLive(const std::function<void(const LiveState&)>& fn) {
   absl::MutexLock lock(&mu_);
   fn(*live_);

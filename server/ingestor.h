@@ -84,6 +84,9 @@ class Ingestor {
 
   void set_fault_hook(FaultHook hook);
   IngestStats stats();
+  // The final snapshot of `job_id` if retention deleted its raw events.
+  std::optional<storage::JobSnapshot> DeletedJob(const std::string& job_id);
+  std::optional<int64_t> retention_ns();
   LiveState::Stats live_stats();
 
  private:

@@ -191,6 +191,14 @@ void LiveState::ForEachJob(
   }
 }
 
+void LiveState::ForEachFinalJob(
+    const std::function<bool(const std::string&, uint64_t)>& changed,
+    const std::function<void(const storage::JobSnapshot&)>& fn) const {
+  for (const auto& [id, job] : jobs_) {
+    if (job.final && changed(id, job.generation)) fn(*job.final);
+  }
+}
+
 core::FleetReport LiveState::Report(int64_t as_of_ns) const {
   std::vector<core::JobReport> jobs;
   jobs.reserve(jobs_.size());

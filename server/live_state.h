@@ -94,6 +94,9 @@ class LiveState {
   void Retire(const storage::JobSnapshot& snapshot);
   // The snapshots of the jobs whose raw events retention deleted.
   std::vector<storage::JobSnapshot> DeletedJobs() const;
+  // The snapshot of `job_id` if retention deleted its raw events.
+  std::optional<storage::JobSnapshot> DeletedJob(
+      const std::string& job_id) const;
 
   // The fleet report as of `as_of_ns`. Exact when `as_of_ns` is not before
   // an applied event (see applied_through_ns()); callers replay the store
@@ -114,6 +117,10 @@ class LiveState {
   void ForEachJob(
       const std::function<bool(const std::string&, uint64_t)>& changed,
       const std::function<void(const core::JobTracker&)>& fn) const;
+  // The same for the jobs ForEachJob skips: `fn` gets the final snapshot.
+  void ForEachFinalJob(
+      const std::function<bool(const std::string&, uint64_t)>& changed,
+      const std::function<void(const storage::JobSnapshot&)>& fn) const;
   const core::CapacityTracker& capacity() const { return capacity_; }
 
  private:

@@ -215,4 +215,14 @@ std::vector<storage::JobSnapshot> LiveState::DeletedJobs() const {
   return out;
 }
 
+std::optional<storage::JobSnapshot> LiveState::DeletedJob(
+    const std::string& job_id) const {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end() || !it->second.final ||
+      !it->second.final->events_deleted) {
+    return std::nullopt;
+  }
+  return *it->second.final;
+}
+
 }  // namespace goodput::server

@@ -114,6 +114,11 @@ class MetricsDocTest : public ::testing::Test {
     char tmpl[] = "/tmp/goodput-metrics-doc-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
+    Start();
+  }
+  // Starts goodputd on dir_ (again after a restart).
+  void Start() {
+    server_.reset();
     GoodputdOptions options;
     options.data_dir = dir_;
     options.grpc_address = "127.0.0.1:0";
@@ -207,6 +212,37 @@ TEST_F(MetricsDocTest, EndedJobsCountersEqualTheReportTimesChips) {
   EXPECT_NEAR(Sum(text, "goodput_chip_seconds_total",
                   {"label_team=\"search\"", "category=\"queued\""}),
               60 * 8, 1e-9);
+}
+
+// After a restart the ended jobs are held as their snapshots alone; their
+// settled time still reaches the fleet and segment counters, once.
+TEST_F(MetricsDocTest, EndedJobsCountAfterARestart) {
+  IngestFleet();
+  auto report =
+      server_->ingestor()->Report(T("2026-11-22T10:03:30Z"), std::nullopt);
+  ASSERT_TRUE(report.ok());
+  Start();
+  ASSERT_NE(server_, nullptr);
+  Scrape();  // a second scrape must not count the snapshots again
+  const std::string text = Scrape();
+  const std::map<std::string, std::string> segment_of = {
+      {"s", "accelerator=\"h100\""}, {"j", "label_team=\"search\""}};
+  int checked = 0;
+  for (const core::JobReport& job : report->jobs) {
+    auto it = segment_of.find(job.job_id);
+    if (it == segment_of.end()) continue;
+    ASSERT_EQ(job.state, core::JobStateKind::kEnded) << job.job_id;
+    ++checked;
+    for (int c = 0; c < core::kNumCategories; ++c) {
+      const std::string category = core::CategoryName(core::Category(c));
+      EXPECT_NEAR(Sum(text, "goodput_chip_seconds_total",
+                      {it->second, "category=\"" + category + "\""}),
+                  job.nanos[c] * 1e-9 * job.chips, 1e-6)
+          << job.job_id << " " << category;
+    }
+  }
+  EXPECT_EQ(checked, 2);
+  EXPECT_EQ(Sum(text, "goodput_jobs", {"ENDED"}), 2);
 }
 
 }  // namespace

@@ -76,6 +76,13 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
           return fleet_.Changed(id, generation);
         },
         [&](const core::JobTracker& job) { fleet_.UpdateJob(job); });
+    state.ForEachFinalJob(
+        [&](const std::string& id, uint64_t generation) {
+          return fleet_.Changed(id, generation);
+        },
+        [&](const storage::JobSnapshot& s) {
+          fleet_.UpdateEndedJob(s.report, s.ended_ns);
+        });
     applied_ns = state.applied_through_ns();
     fleet_.Finish(state.capacity().ChipSeconds(applied_ns), applied_ns);
     live = state.stats();
