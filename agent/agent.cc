@@ -47,6 +47,14 @@ absl::Status Agent::Init() {
   auto spool = Spool::Open({flags_.spool_dir, flags_.max_spool_bytes});
   if (!spool.ok()) return spool.status();
   spool_ = *std::move(spool);
+  if (!flags_.client_spool_dir.empty()) {
+    client_spool_ = std::make_unique<ClientSpoolReader>(
+        ClientSpoolReader::Options{flags_.client_spool_dir},
+        [this](v1::Event e) { batcher_->Add(std::move(e)); },
+        [this] { batcher_->Flush(); }, clock_);
+    absl::Status s = client_spool_->Init();
+    if (!s.ok()) return s;
+  }
   StartPipeline(flags_.host.empty() ? HostName() : flags_.host);
   auto intake = Intake::Start(
       {flags_.socket_path, flags_.max_line_bytes, flags_.max_connections},
@@ -128,6 +136,7 @@ void Agent::Kick() {
 void Agent::Tick() {
   while (true) {
     if (heartbeat_) heartbeat_->Poll();
+    ScanClientSpool();
     batcher_->Poll();
     const int64_t now = clock_->NowNanos();
     int64_t next = now + absl::ToInt64Nanoseconds(absl::Seconds(1));
@@ -145,6 +154,18 @@ void Agent::Tick() {
     if (stopping_) return;
     kicked_ = false;
   }
+}
+
+void Agent::ScanClientSpool() {
+  const int64_t now = clock_->NowNanos();
+  if (!client_spool_ || now < next_client_scan_ns_) return;
+  next_client_scan_ns_ =
+      now + absl::ToInt64Nanoseconds(absl::Milliseconds(500));
+  const ClientSpoolScan scan = client_spool_->Scan();
+  if (scan.files == 0) return;
+  LogLine(absl::StrCat("client spool: ingested ", scan.events, " events from ",
+                       scan.files, " files (", scan.duplicates, " duplicates, ",
+                       scan.rejected, " bad lines)"));
 }
 
 void Agent::RefreshGauges() {

@@ -23,6 +23,7 @@
 #include "absl/synchronization/notification.h"
 #include "agent/agent_flags.h"
 #include "agent/batcher.h"
+#include "agent/client_spool_reader.h"
 #include "agent/heartbeat.h"
 #include "agent/http_server.h"
 #include "agent/intake.h"
@@ -67,6 +68,8 @@ class Agent {
   void StartPipeline(const std::string& host);
   absl::Status StartHttp();
   void Tick();
+  // Ingests client spool files (--client_spool_dir), at most every 500 ms.
+  void ScanClientSpool();
   void Kick();
   // Sets the gauges that are computed from state at scrape time.
   void RefreshGauges();
@@ -82,6 +85,8 @@ class Agent {
   std::unique_ptr<Uplink> uplink_;
   std::unique_ptr<Heartbeat> heartbeat_;  // null without --chips
   std::unique_ptr<Intake> intake_;
+  std::unique_ptr<ClientSpoolReader> client_spool_;  // null without the flag
+  int64_t next_client_scan_ns_ = 0;                  // ticker thread only
   std::unique_ptr<HttpServer> http_;
   std::thread ticker_;
 

@@ -121,6 +121,9 @@ std::vector<FlagSpec> Specs() {
       {"metrics_basic_auth_file", "FILE",
        "\"user:password\" lines: basic auth on /metrics and /healthz",
        String(&AgentFlags::metrics_basic_auth_file)},
+      {"client_spool_dir", "DIR",
+       "ingest the spool files clients wrote while the agent was down",
+       String(&AgentFlags::client_spool_dir)},
   };
 }
 

@@ -32,6 +32,7 @@ struct AgentFlags {
   size_t max_connections = 256;
   ClientTlsFlags tls;  // --tls_ca, --tls_cert, --tls_key, --auth_token_file
   std::string metrics_basic_auth_file;  // "user:password" lines
+  std::string client_spool_dir;  // client spool files to ingest; empty: off
 };
 
 // Parses `args` (without the program name): "--name=value" or

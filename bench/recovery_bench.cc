@@ -20,7 +20,10 @@
 //        parse    the same plus StoredBatch::ParseFromArray per batch;
 //        store    RocksDbEventStore::ScanBatches (scan + parse + copy of the
 //                 events into a vector) with a visitor that does nothing;
-//        recover  ScanBatches into LiveState::ApplyBatch (Recover's work).
+//        recover  ScanBatches into LiveState::RecoverBatch + FinishRecovery
+//                 (Recover's work, without snapshots);
+//        applybatch  ScanBatches into LiveState::ApplyBatch (the live path,
+//                 which Recover used before the recovery path existed).
 //       The first `start` after `fill` also replays RocksDB's WAL.
 #include <cstdio>
 #include <cstdlib>
@@ -202,31 +205,43 @@ void PhaseStore(const std::string& dir) {
   auto store = OpenStore(dir);
   int64_t events = 0;
   absl::Status s =
-      store->ScanBatches([&](uint64_t, const std::vector<v1::Event>& batch) {
-        events += static_cast<int64_t>(batch.size());
+      store->ScanBatches([&](uint64_t, std::vector<v1::Event>* batch) {
+        events += static_cast<int64_t>(batch->size());
         return absl::OkStatus();
       });
   if (!s.ok()) Die(s);
   std::printf(
-      "store    open + ScanBatches (scan, parse, copy to vector): "
+      "store    open + ScanBatches (scan, parse, move to vector): "
       "%lld events %s\n",
       static_cast<long long>(events), t0.str().c_str());
 }
 
-void PhaseRecover(const std::string& dir) {
+void PhaseRecover(const std::string& dir, bool live_path) {
   core::Config config;
   Timer t0;
   auto store = OpenStore(dir);
   server::LiveState live(&config, 5 * core::kNanosPerSecond, store.get());
-  absl::Status s =
-      store->ScanBatches([&](uint64_t id, const std::vector<v1::Event>& batch) {
-        live.ApplyBatch(id, batch);
-        return absl::OkStatus();
-      });
+  absl::Status s;
+  if (live_path) {
+    s = store->ScanBatches([&](uint64_t id, std::vector<v1::Event>* batch) {
+      live.ApplyBatch(id, batch);
+      return absl::OkStatus();
+    });
+  } else {
+    s = store->ScanBatchesOnArena(
+        [&](uint64_t id) { return live.RecoveryArena(id); },
+        [&](uint64_t id, const std::vector<const v1::Event*>& batch) {
+          live.RecoverBatch(id, batch);
+          return absl::OkStatus();
+        });
+  }
   if (!s.ok()) Die(s);
+  if (!live_path) live.FinishRecovery();
   std::printf(
-      "recover  open + ScanBatches + LiveState::ApplyBatch: "
+      "%s  open + ScanBatches + LiveState::%s: "
       "%lld applied, %zu jobs %s\n",
+      live_path ? "applybatch" : "recover",
+      live_path ? "ApplyBatch" : "RecoverBatch/FinishRecovery",
       static_cast<long long>(live.stats().applied), live.job_count(),
       t0.str().c_str());
 }
@@ -254,7 +269,9 @@ int Time(const std::string& dir, const Args& args) {
       } else if (phase == "store") {
         PhaseStore(dir);
       } else if (phase == "recover") {
-        PhaseRecover(dir);
+        PhaseRecover(dir, false);
+      } else if (phase == "applybatch") {
+        PhaseRecover(dir, true);
       } else {
         std::fprintf(stderr, "unknown phase %s\n", phase.c_str());
         return 2;

@@ -7,10 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
+#include "cli/drilldown_commands.h"
+#include "cli/emit_command.h"
 #include "cli/flags.h"
 #include "cli/import_mlgm_command.h"
 #include "cli/remote_commands.h"
 #include "cli/replay_command.h"
+#include "cli/top.h"
 
 namespace goodput::cli {
 namespace {
@@ -21,8 +24,7 @@ struct Command {
   CommandFn run;
 };
 
-// Subcommands, in help order. To come (SPEC section 6): jobs, job, fleet
-// (issue 4) and emit (issue 5).
+// Subcommands, in help order. To come (SPEC section 6): emit (issue 5).
 constexpr Command kCommands[] = {
     {"replay", "offline report from JSON Lines event logs (no server)",
      RunReplayCommand},
@@ -30,10 +32,18 @@ constexpr Command kCommands[] = {
      RunReportCommand},
     {"send", "push JSON Lines event files to a server (--server)",
      RunSendCommand},
+    {"jobs", "jobs ranked by lost chip-hours, filtered by segment (--server)",
+     RunJobsCommand},
+    {"job", "one job: breakdown, ratios per window, timeline (--server)",
+     RunJobCommand},
+    {"fleet", "fleet totals, badput and segments --by=DIMENSION (--server)",
+     RunFleetCommand},
     {"dead-letters", "events the server rejected, with reasons (--server)",
      RunDeadLettersCommand},
     {"import-mlgm", "ml-goodput-measurement logs -> JSON Lines events",
      RunImportMlgmCommand},
+    {"top", "live fleet view, refreshing like top (--server)", RunTopCommand},
+    {"emit", "send one event (scheduler hooks) via the agent", RunEmitCommand},
 };
 
 constexpr char kProgram[] = "goodputctl";
@@ -75,8 +85,10 @@ int RunGoodputctl(int argc, char** argv, std::istream& in, std::ostream& out,
   bool help = false;
   FlagParser flags(/*stop_at_positional=*/true);
   flags.AddBool("help", &help, "show this help and exit");
-  flags.AddString("server", "HOST:PORT", &context.server,
-                  "goodputd's gRPC address, for report, send, dead-letters");
+  flags.AddString(
+      "server", "HOST:PORT", &context.server,
+      "goodputd's gRPC address, for report, send, jobs, job, fleet, "
+      "dead-letters, top");
   AddTlsFlags(&flags, &context.tls);
   std::vector<std::string> rest;
   absl::Status parsed = flags.Parse(args, &rest);

@@ -119,5 +119,50 @@ TEST(GoodputctlTest, CatalogFileErrorNamesTheFile) {
   EXPECT_THAT(run.err, HasSubstr(path + ": x.peak_bytes_per_second: missing"));
 }
 
+TEST(GoodputctlTest, DrilldownCommandsHaveHelpAndNameBadFlags) {
+  for (const char* command : {"jobs", "job", "fleet"}) {
+    RunResult run = RunWith({command, "--help"});
+    EXPECT_EQ(run.code, 0) << command;
+    EXPECT_THAT(run.out, HasSubstr(std::string("Usage: goodputctl "
+                                               "--server=HOST:PORT ") +
+                                   command));
+    EXPECT_THAT(run.out, HasSubstr("--json"));
+  }
+  EXPECT_THAT(RunWith({"--help"}).out, HasSubstr("fleet"));
+  const std::string server = "--server=127.0.0.1:1";
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"jobs"}, "goodputctl jobs: --server=HOST:PORT is required"},
+           {{server, "job"}, "goodputctl job: want exactly one job ID"},
+           {{server, "job", "a", "b"}, "want exactly one job ID"},
+           {{server, "job", "a", "--windows=5m,soon"},
+            "--windows: want durations like 5m,1h, got 'soon'"},
+           {{server, "job", "a", "--timeline=-1"}, "--timeline: want a number"},
+           {{server, "jobs", "--label=team"},
+            "--label: want KEY=VALUE, got 'team'"},
+           {{server, "jobs", "--limit=all"}, "--limit: want a number >= 0"},
+           {{server, "jobs", "--as_of=yesterday"}, "--as_of"},
+           {{server, "fleet", "extra"}, "unexpected argument extra"},
+           {{server, "fleet", "--since=noon"}, "--since"},
+       }) {
+    RunResult run = RunWith(c.args);
+    EXPECT_EQ(run.code, 2) << absl::StrJoin(c.args, " ");
+    EXPECT_THAT(run.err, HasSubstr(c.error)) << absl::StrJoin(c.args, " ");
+    EXPECT_THAT(Lines(run.err), SizeIs(1));
+    EXPECT_EQ(run.out, "");
+  }
+}
+
+TEST(GoodputctlTest, DrilldownUnreachableServerIsOneLineExitTwo) {
+  // Port 1 on loopback refuses connections.
+  RunResult run = RunWith({"--server=127.0.0.1:1", "fleet"});
+  EXPECT_EQ(run.code, 2);
+  EXPECT_THAT(run.err, StartsWith("goodputctl fleet: 127.0.0.1:1: "));
+  EXPECT_EQ(run.out, "");
+}
+
 }  // namespace
 }  // namespace goodput::cli

@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "cli/batch_sender.h"
 #include "cli/flags.h"
+#include "cli/remote_util.h"
 #include "cli/time_format.h"
 #include "codec/line_decoder.h"
 #include "google/protobuf/util/json_util.h"
@@ -22,61 +23,6 @@
 
 namespace goodput::cli {
 namespace {
-
-constexpr absl::Duration kQueryTimeout = absl::Seconds(60);
-
-// Parses `args` with `parser`; on --help prints `usage` + flags. Returns
-// an exit code to stop with, or nullopt to go on.
-std::optional<int> ParseOrExit(const std::string& prefix,
-                               const std::string& usage, FlagParser& parser,
-                               const bool& help,
-                               const std::vector<std::string>& args,
-                               std::vector<std::string>* positional,
-                               CommandContext& context) {
-  absl::Status parsed = parser.Parse(args, positional);
-  if (!parsed.ok()) return UsageError(context, prefix, parsed.message());
-  if (help) {
-    context.out << usage << "\nFlags:\n" << parser.Help();
-    return kExitOk;
-  }
-  if (!context.server) {
-    return UsageError(context, prefix, "--server=HOST:PORT is required");
-  }
-  return std::nullopt;
-}
-
-// A channel to --server whose own reconnect backoff stays short: the
-// sender does its own backoff, and a restarted server is found quickly.
-absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(
-    const CommandContext& context) {
-  ClientTlsFlags tls{context.tls.ca.value_or(""), context.tls.cert.value_or(""),
-                     context.tls.key.value_or(""),
-                     context.tls.server_name.value_or(""),
-                     context.tls.token_file.value_or("")};
-  auto credentials = MakeChannelCredentials(tls);
-  if (!credentials.ok()) return credentials.status();
-  grpc::ChannelArguments args;
-  ApplyTlsChannelArgs(tls, &args);
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  args.SetMaxReceiveMessageSize(-1);  // a 10k-job report is over 4 MiB
-  return grpc::CreateCustomChannel(*context.server, *credentials, args);
-}
-
-// Parses an RFC 3339 flag into `ts`; an error names the flag.
-absl::Status TimeFlag(const char* flag, const std::optional<std::string>& v,
-                      google::protobuf::Timestamp* ts) {
-  if (!v) return absl::OkStatus();
-  absl::StatusOr<int64_t> ns = ParseRfc3339(*v);
-  if (!ns.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": ", ns.status().message()));
-  }
-  ts->set_seconds(*ns / 1'000'000'000);
-  ts->set_nanos(static_cast<int32_t>(*ns % 1'000'000'000));
-  return absl::OkStatus();
-}
 
 // Where a sent event came from, to name it in errors.
 struct Source {

@@ -69,7 +69,19 @@ Json JobIdentity(const core::JobReport& job) {
   return out;
 }
 
-Json JobToJson(const core::JobReport& job) {
+Json SegmentsToJson(const core::FleetReport& report) {
+  Json out = Json::object();
+  for (const auto& [dimension, values] : report.segments) {
+    Json& dim = out[dimension] = Json::object();
+    for (const auto& [value, totals] : values)
+      dim[value] = TotalsToJson(totals);
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json JobReportToJson(const core::JobReport& job) {
   Json out = JobIdentity(job);
   out["seconds"] = JobSeconds(job);
   out["custom_seconds"] = Json::object();
@@ -86,7 +98,7 @@ Json JobToJson(const core::JobReport& job) {
   return out;
 }
 
-Json TotalsToJson(const core::Totals& totals) {
+nlohmann::ordered_json TotalsToJson(const core::Totals& totals) {
   core::TotalsRatios ratios = core::ComputeRatios(totals);
   Json out = Json::object();
   out["chip_seconds"] = ChipSeconds(totals);
@@ -98,38 +110,29 @@ Json TotalsToJson(const core::Totals& totals) {
   return out;
 }
 
-Json SegmentsToJson(const core::FleetReport& report) {
-  Json out = Json::object();
-  for (const auto& [dimension, values] : report.segments) {
-    Json& dim = out[dimension] = Json::object();
-    for (const auto& [value, totals] : values)
-      dim[value] = TotalsToJson(totals);
-  }
-  return out;
-}
-
-}  // namespace
-
 nlohmann::ordered_json ReportToJson(const core::FleetReport& report) {
   Json out = Json::object();
   out["as_of"] = FormatRfc3339(report.as_of_ns);
   out["since"] =
       report.since_ns ? Json(FormatRfc3339(*report.since_ns)) : Json(nullptr);
   out["jobs"] = Json::array();
-  for (const auto& job : report.jobs) out["jobs"].push_back(JobToJson(job));
+  for (const auto& job : report.jobs)
+    out["jobs"].push_back(JobReportToJson(job));
   out["fleet"] = TotalsToJson(report.fleet);
   out["segments"] = SegmentsToJson(report);
   return out;
 }
 
-absl::StatusOr<std::string> WriteReportJson(const core::FleetReport& report) {
+absl::StatusOr<std::string> DumpJson(const nlohmann::ordered_json& json) {
   try {
-    return ReportToJson(report).dump(2, ' ', false,
-                                     Json::error_handler_t::replace) +
-           "\n";
+    return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("writing JSON: ", e.what()));
   }
+}
+
+absl::StatusOr<std::string> WriteReportJson(const core::FleetReport& report) {
+  return DumpJson(ReportToJson(report));
 }
 
 }  // namespace goodput::cli

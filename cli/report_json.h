@@ -20,6 +20,17 @@ namespace goodput::cli {
 // The report as a JSON value (insertion-ordered keys).
 nlohmann::ordered_json ReportToJson(const core::FleetReport& report);
 
+// One entry of the report's "jobs" (SPEC key order).
+nlohmann::ordered_json JobReportToJson(const core::JobReport& job);
+
+// The "fleet" object, also the shape of every segment value.
+nlohmann::ordered_json TotalsToJson(const core::Totals& totals);
+
+// Pretty-prints `json` with 2-space indent and a final newline, replacing
+// invalid UTF-8 with U+FFFD; an error of the JSON library comes back as a
+// status (never throws). The one dump of every goodputctl JSON output.
+absl::StatusOr<std::string> DumpJson(const nlohmann::ordered_json& json);
+
 // The report pretty-printed with 2-space indent and a final newline.
 // Invalid UTF-8 in strings is replaced with U+FFFD. Never throws; an
 // error from the JSON library comes back as a status.

@@ -6,35 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cli/table_cells.h"
 #include "cli/time_format.h"
 #include "core/category.h"
 
 namespace goodput::cli {
 namespace {
-
-std::string Ratio(const std::optional<double>& v) {
-  return v ? absl::StrFormat("%.3f", *v) : "-";
-}
-
-std::string Percent(const std::optional<double>& v) {
-  return v ? absl::StrFormat("%.1f%%", *v * 100) : "-";
-}
-
-// "queued 25.0%": the largest non-productive category of `amounts` (in any
-// unit) and its share of `total`, or "-" if there is none.
-template <typename Amounts>
-std::string TopBadput(const Amounts& amounts, double total) {
-  int top = -1;
-  for (int i = 0; i < core::kNumCategories; ++i) {
-    if (i == core::Index(core::Category::kProductive) || amounts[i] <= 0) {
-      continue;
-    }
-    if (top < 0 || amounts[i] > amounts[top]) top = i;
-  }
-  if (top < 0 || total <= 0) return "-";
-  return absl::StrCat(core::CategoryName(static_cast<core::Category>(top)), " ",
-                      Percent(amounts[top] / total));
-}
 
 std::string Title(const core::FleetReport& report) {
   std::string title =
@@ -58,29 +35,31 @@ std::string JobRow(const core::JobReport& job, int width) {
   return absl::StrFormat(
       "%-*s %6s  %-10s %9s %8s %6s %6s %6s %6s  %s\n", width, job.job_id, chips,
       core::JobStateName(job.state), FormatHms(job.total_ns),
-      Percent(r.goodput), Ratio(r.sg), Ratio(r.rg), Ratio(r.pg), Ratio(r.mpg),
+      FormatPercent(r.goodput), FormatRatio(r.sg), FormatRatio(r.rg),
+      FormatRatio(r.pg), FormatRatio(r.mpg),
       TopBadput(job.nanos, static_cast<double>(job.total_ns)));
 }
 
-std::string FleetLines(const core::Totals& fleet) {
+}  // namespace
+
+std::string FormatFleetLines(const core::Totals& fleet) {
   core::TotalsRatios r = core::ComputeRatios(fleet);
   std::string out = absl::StrFormat(
       "FLEET  %d job%s (%d without chips)  %.1f chip-hours  goodput %s  "
       "SG %s  RG %s  PG %s  MPG %s  top badput %s\n",
       fleet.jobs, fleet.jobs == 1 ? "" : "s", fleet.jobs_without_chips,
-      fleet.total_chip_seconds / 3600, Percent(r.ratios.goodput),
-      Ratio(r.ratios.sg), Ratio(r.ratios.rg), Ratio(r.ratios.pg),
-      Ratio(r.ratios.mpg),
+      fleet.total_chip_seconds / 3600, FormatPercent(r.ratios.goodput),
+      FormatRatio(r.ratios.sg), FormatRatio(r.ratios.rg),
+      FormatRatio(r.ratios.pg), FormatRatio(r.ratios.mpg),
       TopBadput(fleet.chip_seconds, fleet.total_chip_seconds));
   if (fleet.capacity_chip_seconds) {
     absl::StrAppendFormat(&out, "CAPACITY  %.1f chip-hours  SG %s  MPG %s\n",
                           *fleet.capacity_chip_seconds / 3600,
-                          Ratio(r.sg_capacity), Ratio(r.mpg_capacity));
+                          FormatRatio(r.sg_capacity),
+                          FormatRatio(r.mpg_capacity));
   }
   return out;
 }
-
-}  // namespace
 
 std::string FormatReportTable(const core::FleetReport& report) {
   int width = static_cast<int>(JobColumnWidth(report));
@@ -90,7 +69,7 @@ std::string FormatReportTable(const core::FleetReport& report) {
                         "SG", "RG", "PG", "MPG", "TOP BADPUT");
   for (const auto& job : report.jobs) out += JobRow(job, width);
   if (report.jobs.empty()) out += "(no jobs)\n";
-  return out + "\n" + FleetLines(report.fleet);
+  return out + "\n" + FormatFleetLines(report.fleet);
 }
 
 }  // namespace goodput::cli

@@ -16,6 +16,10 @@ namespace goodput::cli {
 // Stateless, thread-safe.
 std::string FormatReportTable(const core::FleetReport& report);
 
+// The FLEET line (jobs, chip-hours, ratios, top badput) of `fleet` and,
+// when capacity is known, the CAPACITY line.
+std::string FormatFleetLines(const core::Totals& fleet);
+
 }  // namespace goodput::cli
 
 #endif  // GOODPUT_CLI_REPORT_TABLE_H_

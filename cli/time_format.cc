@@ -67,4 +67,25 @@ std::string FormatHms(int64_t ns) {
   return absl::StrFormat("%s%d:%02d:%02d", sign, s / 3600, s / 60 % 60, s % 60);
 }
 
+std::string FormatShortDuration(int64_t ns) {
+  if (ns < kNanosPerSecond) {
+    return absl::StrFormat("%.3fs", static_cast<double>(ns) / kNanosPerSecond);
+  }
+  const int64_t s = ns / kNanosPerSecond;
+  const int64_t sec = s % 60, min = s / 60 % 60, hour = s / 3600 % 24;
+  if (s < 60) return absl::StrFormat("%ds", s);
+  if (s < 3600) {
+    return sec ? absl::StrFormat("%dm%02ds", s / 60, sec)
+               : absl::StrFormat("%dm", s / 60);
+  }
+  if (s < 86400) {
+    if (sec) return absl::StrFormat("%dh%02dm%02ds", s / 3600, min, sec);
+    return min ? absl::StrFormat("%dh%02dm", s / 3600, min)
+               : absl::StrFormat("%dh", s / 3600);
+  }
+  if (min) return absl::StrFormat("%dd%02dh%02dm", s / 86400, hour, min);
+  return hour ? absl::StrFormat("%dd%02dh", s / 86400, hour)
+              : absl::StrFormat("%dd", s / 86400);
+}
+
 }  // namespace goodput::cli

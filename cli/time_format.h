@@ -30,6 +30,11 @@ absl::StatusOr<int64_t> ParseDurationNanos(absl::string_view text);
 // values print with a leading '-'.
 std::string FormatHms(int64_t ns);
 
+// A non-negative duration, short, truncated to whole seconds (days to
+// minutes), trailing zero units left out: "29s", "28m", "28m05s", "1h",
+// "2h05m07s", "3d04h10m"; under a second "0.250s".
+std::string FormatShortDuration(int64_t ns);
+
 }  // namespace goodput::cli
 
 #endif  // GOODPUT_CLI_TIME_FORMAT_H_

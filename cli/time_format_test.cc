@@ -68,5 +68,21 @@ TEST(FormatHmsTest, Formats) {
   EXPECT_EQ(FormatHms(-61 * kSecond), "-0:01:01");
 }
 
+TEST(FormatShortDurationTest, PicksTheLargestUnits) {
+  constexpr int64_t kS = 1'000'000'000;
+  EXPECT_EQ(FormatShortDuration(0), "0.000s");
+  EXPECT_EQ(FormatShortDuration(kS / 4), "0.250s");
+  EXPECT_EQ(FormatShortDuration(29 * kS + kS / 2), "29s");
+  EXPECT_EQ(FormatShortDuration(28 * 60 * kS), "28m");
+  EXPECT_EQ(FormatShortDuration((28 * 60 + 5) * kS), "28m05s");
+  EXPECT_EQ(FormatShortDuration(3600 * kS), "1h");
+  EXPECT_EQ(FormatShortDuration(3900 * kS), "1h05m");
+  EXPECT_EQ(FormatShortDuration((2 * 3600 + 5 * 60 + 7) * kS), "2h05m07s");
+  EXPECT_EQ(FormatShortDuration((3 * 86400 + 4 * 3600 + 600 + 9) * kS),
+            "3d04h10m");
+  EXPECT_EQ(FormatShortDuration(86400 * kS), "1d");
+  EXPECT_EQ(FormatShortDuration(90000 * kS), "1d01h");
+}
+
 }  // namespace
 }  // namespace goodput::cli

@@ -185,6 +185,8 @@ void JobTracker::OnStep(const Event& e, int64_t t) {
     EndAttempt();
     recovering_ = false;  // no recovery is counted
     StartAttempt("");
+    recog_.attempt_start_ns.reset();  // unknown start, no recovery
+    recog_.recover_from_ns.reset();
     a = Current();
   }
   const bool first = !a->max_step.has_value();
@@ -200,11 +202,13 @@ void JobTracker::OnStep(const Event& e, int64_t t) {
     }
     AddShares(st);
   }
+  RecognizeStep(st, first, t);
   if (!Stepping()) activity_ = Activity::KIND_UNSPECIFIED;
 }
 
 void JobTracker::OnCheckpoint(const Event& e) {
   const int64_t step = e.checkpoint().step();
+  recog_.last_checkpoint_ns = cursor_ns_;
   if (!e.attempt().empty()) {
     auto it = attempt_by_id_.find(e.attempt());
     if (it != attempt_by_id_.end()) attempts_[it->second].max_checkpoint = step;
@@ -213,11 +217,14 @@ void JobTracker::OnCheckpoint(const Event& e) {
 }
 
 void JobTracker::OnInterruption(const Event& e) {
+  const int reason = ReasonIndex(e.interruption().reason());
   if (e.interruption().notice()) {
     ++notices_;
+    ++recog_.notices[reason];
     return;
   }
   if (running_) {
+    recog_.ending_reason = reason;
     EndAttempt();
   } else if (AllAllocated()) {
     recovering_ = true;  // lost its chips before any attempt ran
@@ -227,6 +234,7 @@ void JobTracker::OnInterruption(const Event& e) {
 void JobTracker::OnJobEnded(const v1::JobEnded& e, int64_t t) {
   const bool succeeded = e.outcome() == v1::JobEnded::SUCCEEDED;
   if (running_) {
+    FreezeFirstStep();
     SettleOpenStep(succeeded ? Category::kIdle : Category::kLost);
     Current()->ended = true;
     running_ = false;
@@ -319,9 +327,19 @@ void JobTracker::StartAttempt(const std::string& id) {
   running_ = true;
   activity_ = Activity::KIND_UNSPECIFIED;
   custom_name_.clear();
+  recog_.attempt_start_ns = cursor_ns_;
+  recog_.first_step_done = false;
 }
 
 void JobTracker::EndAttempt() {
+  FreezeFirstStep();
+  ++recog_.interruptions[recog_.ending_reason];
+  recog_.ending_reason = kNumReasons - 1;
+  if (recog_.attempt_start_ns) {
+    recog_.observations.push_back({ObservationKind::kTimeBetweenInterruptions,
+                                   cursor_ns_ - *recog_.attempt_start_ns});
+  }
+  recog_.recover_from_ns = cursor_ns_;
   SettleOpenStep(Category::kLost);
   Current()->ended = true;
   running_ = false;

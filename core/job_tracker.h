@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/config.h"
+#include "core/recognition.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
 
@@ -38,6 +39,17 @@ class JobTracker {
   // The job as of `as_of_ns` (not before the last applied event), within
   // the config's window.
   JobReport Report(int64_t as_of_ns) const;
+
+  // --- Recognition time (counters, docs/metrics.md). Exact when the
+  // config has no window (since_ns at its default), as in the live server.
+  // The job's settled totals and gauges as of its last applied event.
+  Recognized Recognize() const;
+  // Every duration observed so far, in the order observed.
+  const std::vector<Observation>& observations() const {
+    return recog_.observations;
+  }
+  // The job's identity and segment fields (no attribution): cheap.
+  JobReport Spec() const;
 
   const std::string& job_id() const { return job_id_; }
   bool ended() const { return ended_; }
@@ -74,6 +86,7 @@ class JobTracker {
     double ideal_s;
     bool costed;
     Fate fate;
+    std::optional<int64_t> frozen_compile;  // counters' estimate (rule 4)
   };
 
   // A completed step (or k steps) whose progress is not durable yet.
@@ -141,6 +154,13 @@ class JobTracker {
   void MakeAllDurable();
   static Completion SplitOff(Completion* c, int64_t through_step);
 
+  // --- Recognition time.
+  void RecognizeStep(const StepTime& st, bool first, int64_t t);
+  void FreezeFirstStep();
+  int64_t FirstStepCompile(const FirstStep& f) const;
+  void AddFrozenFirstStep(const FirstStep& f, Recognized* r) const;
+  int64_t AtRiskNanos() const;
+
   // --- Report.
   void AddFirstSteps(JobReport* r) const;
   std::optional<int64_t> LastStep() const;
@@ -189,6 +209,23 @@ class JobTracker {
   int64_t mean_sum_ns_ = 0, mean_steps_ = 0;  // non-first completions
   std::optional<int64_t> max_durable_step_, last_checkpoint_;
   int64_t lost_steps_ = 0, interruptions_ = 0, duplicates_ = 0, notices_ = 0;
+
+  // Recognition time: what Recognize() needs beyond the report's state.
+  struct Recognition {
+    ReasonCounts interruptions{}, notices{};
+    int ending_reason = kNumReasons - 1;  // of the attempt ending now
+    int64_t pg_above_one_steps = 0;
+    std::optional<int64_t> last_step_ns, last_checkpoint_ns;
+    std::optional<int64_t> attempt_start_ns;  // unknown for rule 7 restarts
+    std::optional<int64_t> recover_from_ns;   // end of the last attempt
+    bool first_step_done = false;  // the current attempt completed a step
+    // Pending non-first completions: their window time, costed part, ideal.
+    int64_t pending_ns = 0, pending_costed_ns = 0;
+    double pending_ideal_s = 0;
+    int unfrozen_first = -1;  // index into first_steps_
+    int64_t freeze_at_step = 0;
+    std::vector<Observation> observations;
+  } recog_;
 };
 
 }  // namespace goodput::core

@@ -99,6 +99,8 @@ void JobTracker::RecordFirstStep(const StepTime& st) {
   first_steps_.push_back(FirstStep{st.time_ns, st.prefix_ns, st.wait_ns,
                                    st.idle_ns, st.steps, st.ideal_s, st.costed,
                                    fate});
+  recog_.unfrozen_first = static_cast<int>(first_steps_.size()) - 1;
+  recog_.freeze_at_step = st.last_step + 10;
   if (fate == Fate::kDurable) {
     max_durable_step_ =
         std::max(max_durable_step_.value_or(st.last_step), st.last_step);
@@ -111,7 +113,13 @@ void JobTracker::RecordCompletion(const StepTime& st, int first_ref,
                                   int64_t rest, int64_t rest_window) {
   pending_.push_back(Completion{st.first_step, st.last_step, rest, rest_window,
                                 st.ideal_s, st.costed, first_ref});
-  if (first_ref < 0) at_risk_ns_ += rest;
+  if (first_ref >= 0) return;
+  at_risk_ns_ += rest;
+  recog_.pending_ns += rest_window;
+  if (st.costed) {
+    recog_.pending_costed_ns += rest_window;
+    recog_.pending_ideal_s += st.ideal_s;
+  }
 }
 
 // Rule 7: completions above `step` from earlier attempts are lost, the rest
@@ -172,6 +180,11 @@ void JobTracker::Durable(const Completion& c) {
     first_steps_[c.first_ref].fate = Fate::kDurable;
   } else {
     at_risk_ns_ -= c.rest_ns;
+    recog_.pending_ns -= c.rest_window_ns;
+    if (c.costed) {
+      recog_.pending_costed_ns -= c.rest_window_ns;
+      recog_.pending_ideal_s -= c.ideal_s;
+    }
   }
   max_durable_step_ =
       std::max(max_durable_step_.value_or(c.last_step), c.last_step);
@@ -186,9 +199,12 @@ void JobTracker::Lose(const Completion& c) {
   sink_.nanos[Index(Category::kProductive)] -= c.rest_window_ns;
   sink_.nanos[Index(Category::kLost)] += c.rest_window_ns;
   at_risk_ns_ -= c.rest_ns;
+  recog_.pending_ns -= c.rest_window_ns;
   if (c.costed) {
     costed_productive_ns_ -= c.rest_window_ns;
     ideal_s_ -= c.ideal_s;
+    recog_.pending_costed_ns -= c.rest_window_ns;
+    recog_.pending_ideal_s -= c.ideal_s;
   }
 }
 
@@ -228,11 +244,7 @@ JobReport JobTracker::Report(int64_t as_of_ns) const {
 void JobTracker::AddFirstSteps(JobReport* r) const {
   for (const FirstStep& f : first_steps_) {
     const int64_t avail = f.time_ns - f.wait_ns - f.idle_ns;
-    int64_t compile = 0;
-    if (mean_steps_ > 0) {
-      const int64_t expected = MulDiv(f.steps, mean_sum_ns_, mean_steps_);
-      compile = std::clamp<int64_t>(f.time_ns - expected, 0, avail);
-    }
+    const int64_t compile = FirstStepCompile(f);
     const int64_t c = compile, cw = c + f.wait_ns, cwi = cw + f.idle_ns;
     r->nanos[Index(Category::kCompile)] += Share(0, c, f.prefix_ns);
     r->nanos[Index(Category::kDataWait)] += Share(c, cw, f.prefix_ns);
@@ -250,6 +262,13 @@ void JobTracker::AddFirstSteps(JobReport* r) const {
       r->ideal_seconds += IdealShare(f.ideal_s, rest_window, rest);
     }
   }
+}
+
+int64_t JobTracker::FirstStepCompile(const FirstStep& f) const {
+  if (mean_steps_ == 0) return 0;
+  const int64_t avail = f.time_ns - f.wait_ns - f.idle_ns;
+  const int64_t expected = MulDiv(f.steps, mean_sum_ns_, mean_steps_);
+  return std::clamp<int64_t>(f.time_ns - expected, 0, avail);
 }
 
 std::optional<int64_t> JobTracker::LastStep() const {

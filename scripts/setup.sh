@@ -12,11 +12,14 @@ PACKAGES=(
   bazel-bootstrap                   # Bazel 4.2.3, offline (see WORKSPACE)
   python3                           # use /usr/bin/python3 for any Python
   openssl                           # tests make TLS certificates at run time
+  python3-torch                     # examples/pytorch, tests/pytorch_job_test
   # Libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev librocksdb-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libsimdjson-dev
+  # Dashboards: promtool + Prometheus, headless Chromium, node + npm (tsc)
+  prometheus chromium nodejs
 )
 
 # One dpkg-query for all: "name status" for each package dpkg knows.
@@ -30,23 +33,37 @@ for pkg in "${PACKAGES[@]}"; do
   [[ -n "${have[$pkg]:-}" ]] || missing+=("$pkg")
 done
 
-if ((${#missing[@]} == 0)); then
-  echo "setup: all ${#PACKAGES[@]} packages present"
-  exit 0
-fi
-
-echo "setup: installing ${#missing[@]} missing package(s): ${missing[*]}"
 SUDO=()
 if ((EUID != 0)); then
-  if command -v sudo >/dev/null 2>&1; then
-    SUDO=(sudo)
-  else
+  SUDO=(sudo)
+fi
+updated=0
+# apt_install PKG...: apt-get update once per run, then install.
+apt_install() {
+  if ((EUID != 0)) && ! command -v sudo >/dev/null 2>&1; then
     echo "setup: not root and no sudo; run as root: scripts/setup.sh" >&2
     exit 1
   fi
+  export DEBIAN_FRONTEND=noninteractive
+  if ((updated == 0)); then
+    "${SUDO[@]}" apt-get update -qq
+    updated=1
+  fi
+  "${SUDO[@]}" apt-get install -y -qq "$@" </dev/null
+}
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#PACKAGES[@]} packages present"
+else
+  echo "setup: installing ${#missing[@]} missing package(s): ${missing[*]}"
+  apt_install "${missing[@]}"
 fi
-export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update -qq
-"${SUDO[@]}" apt-get install -y -qq "${missing[@]}" \
-  </dev/null
+
+# npm (the dashboards' tsc check): NodeSource's nodejs ships it, Debian's
+# nodejs does not, and Debian's `npm` package conflicts with NodeSource's
+# nodejs. So install `npm` only when the command is missing after nodejs.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "setup: nodejs came without npm; installing Debian's npm"
+  apt_install npm
+fi
 echo "setup: done"

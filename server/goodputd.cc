@@ -31,10 +31,12 @@ absl::Status Goodputd::Init(Clock* clock) {
                                       store_.get());
   ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), clock,
                                          options_.validation);
+  ingestor_->set_retention(options_.retention_ns);
   limits_ = std::make_unique<IngestLimits>(options_.limits, clock);
   ingestor_->set_limits(limits_.get());
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
   if (absl::Status s = InstallFault(); !s.ok()) return s;
+  if (absl::Status s = StartMetrics(clock); !s.ok()) return s;
   ingest_service_ =
       std::make_unique<IngestService>(ingestor_.get(), limits_.get());
   query_service_ =
@@ -79,6 +81,18 @@ absl::Status Goodputd::InstallFault() {
   ingestor_->set_fault_hook([point = parts[0], n, count](const char* at) {
     if (point == at && ++*count == n) raise(SIGKILL);
   });
+  return absl::OkStatus();
+}
+
+absl::Status Goodputd::StartMetrics(Clock* clock) {
+  if (options_.metrics_address.empty()) return absl::OkStatus();
+  metrics_source_ = std::make_unique<MetricsSource>(
+      &options_.config, options_.metrics, ingestor_.get(), clock);
+  auto exporter = MetricsExporter::Start(
+      options_.metrics_address,
+      [source = metrics_source_.get()] { return source->Collect(); });
+  if (!exporter.ok()) return exporter.status();
+  metrics_ = *std::move(exporter);
   return absl::OkStatus();
 }
 

@@ -3,15 +3,19 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "core/config.h"
+#include "core/fleet_metrics.h"
 #include "grpcpp/server.h"
 #include "server/ingest_limits.h"
 #include "server/ingest_service.h"
 #include "server/ingestor.h"
 #include "server/live_state.h"
+#include "server/metrics_exporter.h"
+#include "server/metrics_source.h"
 #include "server/query_service.h"
 #include "server/token_auth.h"
 #include "storage/event_store.h"
@@ -25,7 +29,14 @@ struct GoodputdOptions {
   std::string grpc_address = "127.0.0.1:7700";  // port 0 picks one
   int64_t lateness_ns = 5 * core::kNanosPerSecond;
   bool fsync = false;  // sync the WAL per batch
+  // Raw events of jobs that ended longer ago are deleted (Ingestor::
+  // set_retention); nullopt keeps them forever.
+  std::optional<int64_t> retention_ns;
   core::Config config;
+  // Prometheus /metrics (docs/metrics.md); empty serves none. Port 0
+  // picks one. goodputd's flag defaults to 127.0.0.1:7701.
+  std::string metrics_address;
+  core::MetricsOptions metrics;
   // Fault injection for kill tests: "before_store:N" or "after_store:N"
   // kills the process with SIGKILL at the Nth time that point is reached.
   std::string fault;
@@ -48,6 +59,7 @@ class Goodputd {
   ~Goodputd();
 
   int port() const { return port_; }
+  int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
   Ingestor* ingestor() { return ingestor_.get(); }
   // Limit counters (IngestLimitStats) and refused calls, for metrics.
   IngestLimitStats limit_stats() const { return limits_->stats(); }
@@ -59,6 +71,7 @@ class Goodputd {
   absl::Status Init(Clock* clock);
   absl::Status InstallFault();
   absl::Status StartGrpc();
+  absl::Status StartMetrics(Clock* clock);
 
   GoodputdOptions options_;
   std::unique_ptr<storage::EventStore> store_;
@@ -70,6 +83,9 @@ class Goodputd {
   std::unique_ptr<QueryService> query_service_;
   std::unique_ptr<grpc::Server> grpc_;
   int port_ = 0;
+  // Declared last: the exporter stops serving before the rest goes away.
+  std::unique_ptr<MetricsSource> metrics_source_;
+  std::unique_ptr<MetricsExporter> metrics_;
 };
 
 }  // namespace goodput::server

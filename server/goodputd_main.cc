@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "cli/flags.h"
 #include "cli/time_format.h"
 #include "server/goodputd.h"
@@ -23,9 +27,75 @@ constexpr char kUsage[] =
 struct Flags {
   bool help = false, fsync = false;
   std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
-      stall_after, fault;
+      stall_after, fault, max_job_series, ended_job_grace, windows,
+      segment_labels, retention;
   goodput::server::SecurityFlags security;
 };
+
+// --retention=DURATION (positive), or nullopt to keep raw events forever.
+absl::Status ParseRetention(const Flags& flags,
+                            goodput::server::GoodputdOptions* options) {
+  if (!flags.retention) return absl::OkStatus();
+  auto ns = goodput::cli::ParseDurationNanos(*flags.retention);
+  if (ns.ok() && *ns <= 0) {
+    ns = absl::InvalidArgumentError("want a positive duration");
+  }
+  if (!ns.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--retention: ", ns.status().message(), " (got ",
+                     *flags.retention, ")"));
+  }
+  options->retention_ns = *ns;
+  return absl::OkStatus();
+}
+
+constexpr char kDefaultMetricsAddress[] = "127.0.0.1:7701";
+
+absl::Status FlagError(const char* flag, const absl::Status& s) {
+  return absl::InvalidArgumentError(absl::StrCat(flag, ": ", s.message()));
+}
+
+// --windows=5m,1h,24h: each a duration, labelled as written.
+absl::Status ParseWindows(const std::string& text,
+                          goodput::core::MetricsOptions* m) {
+  m->windows.clear();
+  for (absl::string_view w : absl::StrSplit(text, ',')) {
+    auto ns = goodput::cli::ParseDurationNanos(w);
+    if (!ns.ok()) return FlagError("--windows", ns.status());
+    if (*ns <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--windows: ", w, " is not a positive duration"));
+    }
+    m->windows.emplace_back(std::string(w), *ns);
+  }
+  return absl::OkStatus();
+}
+
+// The metrics flags (docs/metrics.md); an error names the flag.
+absl::Status ToMetricsOptions(const Flags& flags,
+                              goodput::server::GoodputdOptions* options) {
+  options->metrics_address =
+      flags.metrics_address.value_or(kDefaultMetricsAddress);
+  goodput::core::MetricsOptions& m = options->metrics;
+  if (flags.max_job_series &&
+      !absl::SimpleAtoi(*flags.max_job_series, &m.max_job_series)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_job_series: want a count, got \"", *flags.max_job_series, "\""));
+  }
+  if (flags.ended_job_grace) {
+    auto ns = goodput::cli::ParseDurationNanos(*flags.ended_job_grace);
+    if (!ns.ok()) return FlagError("--ended_job_grace", ns.status());
+    m.ended_job_grace_ns = *ns;
+  }
+  if (flags.windows) {
+    if (absl::Status s = ParseWindows(*flags.windows, &m); !s.ok()) return s;
+  }
+  if (flags.segment_labels) {
+    m.segment_labels =
+        absl::StrSplit(*flags.segment_labels, ',', absl::SkipEmpty());
+  }
+  return absl::OkStatus();
+}
 
 // Fills `options` from `flags`; an error names the flag.
 absl::Status ToOptions(const Flags& flags,
@@ -53,7 +123,8 @@ absl::Status ToOptions(const Flags& flags,
     }
     *out = *ns;
   }
-  return absl::OkStatus();
+  if (absl::Status s = ParseRetention(flags, options); !s.ok()) return s;
+  return ToMetricsOptions(flags, options);
 }
 
 // Blocks until SIGINT or SIGTERM (blocked in every thread beforehand).
@@ -63,25 +134,42 @@ int WaitForSignal(const sigset_t& signals) {
   return sig;
 }
 
+// Registers goodputd's flags into `flags`.
+void AddFlags(goodput::cli::FlagParser* parser, Flags* flags) {
+  parser->AddBool("help", &flags->help, "show this help");
+  parser->AddString("data_dir", "DIR", &flags->data_dir,
+                    "RocksDB directory (created if missing)");
+  parser->AddString("grpc_address", "HOST:PORT", &flags->grpc_address,
+                    "ingest and query address (default 127.0.0.1:7700)");
+  parser->AddString("metrics_address", "HOST:PORT", &flags->metrics_address,
+                    "Prometheus /metrics (default 127.0.0.1:7701; empty: "
+                    "none; see docs/metrics.md)");
+  parser->AddString("max_job_series", "N", &flags->max_job_series,
+                    "jobs with per-job metric series at most (default 1000)");
+  parser->AddString("ended_job_grace", "DURATION", &flags->ended_job_grace,
+                    "ended jobs keep their series this long (default 15m)");
+  parser->AddString("windows", "LIST", &flags->windows,
+                    "ratio windows, e.g. 5m,1h,24h (the default)");
+  parser->AddString("segment_labels", "KEYS", &flags->segment_labels,
+                    "job label keys added as segment labels (label_KEY)");
+  parser->AddString("lateness", "DURATION", &flags->lateness,
+                    "allowed event-time lateness per job (default 5s)");
+  parser->AddString("stall_after", "DURATION", &flags->stall_after,
+                    "in-flight step time after this is a hang (default 10m)");
+  parser->AddBool("fsync", &flags->fsync, "sync the WAL on every batch");
+  parser->AddString("retention", "DURATION", &flags->retention,
+                    "delete raw events of jobs ended longer ago than this "
+                    "(their final report stays; default: keep forever)");
+  parser->AddString("fault", "POINT:N", &flags->fault,
+                    "tests only: SIGKILL at the Nth before_store|after_store");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Flags flags;
   goodput::cli::FlagParser parser;
-  parser.AddBool("help", &flags.help, "show this help");
-  parser.AddString("data_dir", "DIR", &flags.data_dir,
-                   "RocksDB directory (created if missing)");
-  parser.AddString("grpc_address", "HOST:PORT", &flags.grpc_address,
-                   "ingest and query address (default 127.0.0.1:7700)");
-  parser.AddString("metrics_address", "HOST:PORT", &flags.metrics_address,
-                   "Prometheus metrics (issue 4; accepted, not served yet)");
-  parser.AddString("lateness", "DURATION", &flags.lateness,
-                   "allowed event-time lateness per job (default 5s)");
-  parser.AddString("stall_after", "DURATION", &flags.stall_after,
-                   "in-flight step time after this is a hang (default 10m)");
-  parser.AddBool("fsync", &flags.fsync, "sync the WAL on every batch");
-  parser.AddString("fault", "POINT:N", &flags.fault,
-                   "tests only: SIGKILL at the Nth before_store|after_store");
+  AddFlags(&parser, &flags);
   goodput::server::AddSecurityFlags(&parser, &flags.security);
   std::vector<std::string> args(argv + 1, argv + argc), positional;
   absl::Status s = parser.Parse(args, &positional);
@@ -105,12 +193,24 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   goodput::RealClock clock;
   auto server = goodput::server::Goodputd::Start(options, &clock);
+  if (!server.ok() && !flags.metrics_address &&
+      absl::StartsWith(server.status().message(), "--metrics_address")) {
+    // The default port is taken (e.g. another goodputd): run without.
+    std::cerr << "goodputd: warning: " << server.status().message()
+              << "; serving no metrics (pass --metrics_address)\n";
+    options.metrics_address.clear();
+    server = goodput::server::Goodputd::Start(options, &clock);
+  }
   if (!server.ok()) {
     std::cerr << "goodputd: " << server.status().message() << "\n";
     return 1;
   }
   std::cout << "goodputd: listening on port " << (*server)->port()
             << ", data in " << options.data_dir << std::endl;
+  if ((*server)->metrics_port() > 0) {
+    std::cout << "goodputd: metrics on port " << (*server)->metrics_port()
+              << std::endl;
+  }
   int sig = WaitForSignal(signals);
   std::cout << "goodputd: signal " << sig << ", shutting down" << std::endl;
   (*server)->Shutdown();

@@ -17,7 +17,7 @@ grpc::Status IngestService::Stream(
     absl::Status admitted =
         Admit(context, agent.empty() ? batch.agent_id() : agent, batch);
     if (!admitted.ok()) return ToGrpc(admitted);
-    absl::StatusOr<v1::Ack> ack = ingestor_->Ingest(batch);
+    absl::StatusOr<v1::Ack> ack = ingestor_->IngestTaking(&batch);
     if (absl::IsInvalidArgument(ack.status())) return ToGrpc(ack.status());
     if (!ack.ok()) {  // e.g. a failed write: the agent retries
       return ToGrpc(absl::UnavailableError(

@@ -1,13 +1,36 @@
 #include "server/ingestor.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
+#include "core/capacity_tracker.h"
 #include "core/event_order.h"
+#include "core/fleet_report.h"
 #include "core/replay_events.h"
 
 namespace goodput::server {
+namespace {
+
+// The capacity part of core::ReplayEvents over the same events.
+std::map<std::string, double> ReplayCapacity(
+    const std::vector<v1::Event>& events, const core::Config& config,
+    int64_t as_of_ns) {
+  std::vector<uint32_t> order;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events[i].has_heartbeat() &&
+        core::EventTimeNanos(events[i]) <= as_of_ns) {
+      order.push_back(i);
+    }
+  }
+  core::SortForApply(events, &order);
+  core::CapacityTracker capacity(&config);
+  for (uint32_t i : order) capacity.Apply(events[i]);
+  return capacity.ChipSeconds(as_of_ns);
+}
+
+}  // namespace
 
 Ingestor::Ingestor(storage::EventStore* store, LiveState* live, Clock* clock,
                    codec::ValidationLimits limits)
@@ -18,16 +41,74 @@ absl::Status Ingestor::Recover() {
   auto sequences = store_->AgentSequences();
   if (!sequences.ok()) return sequences.status();
   agent_sequence_ = *std::move(sequences);
-  // Recovery is the live path, batch by batch, over what was stored.
-  return store_->ScanBatches(
-      [this](uint64_t batch_id, const std::vector<v1::Event>& events) {
+  std::vector<storage::JobSnapshot> snapshots;
+  if (absl::Status s = store_->ReadSnapshots(&snapshots); !s.ok()) return s;
+  live_->LoadSnapshots(std::move(snapshots));
+  absl::Status s = store_->ScanBatchesOnArena(
+      [this](uint64_t batch_id) {
         mu_.AssertHeld();
-        live_->ApplyBatch(batch_id, events);
+        return live_->RecoveryArena(batch_id);
+      },
+      [this](uint64_t batch_id, const std::vector<const v1::Event*>& events) {
+        mu_.AssertHeld();
+        last_batch_id_ = batch_id;
+        live_->RecoverBatch(batch_id, events);
         return absl::OkStatus();
       });
+  if (!s.ok()) return s;
+  live_->FinishRecovery();
+  SaveSnapshots();
+  std::vector<std::string> leftovers = live_->TakeLeftoverDeletions();
+  if (!leftovers.empty()) {
+    if (s = store_->DeleteJobEvents(leftovers); !s.ok()) return s;
+  }
+  return RetireLocked();
+}
+
+void Ingestor::set_retention(std::optional<int64_t> retention_ns) {
+  absl::MutexLock lock(&mu_);
+  retention_ns_ = retention_ns;
+}
+
+absl::Status Ingestor::EnforceRetention() {
+  absl::MutexLock lock(&mu_);
+  return RetireLocked();
+}
+
+absl::Status Ingestor::RetireLocked() {
+  if (!retention_ns_) return absl::OkStatus();
+  const int64_t now = clock_->NowNanos();
+  next_retention_ns_ =
+      now + std::clamp<int64_t>(*retention_ns_ / 10, core::kNanosPerSecond,
+                                60 * core::kNanosPerSecond);
+  std::vector<storage::JobSnapshot> due =
+      live_->RetirementsDue(now - *retention_ns_);
+  if (due.empty()) return absl::OkStatus();
+  // Snapshot first: a crash before the deletion leaves events that the
+  // next recovery skips and deletes again.
+  if (absl::Status s = store_->WriteSnapshots(due); !s.ok()) return s;
+  std::vector<std::string> ids;
+  for (const storage::JobSnapshot& d : due) ids.push_back(d.report.job_id);
+  if (absl::Status s = store_->DeleteJobEvents(ids); !s.ok()) return s;
+  for (const storage::JobSnapshot& d : due) live_->Retire(d);
+  stats_.retired_jobs += static_cast<int64_t>(due.size());
+  return absl::OkStatus();
+}
+
+void Ingestor::SaveSnapshots() {
+  std::vector<storage::JobSnapshot> due = live_->TakeSnapshots(last_batch_id_);
+  if (due.empty()) return;
+  // Best effort: without a snapshot a restart replays the job's events.
+  if (!store_->WriteSnapshots(due).ok()) ++stats_.snapshot_errors;
 }
 
 absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
+  v1::Batch copy = batch;
+  return IngestTaking(&copy);
+}
+
+absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
+  const v1::Batch& batch = *batch_ptr;
   if (batch.agent_id().empty() || batch.sequence() == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "batch: agent_id and a sequence from 1 are required, got agent_id \"",
@@ -35,6 +116,7 @@ absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
   }
   absl::MutexLock lock(&mu_);
   ++stats_.batches;
+  stats_.agent_last_seen_ns[batch.agent_id()] = clock_->NowNanos();
   v1::Ack ack;
   ack.set_sequence(batch.sequence());
   uint64_t& acked = agent_sequence_[batch.agent_id()];
@@ -44,26 +126,36 @@ absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
     return ack;
   }
   storage::BatchWrite write;
-  Judge(batch, &write, &ack);
+  Judge(batch_ptr, &write, &ack);
   if (fault_hook_) fault_hook_("before_store");
   auto batch_id = store_->Write(write);
-  if (!batch_id.ok()) return batch_id.status();
+  if (!batch_id.ok()) {
+    ++stats_.failed_batches;
+    return batch_id.status();
+  }
   acked = batch.sequence();
   if (fault_hook_) fault_hook_("after_store");
-  live_->ApplyBatch(*batch_id, write.accepted);
+  live_->ApplyBatch(*batch_id, &write.accepted);
+  last_batch_id_ = *batch_id;
   stats_.accepted_events += ack.accepted();
   stats_.rejected_events += ack.rejections_size();
+  SaveSnapshots();
+  if (retention_ns_ && write.received_ns >= next_retention_ns_) {
+    (void)RetireLocked();  // the batch is durable; retry at the next check
+  }
   return ack;
 }
 
-void Ingestor::Judge(const v1::Batch& batch, storage::BatchWrite* write,
+void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
                      v1::Ack* ack) {
+  const v1::Batch& batch = *batch_ptr;
   write->agent_id = batch.agent_id();
   write->sequence = batch.sequence();
   write->received_ns = clock_->NowNanos();
   limits_.now_ns = write->received_ns;
   std::unordered_map<std::string, int64_t> ended_in_batch;
   std::unordered_set<std::string> new_jobs;
+  write->accepted.reserve(batch.events_size());
   for (int i = 0; i < batch.events_size(); ++i) {
     const v1::Event& e = batch.events(i);
     absl::Status s = codec::ValidateEvent(e, limits_);
@@ -73,7 +165,7 @@ void Ingestor::Judge(const v1::Batch& batch, storage::BatchWrite* write,
                                 live_->job_count(), &new_jobs);
     }
     if (s.ok()) {
-      write->accepted.push_back(e);
+      write->accepted.push_back(std::move(*batch_ptr->mutable_events(i)));
       continue;
     }
     v1::Rejection* r = ack->add_rejections();
@@ -104,16 +196,64 @@ absl::StatusOr<core::FleetReport> Ingestor::Report(
 
 absl::StatusOr<core::FleetReport> Ingestor::ReplayStore(
     const core::Config& config, int64_t as_of_ns) {
-  std::vector<v1::Event> events;
-  absl::Status s =
-      store_->ScanBatches([&](uint64_t, const std::vector<v1::Event>& batch) {
-        for (const v1::Event& e : batch) {
-          if (core::EventTimeNanos(e) <= as_of_ns) events.push_back(e);
-        }
-        return absl::OkStatus();
-      });
+  std::vector<core::JobReport> deleted;
+  absl::Status s = AddDeletedJobs(config, as_of_ns, &deleted);
   if (!s.ok()) return s;
-  return core::ReplayEvents(events, config, as_of_ns);
+  std::vector<v1::Event> events;
+  s = store_->ScanBatches([&](uint64_t, std::vector<v1::Event>* batch) {
+    for (v1::Event& e : *batch) {
+      if (core::EventTimeNanos(e) <= as_of_ns) events.push_back(std::move(e));
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  core::FleetReport report = core::ReplayEvents(events, config, as_of_ns);
+  if (deleted.empty()) return report;
+  deleted.insert(deleted.end(), report.jobs.begin(), report.jobs.end());
+  return core::BuildFleetReport(config, as_of_ns, std::move(deleted),
+                                ReplayCapacity(events, config, as_of_ns));
+}
+
+absl::Status Ingestor::AddDeletedJobs(const core::Config& config,
+                                      int64_t as_of_ns,
+                                      std::vector<core::JobReport>* jobs) {
+  const bool windowed = config.since_ns != core::Config().since_ns;
+  for (storage::JobSnapshot& d : live_->DeletedJobs()) {
+    if (d.first_event_ns > as_of_ns) continue;  // not begun as of as_of
+    if (windowed && config.since_ns >= d.ended_ns) continue;  // ended before
+    if (d.ended_ns <= as_of_ns && config.since_ns <= d.first_event_ns) {
+      jobs->push_back(std::move(d.report));  // the whole job: its final state
+      continue;
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "as_of/since: job \"", d.report.job_id, "\" ran from ",
+        core::FormatTimeNanos(d.first_event_ns), " to ",
+        core::FormatTimeNanos(d.ended_ns),
+        " and its raw events were deleted by --retention; a report that cuts "
+        "it (as_of before its end, or since inside it) cannot be computed"));
+  }
+  return absl::OkStatus();
+}
+
+std::optional<storage::JobSnapshot> Ingestor::DeletedJob(
+    const std::string& job_id) {
+  absl::MutexLock lock(&mu_);
+  return live_->DeletedJob(job_id);
+}
+
+std::optional<int64_t> Ingestor::retention_ns() {
+  absl::MutexLock lock(&mu_);
+  return retention_ns_;
+}
+
+void Ingestor::VisitLive(const std::function<void(const LiveState&)>& fn) {
+  absl::MutexLock lock(&mu_);
+  fn(*live_);
+}
+
+core::Config Ingestor::config() {
+  absl::MutexLock lock(&mu_);
+  return live_->config();
 }
 
 void Ingestor::set_fault_hook(FaultHook hook) {

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -25,6 +27,10 @@ struct IngestStats {
   int64_t duplicate_batches = 0;  // redelivered, acknowledged again
   int64_t accepted_events = 0;
   int64_t rejected_events = 0;  // kept as dead letters
+  int64_t failed_batches = 0;   // not stored (the agent retries)
+  std::map<std::string, int64_t> agent_last_seen_ns;  // server clock
+  int64_t snapshot_errors = 0;  // failed snapshot writes (restart replays)
+  int64_t retired_jobs = 0;     // jobs whose raw events retention deleted
 };
 
 // The ingest path of goodputd, independent of gRPC: judges each event of
@@ -44,33 +50,63 @@ class Ingestor {
   Ingestor(storage::EventStore* store, LiveState* live, Clock* clock,
            codec::ValidationLimits limits);
 
-  // Loads the agents' acknowledged sequences and every stored event into
-  // the live state (restart recovery).
+  // Loads the agents' acknowledged sequences, the ended jobs' snapshots and
+  // every other stored event into the live state (restart recovery), then
+  // snapshots the ended jobs that had none and applies the retention.
   absl::Status Recover();
+
+  // Raw events of jobs that ended more than `retention_ns` before the
+  // clock are deleted (their final snapshot stays); nullopt keeps them
+  // forever. Checked on Recover and on ingest at most every
+  // clamp(retention / 10, 1 s, 60 s). Call before Recover.
+  void set_retention(std::optional<int64_t> retention_ns);
+  // Applies the retention now (no-op without one).
+  absl::Status EnforceRetention();
 
   // Ingests one batch. An error means nothing was stored (the agent
   // retries; InvalidArgument for a batch without agent_id or sequence);
   // an ack means the batch is durable.
   absl::StatusOr<v1::Ack> Ingest(const v1::Batch& batch);
+  // The same, moving the accepted events out of `*batch` instead of copying
+  // them (the gRPC service's path; `*batch` keeps its other fields).
+  absl::StatusOr<v1::Ack> IngestTaking(v1::Batch* batch);
 
   // The live report as of `as_of_ns`; exact for any as-of (replays the
   // store when `as_of_ns` or `since_ns` needs it).
   absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns,
                                            std::optional<int64_t> since_ns);
 
+  // Calls `fn` with the live state under the ingest lock (metrics).
+  void VisitLive(const std::function<void(const LiveState&)>& fn);
+
+  // The attribution config of the live state (catalog, size buckets...),
+  // for queries that replay a job's stored events.
+  core::Config config();
+
   void set_fault_hook(FaultHook hook);
   // Applies --max_jobs from `limits` (not owned; null = no limit).
   void set_limits(IngestLimits* limits);
   IngestStats stats();
+  // The final snapshot of `job_id` if retention deleted its raw events.
+  std::optional<storage::JobSnapshot> DeletedJob(const std::string& job_id);
+  std::optional<int64_t> retention_ns();
   LiveState::Stats live_stats();
 
  private:
   // Fills `write` and `ack` with the judgement of each event of `batch`.
-  void Judge(const v1::Batch& batch, storage::BatchWrite* write, v1::Ack* ack)
+  void Judge(v1::Batch* batch, storage::BatchWrite* write, v1::Ack* ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<core::FleetReport> ReplayStore(const core::Config& config,
                                                 int64_t as_of_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds to `jobs` the final reports of the jobs retention deleted that a
+  // replay as of `as_of_ns` under `config` must show; an error if one of
+  // them would need its deleted events.
+  absl::Status AddDeletedJobs(const core::Config& config, int64_t as_of_ns,
+                              std::vector<core::JobReport>* jobs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SaveSnapshots() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   storage::EventStore* store_;
   Clock* clock_;
@@ -81,6 +117,9 @@ class Ingestor {
   FaultHook fault_hook_ ABSL_GUARDED_BY(mu_);
   IngestLimits* job_limits_ ABSL_GUARDED_BY(mu_) = nullptr;
   IngestStats stats_ ABSL_GUARDED_BY(mu_);
+  uint64_t last_batch_id_ ABSL_GUARDED_BY(mu_) = 0;
+  std::optional<int64_t> retention_ns_ ABSL_GUARDED_BY(mu_);
+  int64_t next_retention_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
 };
 
 }  // namespace goodput::server

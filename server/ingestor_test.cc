@@ -9,6 +9,7 @@
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "storage/job_snapshot.h"
 #include "storage/memory_event_store.h"
 
 namespace goodput::server {
@@ -81,6 +82,12 @@ void ExpectEqualReports(const core::FleetReport& a,
     EXPECT_EQ(a.jobs[i].lost_steps, b.jobs[i].lost_steps);
     EXPECT_EQ(a.jobs[i].duplicates, b.jobs[i].duplicates);
     EXPECT_EQ(a.jobs[i].state, b.jobs[i].state) << a.jobs[i].job_id;
+    EXPECT_EQ(a.jobs[i].total_ns, b.jobs[i].total_ns) << a.jobs[i].job_id;
+    EXPECT_EQ(a.jobs[i].custom_nanos, b.jobs[i].custom_nanos);
+    EXPECT_EQ(a.jobs[i].ideal_seconds, b.jobs[i].ideal_seconds);
+    EXPECT_EQ(a.jobs[i].last_step, b.jobs[i].last_step);
+    EXPECT_EQ(a.jobs[i].last_checkpoint, b.jobs[i].last_checkpoint);
+    EXPECT_EQ(a.jobs[i].labels, b.jobs[i].labels);
   }
   EXPECT_EQ(a.fleet.chip_seconds, b.fleet.chip_seconds);
   EXPECT_EQ(a.fleet.capacity_chip_seconds, b.fleet.capacity_chip_seconds);
@@ -282,6 +289,196 @@ TEST_F(IngestorTest, FaultPointsSurroundTheWrite) {
   Send(ParseEvents(Timeline("10:00:00 {\"started\":{}}")), 1);
   EXPECT_EQ(seen, (std::vector<std::pair<std::string, size_t>>{
                       {"before_store", 0}, {"after_store", 1}}));
+}
+
+// The events of a Timeline, all of job `job`.
+std::vector<v1::Event> JobEvents(const std::string& job,
+                                 const std::string& timeline) {
+  std::vector<v1::Event> events = ParseEvents(Timeline(timeline));
+  for (v1::Event& e : events) e.set_job_id(job);
+  return events;
+}
+
+// Recovery groups each job's stored events and applies them in runs; it
+// must end where the live path ended, with disorder and late events, and
+// again from the snapshots the first restart wrote.
+TEST_F(IngestorTest, RecoveryEqualsTheLivePathOverRandomFleets) {
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    store_ = std::make_unique<storage::MemoryEventStore>();
+    Restart();
+    auto events = RandomFleet(seed, 25, 90);
+    SendAll(Disorder(events, seed, 6, 10), 23);
+    core::FleetReport live = LiveReport(kAsOf);
+    ExpectEqualReports(live, Replay(events, config_, kAsOf));
+    Restart();
+    ExpectEqualReports(LiveReport(kAsOf), live);
+    EXPECT_EQ(ingestor_->live_stats().apply_errors, 0) << seed;
+    Restart();
+    ExpectEqualReports(LiveReport(kAsOf), live);
+  }
+}
+
+// Property: a restart at a random point (ended jobs from their snapshots,
+// the rest from their events) and then the tail equals the replay of all.
+TEST_F(IngestorTest, SnapshotAtARandomPointPlusTailEqualsFullReplay) {
+  int snapshotted = 0;
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    store_ = std::make_unique<storage::MemoryEventStore>();
+    Restart();
+    auto events = Disorder(RandomFleet(seed, 20, 70), seed, 5, 8);
+    std::mt19937 rng(seed);
+    const size_t cut = rng() % events.size();
+    SendAll({events.begin(), events.begin() + cut}, 31);
+    std::vector<storage::JobSnapshot> snapshots;
+    ASSERT_TRUE(store_->ReadSnapshots(&snapshots).ok());
+    snapshotted += static_cast<int>(snapshots.size());
+    Restart();
+    SendAll({events.begin() + cut, events.end()}, 31);
+    ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+    Restart();
+    ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+  }
+  EXPECT_GT(snapshotted, 0);
+}
+
+TEST_F(IngestorTest, EndedJobRecoversFromItsSnapshotAlone) {
+  auto ended = ParseEvents(Timeline(R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:05 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"job_ended":{"outcome":"SUCCEEDED"}}
+)"));
+  Send(ended, 1);
+  std::vector<storage::JobSnapshot> snapshots;
+  ASSERT_TRUE(store_->ReadSnapshots(&snapshots).ok());
+  ASSERT_EQ(snapshots.size(), 1u);
+  EXPECT_EQ(snapshots[0].ended_ns, T("2026-11-22T10:00:20Z"));
+  EXPECT_EQ(snapshots[0].report.state, core::JobStateKind::kEnded);
+  core::FleetReport before = LiveReport(kAsOf);
+  Restart();
+  EXPECT_EQ(ingestor_->live_stats().applied, 0);  // no event replayed
+  ExpectEqualReports(LiveReport(kAsOf), before);
+  // As-ofs before its end replay the store, exactly.
+  const int64_t mid = T("2026-11-22T10:00:12Z");
+  ExpectEqualReports(LiveReport(mid), Replay(ended, config_, mid));
+  // An event before the end still counts: the job is rebuilt from the
+  // store and snapshotted again.
+  auto late = ParseEvents(Timeline("10:00:15 {\"step\":{\"step\":2}}"));
+  EXPECT_EQ(Send(late, 2).accepted(), 1u);
+  ended.push_back(late[0]);
+  ExpectEqualReports(LiveReport(kAsOf), Replay(ended, config_, kAsOf));
+  Restart();
+  ExpectEqualReports(LiveReport(kAsOf), Replay(ended, config_, kAsOf));
+}
+
+TEST_F(IngestorTest, StaleSnapshotIsIgnored) {
+  auto events = ParseEvents(Timeline(R"(
+10:00:00 {"started":{}}
+10:00:20 {"job_ended":{"outcome":"SUCCEEDED"}}
+)"));
+  Send(events, 1);
+  // A batch stored after the snapshot, as if the server died between the
+  // batch's write and the snapshot's.
+  storage::BatchWrite write;
+  write.agent_id = "agent-1";
+  write.sequence = 2;
+  write.accepted = ParseEvents(Timeline("10:00:10 {\"step\":{\"step\":1}}"));
+  ASSERT_TRUE(store_->Write(write).ok());
+  events.push_back(write.accepted[0]);
+  Restart();
+  ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+}
+
+class RetentionTest : public IngestorTest {
+ protected:
+  void SetUp() override {
+    Send(JobEvents("old", R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:05 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"job_ended":{"outcome":"SUCCEEDED"}}
+)"),
+         ++seq_);
+    Send(JobEvents("running", R"(
+12:00:00 {"started":{}}
+12:00:10 {"step":{"step":1}}
+)"),
+         ++seq_);
+    before_ = LiveReport(kAsOf);
+  }
+  void Retain(int64_t hours) {
+    ingestor_->set_retention(hours * 3600 * core::kNanosPerSecond);
+    ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  }
+  std::vector<v1::Event> Stored(const std::string& job) {
+    std::vector<v1::Event> out;
+    EXPECT_TRUE(store_->ReadJob(job, 1000, &out).ok());
+    return out;
+  }
+  core::FleetReport before_;
+};
+
+TEST_F(RetentionTest, KeepsEverythingWithinTheRetention) {
+  Retain(6);  // "old" ended 5 h before the clock
+  EXPECT_EQ(Stored("old").size(), 4u);
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 0);
+}
+
+TEST_F(RetentionTest, DeletesRawEventsButKeepsTheFinalReport) {
+  Retain(1);
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  EXPECT_TRUE(Stored("old").empty());
+  EXPECT_EQ(Stored("running").size(), 2u);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+  Restart();  // from the snapshot
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+  // Replays that do not cut the job still show it.
+  const int64_t noon = T("2026-11-22T12:00:05Z");
+  core::FleetReport at_noon = LiveReport(noon);
+  ASSERT_EQ(at_noon.jobs.size(), 2u);
+  EXPECT_EQ(at_noon.jobs[0].job_id, "old");
+  EXPECT_EQ(at_noon.jobs[0].total_ns, 20'000'000'000);
+  EXPECT_EQ(LiveReport(T("2026-11-22T09:00:00Z")).jobs.size(), 0u);
+}
+
+TEST_F(RetentionTest, ReportsThatNeedDeletedEventsAreRefused) {
+  Retain(1);
+  for (auto [as_of, since] : {std::pair<int64_t, std::optional<int64_t>>{
+                                  T("2026-11-22T10:00:15Z"), std::nullopt},
+                              {kAsOf, T("2026-11-22T10:00:15Z")}}) {
+    auto r = ingestor_->Report(as_of, since);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(std::string(r.status().message()),
+                HasSubstr("job \"old\" ran from 2026-11-22T10:00:00Z to "
+                          "2026-11-22T10:00:20Z and its raw events were "
+                          "deleted by --retention"));
+  }
+  // A window that starts after the job's end leaves it out, exactly.
+  auto r = ingestor_->Report(kAsOf, T("2026-11-22T11:00:00Z"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->jobs.size(), 1u);
+  EXPECT_EQ(r->jobs[0].job_id, "running");
+}
+
+TEST_F(RetentionTest, EventsOfADeletedJobAreRejected) {
+  Retain(1);
+  v1::Ack ack =
+      Send(JobEvents("old", "10:00:15 {\"step\":{\"step\":2}}"), ++seq_);
+  ASSERT_EQ(ack.rejections_size(), 1);
+  EXPECT_THAT(ack.rejections(0).reason(),
+              HasSubstr("raw events were deleted by --retention"));
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+}
+
+TEST_F(RetentionTest, IngestAppliesTheRetentionAsTheClockMoves) {
+  ingestor_->set_retention(6 * 3600 * core::kNanosPerSecond);
+  Send(JobEvents("running", "12:00:20 {\"step\":{\"step\":2}}"), ++seq_);
+  EXPECT_EQ(Stored("old").size(), 4u);
+  clock_.Advance(2 * 3600 * core::kNanosPerSecond);
+  Send(JobEvents("running", "12:00:30 {\"step\":{\"step\":3}}"), ++seq_);
+  EXPECT_TRUE(Stored("old").empty());
 }
 
 }  // namespace

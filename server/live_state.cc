@@ -24,6 +24,13 @@ absl::Status LiveState::Admit(
   std::optional<int64_t> ended;
   if (auto it = jobs_.find(e.job_id()); it != jobs_.end()) {
     ended = it->second.ended_ns;
+    if (it->second.final && it->second.final->events_deleted) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "job_id: job \"", e.job_id(), "\" ended at ",
+          core::FormatTimeNanos(*ended),
+          " and its raw events were deleted by --retention; no more events "
+          "are accepted for it"));
+    }
   }
   if (auto it = ended_in_batch->find(e.job_id()); it != ended_in_batch->end()) {
     ended = it->second;
@@ -38,11 +45,11 @@ absl::Status LiveState::Admit(
   return absl::OkStatus();
 }
 
-void LiveState::ApplyBatch(uint64_t batch_id,
-                           const std::vector<v1::Event>& events) {
+void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
   std::vector<std::pair<const std::string*, LiveJob*>> touched;
-  for (const v1::Event& e : events) {
-    if (LiveJob* job = Take(e)) touched.emplace_back(&e.job_id(), job);
+  for (v1::Event& e : *events) {
+    auto taken = Take(&e);
+    if (taken.second != nullptr) touched.push_back(taken);
   }
   for (auto& [job_id, job] : touched) {
     if (job->rebuild) {
@@ -50,34 +57,43 @@ void LiveState::ApplyBatch(uint64_t batch_id,
     } else {
       Flush(job, job->newest_ns - lateness_ns_);
     }
+    job->snapshot_due = job->ended_ns.has_value();
   }
 }
 
-LiveState::LiveJob* LiveState::Take(const v1::Event& e) {
-  if (e.has_heartbeat()) {
-    ApplyHeartbeat(e);
-    return nullptr;
+std::pair<const std::string*, LiveState::LiveJob*> LiveState::Take(
+    v1::Event* e) {
+  if (e->has_heartbeat()) {
+    ApplyHeartbeat(*e);
+    return {nullptr, nullptr};
   }
-  LiveJob& job = JobFor(e.job_id());
-  const int64_t t = core::EventTimeNanos(e);
+  auto it = JobEntry(e->job_id());
+  LiveJob& job = it->second;
+  ++job.generation;
+  const int64_t t = core::EventTimeNanos(*e);
   job.newest_ns = std::max(job.newest_ns, t);
-  if (e.has_job_ended()) job.ended_ns = t;
-  if (job.rebuild) return &job;  // the store will provide it
-  if (IsLate(job, t, core::KindRank(e))) {
+  job.first_ns = std::min(job.first_ns, t);
+  if (e->has_job_ended()) job.ended_ns = t;
+  if (job.final) {  // an event before the end: replay the job
+    job.final.reset();
     job.rebuild = true;
-  } else {
-    Buffer(&job, e);
   }
-  return &job;
+  if (!job.rebuild && IsLate(job, t, core::KindRank(*e))) job.rebuild = true;
+  if (!job.rebuild) Buffer(&job, std::move(*e));  // else the store has it
+  return {&it->first, &job};
 }
 
-LiveState::LiveJob& LiveState::JobFor(const std::string& job_id) {
+LiveState::JobMap::iterator LiveState::JobEntry(const std::string& job_id) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) {
     it =
         jobs_.emplace(job_id, LiveJob(core::JobTracker(job_id, config_))).first;
   }
-  return it->second;
+  return it;
+}
+
+LiveState::LiveJob& LiveState::JobFor(const std::string& job_id) {
+  return JobEntry(job_id)->second;
 }
 
 void LiveState::ApplyHeartbeat(const v1::Event& e) {
@@ -96,8 +112,9 @@ bool LiveState::IsLate(const LiveJob& job, int64_t t, int rank) const {
   return job.last_applied && std::make_pair(t, rank) < *job.last_applied;
 }
 
-void LiveState::Buffer(LiveJob* job, const v1::Event& e) {
-  Pending p{core::EventTimeNanos(e), core::KindRank(e), ++arrivals_, e};
+void LiveState::Buffer(LiveJob* job, v1::Event e) {
+  Pending p{core::EventTimeNanos(e), core::KindRank(e), ++arrivals_,
+            std::move(e)};
   auto key = [](const Pending& x) {
     return std::tie(x.time_ns, x.rank, x.arrival);
   };
@@ -112,16 +129,21 @@ void LiveState::Flush(LiveJob* job, int64_t through_ns) {
   for (; n < job->buffer.size(); ++n) {
     const Pending& p = job->buffer[n];
     if (p.time_ns > through_ns) break;
-    auto result = job->tracker.Apply(p.event);
-    ++stats_.applied;
-    if (!result.ok()) ++stats_.apply_errors;
-    if (result.ok() && *result == core::ApplyResult::kDuplicate) {
-      ++stats_.duplicates;
-    }
-    job->last_applied = std::make_pair(p.time_ns, p.rank);
-    applied_through_ns_ = std::max(applied_through_ns_, p.time_ns);
+    ApplyToTracker(job, p.event, p.time_ns, p.rank);
   }
   job->buffer.erase(job->buffer.begin(), job->buffer.begin() + n);
+}
+
+void LiveState::ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t,
+                               int rank) {
+  auto result = job->tracker.Apply(e);
+  ++stats_.applied;
+  if (!result.ok()) ++stats_.apply_errors;
+  if (result.ok() && *result == core::ApplyResult::kDuplicate) {
+    ++stats_.duplicates;
+  }
+  job->last_applied = std::make_pair(t, rank);
+  applied_through_ns_ = std::max(applied_through_ns_, t);
 }
 
 void LiveState::Rebuild(const std::string& job_id, uint64_t through_batch,
@@ -132,14 +154,16 @@ void LiveState::Rebuild(const std::string& job_id, uint64_t through_batch,
   absl::Status s = store_->ReadJob(job_id, through_batch, &events);
   if (!s.ok()) ++stats_.apply_errors;
   job->tracker = core::JobTracker(job_id, config_);
+  job->final.reset();
   job->buffer.clear();
   job->last_applied.reset();
-  for (const v1::Event& e : events) Buffer(job, e);
+  for (v1::Event& e : events) Buffer(job, std::move(e));
   Flush(job, job->newest_ns - lateness_ns_);
 }
 
 core::JobReport LiveState::ReportJob(const LiveJob& job,
                                      int64_t as_of_ns) const {
+  if (job.final) return job.final->report;  // as_of_ns is after its end
   if (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns) {
     return job.tracker.Report(as_of_ns);
   }
@@ -151,11 +175,35 @@ core::JobReport LiveState::ReportJob(const LiveJob& job,
   return copy.Report(as_of_ns);
 }
 
+void LiveState::ForEachJob(
+    const std::function<bool(const std::string&, uint64_t)>& changed,
+    const std::function<void(const core::JobTracker&)>& fn) const {
+  for (const auto& [id, job] : jobs_) {
+    if (job.final) continue;  // ended, held as its final report alone
+    if (!changed(id, job.generation)) continue;
+    if (!job.ended_ns || job.buffer.empty()) {
+      fn(job.tracker);
+      continue;
+    }
+    core::JobTracker copy = job.tracker;
+    for (const Pending& p : job.buffer) (void)copy.Apply(p.event);
+    fn(copy);
+  }
+}
+
+void LiveState::ForEachFinalJob(
+    const std::function<bool(const std::string&, uint64_t)>& changed,
+    const std::function<void(const storage::JobSnapshot&)>& fn) const {
+  for (const auto& [id, job] : jobs_) {
+    if (job.final && changed(id, job.generation)) fn(*job.final);
+  }
+}
+
 core::FleetReport LiveState::Report(int64_t as_of_ns) const {
   std::vector<core::JobReport> jobs;
   jobs.reserve(jobs_.size());
   for (const auto& [id, job] : jobs_) {
-    if (!job.last_applied &&
+    if (!job.final && !job.last_applied &&
         (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns)) {
       continue;  // nothing of this job at or before as_of
     }

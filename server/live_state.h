@@ -2,6 +2,9 @@
 #define GOODPUT_SERVER_LIVE_STATE_H_
 
 #include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -12,6 +15,7 @@
 #include "core/config.h"
 #include "core/job_tracker.h"
 #include "core/report.h"
+#include "google/protobuf/arena.h"
 #include "proto/event.pb.h"
 #include "storage/event_store.h"
 
@@ -23,6 +27,9 @@ namespace goodput::server {
 // moved `lateness_ns` past them; an event that sorts before one already
 // applied is later than that, and the job is rebuilt from the store. So a
 // report equals the replay of the stored events at the same as-of.
+// An ended job can be held as its final snapshot alone (after a restart, or
+// once retention deleted its raw events). Restart recovery (RecoverBatch)
+// groups each job's stored events and applies them in runs instead.
 // Owns its trackers; `config` and `store` must outlive it. Not thread-safe:
 // the Ingestor serializes all calls.
 class LiveState {
@@ -50,7 +57,46 @@ class LiveState {
   // store. A job with an event later than the lateness is rebuilt from the
   // store through this batch (which holds the event), and the rest of the
   // batch's events of that job come from there too.
-  void ApplyBatch(uint64_t batch_id, const std::vector<v1::Event>& events);
+  // Moves from `*events`.
+  void ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events);
+
+  // --- Restart recovery (live_state_recovery.cc), on a fresh LiveState:
+  // LoadSnapshots, then RecoverBatch for every stored batch in id order,
+  // then FinishRecovery. The reports then equal those after ApplyBatch of
+  // the same batches.
+  //
+  // Holds each ended job of `snapshots` as its final report; its stored
+  // events in batches the snapshot covers are skipped.
+  void LoadSnapshots(std::vector<storage::JobSnapshot> snapshots);
+  // The arena to parse stored batch `batch_id` into (EventStore::
+  // ScanBatchesOnArena); LiveState frees it once its events are applied.
+  google::protobuf::Arena* RecoveryArena(uint64_t batch_id);
+  // Takes the events of stored batch `batch_id`, parsed on the arena that
+  // RecoveryArena last returned.
+  void RecoverBatch(uint64_t batch_id,
+                    const std::vector<const v1::Event*>& events);
+  // Applies what RecoverBatch held back; rebuilds from the store the jobs
+  // whose snapshot was stale or whose events were late.
+  void FinishRecovery();
+  // Jobs whose events were deleted by retention but still had stored events
+  // (a deletion cut short); the caller deletes them again.
+  std::vector<std::string> TakeLeftoverDeletions();
+
+  // --- Snapshots and retention (live_state_recovery.cc).
+  // Snapshots of the ended jobs changed since the last call, valid through
+  // `through_batch` (the newest stored batch).
+  std::vector<storage::JobSnapshot> TakeSnapshots(uint64_t through_batch);
+  // Final snapshots (events_deleted set) of the jobs that ended before
+  // `horizon_ns` and still have raw events. Changes nothing.
+  std::vector<storage::JobSnapshot> RetirementsDue(int64_t horizon_ns) const;
+  // Holds the job of `snapshot` (from RetirementsDue, now stored) as its
+  // final report and rejects its events from now on.
+  void Retire(const storage::JobSnapshot& snapshot);
+  // The snapshots of the jobs whose raw events retention deleted.
+  std::vector<storage::JobSnapshot> DeletedJobs() const;
+  // The snapshot of `job_id` if retention deleted its raw events.
+  std::optional<storage::JobSnapshot> DeletedJob(
+      const std::string& job_id) const;
 
   // The fleet report as of `as_of_ns`. Exact when `as_of_ns` is not before
   // an applied event (see applied_through_ns()); callers replay the store
@@ -65,6 +111,20 @@ class LiveState {
   bool has_job(const std::string& job_id) const {
     return jobs_.count(job_id) > 0;
   }
+  // For the metrics exporter: for every job, asks `changed(job_id,
+  // generation)` (the generation grows whenever an event of the job
+  // arrives) and, if true, calls `fn` with the job's tracker: applied
+  // events only, but for an ended job, whose last events wait in its
+  // reorder buffer for good, a copy with them applied. Jobs held as their
+  // final snapshot alone (after a restart, or retention) are skipped.
+  void ForEachJob(
+      const std::function<bool(const std::string&, uint64_t)>& changed,
+      const std::function<void(const core::JobTracker&)>& fn) const;
+  // The same for the jobs ForEachJob skips: `fn` gets the final snapshot.
+  void ForEachFinalJob(
+      const std::function<bool(const std::string&, uint64_t)>& changed,
+      const std::function<void(const storage::JobSnapshot&)>& fn) const;
+  const core::CapacityTracker& capacity() const { return capacity_; }
 
  private:
   struct Pending {
@@ -73,33 +133,79 @@ class LiveState {
     uint64_t arrival;
     v1::Event event;
   };
+  // Arena memory of a run of stored batches during recovery; freed when
+  // sealed (later batches go to the next one) and none of its events is
+  // held.
+  struct Generation {
+    std::unique_ptr<char[]> block;  // the arena's initial block
+    std::unique_ptr<google::protobuf::Arena> arena;
+    int64_t taken = 0;  // events parsed into it
+    int64_t held = 0;   // of those, not applied yet
+    bool sealed = false;
+  };
+  // A job's event held back during recovery, on a Generation's arena.
+  struct Held {
+    int64_t time_ns;
+    int rank;
+    uint64_t arrival;
+    const v1::Event* event;
+    Generation* generation;
+  };
   struct LiveJob {
     explicit LiveJob(core::JobTracker t) : tracker(std::move(t)) {}
-    core::JobTracker tracker;
-    std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
-    int64_t newest_ns = 0;        // newest event time seen
-    std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
+    // What recovery touches per event comes first (one cache line).
+    std::vector<Held> held;  // recovery only, unsorted
+    int64_t newest_ns = 0;   // newest event time seen
+    int64_t first_ns = std::numeric_limits<int64_t>::max();  // oldest seen
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
     bool rebuild = false;             // rebuild at the end of the current batch
+    uint64_t generation = 0;          // events taken (for ForEachJob)
+    bool snapshot_due = false;        // ended and changed since its snapshot
+    // Set: the job is this final snapshot alone (tracker and buffer empty).
+    std::unique_ptr<storage::JobSnapshot> final;
+    core::JobTracker tracker;
+    std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
+    std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
+  };
+  // Recovery's direct-mapped cache in front of jobs_ (keys point into it).
+  struct CachedJob {
+    const std::string* job_id = nullptr;
+    LiveJob* job = nullptr;
   };
 
+  using JobMap = std::unordered_map<std::string, LiveJob>;
+  JobMap::iterator JobEntry(const std::string& job_id);  // created if new
   LiveJob& JobFor(const std::string& job_id);
-  // Buffers `e` or marks its job for rebuild; returns the job if touched.
-  LiveJob* Take(const v1::Event& e);
+  LiveJob& RecoveryJobFor(const std::string& job_id);
+  // Buffers `e` (moving from it) or marks its job for rebuild; returns the
+  // job and its id (the map's key) if a job was touched.
+  std::pair<const std::string*, LiveJob*> Take(v1::Event* e);
   void ApplyHeartbeat(const v1::Event& e);
   bool IsLate(const LiveJob& job, int64_t t, int rank) const;
-  void Buffer(LiveJob* job, const v1::Event& e);
+  void Buffer(LiveJob* job, v1::Event e);
   void Flush(LiveJob* job, int64_t through_ns);
+  void ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t, int rank);
+  void Release(Generation* g);
   void Rebuild(const std::string& job_id, uint64_t through_batch, LiveJob* job);
   core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
+  // Recovery: sorts the job's buffer, marks the job for rebuild if it holds
+  // an event before one applied, else applies what is past the lateness.
+  void RecoverFlush(LiveJob* job);
+  storage::JobSnapshot Snapshot(const std::string& job_id, const LiveJob& job,
+                                uint64_t through_batch) const;
 
   const core::Config* config_;
   const int64_t lateness_ns_;
   storage::EventStore* store_;
-  std::unordered_map<std::string, LiveJob> jobs_;
+  JobMap jobs_;
   core::CapacityTracker capacity_;
   std::unordered_map<std::string, int64_t> host_last_ns_;
   uint64_t arrivals_ = 0;
+  uint64_t recovered_through_batch_ = 0;
+  std::vector<std::string> leftover_deletions_;
+  std::vector<std::unique_ptr<Generation>> generations_;  // recovery only
+  std::vector<std::unique_ptr<Generation>> spare_generations_;
+  std::vector<CachedJob> job_cache_;  // recovery only
   int64_t applied_through_ns_ = 0;
   Stats stats_;
 };

@@ -1,9 +1,15 @@
 #include "server/query_service.h"
 
+#include <algorithm>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "cli/drilldown_json.h"
+#include "cli/drilldown_table.h"
 #include "cli/report_json.h"
 #include "cli/report_table.h"
+#include "cli/time_format.h"
 #include "util/grpc_status.h"
 
 namespace goodput::server {
@@ -11,6 +17,52 @@ namespace {
 
 int64_t Nanos(const google::protobuf::Timestamp& t) {
   return t.seconds() * 1'000'000'000 + t.nanos();
+}
+
+int64_t AsOf(const google::protobuf::Timestamp* as_of, Clock* clock) {
+  return as_of != nullptr ? Nanos(*as_of) : clock->NowNanos();
+}
+
+std::optional<int64_t> Since(bool has, const google::protobuf::Timestamp& t) {
+  if (!has) return std::nullopt;
+  return Nanos(t);
+}
+
+// The filter of a JobsRequest; InvalidArgument naming a bad state.
+absl::StatusOr<core::JobFilter> Filter(const v1::JobsRequest& request) {
+  core::JobFilter filter;
+  for (const auto& [dimension, value] : request.segments()) {
+    filter.segments.emplace_back(dimension, value);
+  }
+  std::sort(filter.segments.begin(), filter.segments.end());
+  if (!request.state().empty()) {
+    absl::StatusOr<core::JobStateKind> state =
+        core::ParseJobState(request.state());
+    if (!state.ok()) return state.status();
+    filter.state = *state;
+  }
+  filter.limit = request.limit();
+  return filter;
+}
+
+std::vector<NamedWindow> Windows(const v1::JobRequest& request) {
+  if (request.windows().empty()) return DefaultJobWindows();
+  std::vector<NamedWindow> windows;
+  for (const auto& d : request.windows()) {
+    const int64_t ns = d.seconds() * 1'000'000'000 + d.nanos();
+    windows.push_back({cli::FormatShortDuration(ns), ns});
+  }
+  return windows;
+}
+
+// Fills `response` (json and table) from a rendered view.
+template <typename Response>
+grpc::Status Render(absl::StatusOr<std::string> json, std::string table,
+                    Response* response) {
+  if (!json.ok()) return ToGrpc(json.status());
+  response->set_json(*std::move(json));
+  response->set_table(std::move(table));
+  return grpc::Status::OK;
 }
 
 }  // namespace
@@ -42,6 +94,48 @@ grpc::Status QueryService::DeadLetters(grpc::ServerContext* context,
   for (auto& d : letters) *response->add_dead_letters() = std::move(d);
   response->set_total(total);
   return grpc::Status::OK;
+}
+
+grpc::Status QueryService::Jobs(grpc::ServerContext* context,
+                                const v1::JobsRequest* request,
+                                v1::JobsResponse* response) {
+  absl::StatusOr<core::JobFilter> filter = Filter(*request);
+  if (!filter.ok()) return ToGrpc(filter.status());
+  absl::StatusOr<core::JobsView> view = drilldown_.Jobs(
+      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),
+      Since(request->has_since(), request->since()), *filter);
+  if (!view.ok()) return ToGrpc(view.status());
+  return Render(cli::WriteJobsJson(*view, *filter),
+                cli::FormatJobsTable(*view, *filter), response);
+}
+
+grpc::Status QueryService::Job(grpc::ServerContext* context,
+                               const v1::JobRequest* request,
+                               v1::JobResponse* response) {
+  if (request->job_id().empty()) {
+    return ToGrpc(absl::InvalidArgumentError("job_id: empty"));
+  }
+  const size_t limit =
+      request->timeline_limit() == 0 ? 200 : request->timeline_limit();
+  absl::StatusOr<core::JobView> view = drilldown_.Job(
+      request->job_id(),
+      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),
+      Windows(*request), limit);
+  if (!view.ok()) return ToGrpc(view.status());
+  return Render(cli::WriteJobViewJson(*view), cli::FormatJobViewTable(*view),
+                response);
+}
+
+grpc::Status QueryService::Fleet(grpc::ServerContext* context,
+                                 const v1::FleetRequest* request,
+                                 v1::FleetResponse* response) {
+  absl::StatusOr<core::FleetView> view = drilldown_.Fleet(
+      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),
+      Since(request->has_since(), request->since()),
+      request->by().empty() ? "accelerator" : request->by());
+  if (!view.ok()) return ToGrpc(view.status());
+  return Render(cli::WriteFleetViewJson(*view),
+                cli::FormatFleetViewTable(*view), response);
 }
 
 }  // namespace goodput::server

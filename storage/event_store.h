@@ -9,8 +9,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "google/protobuf/arena.h"
 #include "proto/event.pb.h"
 #include "proto/service.pb.h"
+#include "storage/job_snapshot.h"
 
 namespace goodput::storage {
 
@@ -46,10 +48,35 @@ class EventStore {
                                std::vector<v1::Event>* out) = 0;
 
   // Calls `visit` with every stored batch (id and accepted events) in id
-  // order; stops at the first error `visit` returns and returns it.
-  virtual absl::Status ScanBatches(
-      const std::function<absl::Status(
-          uint64_t batch_id, const std::vector<v1::Event>& events)>& visit) = 0;
+  // order; stops at the first error `visit` returns and returns it. The
+  // events are the visitor's to move from.
+  using BatchVisitor = std::function<absl::Status(
+      uint64_t batch_id, std::vector<v1::Event>* events)>;
+  virtual absl::Status ScanBatches(const BatchVisitor& visit) = 0;
+
+  // ScanBatches for restart recovery, without a heap object per event:
+  // parses batch `batch_id` on `arena_for(batch_id)` and hands `visit` its
+  // (not deleted) events, which live as long as that arena.
+  using ArenaFor = std::function<google::protobuf::Arena*(uint64_t batch_id)>;
+  using ArenaBatchVisitor = std::function<absl::Status(
+      uint64_t batch_id, const std::vector<const v1::Event*>& events)>;
+  virtual absl::Status ScanBatchesOnArena(const ArenaFor& arena_for,
+                                          const ArenaBatchVisitor& visit) = 0;
+
+  // Stores `snapshots`, each replacing its job's earlier one, in one
+  // atomic write.
+  virtual absl::Status WriteSnapshots(
+      const std::vector<JobSnapshot>& snapshots) = 0;
+
+  // Every stored snapshot, in job id order.
+  virtual absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) = 0;
+
+  // Retention: deletes the stored events of `job_ids` and their index.
+  // Other events keep their place (ReadJob and ScanBatches skip the
+  // deleted ones); a batch left with no event is removed unless it is the
+  // newest. Dead letters and agent sequences stay.
+  virtual absl::Status DeleteJobEvents(
+      const std::vector<std::string>& job_ids) = 0;
 
   // Up to `limit` dead letters, oldest first, and how many there are.
   virtual absl::Status DeadLetters(size_t limit,

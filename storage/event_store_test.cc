@@ -74,12 +74,13 @@ TEST_P(EventStoreTest, BatchesGetIncreasingIdsAndScanInOrder) {
 )"),
             2u);
   std::vector<std::pair<uint64_t, size_t>> seen;
-  ASSERT_TRUE(store_
-                  ->ScanBatches([&](uint64_t id, const auto& events) {
-                    seen.emplace_back(id, events.size());
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_TRUE(
+      store_
+          ->ScanBatches([&](uint64_t id, std::vector<v1::Event>* events) {
+            seen.emplace_back(id, events->size());
+            return absl::OkStatus();
+          })
+          .ok());
   EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, size_t>>{{1, 1}, {2, 2}}));
 }
 
@@ -130,6 +131,63 @@ TEST_P(EventStoreTest, DeadLettersKeepReasonAndEvent) {
 }
 
 // RocksDB only: the fake lives in memory.
+TEST_P(EventStoreTest, SnapshotsRoundTripAndReplaceTheJobsEarlierOne) {
+  JobSnapshot s;
+  s.through_batch = 3;
+  s.first_event_ns = 10;
+  s.ended_ns = 20;
+  s.report.job_id = "j";
+  s.report.chips = 8;
+  s.report.labels = {{"team", "a"}};
+  s.report.state = core::JobStateKind::kEnded;
+  s.report.nanos[3] = 7;
+  s.report.custom_nanos = {{"eval", 2}};
+  s.report.last_step = 5;
+  ASSERT_TRUE(store_->WriteSnapshots({s}).ok());
+  s.through_batch = 4;
+  ASSERT_TRUE(store_->WriteSnapshots({s}).ok());
+  std::vector<JobSnapshot> read;
+  ASSERT_TRUE(store_->ReadSnapshots(&read).ok());
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0].through_batch, 4u);
+  EXPECT_EQ(read[0].ended_ns, 20);
+  EXPECT_EQ(read[0].report.labels, s.report.labels);
+  EXPECT_EQ(read[0].report.nanos, s.report.nanos);
+  EXPECT_EQ(read[0].report.custom_nanos, s.report.custom_nanos);
+  EXPECT_EQ(read[0].report.last_step, 5);
+  EXPECT_FALSE(read[0].report.last_checkpoint.has_value());
+  EXPECT_EQ(read[0].report.state, core::JobStateKind::kEnded);
+}
+
+TEST_P(EventStoreTest, DeleteJobEventsKeepsOtherJobsInPlace) {
+  Write("a", 1, R"(
+10:00:00 {"job_id":"x","step":{"step":1}}
+10:00:00 {"job_id":"y","step":{"step":1}}
+10:00:01 {"host":"h","heartbeat":{"chips":4}}
+)");
+  Write("a", 2, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  Write("a", 3, "10:00:03 {\"job_id\":\"x\",\"step\":{\"step\":3}}");
+  ASSERT_TRUE(store_->DeleteJobEvents({"x"}).ok());
+  EXPECT_TRUE(JobSteps("x", 10).empty());
+  EXPECT_EQ(JobSteps("y", 10), std::vector<std::string>{"y:1"});
+  std::vector<std::pair<uint64_t, size_t>> seen;
+  ASSERT_TRUE(store_
+                  ->ScanBatches([&](uint64_t id, std::vector<v1::Event>* b) {
+                    seen.emplace_back(id, b->size());
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  // Batch 2 is gone; batch 3, the newest, stays (empty) to keep the ids.
+  if (rocks()) {
+    EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, size_t>>{{1, 2}, {3, 0}}));
+    Reopen();
+    EXPECT_EQ(Write("a", 4, "10:00:04 {\"job_id\":\"y\",\"step\":{}}"), 4u);
+  } else {
+    EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, size_t>>{
+                        {1, 2}, {2, 0}, {3, 0}}));
+  }
+}
+
 class RocksDbStoreTest : public EventStoreTest {
  protected:
   bool rocks() const override { return true; }

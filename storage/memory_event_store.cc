@@ -1,5 +1,8 @@
 #include "storage/memory_event_store.h"
 
+#include <algorithm>
+#include <set>
+
 namespace goodput::storage {
 
 absl::StatusOr<uint64_t> MemoryEventStore::Write(const BatchWrite& batch) {
@@ -34,18 +37,38 @@ absl::Status MemoryEventStore::ReadJob(const std::string& job_id,
   return absl::OkStatus();
 }
 
-absl::Status MemoryEventStore::ScanBatches(
-    const std::function<absl::Status(uint64_t, const std::vector<v1::Event>&)>&
-        visit) {
+absl::Status MemoryEventStore::ScanBatches(const BatchVisitor& visit) {
   std::vector<std::vector<v1::Event>> snapshot;  // visit without the lock,
   {                                              // like a RocksDB iterator
     absl::MutexLock lock(&mu_);
     snapshot = batches_;
   }
   for (size_t b = 0; b < snapshot.size(); ++b) {
-    if (absl::Status s = visit(b + 1, snapshot[b]); !s.ok()) return s;
+    std::vector<v1::Event>& events = snapshot[b];
+    events.erase(std::remove_if(events.begin(), events.end(),
+                                [](const v1::Event& e) {
+                                  return e.body_case() ==
+                                         v1::Event::BODY_NOT_SET;
+                                }),
+                 events.end());
+    if (absl::Status s = visit(b + 1, &events); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::ScanBatchesOnArena(
+    const ArenaFor& arena_for, const ArenaBatchVisitor& visit) {
+  return ScanBatches([&](uint64_t id, std::vector<v1::Event>* events) {
+    google::protobuf::Arena* arena = arena_for(id);
+    std::vector<const v1::Event*> on_arena;
+    for (const v1::Event& e : *events) {
+      v1::Event* copy =
+          google::protobuf::Arena::CreateMessage<v1::Event>(arena);
+      *copy = e;
+      on_arena.push_back(copy);
+    }
+    return visit(id, on_arena);
+  });
 }
 
 absl::Status MemoryEventStore::DeadLetters(size_t limit,
@@ -55,6 +78,31 @@ absl::Status MemoryEventStore::DeadLetters(size_t limit,
   *total = dead_letters_.size();
   for (size_t i = 0; i < dead_letters_.size() && i < limit; ++i) {
     out->push_back(dead_letters_[i]);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::WriteSnapshots(
+    const std::vector<JobSnapshot>& snapshots) {
+  absl::MutexLock lock(&mu_);
+  for (const JobSnapshot& s : snapshots) snapshots_[s.report.job_id] = s;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [id, s] : snapshots_) out->push_back(s);
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::DeleteJobEvents(
+    const std::vector<std::string>& job_ids) {
+  absl::MutexLock lock(&mu_);
+  const std::set<std::string> doomed(job_ids.begin(), job_ids.end());
+  for (auto& batch : batches_) {
+    for (v1::Event& e : batch) {
+      if (!e.has_heartbeat() && doomed.count(e.job_id())) e.Clear();
+    }
   }
   return absl::OkStatus();
 }

@@ -18,9 +18,14 @@ class MemoryEventStore : public EventStore {
   absl::StatusOr<std::map<std::string, uint64_t>> AgentSequences() override;
   absl::Status ReadJob(const std::string& job_id, uint64_t through_batch,
                        std::vector<v1::Event>* out) override;
-  absl::Status ScanBatches(
-      const std::function<absl::Status(
-          uint64_t, const std::vector<v1::Event>&)>& visit) override;
+  absl::Status ScanBatches(const BatchVisitor& visit) override;
+  absl::Status ScanBatchesOnArena(const ArenaFor& arena_for,
+                                  const ArenaBatchVisitor& visit) override;
+  absl::Status WriteSnapshots(
+      const std::vector<JobSnapshot>& snapshots) override;
+  absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) override;
+  absl::Status DeleteJobEvents(
+      const std::vector<std::string>& job_ids) override;
   absl::Status DeadLetters(size_t limit, std::vector<v1::DeadLetter>* out,
                            uint64_t* total) override;
 
@@ -32,6 +37,7 @@ class MemoryEventStore : public EventStore {
   std::vector<std::vector<v1::Event>> batches_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> agents_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::DeadLetter> dead_letters_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, JobSnapshot> snapshots_ ABSL_GUARDED_BY(mu_);
   absl::Status next_failure_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -1,6 +1,8 @@
 #include "storage/rocksdb_event_store.h"
 
+#include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -14,8 +16,8 @@
 namespace goodput::storage {
 namespace {
 
-constexpr const char* kFamilyNames[] = {"default", "batches", "job_events",
-                                        "agents", "dead_letters"};
+constexpr const char* kFamilyNames[] = {"default", "batches",      "job_events",
+                                        "agents",  "dead_letters", "snapshots"};
 
 // The one place RocksDB errors become absl::Status.
 absl::Status FromRocks(const rocksdb::Status& s, const char* what) {
@@ -57,6 +59,27 @@ std::string EncodeIndices(const std::vector<uint32_t>& indices) {
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
     for (uint32_t i : indices) coded.WriteVarint32(i);
+  }
+  return out;
+}
+
+// A StoredBatch's wire bytes, written field by field so that the events
+// are serialized from `batch` without a copy into a StoredBatch message.
+std::string EncodeStoredBatch(const BatchWrite& batch) {
+  internal::v1::StoredBatch header;
+  header.set_agent_id(batch.agent_id);
+  header.set_sequence(batch.sequence);
+  header.mutable_received()->set_seconds(batch.received_ns / 1'000'000'000);
+  header.mutable_received()->set_nanos(batch.received_ns % 1'000'000'000);
+  std::string out = header.SerializeAsString();
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    for (const v1::Event& e : batch.accepted) {
+      coded.WriteTag(internal::v1::StoredBatch::kEventsFieldNumber << 3 | 2);
+      coded.WriteVarint32(static_cast<uint32_t>(e.ByteSizeLong()));
+      e.SerializeWithCachedSizes(&coded);
+    }
   }
   return out;
 }
@@ -125,23 +148,30 @@ absl::Status RocksDbEventStore::LoadNextBatchId() {
 absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   const uint64_t id = next_batch_id_;
   rocksdb::WriteBatch wb;
-  internal::v1::StoredBatch stored;
-  stored.set_agent_id(batch.agent_id);
-  stored.set_sequence(batch.sequence);
-  stored.mutable_received()->set_seconds(batch.received_ns / 1'000'000'000);
-  stored.mutable_received()->set_nanos(batch.received_ns % 1'000'000'000);
-  std::map<std::string, std::vector<uint32_t>> by_job;
+  const std::string key = BatchKey(id);
+  wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch));
+  // The per-job index: one key per job in the batch, its events' indices.
+  std::vector<std::pair<const std::string*, uint32_t>> by_job;
+  by_job.reserve(batch.accepted.size());
   for (size_t i = 0; i < batch.accepted.size(); ++i) {
-    *stored.add_events() = batch.accepted[i];
     if (!batch.accepted[i].has_heartbeat()) {
-      by_job[batch.accepted[i].job_id()].push_back(static_cast<uint32_t>(i));
+      by_job.emplace_back(&batch.accepted[i].job_id(),
+                          static_cast<uint32_t>(i));
     }
   }
-  const std::string key = BatchKey(id);
-  wb.Put(handles_[kBatches], key, stored.SerializeAsString());
-  for (const auto& [job_id, indices] : by_job) {
-    wb.Put(handles_[kJobEvents], JobPrefix(job_id) + key,
+  std::sort(by_job.begin(), by_job.end(), [](const auto& a, const auto& b) {
+    return std::tie(*a.first, a.second) < std::tie(*b.first, b.second);
+  });
+  std::vector<uint32_t> indices;
+  for (size_t i = 0; i < by_job.size();) {
+    indices.clear();
+    size_t j = i;
+    for (; j < by_job.size() && *by_job[j].first == *by_job[i].first; ++j) {
+      indices.push_back(by_job[j].second);
+    }
+    wb.Put(handles_[kJobEvents], JobPrefix(*by_job[i].first) + key,
            EncodeIndices(indices));
+    i = j;
   }
   std::string seq;
   PutBigEndian(batch.sequence, 8, &seq);
@@ -176,20 +206,28 @@ RocksDbEventStore::AgentSequences() {
   return out;
 }
 
-absl::Status RocksDbEventStore::ReadBatch(uint64_t batch_id,
-                                          std::vector<v1::Event>* out) {
+absl::Status RocksDbEventStore::ParseBatch(uint64_t batch_id,
+                                           const std::string& key,
+                                           internal::v1::StoredBatch* stored) {
   std::string value;
-  absl::Status s =
-      FromRocks(db_->Get(rocksdb::ReadOptions(), handles_[kBatches],
-                         BatchKey(batch_id), &value),
-                "read batch");
+  absl::Status s = FromRocks(
+      db_->Get(rocksdb::ReadOptions(), handles_[kBatches], key, &value),
+      "read batch");
   if (!s.ok()) return s;
-  internal::v1::StoredBatch stored;
-  if (!stored.ParseFromString(value)) {
+  if (!stored->ParseFromString(value)) {
     return absl::DataLossError(
         absl::StrCat("rocksdb batches: batch ", batch_id, " does not parse"));
   }
-  out->assign(stored.events().begin(), stored.events().end());
+  return absl::OkStatus();
+}
+
+absl::Status RocksDbEventStore::ReadBatch(uint64_t batch_id,
+                                          std::vector<v1::Event>* out) {
+  internal::v1::StoredBatch stored;
+  absl::Status s = ParseBatch(batch_id, BatchKey(batch_id), &stored);
+  if (!s.ok()) return s;
+  out->clear();
+  for (v1::Event& e : *stored.mutable_events()) out->push_back(std::move(e));
   return absl::OkStatus();
 }
 
@@ -211,15 +249,13 @@ absl::Status RocksDbEventStore::ReadJob(const std::string& job_id,
                                                 " out of batch ", id,
                                                 " for job ", job_id));
       }
-      out->push_back(batch[i]);
+      out->push_back(std::move(batch[i]));
     }
   }
   return FromRocks(it->status(), "scan job");
 }
 
-absl::Status RocksDbEventStore::ScanBatches(
-    const std::function<absl::Status(uint64_t, const std::vector<v1::Event>&)>&
-        visit) {
+absl::Status RocksDbEventStore::ScanBatches(const BatchVisitor& visit) {
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), handles_[kBatches]));
   internal::v1::StoredBatch stored;
@@ -231,10 +267,126 @@ absl::Status RocksDbEventStore::ScanBatches(
       return absl::DataLossError(
           absl::StrCat("rocksdb batches: batch ", id, " does not parse"));
     }
-    events.assign(stored.events().begin(), stored.events().end());
+    events.clear();
+    events.reserve(stored.events_size());
+    for (v1::Event& e : *stored.mutable_events()) {
+      if (e.body_case() != v1::Event::BODY_NOT_SET) {
+        events.push_back(std::move(e));  // not deleted by retention
+      }
+    }
+    if (absl::Status s = visit(id, &events); !s.ok()) return s;
+  }
+  return FromRocks(it->status(), "scan batches");
+}
+
+absl::Status RocksDbEventStore::ScanBatchesOnArena(
+    const ArenaFor& arena_for, const ArenaBatchVisitor& visit) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kBatches]));
+  std::vector<const v1::Event*> events;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const uint64_t id = GetBigEndian(it->key().data(), 8);
+    auto* stored =
+        google::protobuf::Arena::CreateMessage<internal::v1::StoredBatch>(
+            arena_for(id));
+    if (!stored->ParseFromArray(it->value().data(),
+                                static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(
+          absl::StrCat("rocksdb batches: batch ", id, " does not parse"));
+    }
+    events.clear();
+    for (const v1::Event& e : stored->events()) {
+      if (e.body_case() != v1::Event::BODY_NOT_SET) events.push_back(&e);
+    }
     if (absl::Status s = visit(id, events); !s.ok()) return s;
   }
   return FromRocks(it->status(), "scan batches");
+}
+
+absl::Status RocksDbEventStore::WriteSnapshots(
+    const std::vector<JobSnapshot>& snapshots) {
+  rocksdb::WriteBatch wb;
+  for (const JobSnapshot& s : snapshots) {
+    wb.Put(handles_[kSnapshots], s.report.job_id,
+           ToRecord(s).SerializeAsString());
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(db_->Write(wo, &wb), "write snapshots");
+}
+
+absl::Status RocksDbEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kSnapshots]));
+  internal::v1::JobSnapshot record;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    if (!record.ParseFromArray(it->value().data(),
+                               static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(absl::StrCat(
+          "rocksdb snapshots: job ", it->key().ToString(), " does not parse"));
+    }
+    if (absl::Status s = FromRecord(record, &out->emplace_back()); !s.ok()) {
+      return s;
+    }
+  }
+  return FromRocks(it->status(), "scan snapshots");
+}
+
+absl::Status RocksDbEventStore::DeleteJobEvents(
+    const std::vector<std::string>& job_ids) {
+  rocksdb::WriteBatch wb;
+  std::map<uint64_t, std::vector<uint32_t>> by_batch;
+  for (const std::string& job_id : job_ids) {
+    if (absl::Status s = CollectJobIndex(job_id, &by_batch, &wb); !s.ok()) {
+      return s;
+    }
+  }
+  for (const auto& [id, indices] : by_batch) {
+    if (absl::Status s = ClearEvents(id, indices, &wb); !s.ok()) return s;
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(db_->Write(wo, &wb), "delete job events");
+}
+
+absl::Status RocksDbEventStore::CollectJobIndex(
+    const std::string& job_id,
+    std::map<uint64_t, std::vector<uint32_t>>* by_batch,
+    rocksdb::WriteBatch* wb) {
+  const std::string prefix = JobPrefix(job_id);
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobEvents]));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
+       it->Next()) {
+    const uint64_t id = GetBigEndian(it->key().data() + prefix.size(), 8);
+    std::vector<uint32_t>& indices = (*by_batch)[id];
+    for (uint32_t i : DecodeIndices(it->value())) indices.push_back(i);
+    wb->Delete(handles_[kJobEvents], it->key());
+  }
+  return FromRocks(it->status(), "scan job index");
+}
+
+absl::Status RocksDbEventStore::ClearEvents(
+    uint64_t id, const std::vector<uint32_t>& indices,
+    rocksdb::WriteBatch* wb) {
+  const std::string key = BatchKey(id);
+  internal::v1::StoredBatch stored;
+  if (absl::Status s = ParseBatch(id, key, &stored); !s.ok()) return s;
+  for (uint32_t i : indices) {
+    if (i < static_cast<uint32_t>(stored.events_size())) {
+      stored.mutable_events(static_cast<int>(i))->Clear();
+    }
+  }
+  bool empty = true;
+  for (const v1::Event& e : stored.events()) {
+    empty = empty && e.body_case() == v1::Event::BODY_NOT_SET;
+  }
+  if (empty && id + 1 != next_batch_id_) {  // the newest keeps the id
+    wb->Delete(handles_[kBatches], key);
+  } else {
+    wb->Put(handles_[kBatches], key, stored.SerializeAsString());
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RocksDbEventStore::DeadLetters(size_t limit,

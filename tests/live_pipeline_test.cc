@@ -5,6 +5,7 @@
 // write) and at seeded random batches, and restarted.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -42,12 +43,15 @@ class LivePipelineTest : public ::testing::Test {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
 
-  // Starts goodputd on `port_` (0 the first time) with an optional fault.
-  void StartServer(const std::string& fault = "") {
+  // Starts goodputd on `port_` (0 the first time) with an optional fault
+  // and more flags.
+  void StartServer(const std::string& fault = "",
+                   const std::vector<std::string>& flags = {}) {
     std::vector<std::string> argv = {
         GOODPUTD_PATH, "--data_dir=" + dir_ + "/data",
         "--grpc_address=127.0.0.1:" + std::to_string(port_)};
     if (!fault.empty()) argv.push_back("--fault=" + fault);
+    argv.insert(argv.end(), flags.begin(), flags.end());
     std::string log = dir_ + "/server-" + std::to_string(++starts_) + ".log";
     server_ = std::make_unique<Subprocess>(argv, log);
     port_ = WaitForPort(log, 30);
@@ -132,12 +136,20 @@ class LivePipelineTest : public ::testing::Test {
     EXPECT_FALSE(live["jobs"].empty());
   }
 
-  // A random fleet as a JSON Lines file.
-  std::string WriteFleet(uint32_t seed, int jobs, int events_per_job) {
+  // A random fleet as a JSON Lines file; with `late` > 0, that many of its
+  // job events are moved to the end of the file, far beyond the lateness.
+  std::string WriteFleet(uint32_t seed, int jobs, int events_per_job,
+                         int late = 0) {
     std::string path = dir_ + "/fleet-" + std::to_string(seed) + ".jsonl";
     std::ofstream out(path);
-    for (const auto& e :
-         core::testing::RandomFleet(seed, jobs, events_per_job)) {
+    auto events = core::testing::RandomFleet(seed, jobs, events_per_job);
+    std::mt19937 rng(seed);
+    for (int i = 0; i < late; ++i) {
+      size_t at = rng() % (events.size() / 2);
+      if (events[at].has_heartbeat()) continue;  // hosts report in order
+      std::rotate(events.begin() + at, events.begin() + at + 1, events.end());
+    }
+    for (const auto& e : events) {
       std::string line;
       (void)google::protobuf::util::MessageToJsonString(e, &line);
       out << line << "\n";
@@ -212,6 +224,39 @@ TEST_F(LivePipelineTest, ServerKilledWhileAgentStreams) {
   ExpectEventuallyLiveEqualsReplay(fleet);
 }
 
+TEST_F(LivePipelineTest, LateEventsBeyondTheLatenessEqualReplay) {
+  StartServer("", {"--lateness=1s"});
+  std::string fleet = WriteFleet(36, 20, 60, /*late=*/40);
+  Ctl({Server(), "send", fleet});
+  ExpectLiveEqualsReplay(fleet);
+  server_->Kill(SIGKILL);  // recovery: snapshots of ended jobs + the rest
+  server_->Wait();
+  StartServer("", {"--lateness=1s"});
+  ExpectLiveEqualsReplay(fleet);
+}
+
+TEST_F(LivePipelineTest, RetentionKeepsFinalReportsAndRefusesCutReports) {
+  // The fleet ran on 2026-11-22 from 10:00; with a retention of 1 s every
+  // ended job's raw events are deleted as soon as the server checks.
+  StartServer("", {"--retention=1s"});
+  std::string fleet = WriteFleet(37, 20, 60);
+  Ctl({Server(), "send", fleet});
+  ExpectLiveEqualsReplay(fleet);
+  server_->Kill(SIGKILL);
+  server_->Wait();
+  StartServer("", {"--retention=1s"});
+  ExpectLiveEqualsReplay(fleet);
+  std::string out;
+  int code = RunCapture({GOODPUTCTL_PATH, Server(), "report", "--json",
+                         "--as_of=2026-11-22T10:00:30Z"},
+                        dir_ + "/cut.log", &out);
+  EXPECT_NE(code, 0) << out;
+  std::ifstream log(dir_ + "/cut.log");
+  std::string text((std::istreambuf_iterator<char>(log)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("deleted by --retention"), std::string::npos) << text;
+}
+
 class KillTest : public LivePipelineTest,
                  public ::testing::WithParamInterface<std::string> {};
 
@@ -252,6 +297,43 @@ TEST_F(LivePipelineTest, KilledAtSeededRandomBatchesRepeatedly) {
     StartServer(round + 1 < faults.size() ? faults[round + 1] : "");
   }
   EXPECT_EQ(send->WaitFor(120), 0) << "see " << dir_ << "/send.log";
+  ExpectLiveEqualsReplay(fleet);
+}
+
+// The nightly soak (.ci/nightly sets GOODPUT_SOAK=1; too long for CI):
+// about 1M events sent while goodputd is killed with SIGKILL at seeded
+// batch counts, before and after the write, then a last restart.
+TEST_F(LivePipelineTest, SoakMillionEventsKilledAtSeededPoints) {
+  if (std::getenv("GOODPUT_SOAK") == nullptr) {
+    GTEST_SKIP() << "nightly only: set GOODPUT_SOAK=1";
+  }
+  // RandomFleet's jobs end after about 60 events: 16000 jobs ~ 1M events.
+  const char* jobs_env = std::getenv("GOODPUT_SOAK_JOBS");
+  const int jobs = jobs_env != nullptr ? std::atoi(jobs_env) : 16000;
+  std::mt19937 rng(1122);
+  std::string fleet = WriteFleet(38, jobs, 1000, /*late=*/jobs / 20);
+  std::ifstream lines(fleet);
+  const int64_t events = std::count(std::istreambuf_iterator<char>(lines),
+                                    std::istreambuf_iterator<char>(), '\n');
+  const int batches = static_cast<int>(events / 500);  // 8 kills use half
+  std::vector<std::string> faults;
+  for (int round = 0; round < 8; ++round) {
+    faults.push_back((rng() % 2 ? "after_store:" : "before_store:") +
+                     std::to_string(1 + rng() % std::max(1, batches / 16)));
+  }
+  StartServer(faults[0]);
+  auto send = std::make_unique<Subprocess>(
+      std::vector<std::string>{GOODPUTCTL_PATH, Server(), "send", fleet,
+                               "--batch=500", "--timeout=600s"},
+      dir_ + "/send.log");
+  for (size_t round = 0; round < faults.size(); ++round) {
+    EXPECT_EQ(server_->WaitFor(600), 128 + SIGKILL) << faults[round];
+    StartServer(round + 1 < faults.size() ? faults[round + 1] : "");
+  }
+  EXPECT_EQ(send->WaitFor(1200), 0) << "see " << dir_ << "/send.log";
+  server_->Kill(SIGKILL);
+  server_->Wait();
+  StartServer();
   ExpectLiveEqualsReplay(fleet);
 }
 

@@ -1,0 +1,130 @@
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/emit_command.h"
+#include "cli/emit_event.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace goodput::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kNow = int64_t{1795000000} * 1000000000;
+
+absl::StatusOr<v1::Event> Build(const std::string& kind, EmitFields fields) {
+  return BuildEvent(kind, fields, kNow);
+}
+
+TEST(EmitEventTest, BuildsEveryFieldTypeFromStrings) {
+  auto e = Build("job_submitted", {{"job_id", "j"},
+                                   {"chips", "256"},
+                                   {"accelerator", "tpu-v5p"},
+                                   {"workload", "training"},
+                                   {"label", "team=x"},
+                                   {"label", "tier=a=b"},
+                                   {"step_flops", "1.5e15"}});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->job_id(), "j");
+  EXPECT_EQ(e->time().seconds(), 1795000000);
+  EXPECT_EQ(e->job_submitted().chips(), 256);
+  EXPECT_EQ(e->job_submitted().workload(), v1::JobSubmitted::TRAINING);
+  EXPECT_EQ(e->job_submitted().labels().at("tier"), "a=b");
+  EXPECT_EQ(e->job_submitted().step_flops(), 1.5e15);
+  auto i = Build("interruption", {{"job_id", "j"},
+                                  {"reason", "PREEMPTED"},
+                                  {"notice", ""},
+                                  {"time", "2026-11-18T11:06:39.5Z"}});
+  ASSERT_TRUE(i.ok()) << i.status();
+  EXPECT_TRUE(i->interruption().notice());
+  EXPECT_EQ(i->time().nanos(), 500000000);
+  auto d = Build("job_submitted", {{"job_id", "j"}, {"chips", "8"}});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->job_submitted().workload(), v1::JobSubmitted::TRAINING);
+  auto a = Build("allocation", {{"job_id", "j"}, {"chips", "0"}});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_TRUE(a->has_allocation());
+}
+
+TEST(EmitEventTest, ErrorsNameTheFieldAndValue) {
+  auto error = [](const std::string& kind, EmitFields f) {
+    return std::string(Build(kind, f).status().message());
+  };
+  EXPECT_THAT(error("jobsubmitted", {}), HasSubstr("KIND: must be one of"));
+  EXPECT_THAT(error("allocation", {{"job_id", "j"}, {"chip", "8"}}),
+              HasSubstr("--chip: not a field of Allocation (fields: chips)"));
+  EXPECT_THAT(error("allocation", {{"job_id", "j"}, {"chips", "eight"}}),
+              HasSubstr("--chips: must be an integer, got \"eight\""));
+  EXPECT_THAT(error("job_submitted", {{"job_id", "j"}, {"chips", "0"}}),
+              HasSubstr("job_submitted.chips: must be > 0, got 0"));
+  EXPECT_THAT(error("interruption", {{"job_id", "j"}, {"reason", "BORED"}}),
+              HasSubstr("BORED"));
+  EXPECT_THAT(error("step", {{"step", "3"}}), HasSubstr("job_id"));
+  EXPECT_THAT(error("job_submitted", {{"job_id", "j"}, {"label", "x"}}),
+              HasSubstr("--label: must be KEY=VALUE"));
+  EXPECT_THAT(error("started", {{"job_id", "j"}, {"time", "yesterday"}}),
+              HasSubstr("--time: must be RFC 3339"));
+}
+
+class EmitCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = ::testing::TempDir() + "/emit_XXXXXX";
+    dir_ = mkdtemp(tmpl.data());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  int Run(std::vector<std::string> args) {
+    CommandContext context{in_, out_, err_};
+    return RunEmitCommand(args, context);
+  }
+  std::string dir_;
+  std::istringstream in_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(EmitCommandTest, PrintWritesTheEventsJsonLine) {
+  EXPECT_EQ(Run({"allocation", "--job_id=j", "--chips=8", "--print"}), 0);
+  auto line = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(line["job_id"], "j");
+  EXPECT_EQ(line["allocation"]["chips"], "8");  // int64: a JSON string
+}
+
+TEST_F(EmitCommandTest, WithoutAgentTheEventGoesToTheClientSpool) {
+  EXPECT_EQ(Run({"job_ended", "--job_id=j", "--outcome=SUCCEEDED",
+                 "--socket=" + dir_ + "/none.sock",
+                 "--spool_dir=" + dir_ + "/spool"}),
+            0);
+  EXPECT_THAT(err_.str(), HasSubstr("spooled to"));
+  int files = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir_ + "/spool")) {
+    EXPECT_EQ(f.path().extension(), ".jsonl");
+    std::ifstream in(f.path());
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    auto record = nlohmann::json::parse(text);
+    EXPECT_EQ(record["event"]["job_ended"]["outcome"], "SUCCEEDED");
+    ++files;
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST_F(EmitCommandTest, UsageErrorsExit2WithOneLine) {
+  EXPECT_EQ(Run({"--job_id=j"}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("missing KIND"));
+  EXPECT_EQ(Run({"allocation", "step", "--job_id=j"}), kExitUsage);
+  EXPECT_EQ(Run({"allocation", "--job_id=j", "--chips=-1", "--print"}),
+            kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("allocation.chips"));
+}
+
+TEST_F(EmitCommandTest, HelpListsKinds) {
+  EXPECT_EQ(Run({"--help"}), 0);
+  EXPECT_THAT(out_.str(), HasSubstr("job_submitted, allocation, started"));
+}
+
+}  // namespace
+}  // namespace goodput::cli

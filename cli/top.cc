@@ -1,0 +1,138 @@
+#include "cli/top.h"
+
+#include <chrono>
+#include <optional>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "cli/flags.h"
+#include "cli/remote_util.h"
+#include "cli/time_format.h"
+#include "cli/top_metrics.h"
+#include "cli/top_view.h"
+#include "grpcpp/create_channel.h"
+#include "proto/service.grpc.pb.h"
+#include "util/grpc_status.h"
+
+namespace goodput::cli {
+namespace {
+
+constexpr char kPrefix[] = "goodputctl top";
+constexpr char kClearHome[] = "\033[H\033[2J";
+constexpr int kMetricsTimeoutMs = 500;
+
+// http://HOST:(PORT+1)/metrics for --server=HOST:PORT.
+std::string DefaultMetricsUrl(const std::string& server) {
+  const size_t colon = server.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos ||
+      !absl::SimpleAtoi(server.substr(colon + 1), &port)) {
+    return "";
+  }
+  return absl::StrCat("http://", server.substr(0, colon), ":", port + 1,
+                      "/metrics");
+}
+
+absl::StatusOr<std::string> FetchReport(v1::Query::Stub& stub) {
+  grpc::ClientContext rpc;
+  rpc.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+  v1::ReportResponse response;
+  absl::Status s = FromGrpc(stub.Report(&rpc, v1::ReportRequest(), &response));
+  if (!s.ok()) return s;
+  return response.json();
+}
+
+// One screen: the rendered report, or the reason there is none.
+absl::StatusOr<std::string> Screen(v1::Query::Stub& stub, TopContext& top) {
+  absl::StatusOr<std::string> json = FetchReport(stub);
+  if (!json.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat(top.server, ": ", json.status().message()));
+  }
+  top.counters.reset();
+  if (!top.metrics_url.empty()) {
+    auto text = HttpGet(top.metrics_url, kMetricsTimeoutMs);
+    if (text.ok()) top.counters = IngestCounters(*text);
+  }
+  return RenderTop(*json, top);
+}
+
+struct TopFlags {
+  bool help = false, once = false;
+  std::optional<std::string> interval, metrics_url, jobs;
+};
+
+absl::Status ToContext(const TopFlags& f, const std::string& server,
+                       TopContext* top) {
+  top->server = server;
+  top->metrics_url = f.metrics_url ? *f.metrics_url : DefaultMetricsUrl(server);
+  if (f.interval) {
+    auto ns = ParseDurationNanos(*f.interval);
+    if (!ns.ok() || *ns < 100'000'000) {
+      return absl::InvalidArgumentError(
+          "--interval: want a duration of at least 100ms, got " + *f.interval);
+    }
+    top->interval_ns = *ns;
+  }
+  int64_t jobs = 10;
+  if (f.jobs && (!absl::SimpleAtoi(*f.jobs, &jobs) || jobs < 0)) {
+    return absl::InvalidArgumentError("--jobs: want N >= 0, got " + *f.jobs);
+  }
+  top->worst_jobs = static_cast<size_t>(jobs);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunTopCommand(const std::vector<std::string>& args,
+                  CommandContext& context) {
+  TopFlags f;
+  FlagParser parser;
+  parser.AddString("interval", "D", &f.interval, "refresh every D (2s)");
+  parser.AddBool("once", &f.once, "print one screen, no escape codes, exit");
+  parser.AddString("metrics_url", "URL", &f.metrics_url,
+                   "goodputd's /metrics (default http://HOST:PORT+1/metrics)");
+  parser.AddString("jobs", "N", &f.jobs, "worst jobs to list (10)");
+  parser.AddBool("help", &f.help, "show this help and exit");
+  std::vector<std::string> positional;
+  absl::Status s = parser.Parse(args, &positional);
+  if (!s.ok()) return UsageError(context, kPrefix, s.message());
+  if (f.help) {
+    context.out
+        << "Usage: goodputctl --server=HOST:PORT top [FLAGS]\n\nFlags:\n"
+        << parser.Help();
+    return kExitOk;
+  }
+  if (!context.server) {
+    return UsageError(context, kPrefix, "--server=HOST:PORT is required");
+  }
+  TopContext top;
+  s = ToContext(f, *context.server, &top);
+  if (!s.ok()) return UsageError(context, kPrefix, s.message());
+  auto channel = Connect(context);
+  if (!channel.ok()) {
+    return UsageError(context, kPrefix, channel.status().message());
+  }
+  auto stub = v1::Query::NewStub(*channel);
+  for (;;) {
+    absl::StatusOr<std::string> screen = Screen(*stub, top);
+    if (f.once) {
+      if (!screen.ok()) {
+        context.err << kPrefix << ": " << screen.status().message() << "\n";
+        return kExitUsage;
+      }
+      context.out << *screen;
+      return kExitOk;
+    }
+    context.out << kClearHome
+                << (screen.ok() ? *screen
+                                : absl::StrCat(kPrefix, ": ",
+                                               screen.status().message(), "\n"))
+                << std::flush;
+    std::this_thread::sleep_for(std::chrono::nanoseconds(top.interval_ns));
+  }
+}
+
+}  // namespace goodput::cli

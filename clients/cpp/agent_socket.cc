@@ -1,0 +1,80 @@
+#include "clients/cpp/agent_socket.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+
+namespace goodput::client {
+namespace {
+
+std::string FromEnv(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : fallback;
+}
+
+}  // namespace
+
+std::string DefaultAgentSocket() {
+  return FromEnv("GOODPUT_SOCKET", kDefaultAgentSocket);
+}
+
+std::string DefaultClientSpoolDir() {
+  return FromEnv("GOODPUT_SPOOL_DIR", kDefaultClientSpoolDir);
+}
+
+AgentSocket::~AgentSocket() { Close(); }
+
+absl::Status AgentSocket::Connect(const std::string& path) {
+  Close();
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(addr.sun_path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("socket: path longer than 107 bytes, got ", path));
+  }
+  memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 ||
+      ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    std::string error = strerror(errno);
+    if (fd >= 0) ::close(fd);
+    return absl::UnavailableError(
+        absl::StrCat("cannot connect to the agent at ", path, ": ", error));
+  }
+  timeval timeout{};
+  timeout.tv_sec = 2;  // a stuck agent costs the writer at most 2 s a write
+  (void)::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+  fd_ = fd;
+  path_ = path;
+  return absl::OkStatus();
+}
+
+absl::Status AgentSocket::Write(absl::string_view data) {
+  if (fd_ < 0) return absl::FailedPreconditionError("socket: not connected");
+  while (!data.empty()) {
+    ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::string error = strerror(errno);
+      Close();
+      return absl::UnavailableError(
+          absl::StrCat("cannot write to the agent at ", path_, ": ", error));
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+void AgentSocket::Close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace goodput::client

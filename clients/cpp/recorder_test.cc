@@ -1,0 +1,174 @@
+#include "clients/cpp/recorder.h"
+
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "codec/line_decoder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace goodput::client {
+namespace {
+
+using ::testing::SizeIs;
+
+// A Unix socket server collecting what one client writes (or, with
+// `read` false, accepting and never reading, so writers block).
+class LineServer {
+ public:
+  LineServer(const std::string& path, bool read) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    path.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(::listen(fd_, 4), 0);
+    thread_ = std::thread([this, read] { Serve(read); });
+  }
+  ~LineServer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+    if (conn_ >= 0) ::close(conn_);
+  }
+  // Waits until `n` lines arrived and returns them.
+  std::vector<std::string> WaitForLines(size_t n) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+      return static_cast<size_t>(
+                 std::count(data_.begin(), data_.end(), '\n')) >= n;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(20));
+    return absl::StrSplit(data_, '\n', absl::SkipEmpty());
+  }
+
+ private:
+  void Serve(bool read) {
+    conn_ = ::accept(fd_, nullptr, nullptr);
+    if (conn_ < 0 || !read) return;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(conn_, buf, sizeof(buf))) > 0) {
+      absl::MutexLock lock(&mu_);
+      data_.append(buf, static_cast<size_t>(n));
+    }
+  }
+  int fd_ = -1, conn_ = -1;
+  std::thread thread_;
+  absl::Mutex mu_;
+  std::string data_ ABSL_GUARDED_BY(mu_);
+};
+
+class RecorderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = ::testing::TempDir() + "/recorder_XXXXXX";
+    dir_ = mkdtemp(tmpl.data());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  RecorderOptions Options() {
+    RecorderOptions o;
+    o.job_id = "job-1";
+    o.attempt = "att-1";
+    o.socket_path = dir_ + "/agent.sock";
+    o.spool_dir = dir_ + "/spool";
+    return o;
+  }
+  std::vector<std::string> SpoolFiles(const std::string& ext) {
+    std::vector<std::string> out;
+    if (!std::filesystem::exists(dir_ + "/spool")) return out;
+    for (const auto& f : std::filesystem::directory_iterator(dir_ + "/spool")) {
+      if (f.path().extension() == ext) out.push_back(f.path());
+    }
+    return out;
+  }
+  std::string dir_;
+  FakeClock clock_{int64_t{1795000000123} * 1000000};
+};
+
+TEST_F(RecorderTest, LinesAreValidEventsForTheAgentDecoder) {
+  LineServer server(dir_ + "/agent.sock", /*read=*/true);
+  Recorder rec(Options(), &clock_);
+  rec.Started();
+  rec.Activity(v1::Activity::RESTORE, "", 40);
+  rec.Activity(v1::Activity::CUSTOM, "eval");
+  rec.Step(41, 1e12, 0, 0.5);
+  rec.Checkpoint(41);
+  rec.Ended(v1::JobEnded::SUCCEEDED);
+  std::vector<std::string> lines = server.WaitForLines(6);
+  ASSERT_THAT(lines, SizeIs(6))
+      << "sent " << rec.counts().sent << " spooled " << rec.counts().spooled
+      << " dropped " << rec.counts().dropped;
+  codec::LineDecoder decoder;
+  std::vector<v1::Event> events(6);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    ASSERT_TRUE(decoder.DecodeLine(lines[i], &events[i]).ok()) << lines[i];
+    EXPECT_EQ(events[i].job_id(), "job-1");
+    EXPECT_EQ(events[i].attempt(), "att-1");
+  }
+  EXPECT_EQ(nlohmann::json::parse(lines[0])["time"],
+            "2026-11-18T11:06:40.123Z");
+  EXPECT_EQ(events[1].activity().step(), 40);
+  EXPECT_EQ(events[2].activity().name(), "eval");
+  EXPECT_EQ(events[3].step().input_wait_seconds(), 0.5);
+  EXPECT_EQ(events[5].job_ended().outcome(), v1::JobEnded::SUCCEEDED);
+  ASSERT_TRUE(rec.Flush(absl::Seconds(20)));  // counts follow the writes
+  EXPECT_EQ(rec.counts().sent, 6);
+}
+
+TEST_F(RecorderTest, WithoutAgentSpoolsEachEventWithItsOwnId) {
+  {
+    Recorder rec(Options(), &clock_);
+    for (int i = 1; i <= 3; ++i) rec.Step(i);
+    ASSERT_TRUE(rec.Flush(absl::Seconds(20)));
+    EXPECT_THAT(SpoolFiles(".open"), SizeIs(1));
+    EXPECT_EQ(rec.counts().spooled, 3);
+  }
+  std::vector<std::string> files = SpoolFiles(".jsonl");
+  ASSERT_THAT(files, SizeIs(1));
+  std::ifstream in(files[0]);
+  std::string line;
+  std::set<std::string> ids;
+  codec::LineDecoder decoder;
+  while (std::getline(in, line)) {
+    auto record = nlohmann::json::parse(line);
+    ids.insert(record["id"].get<std::string>());
+    v1::Event e;
+    EXPECT_TRUE(decoder.DecodeLine(record["event"].dump(), &e).ok()) << line;
+  }
+  EXPECT_THAT(ids, SizeIs(3));
+}
+
+TEST_F(RecorderTest, FullQueueDropsAndCountsInsteadOfBlocking) {
+  LineServer server(dir_ + "/agent.sock", /*read=*/false);
+  RecorderOptions o = Options();
+  o.queue_capacity = 4;
+  Recorder rec(o, &clock_);
+  int dropped = 0;
+  for (int i = 0; i < 20000; ++i) dropped += rec.Step(i + 1) ? 0 : 1;
+  EXPECT_GT(dropped, 0);
+  EXPECT_GE(rec.counts().dropped, dropped);
+}
+
+TEST_F(RecorderTest, DisabledRecorderSendsNothing) {
+  RecorderOptions o = Options();
+  o.enabled = false;
+  Recorder rec(o, &clock_);
+  EXPECT_FALSE(rec.Started());
+  EXPECT_TRUE(rec.Flush(absl::Seconds(1)));
+  EXPECT_THAT(SpoolFiles(".open"), SizeIs(0));
+}
+
+}  // namespace
+}  // namespace goodput::client

@@ -1,0 +1,144 @@
+#include "core/drilldown.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/fleet_report.h"
+
+namespace goodput::core {
+namespace {
+
+constexpr char kLabelPrefix[] = "label:";
+
+std::string OrUnknown(const std::string& s) {
+  return s.empty() ? "unknown" : s;
+}
+
+bool Matches(const Config& config, const JobReport& job,
+             const JobFilter& filter) {
+  if (filter.state && job.state != *filter.state) return false;
+  for (const auto& [dimension, value] : filter.segments) {
+    if (SegmentValue(config, job, dimension) != value) return false;
+  }
+  return true;
+}
+
+// Sorts most lost chip-seconds first, then by job_id.
+void SortByLost(std::vector<JobReport>* jobs) {
+  std::stable_sort(jobs->begin(), jobs->end(),
+                   [](const JobReport& a, const JobReport& b) {
+                     const double la = LostChipSeconds(a);
+                     const double lb = LostChipSeconds(b);
+                     if (la != lb) return la > lb;
+                     return a.job_id < b.job_id;
+                   });
+}
+
+template <typename Amounts>
+std::vector<std::pair<Category, double>> Badput(const Amounts& amounts) {
+  std::vector<std::pair<Category, double>> out;
+  for (int i = 0; i < kNumCategories; ++i) {
+    const auto c = static_cast<Category>(i);
+    if (c == Category::kProductive || amounts[i] <= 0) continue;
+    out.emplace_back(c, static_cast<double>(amounts[i]));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.second > b.second;
+  });
+  return out;
+}
+
+}  // namespace
+
+absl::Status CheckDimension(const std::string& dimension) {
+  if (dimension == "accelerator" || dimension == "workload" ||
+      dimension == "framework" || dimension == "size") {
+    return absl::OkStatus();
+  }
+  if (absl::StartsWith(dimension, kLabelPrefix) &&
+      dimension.size() > sizeof(kLabelPrefix) - 1) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown segment dimension '", dimension,
+                   "' (want accelerator, workload, framework, size or "
+                   "label:KEY)"));
+}
+
+absl::StatusOr<JobStateKind> ParseJobState(const std::string& name) {
+  for (JobStateKind s : {JobStateKind::kQueued, JobStateKind::kRunning,
+                         JobStateKind::kRecovering, JobStateKind::kEnded}) {
+    if (name == JobStateName(s)) return s;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown job state '", name,
+                   "' (want QUEUED, RUNNING, RECOVERING or ENDED)"));
+}
+
+std::optional<std::string> SegmentValue(const Config& config,
+                                        const JobReport& job,
+                                        const std::string& dimension) {
+  if (dimension == "accelerator") return OrUnknown(job.accelerator);
+  if (dimension == "workload") {
+    return v1::JobSubmitted::Workload_Name(job.workload);
+  }
+  if (dimension == "framework") return OrUnknown(job.framework);
+  if (dimension == "size") return SizeBucket(config, job.chips);
+  if (!absl::StartsWith(dimension, kLabelPrefix)) return std::nullopt;
+  auto it = job.labels.find(dimension.substr(sizeof(kLabelPrefix) - 1));
+  if (it == job.labels.end()) return std::nullopt;
+  return it->second;
+}
+
+double LostChipSeconds(const JobReport& job) {
+  if (job.chips <= 0) return 0;
+  const int64_t badput = job.total_ns - job.nanos[Index(Category::kProductive)];
+  return static_cast<double>(badput) * static_cast<double>(job.chips) /
+         kNanosPerSecond;
+}
+
+JobsView RankJobs(const Config& config, const FleetReport& report,
+                  const JobFilter& filter) {
+  JobsView view;
+  view.as_of_ns = report.as_of_ns;
+  view.since_ns = report.since_ns;
+  for (const JobReport& job : report.jobs) {
+    if (Matches(config, job, filter)) view.jobs.push_back(job);
+  }
+  view.matched = static_cast<int64_t>(view.jobs.size());
+  SortByLost(&view.jobs);
+  if (filter.limit > 0 && view.jobs.size() > filter.limit) {
+    view.jobs.resize(filter.limit);
+  }
+  return view;
+}
+
+absl::StatusOr<FleetView> MakeFleetView(const FleetReport& report,
+                                        const std::string& dimension,
+                                        size_t worst) {
+  if (absl::Status s = CheckDimension(dimension); !s.ok()) return s;
+  FleetView view;
+  view.as_of_ns = report.as_of_ns;
+  view.since_ns = report.since_ns;
+  view.fleet = report.fleet;
+  view.by = dimension;
+  auto it = report.segments.find(dimension);
+  if (it != report.segments.end()) view.segments = it->second;
+  view.worst_jobs = report.jobs;
+  SortByLost(&view.worst_jobs);
+  if (view.worst_jobs.size() > worst) view.worst_jobs.resize(worst);
+  return view;
+}
+
+std::vector<std::pair<Category, double>> BadputByCategory(
+    const CategoryNanos& nanos) {
+  return Badput(nanos);
+}
+
+std::vector<std::pair<Category, double>> BadputByCategory(
+    const CategoryChipSeconds& chip_seconds) {
+  return Badput(chip_seconds);
+}
+
+}  // namespace goodput::core

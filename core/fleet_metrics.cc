@@ -1,0 +1,269 @@
+// FleetMetrics: taking each scrape's recognized time into counters,
+// windows and the per-job selection. Families are in
+// fleet_metrics_families.cc.
+#include "core/fleet_metrics.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "core/fleet_report.h"
+
+namespace goodput::core {
+namespace {
+
+std::string OrUnknown(const std::string& s) {
+  return s.empty() ? "unknown" : s;
+}
+
+// Window amounts of `up`, with time weighted by `per_ns` (chips / 1e9 for
+// chip-seconds, 1 / 1e9 for seconds) and ideal seconds by `ideal_weight`.
+WindowAmounts Amounts(const CounterIncrease& up, double per_ns,
+                      double ideal_weight) {
+  WindowAmounts a;
+  for (int64_t n : up.nanos) a.total += static_cast<double>(n) * per_ns;
+  a.unallocated = static_cast<double>(up.nanos[Index(Category::kQueued)] +
+                                      up.nanos[Index(Category::kRecovery)]) *
+                  per_ns;
+  a.productive =
+      static_cast<double>(up.nanos[Index(Category::kProductive)]) * per_ns;
+  a.costed = static_cast<double>(up.costed_productive_ns) * per_ns;
+  a.ideal = up.ideal_seconds * ideal_weight;
+  return a;
+}
+
+void AddToWindows(int64_t time_ns, const WindowAmounts& a,
+                  std::vector<SlidingWindow>* windows) {
+  if (a.total == 0 && a.ideal == 0 && a.capacity == 0) return;
+  for (SlidingWindow& w : *windows) w.Add(time_ns, a);
+}
+
+// An ended job's totals from its final report: all its time is settled,
+// split as the report splits it. Interruptions and notices by reason and
+// steps above PG 1 are not in a report; they stay 0.
+Recognized RecognizedOf(const JobReport& report, int64_t ended_ns) {
+  Recognized r;
+  r.nanos = report.nanos;
+  r.costed_productive_ns = report.costed_productive_ns;
+  r.ideal_seconds = report.ideal_seconds;
+  r.duplicates = report.duplicates;
+  r.steps = std::max<int64_t>(0, report.last_step.value_or(0));
+  r.at_risk_ns = report.at_risk_ns;
+  r.state = report.state;
+  r.chips = report.chips;
+  r.last_event_ns = ended_ns;
+  return r;
+}
+
+}  // namespace
+
+const std::vector<double>& DurationBucketBounds() {
+  static const std::vector<double> kBounds = {
+      10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 43200, 86400};
+  return kBounds;
+}
+
+FleetMetrics::FleetMetrics(const Config* config, MetricsOptions options)
+    : config_(config), options_(std::move(options)) {
+  dimensions_ = {"accelerator", "workload", "framework", "size"};
+  for (const std::string& key : options_.segment_labels) {
+    dimensions_.push_back("label_" + key);
+  }
+  capacity_windows_ = NewWindows();
+}
+
+std::vector<SlidingWindow> FleetMetrics::NewWindows() const {
+  std::vector<SlidingWindow> windows;
+  for (const auto& [label, ns] : options_.windows) {
+    windows.emplace_back(ns, options_.window_buckets);
+  }
+  return windows;
+}
+
+void FleetMetrics::Begin() { newest_job_event_ns_ = 0; }
+
+bool FleetMetrics::Changed(const std::string& job_id, uint64_t generation) {
+  Job& job = jobs_[job_id];
+  const bool changed = !job.updated || job.generation != generation;
+  job.generation = generation;
+  return changed;
+}
+
+void FleetMetrics::UpdateJob(const JobTracker& tracker) {
+  Job& job = jobs_[tracker.job_id()];
+  Recognized now = tracker.Recognize();
+  if (job.key_event_ns != now.last_event_ns) {
+    job.key = KeyOf(tracker.Spec());
+    job.key_event_ns = now.last_event_ns;
+  }
+  Segment& segment = Count(std::move(now), &job);
+  AddObservations(tracker, &job, &segment);
+}
+
+void FleetMetrics::UpdateEndedJob(const JobReport& report, int64_t ended_ns) {
+  Job& job = jobs_[report.job_id];
+  job.key = KeyOf(report);
+  job.key_event_ns = ended_ns;
+  Count(RecognizedOf(report, ended_ns), &job);
+}
+
+FleetMetrics::Segment& FleetMetrics::Count(Recognized now, Job* job) {
+  job->updated = true;
+  job->last = std::move(now);
+  const CounterIncrease up = job->ledger.Update(job->last);
+  Segment& segment = SegmentFor(job->key);
+  AddToSegment(*job, up, &segment);
+  // A new job gets windows at once while under the cap (SelectJobs
+  // decides who keeps them), so its first increases are in them.
+  if (job->windows.empty() && windowed_jobs_ < options_.max_job_series) {
+    job->windows = NewWindows();
+    ++windowed_jobs_;
+  }
+  const int64_t t = job->last.last_event_ns;
+  AddToWindows(t, Amounts(up, 1e-9, 1), &job->windows);
+  newest_job_event_ns_ = std::max(newest_job_event_ns_, t);
+  job->rank = static_cast<double>(job->last.chips) * 1e-9 *
+              job->ledger.counted().nanos[Index(Category::kLost)];
+  return segment;
+}
+
+FleetMetrics::SegmentKey FleetMetrics::KeyOf(const JobReport& spec) const {
+  SegmentKey key = {OrUnknown(spec.accelerator),
+                    v1::JobSubmitted::Workload_Name(spec.workload),
+                    OrUnknown(spec.framework),
+                    SizeBucket(*config_, spec.chips)};
+  for (const std::string& label : options_.segment_labels) {
+    auto it = spec.labels.find(label);
+    key.push_back(it == spec.labels.end() ? "unknown" : OrUnknown(it->second));
+  }
+  return key;
+}
+
+FleetMetrics::Segment& FleetMetrics::SegmentFor(const SegmentKey& key) {
+  auto [it, inserted] = segments_.try_emplace(key);
+  if (inserted) it->second.windows = NewWindows();
+  return it->second;
+}
+
+void FleetMetrics::AddToSegment(const Job& job, const CounterIncrease& up,
+                                Segment* s) {
+  const double chips =
+      static_cast<double>(std::max<int64_t>(0, job.last.chips));
+  const double w = chips * 1e-9;
+  for (int c = 0; c < kNumCategories; ++c) {
+    s->chip_seconds[c] += static_cast<double>(up.nanos[c]) * w;
+    clamped_[c] += static_cast<double>(up.clamped[c]) * w;
+  }
+  s->ideal += up.ideal_seconds * chips;
+  s->costed += static_cast<double>(up.costed_productive_ns) * w;
+  for (int r = 0; r < kNumReasons; ++r) {
+    s->interruptions[r] += static_cast<double>(up.interruptions[r]);
+    s->notices[r] += static_cast<double>(up.notices[r]);
+  }
+  s->pg_above_one += static_cast<double>(up.pg_above_one_steps);
+  duplicates_ += static_cast<double>(up.duplicates);
+  AddToWindows(job.last.last_event_ns, Amounts(up, w, chips), &s->windows);
+}
+
+void FleetMetrics::AddObservations(const JobTracker& tracker, Job* job,
+                                   Segment* s) {
+  const std::vector<Observation>& all = tracker.observations();
+  const std::vector<double>& bounds = DurationBucketBounds();
+  for (size_t i = job->ledger.Consume(all.size()); i < all.size(); ++i) {
+    Histogram& h = s->histograms[static_cast<int>(all[i].kind)];
+    const double seconds = static_cast<double>(all[i].nanos) * 1e-9;
+    h.counts.resize(bounds.size() + 1);
+    const size_t b = std::lower_bound(bounds.begin(), bounds.end(), seconds) -
+                     bounds.begin();
+    ++h.counts[b];
+    ++h.count;
+    h.sum += seconds;
+  }
+}
+
+void FleetMetrics::Finish(const std::map<std::string, double>& capacity,
+                          int64_t now_ns) {
+  now_ns_ = std::max({now_ns_, now_ns, newest_job_event_ns_});
+  AddCapacity(capacity);
+  AddGauges();
+  SelectJobs(now_ns_);
+}
+
+void FleetMetrics::AddCapacity(const std::map<std::string, double>& capacity) {
+  for (const auto& [accelerator, chip_seconds] : capacity) {
+    double& high = capacity_[OrUnknown(accelerator)];
+    if (chip_seconds <= high) continue;
+    WindowAmounts a;
+    a.capacity = chip_seconds - high;
+    high = chip_seconds;
+    AddToWindows(now_ns_, a, &capacity_windows_);
+  }
+}
+
+// Gauges from every job's last totals: at risk, jobs by state, no chips.
+void FleetMetrics::AddGauges() {
+  for (auto& [key, segment] : segments_) segment.at_risk = 0;
+  for (JobStateKind s : {JobStateKind::kQueued, JobStateKind::kRunning,
+                         JobStateKind::kRecovering, JobStateKind::kEnded}) {
+    jobs_by_state_[JobStateName(s)] = 0;
+  }
+  jobs_without_chips_ = 0;
+  for (const auto& [id, job] : jobs_) {
+    if (!job.updated) continue;
+    jobs_by_state_[JobStateName(job.last.state)] += 1;
+    if (job.last.chips <= 0) ++jobs_without_chips_;
+    const double chips =
+        static_cast<double>(std::max<int64_t>(0, job.last.chips));
+    segments_[job.key].at_risk +=
+        static_cast<double>(job.last.at_risk_ns) * 1e-9 * chips;
+  }
+}
+
+// Series for the top --max_job_series jobs: jobs not ended first, then by
+// chips x lost seconds, then by id; ended jobs leave after the grace.
+void FleetMetrics::SelectJobs(int64_t now_ns) {
+  using Entry = std::pair<const std::string, Job>;
+  std::vector<Entry*> candidates;
+  for (Entry& entry : jobs_) {
+    const Recognized& r = entry.second.last;
+    const bool gone = r.state == JobStateKind::kEnded &&
+                      now_ns - r.last_event_ns > options_.ended_job_grace_ns;
+    if (!gone && entry.second.updated) candidates.push_back(&entry);
+    entry.second.series = false;
+  }
+  auto order = [](const Entry* a, const Entry* b) {
+    const bool a_ended = a->second.last.state == JobStateKind::kEnded;
+    const bool b_ended = b->second.last.state == JobStateKind::kEnded;
+    return std::make_tuple(a_ended, -a->second.rank, a->first) <
+           std::make_tuple(b_ended, -b->second.rank, b->first);
+  };
+  const size_t n = std::min(options_.max_job_series, candidates.size());
+  std::partial_sort(candidates.begin(), candidates.begin() + n,
+                    candidates.end(), order);
+  suppressed_ += static_cast<double>(candidates.size() - n);
+  candidates.resize(n);
+  for (Entry* e : candidates) e->second.series = true;
+  for (Entry& entry : jobs_) {
+    Job& job = entry.second;
+    if (job.series || job.windows.empty()) continue;
+    job.windows.clear();
+    --windowed_jobs_;
+  }
+  for (Entry* e : candidates) {
+    if (!e->second.windows.empty()) continue;
+    e->second.windows = NewWindows();
+    ++windowed_jobs_;
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [](const Entry* a, const Entry* b) { return a->first < b->first; });
+  series_.assign(candidates.begin(), candidates.end());
+}
+
+MetricLabels FleetMetrics::SegmentLabels(const SegmentKey& key) const {
+  MetricLabels labels;
+  for (size_t i = 0; i < dimensions_.size(); ++i) {
+    labels.emplace_back(dimensions_[i], key[i]);
+  }
+  return labels;
+}
+
+}  // namespace goodput::core

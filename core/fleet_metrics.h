@@ -1,0 +1,133 @@
+#ifndef GOODPUT_CORE_FLEET_METRICS_H_
+#define GOODPUT_CORE_FLEET_METRICS_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/config.h"
+#include "core/job_ledger.h"
+#include "core/job_tracker.h"
+#include "core/metric_family.h"
+#include "core/sliding_window.h"
+
+namespace goodput::core {
+
+// Options of the exported goodput metrics (goodputd flags).
+struct MetricsOptions {
+  // (label, length) of each ratio window; --windows.
+  std::vector<std::pair<std::string, int64_t>> windows = {
+      {"5m", 300 * kNanosPerSecond},
+      {"1h", 3600 * kNanosPerSecond},
+      {"24h", 86400 * kNanosPerSecond}};
+  int window_buckets = 30;  // buckets per window (resolution window / 30)
+  size_t max_job_series = 1000;
+  int64_t ended_job_grace_ns = 900 * kNanosPerSecond;
+  std::vector<std::string> segment_labels;  // --segment_labels keys
+};
+
+// Upper bounds (seconds) of the duration histograms' buckets.
+const std::vector<double>& DurationBucketBounds();
+
+// The goodput metrics of docs/metrics.md as plain families: the fleet's and
+// segments' counters in recognition time (from each job's JobLedger),
+// sliding-window ratios in event time, histograms, and the per-job series
+// of the top jobs. Fed one scrape at a time: Begin, UpdateJob for every
+// job, Finish. Memory: one ledger per job, windows per segment and per job
+// with series. `config` must outlive it. Not thread-safe.
+class FleetMetrics {
+ public:
+  FleetMetrics(const Config* config, MetricsOptions options);
+
+  void Begin();
+  // Whether job `job_id` may have changed since the last update, given a
+  // number that grows whenever it may (e.g. events taken); records it.
+  // Jobs not updated keep their last totals and gauges.
+  bool Changed(const std::string& job_id, uint64_t generation);
+  // Takes `job`'s new recognized time; increases go to the window bucket
+  // of the job's newest applied event time.
+  void UpdateJob(const JobTracker& job);
+  // Takes an ended job held as its final report alone (a snapshot, after a
+  // restart or retention), which ended at `ended_ns`: its settled time is
+  // the report's, and it has no observations (histograms).
+  void UpdateEndedJob(const JobReport& report, int64_t ended_ns);
+  // Capacity chip-seconds per accelerator so far; `now_ns` is the newest
+  // applied event time (the windows' "now"). Picks the jobs with series.
+  void Finish(const std::map<std::string, double>& capacity, int64_t now_ns);
+
+  std::vector<MetricFamilyData> Families() const;
+
+ private:
+  struct Histogram {
+    std::vector<uint64_t> counts;  // per bound, not cumulative; +Inf last
+    uint64_t count = 0;
+    double sum = 0;
+  };
+  static constexpr int kNumHistograms = 3;  // ObservationKind order
+  struct Segment {
+    CategoryChipSeconds chip_seconds{};
+    double ideal = 0, costed = 0, pg_above_one = 0;
+    std::array<double, kNumReasons> interruptions{}, notices{};
+    std::array<Histogram, kNumHistograms> histograms;
+    double at_risk = 0;  // gauge, chip-seconds
+    std::vector<SlidingWindow> windows;
+  };
+  using SegmentKey = std::vector<std::string>;
+  struct Job {
+    JobLedger ledger;
+    SegmentKey key;
+    int64_t key_event_ns = -1;  // last_event_ns the key was computed at
+    Recognized last;
+    double rank = 0;  // chips x lost seconds
+    uint64_t generation = 0;
+    bool updated = false;  // ever
+    bool series = false;
+    std::vector<SlidingWindow> windows;  // only while it has series
+  };
+
+  std::vector<SlidingWindow> NewWindows() const;
+  Segment& SegmentFor(const SegmentKey& key);
+  SegmentKey KeyOf(const JobReport& spec) const;
+  // Takes `now` as the job's totals into its ledger, segment and windows.
+  Segment& Count(Recognized now, Job* job);
+  void AddToSegment(const Job& job, const CounterIncrease& up, Segment* s);
+  void AddObservations(const JobTracker& tracker, Job* job, Segment* s);
+  void AddCapacity(const std::map<std::string, double>& capacity);
+  void AddGauges();
+  void SelectJobs(int64_t now_ns);
+  MetricLabels SegmentLabels(const SegmentKey& key) const;
+
+  // Families, by table of docs/metrics.md.
+  void FleetFamilies(std::vector<MetricFamilyData>* out) const;
+  void SegmentCounterFamilies(std::vector<MetricFamilyData>* out) const;
+  void HistogramFamilies(std::vector<MetricFamilyData>* out) const;
+  void RatioFamilies(std::vector<MetricFamilyData>* out) const;
+  void SegmentRatioFamilies(std::vector<MetricFamilyData>* out) const;
+  void JobFamilies(std::vector<MetricFamilyData>* out) const;
+  void JobProgressFamilies(std::vector<MetricFamilyData>* out) const;
+  void JobRatioFamilies(std::vector<MetricFamilyData>* out) const;
+
+  const Config* config_;
+  MetricsOptions options_;
+  std::vector<std::string> dimensions_;  // segment key names, in key order
+  std::map<SegmentKey, Segment> segments_;
+  std::unordered_map<std::string, Job> jobs_;
+  std::vector<const std::pair<const std::string, Job>*> series_;  // by id
+  std::map<std::string, double> capacity_;  // high-water marks
+  std::vector<SlidingWindow> capacity_windows_;
+  CategoryChipSeconds clamped_{};
+  double duplicates_ = 0, suppressed_ = 0;
+  std::map<std::string, double> jobs_by_state_;
+  double jobs_without_chips_ = 0;
+  int64_t now_ns_ = 0;
+  int64_t newest_job_event_ns_ = 0;  // this update's
+  size_t windowed_jobs_ = 0;         // jobs with windows, <= the cap
+};
+
+}  // namespace goodput::core
+
+#endif  // GOODPUT_CORE_FLEET_METRICS_H_

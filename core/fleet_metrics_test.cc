@@ -1,0 +1,337 @@
+// FleetMetrics over scripted and random fleets: counters once every job
+// has ended equal the report's seconds x chips, window ratios equal the
+// ratios of the counters' increases, the per-job cap, and rebuild clamps.
+#include "core/fleet_metrics.h"
+
+#include <string>
+#include <vector>
+
+#include "core/event_order.h"
+#include "core/fleet_tracker.h"
+#include "core/testing/random_fleet.h"
+#include "core/testing/timeline.h"
+#include "gtest/gtest.h"
+
+namespace goodput::core {
+namespace {
+
+using ::goodput::core::testing::Job;
+using ::goodput::core::testing::ParseEvents;
+using ::goodput::core::testing::T;
+using ::goodput::core::testing::Timeline;
+
+// Sum of `name`'s samples whose labels include every pair of `match`;
+// nullopt if no sample matches.
+std::optional<double> Value(const std::vector<MetricFamilyData>& families,
+                            const std::string& name,
+                            const MetricLabels& match = {}) {
+  std::optional<double> sum;
+  for (const MetricFamilyData& f : families) {
+    if (f.name != name) continue;
+    for (const MetricSample& s : f.samples) {
+      bool all = true;
+      for (const auto& m : match) {
+        all = all &&
+              std::find(s.labels.begin(), s.labels.end(), m) != s.labels.end();
+      }
+      if (all) sum = sum.value_or(0) + s.value;
+    }
+  }
+  return sum;
+}
+
+std::vector<uint32_t> ApplyOrder(const std::vector<v1::Event>& events) {
+  std::vector<uint32_t> order(events.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  SortForApply(events, &order);
+  return order;
+}
+
+// Applies the timeline `text` (see Timeline) to `fleet` in apply order.
+void ApplyAll(const std::string& text, FleetTracker* fleet) {
+  const std::vector<v1::Event> events = ParseEvents(Timeline(text));
+  for (uint32_t i : ApplyOrder(events)) {
+    ASSERT_TRUE(fleet->Apply(events[i]).ok());
+  }
+}
+
+void Scrape(const FleetTracker& fleet, const std::vector<std::string>& ids,
+            int64_t now_ns, FleetMetrics* metrics) {
+  metrics->Begin();
+  for (const std::string& id : ids) {
+    if (const JobTracker* job = fleet.FindJob(id)) metrics->UpdateJob(*job);
+  }
+  metrics->Finish({}, now_ns);
+}
+
+constexpr char kFleet[] = R"(
+10:00:00 {"job_submitted":{"chips":8,"accelerator":"tpu-v5p","framework":"jax","step_flops":1e15}}
+10:01:00 {"allocation":{"chips":8}}
+10:01:00 {"started":{}}
+10:01:10 {"step":{"step":1}}
+10:01:20 {"step":{"step":2}}
+10:01:30 {"checkpoint":{"step":2}}
+10:01:30 {"step":{"step":3}}
+10:01:40 {"step":{"step":4}}
+10:01:45 {"interruption":{"reason":"PREEMPTED"}}
+10:02:45 {"started":{}}
+10:02:45 {"activity":{"kind":"RESTORE","step":2}}
+10:02:55 {"activity":{"kind":"TRAINING"}}
+10:03:05 {"step":{"step":3}}
+10:03:05 {"job_ended":{"outcome":"SUCCEEDED"}}
+10:00:00 {"job_id":"s","job_submitted":{"chips":4,"accelerator":"h100","workload":"SERVING"}}
+10:00:00 {"job_id":"s","started":{}}
+10:00:20 {"job_id":"s","step":{"step":10,"idle_seconds":5}}
+10:00:40 {"job_id":"s","interruption":{"reason":"MAINTENANCE","notice":true}}
+10:00:50 {"job_id":"s","step":{"step":20}}
+10:01:30 {"job_id":"s","job_ended":{"outcome":"SUCCEEDED"}}
+10:00:00 {"job_id":"q","job_submitted":{"chips":600}}
+10:00:30 {"job_id":"q","job_ended":{"outcome":"CANCELLED"}}
+)";
+
+TEST(FleetMetricsTest, CountersOfAnEndedFleetEqualReportSecondsTimesChips) {
+  Config config;
+  FleetTracker fleet(&config);
+  ApplyAll(kFleet, &fleet);
+  FleetMetrics metrics(&config, MetricsOptions());
+  Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:03:05Z"), &metrics);
+  const auto families = metrics.Families();
+  const FleetReport report = fleet.Report(T("2026-11-22T10:03:05Z"));
+  for (int c = 0; c < kNumCategories; ++c) {
+    const std::string name = CategoryName(Category(c));
+    EXPECT_NEAR(
+        *Value(families, "goodput_chip_seconds_total", {{"category", name}}),
+        report.fleet.chip_seconds[c], 1e-6)
+        << name;
+    for (const JobReport& job : report.jobs) {
+      EXPECT_NEAR(*Value(families, "goodput_job_chip_seconds_total",
+                         {{"job_id", job.job_id}, {"category", name}}),
+                  job.nanos[c] * 1e-9 * job.chips, 1e-6)
+          << job.job_id << " " << name;
+    }
+  }
+  EXPECT_NEAR(*Value(families, "goodput_ideal_chip_seconds_total"),
+              report.fleet.ideal_chip_seconds, 1e-9);
+  EXPECT_NEAR(*Value(families, "goodput_costed_productive_chip_seconds_total"),
+              report.fleet.costed_productive_chip_seconds, 1e-9);
+  // Segments: j is tpu-v5p/TRAINING/jax/<=8; s is h100/SERVING; q >512.
+  EXPECT_NEAR(*Value(families, "goodput_chip_seconds_total",
+                     {{"accelerator", "tpu-v5p"}, {"category", "lost"}}),
+              25 * 8, 1e-9);
+  EXPECT_NEAR(*Value(families, "goodput_chip_seconds_total",
+                     {{"size", ">512"}, {"category", "queued"}}),
+              30 * 600, 1e-9);
+  EXPECT_EQ(*Value(families, "goodput_interruptions_total",
+                   {{"reason", "PREEMPTED"}}),
+            1);
+  EXPECT_EQ(*Value(families, "goodput_interruption_notices_total",
+                   {{"workload", "SERVING"}, {"reason", "MAINTENANCE"}}),
+            1);
+  EXPECT_EQ(*Value(families, "goodput_jobs", {{"state", "ENDED"}}), 3);
+  EXPECT_EQ(*Value(families, "goodput_job_steps_total", {{"job_id", "j"}}), 3);
+  EXPECT_EQ(*Value(families, "goodput_job_series"), 3);
+  EXPECT_EQ(*Value(families, "goodput_at_risk_chip_seconds"), 0);
+}
+
+TEST(FleetMetricsTest, HistogramsCountObservationsPerSegment) {
+  Config config;
+  FleetTracker fleet(&config);
+  ApplyAll(kFleet, &fleet);
+  FleetMetrics metrics(&config, MetricsOptions());
+  Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:03:05Z"), &metrics);
+  Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:03:05Z"), &metrics);
+  for (const MetricFamilyData& f : metrics.Families()) {
+    if (f.name != "goodput_time_to_recover_seconds") continue;
+    for (const MetricSample& s : f.samples) {
+      if (s.labels[0].second != "tpu-v5p") continue;
+      // One recovery of 10:01:45 -> 10:03:05 = 80 s (bucket <= 120),
+      // counted once over two scrapes.
+      EXPECT_EQ(s.count, 1u);
+      EXPECT_EQ(s.sum, 80);
+      EXPECT_EQ(s.cumulative[2], 0u);  // <= 60
+      EXPECT_EQ(s.cumulative[3], 1u);  // <= 120
+    }
+  }
+}
+
+// Scrapes a random fleet at every 10 s bucket boundary (events before it
+// applied) and checks the 5m window's goodput ratio against the counters'
+// increases since the scrape at the start of the window's span.
+TEST(FleetMetricsTest, WindowRatioEqualsRatioOfCounterIncreases) {
+  Config config;
+  MetricsOptions options;
+  options.windows = {{"5m", 300 * kNanosPerSecond}};
+  FleetMetrics metrics(&config, options);
+  FleetTracker fleet(&config);
+  const std::vector<v1::Event> events = testing::RandomFleet(11, 20, 80);
+  std::vector<std::string> ids;
+  for (const v1::Event& e : events) {
+    if (!e.job_id().empty()) ids.push_back(e.job_id());
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  const int64_t bucket = 10 * kNanosPerSecond;
+  std::map<int64_t, std::pair<double, double>> at;  // boundary -> counters
+  int64_t boundary = 0;
+  int checked = 0;
+  for (uint32_t i : ApplyOrder(events)) {
+    const int64_t t = EventTimeNanos(events[i]);
+    while (boundary <= t) {
+      if (boundary > 0) {
+        Scrape(fleet, ids, boundary - 1, &metrics);
+        const auto f = metrics.Families();
+        const double total = *Value(f, "goodput_chip_seconds_total");
+        const double productive = *Value(f, "goodput_chip_seconds_total",
+                                         {{"category", "productive"}});
+        at[boundary] = {total, productive};
+        auto start = at.find(boundary - 30 * bucket);
+        auto ratio = Value(f, "goodput_fleet_goodput_ratio");
+        if (start != at.end() && total > start->second.first) {
+          ASSERT_TRUE(ratio.has_value());
+          EXPECT_NEAR(*ratio,
+                      (productive - start->second.second) /
+                          (total - start->second.first),
+                      1e-9);
+          ++checked;
+        }
+      }
+      boundary = boundary == 0 ? (t / bucket + 1) * bucket : boundary + bucket;
+    }
+    (void)fleet.Apply(events[i]);
+  }
+  EXPECT_GT(checked, 20);
+}
+
+TEST(FleetMetricsTest, PerJobSeriesCapAndEndedGrace) {
+  Config config;
+  MetricsOptions options;
+  options.max_job_series = 2;
+  options.ended_job_grace_ns = 60 * kNanosPerSecond;
+  FleetMetrics metrics(&config, options);
+  FleetTracker fleet(&config);
+  ApplyAll(R"(
+10:00:00 {"job_id":"a","job_submitted":{"chips":1}}
+10:00:00 {"job_id":"b","job_submitted":{"chips":1}}
+10:00:00 {"job_id":"c","job_submitted":{"chips":1}}
+10:00:00 {"job_id":"c","started":{}}
+10:00:10 {"job_id":"c","step":{"step":1}}
+10:00:20 {"job_id":"c","step":{"step":2}}
+10:00:25 {"job_id":"c","job_ended":{"outcome":"FAILED"}}
+)",
+           &fleet);
+  // a and b run (not ended): they come first and fill the cap.
+  Scrape(fleet, {"a", "b", "c"}, T("2026-11-22T10:00:25Z"), &metrics);
+  auto f = metrics.Families();
+  EXPECT_EQ(*Value(f, "goodput_job_series"), 2);
+  EXPECT_EQ(*Value(f, "goodput_job_series_suppressed_total"), 1);
+  EXPECT_FALSE(Value(f, "goodput_job_chips", {{"job_id", "c"}}).has_value());
+  // After c's grace it is no longer a candidate: nothing is suppressed.
+  Scrape(fleet, {"a", "b", "c"}, T("2026-11-22T10:01:26Z"), &metrics);
+  f = metrics.Families();
+  EXPECT_EQ(*Value(f, "goodput_job_series_suppressed_total"), 1);
+  EXPECT_EQ(*Value(f, "goodput_job_info", {{"job_id", "a"}}), 1);
+}
+
+TEST(FleetMetricsTest, ARebuildNeverLowersCountersAndCountsTheClamp) {
+  Config config;
+  FleetMetrics metrics(&config, MetricsOptions());
+  const std::vector<v1::Event> events = ParseEvents(Timeline(R"(
+10:00:00 {"job_submitted":{"chips":2,"workload":"SERVING"}}
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"step":{"step":2}}
+10:00:30 {"step":{"step":3}}
+)"));
+  JobTracker full("j", &config);
+  for (const v1::Event& e : events) ASSERT_TRUE(full.Apply(e).ok());
+  metrics.Begin();
+  metrics.UpdateJob(full);
+  metrics.Finish({}, T("2026-11-22T10:00:30Z"));
+  // Serving steps 2 and 3 are productive at once: 20 s x 2 chips.
+  EXPECT_EQ(*Value(metrics.Families(), "goodput_chip_seconds_total",
+                   {{"category", "productive"}}),
+            40);
+  // A rebuilt tracker that knows less (here: only through step 2).
+  JobTracker rebuilt("j", &config);
+  for (size_t i = 0; i + 1 < events.size(); ++i) {
+    ASSERT_TRUE(rebuilt.Apply(events[i]).ok());
+  }
+  metrics.Begin();
+  metrics.UpdateJob(rebuilt);
+  metrics.Finish({}, T("2026-11-22T10:00:30Z"));
+  const auto f = metrics.Families();
+  EXPECT_EQ(
+      *Value(f, "goodput_chip_seconds_total", {{"category", "productive"}}),
+      40);
+  EXPECT_EQ(*Value(f, "goodput_chip_seconds_clamped_total",
+                   {{"category", "productive"}}),
+            20);
+}
+
+TEST(FleetMetricsTest, CapacityRatiosOverTheWindow) {
+  Config config;
+  FleetMetrics metrics(&config, MetricsOptions());
+  FleetTracker fleet(&config);
+  ApplyAll(R"(
+10:00:00 {"job_submitted":{"chips":4,"accelerator":"tpu-v5p"}}
+10:00:00 {"started":{}}
+10:00:10 {"activity":{"kind":"INIT"}}
+10:00:40 {"job_ended":{"outcome":"SUCCEEDED"}}
+)",
+           &fleet);
+  metrics.Begin();
+  metrics.UpdateJob(*fleet.FindJob("j"));
+  // 8 chips of capacity for the 40 s: 320 chip-seconds; allocated 160.
+  metrics.Finish({{"tpu-v5p", 320}}, T("2026-11-22T10:00:40Z"));
+  const auto f = metrics.Families();
+  EXPECT_EQ(*Value(f, "goodput_capacity_chip_seconds_total"), 320);
+  EXPECT_NEAR(*Value(f, "goodput_fleet_capacity_sg_ratio", {{"window", "5m"}}),
+              0.5, 1e-12);
+  EXPECT_NEAR(*Value(f, "goodput_fleet_sg_ratio", {{"window", "1h"}}), 1,
+              1e-12);
+  // No step ever completed: RG is 0 (10 s in flight became idle at the end).
+  EXPECT_EQ(*Value(f, "goodput_segment_rg_ratio",
+                   {{"dimension", "accelerator"}, {"value", "tpu-v5p"}}),
+            0);
+  EXPECT_EQ(*Value(f, "goodput_segment_sg_ratio",
+                   {{"dimension", "size"}, {"value", "<=8"}, {"window", "5m"}}),
+            1);
+}
+
+}  // namespace
+}  // namespace goodput::core
+
+namespace goodput::core {
+namespace {
+
+TEST(FleetMetricsTest, UnchangedJobsKeepTheirTotalsAndGauges) {
+  Config config;
+  FleetMetrics metrics(&config, MetricsOptions());
+  JobTracker job("j", &config);
+  for (const v1::Event& e : testing::ParseEvents(testing::Timeline(R"(
+10:00:00 {"job_submitted":{"chips":2}}
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"step":{"step":2}}
+)"))) {
+    ASSERT_TRUE(job.Apply(e).ok());
+  }
+  for (int scrape = 0; scrape < 2; ++scrape) {
+    metrics.Begin();
+    // Generation 7 both times: only the first scrape reads the job.
+    if (metrics.Changed("j", 7)) {
+      ASSERT_EQ(scrape, 0);
+      metrics.UpdateJob(job);
+    }
+    metrics.Finish({}, testing::T("2026-11-22T10:00:20Z"));
+    const auto f = metrics.Families();
+    EXPECT_EQ(*Value(f, "goodput_jobs", {{"state", "RUNNING"}}), 1);
+    // Steps 1 and 2 (20 s, no checkpoint) are at risk: x 2 chips.
+    EXPECT_EQ(*Value(f, "goodput_at_risk_chip_seconds"), 40);
+    EXPECT_EQ(*Value(f, "goodput_job_series"), 1);
+  }
+  EXPECT_TRUE(metrics.Changed("j", 8));
+}
+
+}  // namespace
+}  // namespace goodput::core

@@ -1,0 +1,49 @@
+#include "core/job_ledger.h"
+
+#include <algorithm>
+
+namespace goodput::core {
+namespace {
+
+// The increase of `now` over the high-water mark `*high`, which it raises.
+template <typename T>
+T Raise(T now, T* high) {
+  if (now <= *high) return T{0};
+  const T up = now - *high;
+  *high = now;
+  return up;
+}
+
+template <typename A>
+void RaiseAll(const A& now, A* high, A* up) {
+  for (size_t i = 0; i < now.size(); ++i) (*up)[i] = Raise(now[i], &(*high)[i]);
+}
+
+}  // namespace
+
+CounterIncrease JobLedger::Update(const Recognized& now) {
+  CounterIncrease up;
+  for (int c = 0; c < kNumCategories; ++c) {
+    up.clamped[c] = std::max<int64_t>(0, last_nanos_[c] - now.nanos[c]);
+  }
+  last_nanos_ = now.nanos;
+  RaiseAll(now.nanos, &high_.nanos, &up.nanos);
+  RaiseAll(now.interruptions, &high_.interruptions, &up.interruptions);
+  RaiseAll(now.notices, &high_.notices, &up.notices);
+  up.costed_productive_ns =
+      Raise(now.costed_productive_ns, &high_.costed_productive_ns);
+  up.ideal_seconds = Raise(now.ideal_seconds, &high_.ideal_seconds);
+  up.pg_above_one_steps =
+      Raise(now.pg_above_one_steps, &high_.pg_above_one_steps);
+  up.duplicates = Raise(now.duplicates, &high_.duplicates);
+  up.steps = Raise(now.steps, &high_.steps);
+  return up;
+}
+
+size_t JobLedger::Consume(size_t size) {
+  const size_t from = std::min(observations_, size);
+  observations_ = std::max(observations_, size);
+  return from;
+}
+
+}  // namespace goodput::core

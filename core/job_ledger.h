@@ -1,0 +1,49 @@
+#ifndef GOODPUT_CORE_JOB_LEDGER_H_
+#define GOODPUT_CORE_JOB_LEDGER_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/category.h"
+#include "core/recognition.h"
+
+namespace goodput::core {
+
+// What a job's counters gained since the previous JobLedger::Update.
+struct CounterIncrease {
+  CategoryNanos nanos{};  // never negative
+  int64_t costed_productive_ns = 0;
+  double ideal_seconds = 0;
+  ReasonCounts interruptions{}, notices{};
+  int64_t pg_above_one_steps = 0, duplicates = 0, steps = 0;
+  // Settled time a rebuild took back, per category, that the counters had
+  // already counted and keep (counters never decrease).
+  CategoryNanos clamped{};
+};
+
+// Turns one job's Recognized totals into monotone counter increases. The
+// totals only grow as events apply, but a late-event rebuild of the job
+// from the store may lower them: the ledger keeps the high-water mark of
+// every field, so counters never decrease, and reports the fall as
+// `clamped`. It also remembers how many observations were consumed. A
+// plain value; not thread-safe.
+class JobLedger {
+ public:
+  CounterIncrease Update(const Recognized& now);
+
+  // Observations consumed so far; `Consume` returns the first index not
+  // yet consumed of a list now `size` long and marks all consumed (a
+  // rebuilt, shorter list consumes nothing new).
+  size_t Consume(size_t size);
+
+  const Recognized& counted() const { return high_; }
+
+ private:
+  Recognized high_;             // high-water marks
+  CategoryNanos last_nanos_{};  // the previous totals, for `clamped`
+  size_t observations_ = 0;
+};
+
+}  // namespace goodput::core
+
+#endif  // GOODPUT_CORE_JOB_LEDGER_H_

@@ -1,0 +1,56 @@
+#ifndef GOODPUT_CORE_RECOGNITION_H_
+#define GOODPUT_CORE_RECOGNITION_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "core/category.h"
+#include "core/report.h"
+#include "proto/event.pb.h"
+
+namespace goodput::core {
+
+// Interruption reasons in metric order: PREEMPTED, FAILED, HOST_FAILURE,
+// MAINTENANCE, OTHER (unspecified counts as OTHER).
+inline constexpr int kNumReasons = 5;
+int ReasonIndex(v1::Interruption::Reason reason);
+const char* ReasonName(int index);
+using ReasonCounts = std::array<int64_t, kNumReasons>;
+
+// A duration a job observed, for the histograms of docs/metrics.md.
+enum class ObservationKind {
+  kStartup,                   // attempt start to its first completed step
+  kTimeToRecover,             // attempt end to the next first completed step
+  kTimeBetweenInterruptions,  // attempt start to its end
+};
+struct Observation {
+  ObservationKind kind;
+  int64_t nanos;
+};
+
+// One job's totals in recognition time (SPEC section 3 rule 11): time
+// counts once its fate is known, so every field but the gauges at the end
+// never decreases as the job's events are applied (a rebuild from the store
+// may lower them; see JobLedger). Plain data, from JobTracker::Recognize().
+struct Recognized {
+  CategoryNanos nanos{};  // settled time per category
+  int64_t costed_productive_ns = 0;
+  double ideal_seconds = 0;
+  ReasonCounts interruptions{};  // attempts ended (a restart: OTHER)
+  ReasonCounts notices{};
+  int64_t pg_above_one_steps = 0;
+  int64_t duplicates = 0;
+  int64_t steps = 0;  // highest completed step not lost; 0 if none
+
+  // Gauges (not monotone).
+  int64_t at_risk_ns = 0;  // as in the report, with the open step
+  std::optional<int64_t> last_step_ns, last_checkpoint_ns;  // event times
+  JobStateKind state = JobStateKind::kQueued;
+  int64_t chips = 0;
+  int64_t last_event_ns = 0;
+};
+
+}  // namespace goodput::core
+
+#endif  // GOODPUT_CORE_RECOGNITION_H_

@@ -1,0 +1,67 @@
+#include "core/sliding_window.h"
+
+#include <algorithm>
+
+namespace goodput::core {
+
+void WindowAmounts::Add(const WindowAmounts& o) {
+  total += o.total;
+  unallocated += o.unallocated;
+  productive += o.productive;
+  ideal += o.ideal;
+  costed += o.costed;
+  capacity += o.capacity;
+}
+
+TotalsRatios WindowAmounts::Ratios(bool with_capacity) const {
+  Totals t;
+  t.total_chip_seconds = total;
+  t.chip_seconds[Index(Category::kQueued)] = unallocated;
+  t.chip_seconds[Index(Category::kProductive)] = productive;
+  t.ideal_chip_seconds = ideal;
+  t.costed_productive_chip_seconds = costed;
+  if (with_capacity) t.capacity_chip_seconds = capacity;
+  return ComputeRatios(t);
+}
+
+SlidingWindow::SlidingWindow(int64_t window_ns, int buckets)
+    : bucket_ns_(std::max<int64_t>(1, window_ns / std::max(1, buckets))),
+      n_(std::max(1, buckets)) {}
+
+int64_t SlidingWindow::BucketOf(int64_t time_ns) const {
+  int64_t q = time_ns / bucket_ns_;
+  return (time_ns % bucket_ns_ < 0) ? q - 1 : q;  // floor
+}
+
+void SlidingWindow::Add(int64_t time_ns, const WindowAmounts& amounts) {
+  const int64_t b = BucketOf(time_ns);
+  if (!buckets_.empty() && b <= buckets_.back().first - n_) {
+    ++dropped_;  // older than the longest span still kept
+    return;
+  }
+  auto it = std::lower_bound(
+      buckets_.begin(), buckets_.end(), b,
+      [](const auto& bucket, int64_t key) { return bucket.first < key; });
+  if (it == buckets_.end() || it->first != b) {
+    it = buckets_.insert(it, {b, WindowAmounts{}});
+  }
+  it->second.Add(amounts);
+  while (buckets_.front().first <= buckets_.back().first - n_) {
+    buckets_.pop_front();
+  }
+}
+
+WindowAmounts SlidingWindow::Sum(int64_t now_ns) const {
+  const int64_t last = BucketOf(now_ns);
+  WindowAmounts sum;
+  for (const auto& [b, amounts] : buckets_) {
+    if (b > last - n_ && b <= last) sum.Add(amounts);
+  }
+  return sum;
+}
+
+int64_t SlidingWindow::SpanStart(int64_t now_ns) const {
+  return (BucketOf(now_ns) - n_ + 1) * bucket_ns_;
+}
+
+}  // namespace goodput::core

@@ -1,0 +1,116 @@
+#include "core/sliding_window.h"
+
+#include <random>
+#include <vector>
+
+#include "core/config.h"
+#include "core/job_ledger.h"
+#include "gtest/gtest.h"
+
+namespace goodput::core {
+namespace {
+
+constexpr int64_t kSec = kNanosPerSecond;
+
+WindowAmounts Total(double total, double productive = 0) {
+  WindowAmounts a;
+  a.total = total;
+  a.productive = productive;
+  return a;
+}
+
+TEST(SlidingWindowTest, SumCoversTheBucketOfNowAndTheOnesBefore) {
+  SlidingWindow w(60 * kSec, 6);  // 10 s buckets
+  w.Add(5 * kSec, Total(1));      // bucket 0
+  w.Add(15 * kSec, Total(2));     // bucket 1
+  w.Add(65 * kSec, Total(4));     // bucket 6
+  // As of 65 s: buckets 1..6, span [10 s, 65 s].
+  EXPECT_EQ(w.Sum(65 * kSec).total, 6);
+  EXPECT_EQ(w.SpanStart(65 * kSec), 10 * kSec);
+  // Bucket 0 left memory when bucket 6 opened: as of 59 s only 1..5.
+  EXPECT_EQ(w.Sum(59 * kSec).total, 2);
+  w.Add(35 * kSec, Total(8));  // an older bucket still kept: inserted
+  EXPECT_EQ(w.Sum(65 * kSec).total, 14);
+  // As of 125 s: bucket 12; 7..12 hold nothing.
+  EXPECT_EQ(w.Sum(125 * kSec).total, 0);
+}
+
+TEST(SlidingWindowTest, MemoryIsBoundedAndOldIncreasesAreDropped) {
+  SlidingWindow w(60 * kSec, 6);
+  for (int i = 0; i < 1000; ++i) w.Add(i * 10 * kSec, Total(1));
+  EXPECT_LE(w.bucket_count(), 6u);
+  EXPECT_EQ(w.Sum(9990 * kSec).total, 6);
+  w.Add(9945 * kSec, Total(5));  // bucket 994, the oldest kept
+  EXPECT_EQ(w.Sum(9990 * kSec).total, 11);
+  w.Add(100 * kSec, Total(7));  // far too old
+  EXPECT_EQ(w.dropped(), 1);
+  EXPECT_EQ(w.Sum(9990 * kSec).total, 11);
+}
+
+// The window's ratio is the ratio of the counters' increases between the
+// start of its span and now.
+TEST(SlidingWindowTest, RatioEqualsRatioOfCounterIncreases) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> amount(0, 100);
+  SlidingWindow w(300 * kSec, 30);
+  struct Point {
+    int64_t t;
+    double total, productive;  // counters after this increase
+  };
+  std::vector<Point> counters = {{0, 0, 0}};
+  int64_t t = 0;
+  for (int i = 0; i < 2000; ++i) {
+    t += static_cast<int64_t>(amount(rng) * 0.05 * kSec);
+    const double total = amount(rng), productive = total * amount(rng) / 100;
+    w.Add(t, Total(total, productive));
+    counters.push_back({t, counters.back().total + total,
+                        counters.back().productive + productive});
+    if (i % 97 != 0) continue;
+    const int64_t start = w.SpanStart(t);
+    Point before{0, 0, 0};  // counters just before the span starts
+    for (const Point& p : counters) {
+      if (p.t < start) before = p;
+    }
+    const Point& now = counters.back();
+    const TotalsRatios r = w.Sum(t).Ratios(false);
+    ASSERT_TRUE(r.ratios.goodput.has_value());
+    EXPECT_NEAR(
+        *r.ratios.goodput,
+        (now.productive - before.productive) / (now.total - before.total),
+        1e-9);
+  }
+}
+
+TEST(JobLedgerTest, CountersNeverDecreaseAndTheFallIsClamped) {
+  JobLedger ledger;
+  Recognized r;
+  r.nanos[Index(Category::kProductive)] = 100;
+  r.steps = 10;
+  CounterIncrease up = ledger.Update(r);
+  EXPECT_EQ(up.nanos[Index(Category::kProductive)], 100);
+  EXPECT_EQ(up.steps, 10);
+  // A rebuild lowers productive to 60: nothing is counted, 40 is clamped.
+  r.nanos[Index(Category::kProductive)] = 60;
+  r.steps = 8;
+  up = ledger.Update(r);
+  EXPECT_EQ(up.nanos[Index(Category::kProductive)], 0);
+  EXPECT_EQ(up.clamped[Index(Category::kProductive)], 40);
+  EXPECT_EQ(up.steps, 0);
+  // It grows again: only what passes the high-water mark counts.
+  r.nanos[Index(Category::kProductive)] = 130;
+  up = ledger.Update(r);
+  EXPECT_EQ(up.nanos[Index(Category::kProductive)], 30);
+  EXPECT_EQ(up.clamped[Index(Category::kProductive)], 0);
+  EXPECT_EQ(ledger.counted().nanos[Index(Category::kProductive)], 130);
+}
+
+TEST(JobLedgerTest, ObservationsAreConsumedOnce) {
+  JobLedger ledger;
+  EXPECT_EQ(ledger.Consume(3), 0u);
+  EXPECT_EQ(ledger.Consume(5), 3u);
+  EXPECT_EQ(ledger.Consume(2), 2u);  // a rebuilt, shorter list: none new
+  EXPECT_EQ(ledger.Consume(6), 5u);
+}
+
+}  // namespace
+}  // namespace goodput::core

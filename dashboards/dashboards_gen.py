@@ -1,0 +1,371 @@
+"""Builds the two Grafana dashboards (grafana/*.json) from panel lists.
+
+Panels are described once here, so ids, layout, data source and option
+defaults are consistent; generate.py writes the JSON and check_dashboards.py
+checks it (ids, queries, metric names) and, through check/, its types.
+"""
+
+DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
+GRID_WIDTH = 24
+SCHEMA_VERSION = 39
+CHIPS = "suffix: chips"  # chip-seconds per second
+CHIP_HOURS = "suffix: chip-h"
+
+
+def target(expr, legend="", instant=False, table=False):
+    """One Prometheus query of a panel (refId is set by the panel)."""
+    t = {"datasource": DATASOURCE, "expr": expr, "legendFormat": legend}
+    if instant:
+        t.update({"instant": True, "range": False})
+    if table:
+        t["format"] = "table"
+    return t
+
+
+def _thresholds(steps):
+    return {"mode": "absolute",
+            "steps": [{"color": c, "value": v} for v, c in steps]}
+
+
+RATIO_STEPS = [(None, "red"), (0.5, "orange"), (0.8, "green")]
+
+
+class Builder:
+    """Appends panels left to right, top to bottom, with unique ids."""
+
+    def __init__(self):
+        self.panels = []
+        self._x = 0
+        self._y = 0
+        self._row_h = 0
+
+    def _place(self, w, h):
+        if self._x + w > GRID_WIDTH:
+            self._x, self._y, self._row_h = 0, self._y + self._row_h, 0
+        pos = {"h": h, "w": w, "x": self._x, "y": self._y}
+        self._x += w
+        self._row_h = max(self._row_h, h)
+        return pos
+
+    def row(self, title):
+        if self._x:
+            self._x, self._y, self._row_h = 0, self._y + self._row_h, 0
+        self.panels.append({"collapsed": False, "gridPos": self._place(24, 1),
+                            "id": len(self.panels) + 1, "panels": [],
+                            "title": title, "type": "row"})
+        self._x, self._y, self._row_h = 0, self._y + 1, 0
+
+    def panel(self, kind, title, description, targets, w, h, defaults,
+              options, **extra):
+        for i, t in enumerate(targets):
+            t["refId"] = chr(ord("A") + i)
+        p = {"datasource": DATASOURCE, "description": description,
+             "fieldConfig": {"defaults": defaults, "overrides": []},
+             "gridPos": self._place(w, h), "id": len(self.panels) + 1,
+             "options": options, "targets": targets, "title": title,
+             "type": kind}
+        p.update(extra)
+        self.panels.append(p)
+
+    def timeseries(self, title, description, targets, unit, w=12, h=8,
+                   stacked=False, ratio=False, bars=False):
+        custom = {"drawStyle": "bars" if bars else "line",
+                  "fillOpacity": 60 if stacked else 10,
+                  "lineWidth": 1, "showPoints": "never",
+                  "stacking": {"group": "A",
+                               "mode": "normal" if stacked else "none"}}
+        defaults = {"custom": custom, "unit": unit}
+        if ratio:
+            defaults.update({"min": 0, "max": 1})
+        options = {"legend": {"calcs": ["lastNotNull"], "displayMode": "table",
+                              "placement": "right", "showLegend": True},
+                   "tooltip": {"mode": "multi", "sort": "desc"}}
+        self.panel("timeseries", title, description, targets, w, h, defaults,
+                   options)
+
+    def stat(self, title, description, targets, unit, w=4, h=4,
+             steps=RATIO_STEPS):
+        defaults = {"thresholds": _thresholds(steps), "unit": unit}
+        options = {"colorMode": "value", "graphMode": "area",
+                   "justifyMode": "auto", "orientation": "auto",
+                   "percentChangeColorMode": "standard",
+                   "reduceOptions": {"calcs": ["lastNotNull"], "fields": "",
+                                     "values": False},
+                   "showPercentChange": False, "textMode": "auto",
+                   "wideLayout": True}
+        self.panel("stat", title, description, targets, w, h, defaults,
+                   options)
+
+    def table(self, title, description, targets, unit, w=12, h=8,
+              links=None, transformations=None):
+        defaults = {"unit": unit}
+        if links:
+            defaults["links"] = links
+        options = {"frameIndex": 0, "showHeader": True,
+                   "sortBy": [{"desc": True, "displayName": "Value #A"}]}
+        self.panel("table", title, description, targets, w, h, defaults,
+                   options, transformations=transformations or [])
+
+    def state_timeline(self, title, description, targets, w=24, h=5):
+        defaults = {"custom": {"fillOpacity": 80, "lineWidth": 0}}
+        options = {"legend": {"calcs": [], "displayMode": "list",
+                              "placement": "bottom", "showLegend": True},
+                   "mergeValues": True, "rowHeight": 0.9,
+                   "showValue": "never",
+                   "tooltip": {"mode": "single", "sort": "none"}}
+        self.panel("state-timeline", title, description, targets, w, h,
+                   defaults, options)
+
+
+def _datasource_variable():
+    return {"name": "datasource", "label": "Prometheus", "type": "datasource",
+            "query": "prometheus", "hide": 0}
+
+
+def dashboard(uid, title, description, builder, variables, tags):
+    return {
+        "annotations": {"list": []},
+        "description": description,
+        "editable": True,
+        "graphTooltip": 1,
+        "links": [],
+        "panels": builder.panels,
+        "refresh": "1m",
+        "schemaVersion": SCHEMA_VERSION,
+        "tags": ["goodput"] + tags,
+        "templating": {"list": [_datasource_variable()] + variables},
+        "time": {"from": "now-6h", "to": "now"},
+        "timezone": "utc",
+        "title": title,
+        "uid": uid,
+        "version": 1,
+    }
+
+
+# ---------------------------------------------------------------- fleet ----
+
+def _fleet_headline(b):
+    b.row("Fleet goodput (recording rules, counters in recognition time)")
+    for name, label in (("mpg", "MPG"), ("sg", "SG"), ("rg", "RG"),
+                        ("pg", "PG")):
+        b.stat("%s (1h)" % label, "Fleet %s over the last hour, from summed "
+               "chip-second counters." % label,
+               [target("fleet:goodput_%s:ratio_rate1h" % name)],
+               "percentunit")
+    b.stat("Budget burn rate (1h)", "Badput share over the last hour divided "
+           "by the error budget 1 - goodput_slo; 1 spends the budget exactly "
+           "over the SLO period (see dashboards/README.md).",
+           [target("fleet:goodput_badput:ratio_rate1h / on () group_left () "
+                   "(1 - goodput_slo)")],
+           "x", steps=[(None, "green"), (1, "orange"), (4, "red")])
+    b.stat("Capacity MPG (1h)", "mpg_capacity: allocated chip-time over host "
+           "capacity from heartbeats, times RG and PG.",
+           [target("fleet:goodput_capacity_mpg:ratio_rate1h")], "percentunit")
+    b.timeseries("MPG, SG, RG, PG (5m)", "Fleet ratios over 5-minute windows.",
+                 [target("fleet:goodput_%s:ratio_rate5m" % r, r.upper())
+                  for r in ("mpg", "sg", "rg", "pg")], "percentunit",
+                 ratio=True)
+    b.timeseries("Badput breakdown (5m)", "Chip-seconds per second (chips) "
+                 "in every category but productive, stacked.",
+                 [target('fleet:goodput_chip_seconds:rate5m'
+                         '{category!="productive"}', "{{category}}")],
+                 CHIPS, stacked=True)
+
+
+def _fleet_segments(b):
+    b.row("By segment (1h)")
+    for dim in ("accelerator", "workload", "framework", "size"):
+        b.timeseries("MPG by %s" % dim, "MPG per %s value over the last hour."
+                     % dim, [target("%s:goodput_mpg:ratio_rate1h" % dim,
+                                    "{{%s}}" % dim)], "percentunit",
+                     w=6, ratio=True)
+    b.timeseries("Badput by accelerator (5m)", "Chips not productive, per "
+                 "accelerator, stacked.",
+                 [target("accelerator:goodput_lifetime_chip_seconds:rate5m - "
+                         "accelerator:goodput_productive_chip_seconds:rate5m",
+                         "{{accelerator}}")], CHIPS, stacked=True)
+    b.timeseries("Goodput by workload (1h)", "productive / lifetime per "
+                 "workload (SG x RG).",
+                 [target("workload:goodput_goodput:ratio_rate1h",
+                         "{{workload}}")], "percentunit", ratio=True)
+
+
+JOB_LINK = [{"title": "Job drill-down",
+             "url": "/d/goodput-job?var-job_id=${__data.fields.job_id}"
+                    "&${__url_time_range}"}]
+
+
+def _fleet_jobs(b):
+    b.row("Jobs")
+    b.table("Worst jobs (chip-hours over the dashboard range)",
+            "Badput (every category but productive) and lost chip-hours per "
+            "job over the range; only jobs with series (--max_job_series). "
+            "Click a job for its drill-down; on call: goodputctl "
+            "--server=HOST:PORT job JOB_ID.",
+            [target('topk(20, sum by (job_id) (increase('
+                    'goodput_job_chip_seconds_total{category!="productive"}'
+                    '[$__range]))) / 3600', instant=True, table=True),
+             target('sum by (job_id) (increase(goodput_job_chip_seconds_total'
+                    '{category="lost"}[$__range])) / 3600', instant=True,
+                    table=True)],
+            CHIP_HOURS, w=12, h=10, links=JOB_LINK,
+            transformations=[{"id": "merge", "options": {}}])
+    b.timeseries("Jobs by state", "goodput_jobs summed over instances.",
+                 [target("fleet:goodput_jobs:sum", "{{state}}")], "short",
+                 w=6, h=10)
+    b.timeseries("At-risk work", "Productive chip-hours not durable yet: what "
+                 "the fleet loses if every job dies now.",
+                 [target("fleet:goodput_at_risk_chip_seconds:sum / 3600",
+                         "fleet")], CHIP_HOURS, w=6, h=10)
+
+
+def _fleet_capacity(b):
+    b.row("Capacity and interruptions")
+    b.timeseries("Capacity SG", "Allocated chip-time over host capacity "
+                 "(sg_capacity), fleet (5m) and per accelerator (1h).",
+                 [target("fleet:goodput_capacity_sg:ratio_rate5m", "fleet"),
+                  target("accelerator:goodput_capacity_sg:ratio_rate1h",
+                         "{{accelerator}}")], "percentunit", w=8, ratio=True)
+    b.timeseries("Interruptions per hour", "Attempts ended by an "
+                 "interruption, by reason.",
+                 [target("fleet:goodput_interruptions:rate1h * 3600",
+                         "{{reason}}")], "short", w=8, stacked=True,
+                 bars=True)
+    b.timeseries("Recovery and startup (p50, p90, 1h)",
+                 "Interruption to the next first step; started to first step.",
+                 [target("histogram_quantile(%s, fleet:goodput_%s_bucket:"
+                         "rate1h)" % (q, h), "%s p%s" % (label, int(q * 100)))
+                  for h, label in (("time_to_recover_seconds", "recover"),
+                                   ("startup_seconds", "startup"))
+                  for q in (0.5, 0.9)], "s", w=8)
+
+
+def _fleet_ingest(b):
+    b.row("Ingest health")
+    b.timeseries("Ingest events", "Events judged per second by result, and "
+                 "dead letters.",
+                 [target("sum by (result) (rate(goodput_ingest_events_total"
+                         "[5m]))", "{{result}}"),
+                  target("sum(rate(goodput_dead_letters_total[5m]))",
+                         "dead letters")], "ops", w=8)
+    b.timeseries("Agents: time since last batch", "Per agent, the newest "
+                 "goodputd instance that heard from it.",
+                 [target("time() - max by (agent_id) "
+                         "(goodput_agent_last_seen_timestamp_seconds)",
+                         "{{agent_id}}")], "s", w=8)
+    b.timeseries("Ingest lag and capped job series", "Server time minus the "
+                 "newest applied event time; job series the cap suppressed.",
+                 [target("max by (instance) (goodput_ingest_lag_seconds)",
+                         "lag {{instance}}"),
+                  target("sum(rate(goodput_job_series_suppressed_total[5m]))",
+                         "suppressed/s")], "short", w=8)
+
+
+def fleet_overview():
+    b = Builder()
+    _fleet_headline(b)
+    _fleet_segments(b)
+    _fleet_jobs(b)
+    _fleet_capacity(b)
+    _fleet_ingest(b)
+    return dashboard("goodput-fleet", "goodput: Fleet overview",
+                     "ML Productivity Goodput of the fleet: MPG = SG x RG x "
+                     "PG, badput, segments, worst jobs, capacity, ingest.",
+                     b, [], ["fleet"])
+
+
+# ------------------------------------------------------------------ job ----
+
+JOB = 'job_id="$job_id"'
+
+
+def _job_variables():
+    return [
+        {"name": "job_id", "label": "job_id", "type": "query",
+         "datasource": DATASOURCE,
+         "query": "label_values(goodput_job_info, job_id)", "refresh": 2,
+         "sort": 1, "hide": 0},
+        {"name": "window", "label": "ratio window", "type": "custom",
+         "query": "5m,1h,24h", "hide": 0,
+         "current": {"text": "1h", "value": "1h"},
+         "options": [{"selected": w == "1h", "text": w, "value": w}
+                     for w in ("5m", "1h", "24h")]},
+    ]
+
+
+def _job_headline(b):
+    b.row("Job $job_id")
+    b.table("Job", "Segment, state and goodputd instance of the job; chips.",
+            [target("goodput_job_info{%s}" % JOB, instant=True, table=True),
+             target("goodput_job_chips{%s}" % JOB, instant=True, table=True)],
+            "short", w=12, h=4,
+            transformations=[{"id": "merge", "options": {}}])
+    for name, label in (("mpg", "MPG"), ("sg", "SG"), ("rg", "RG")):
+        b.stat("%s ($window)" % label, "The exporter's per-job %s over the "
+               "selected window." % label,
+               [target('goodput_job_%s_ratio{%s, window="$window"}' %
+                       (name, JOB))], "percentunit", w=4)
+    b.timeseries("Ratios ($window)", "SG, RG, PG, MPG and goodput of the job.",
+                 [target('goodput_job_%s_ratio{%s, window="$window"}' %
+                         (r, JOB), r.upper())
+                  for r in ("mpg", "sg", "rg", "pg", "goodput")],
+                 "percentunit", ratio=True)
+    b.timeseries("Chip time by category", "Chip-seconds per second by "
+                 "category (recognition time: a step counts when it "
+                 "completes, lost when decided).",
+                 [target("sum by (category) (rate(goodput_job_chip_seconds_total"
+                         "{%s}[$__rate_interval]))" % JOB, "{{category}}")],
+                 CHIPS, stacked=True)
+
+
+def _job_progress(b):
+    b.row("Progress and risk")
+    b.timeseries("Step progress", "Highest completed step not lost.",
+                 [target("goodput_job_steps_total{%s}" % JOB, "step")],
+                 "short", w=8)
+    b.timeseries("Time since last step and checkpoint", "Prometheus time "
+                 "minus the event time of the last step / checkpoint.",
+                 [target("time() - goodput_job_last_step_timestamp_seconds{%s}"
+                         % JOB, "since step"),
+                  target("time() - goodput_job_last_checkpoint_timestamp_"
+                         "seconds{%s}" % JOB, "since checkpoint")], "s", w=8)
+    b.timeseries("At-risk work", "Productive seconds not durable yet (lost "
+                 "if the job died now), and the same in chip-hours.",
+                 [target("goodput_job_at_risk_seconds{%s}" % JOB, "seconds"),
+                  target("goodput_job_at_risk_seconds{%s} * on (instance, "
+                         "job_id) goodput_job_chips / 3600" % JOB,
+                         "chip-hours")], "short", w=8)
+
+
+def _job_interruptions(b):
+    b.row("Interruptions")
+    b.state_timeline("State", "RECOVERING marks an interruption until the "
+                     "next attempt is allocated.",
+                     [target("max by (state) (goodput_job_info{%s})" % JOB,
+                             "{{state}}")])
+    b.timeseries("Cost of interruptions", "Recovery and lost chip-seconds per "
+                 "second; lost jumps when a resume point decides it.",
+                 [target('sum by (category) (rate(goodput_job_chip_seconds_'
+                         'total{%s, category=~"recovery|lost"}'
+                         '[$__rate_interval]))' % JOB, "{{category}}")],
+                 CHIPS, stacked=True, bars=True)
+    b.stat("Chip-hours by category (so far)", "Cumulative chip-hours per "
+           "category; goodputctl --server=HOST:PORT job $job_id has the "
+           "timeline.",
+           [target("sum by (category) (goodput_job_chip_seconds_total{%s}) / "
+                   "3600" % JOB, "{{category}}")], CHIP_HOURS, w=12, h=8,
+           steps=[(None, "blue")])
+
+
+def job_drilldown():
+    b = Builder()
+    _job_headline(b)
+    _job_progress(b)
+    _job_interruptions(b)
+    return dashboard("goodput-job", "goodput: Job drill-down",
+                     "One job: ratios, chip time by category, steps, "
+                     "checkpoints, at-risk work, interruptions.",
+                     b, _job_variables(), ["job"])
+
+
+DASHBOARDS = {"fleet_overview": fleet_overview, "job_drilldown": job_drilldown}

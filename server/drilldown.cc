@@ -1,0 +1,146 @@
+#include "server/drilldown.h"
+
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "core/event_order.h"
+#include "core/job_timeline.h"
+#include "core/replay_events.h"
+
+namespace goodput::server {
+namespace {
+
+constexpr size_t kWorstJobs = 5;
+constexpr int64_t kMinute = 60 * core::kNanosPerSecond;
+
+const core::JobReport* FindJob(const core::FleetReport& report,
+                               const std::string& job_id) {
+  for (const core::JobReport& job : report.jobs) {
+    if (job.job_id == job_id) return &job;
+  }
+  return nullptr;
+}
+
+// The job's identity (id, chips, segments, state) with no time.
+core::JobReport IdentityOnly(const core::JobReport& job) {
+  core::JobReport out;
+  out.job_id = job.job_id;
+  out.chips = job.chips;
+  out.accelerator = job.accelerator;
+  out.workload = job.workload;
+  out.framework = job.framework;
+  out.labels = job.labels;
+  out.state = job.state;
+  return out;
+}
+
+// Keeps the last `limit` timeline entries (all if 0) and counts the rest.
+void KeepLast(size_t limit, core::JobView* view) {
+  std::vector<core::TimelineEntry>& t = view->timeline;
+  if (limit == 0 || t.size() <= limit) return;
+  view->timeline_omitted = static_cast<int64_t>(t.size() - limit);
+  t.erase(t.begin(), t.begin() + view->timeline_omitted);
+}
+
+absl::Status NotFound(const std::string& job_id, int64_t as_of_ns) {
+  return absl::NotFoundError(
+      absl::StrCat("job '", job_id, "' not found (no events at or before ",
+                   core::FormatTimeNanos(as_of_ns), ")"));
+}
+
+}  // namespace
+
+std::vector<NamedWindow> DefaultJobWindows() {
+  return {
+      {"5m", 5 * kMinute}, {"1h", 60 * kMinute}, {"24h", 24 * 60 * kMinute}};
+}
+
+absl::StatusOr<core::JobsView> Drilldown::Jobs(int64_t as_of_ns,
+                                               std::optional<int64_t> since_ns,
+                                               const core::JobFilter& filter) {
+  for (const auto& [dimension, value] : filter.segments) {
+    if (absl::Status s = core::CheckDimension(dimension); !s.ok()) return s;
+  }
+  absl::StatusOr<core::FleetReport> report =
+      ingestor_->Report(as_of_ns, since_ns);
+  if (!report.ok()) return report.status();
+  return core::RankJobs(ingestor_->config(), *report, filter);
+}
+
+absl::StatusOr<core::JobView> Drilldown::Job(
+    const std::string& job_id, int64_t as_of_ns,
+    const std::vector<NamedWindow>& windows, size_t timeline_limit) {
+  if (std::optional<storage::JobSnapshot> deleted =
+          ingestor_->DeletedJob(job_id)) {
+    return DeletedJobView(*deleted, as_of_ns);
+  }
+  absl::StatusOr<core::FleetReport> report =
+      ingestor_->Report(as_of_ns, std::nullopt);
+  if (!report.ok()) return report.status();
+  const core::JobReport* job = FindJob(*report, job_id);
+  if (job == nullptr) return NotFound(job_id, as_of_ns);
+  std::vector<v1::Event> events;
+  absl::Status s =
+      store_->ReadJob(job_id, std::numeric_limits<uint64_t>::max(), &events);
+  if (!s.ok()) return s;
+  core::JobView view;
+  view.as_of_ns = as_of_ns;
+  view.job = *job;
+  for (const NamedWindow& w : windows) {
+    const int64_t since = as_of_ns - w.length_ns;
+    view.windows.push_back(
+        {w.name, since, WindowReport(*job, events, as_of_ns, since)});
+  }
+  view.windows.push_back({"all", std::nullopt, *job});
+  view.timeline = core::BuildJobTimeline(events, as_of_ns);
+  KeepLast(timeline_limit, &view);
+  return view;
+}
+
+absl::StatusOr<core::JobView> Drilldown::DeletedJobView(
+    const storage::JobSnapshot& snapshot, int64_t as_of_ns) {
+  const std::string& id = snapshot.report.job_id;
+  if (as_of_ns < snapshot.first_event_ns) return NotFound(id, as_of_ns);
+  const std::optional<int64_t> retention = ingestor_->retention_ns();
+  const std::string flag = absl::StrCat(
+      "--retention",
+      retention ? "=" + absl::FormatDuration(absl::Nanoseconds(*retention))
+                : "");
+  if (as_of_ns < snapshot.ended_ns) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "as_of: job '", id, "' ended at ",
+        core::FormatTimeNanos(snapshot.ended_ns), " and its raw events were ",
+        "deleted by ", flag, "; only its final state (as_of at or after ",
+        "its end) is known"));
+  }
+  core::JobView view;
+  view.as_of_ns = as_of_ns;
+  view.job = snapshot.report;
+  view.windows.push_back({"all", std::nullopt, snapshot.report});
+  view.note = absl::StrCat("raw events deleted by ", flag,
+                           "; timeline and windows unavailable");
+  return view;
+}
+
+core::JobReport Drilldown::WindowReport(const core::JobReport& all_time,
+                                        const std::vector<v1::Event>& events,
+                                        int64_t as_of_ns, int64_t since_ns) {
+  core::Config config = ingestor_->config();
+  config.since_ns = since_ns;
+  core::FleetReport report = core::ReplayEvents(events, config, as_of_ns);
+  const core::JobReport* job = FindJob(report, all_time.job_id);
+  return job != nullptr ? *job : IdentityOnly(all_time);
+}
+
+absl::StatusOr<core::FleetView> Drilldown::Fleet(
+    int64_t as_of_ns, std::optional<int64_t> since_ns, const std::string& by) {
+  if (absl::Status s = core::CheckDimension(by); !s.ok()) return s;
+  absl::StatusOr<core::FleetReport> report =
+      ingestor_->Report(as_of_ns, since_ns);
+  if (!report.ok()) return report.status();
+  return core::MakeFleetView(*report, by, kWorstJobs);
+}
+
+}  // namespace goodput::server

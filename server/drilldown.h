@@ -1,0 +1,71 @@
+#ifndef GOODPUT_SERVER_DRILLDOWN_H_
+#define GOODPUT_SERVER_DRILLDOWN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/drilldown.h"
+#include "server/ingestor.h"
+#include "storage/event_store.h"
+
+namespace goodput::server {
+
+// A window of `goodputctl job`: its name ("5m") and length.
+struct NamedWindow {
+  std::string name;
+  int64_t length_ns = 0;
+};
+
+// The default windows of one job's view: 5m, 1h and 24h.
+std::vector<NamedWindow> DefaultJobWindows();
+
+// The drill-down queries of goodputd (jobs, job ID, fleet), independent of
+// gRPC: cut out of the ingestor's report, and for one job's windows and
+// timeline, of a replay of the job's stored events (exact, like --since).
+// Does not own its collaborators, which must outlive it. Thread-safe.
+class Drilldown {
+ public:
+  Drilldown(Ingestor* ingestor, storage::EventStore* store)
+      : ingestor_(ingestor), store_(store) {}
+
+  // Jobs ranked by lost chip-hours over [since, as_of].
+  absl::StatusOr<core::JobsView> Jobs(int64_t as_of_ns,
+                                      std::optional<int64_t> since_ns,
+                                      const core::JobFilter& filter);
+
+  // One job as of `as_of_ns`: all time, each of `windows`, and the last
+  // `timeline_limit` entries of its timeline (0 = all). NotFound naming
+  // the job if it has no events at or before `as_of_ns`. A job whose raw
+  // events --retention deleted has all time only and a note
+  // (FailedPrecondition for an as-of before its end).
+  absl::StatusOr<core::JobView> Job(const std::string& job_id, int64_t as_of_ns,
+                                    const std::vector<NamedWindow>& windows,
+                                    size_t timeline_limit);
+
+  // The fleet and the segments of dimension `by` (InvalidArgument naming
+  // a bad one), with the 5 jobs that lost the most chip-hours.
+  absl::StatusOr<core::FleetView> Fleet(int64_t as_of_ns,
+                                        std::optional<int64_t> since_ns,
+                                        const std::string& by);
+
+ private:
+  // `job_id`'s report in a replay of `events` over [since, as_of]; a job
+  // that ended before the window has only its identity.
+  // The view of a job whose raw events retention deleted, from its final
+  // snapshot: all time only, with a note instead of windows and timeline.
+  absl::StatusOr<core::JobView> DeletedJobView(
+      const storage::JobSnapshot& snapshot, int64_t as_of_ns);
+  core::JobReport WindowReport(const core::JobReport& all_time,
+                               const std::vector<v1::Event>& events,
+                               int64_t as_of_ns, int64_t since_ns);
+
+  Ingestor* ingestor_;
+  storage::EventStore* store_;
+};
+
+}  // namespace goodput::server
+
+#endif  // GOODPUT_SERVER_DRILLDOWN_H_

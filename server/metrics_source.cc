@@ -1,0 +1,97 @@
+#include "server/metrics_source.h"
+
+#include <utility>
+
+namespace goodput::server {
+namespace {
+
+using core::AddSample;
+using core::MetricFamilyData;
+using core::MetricKind;
+using core::NewFamily;
+
+void AddBatchFamilies(const IngestStats& s,
+                      std::vector<MetricFamilyData>* out) {
+  auto batches =
+      NewFamily("goodput_ingest_batches_total",
+                "Batches from agents, by result.", MetricKind::kCounter);
+  const int64_t stored = s.batches - s.duplicate_batches - s.failed_batches;
+  AddSample(&batches, {{"result", "stored"}}, stored);
+  AddSample(&batches, {{"result", "duplicate"}}, s.duplicate_batches);
+  AddSample(&batches, {{"result", "failed"}}, s.failed_batches);
+  auto events = NewFamily("goodput_ingest_events_total",
+                          "Events judged, by result.", MetricKind::kCounter);
+  AddSample(&events, {{"result", "accepted"}}, s.accepted_events);
+  AddSample(&events, {{"result", "rejected"}}, s.rejected_events);
+  auto dead =
+      NewFamily("goodput_dead_letters_total",
+                "Rejected events kept as dead letters.", MetricKind::kCounter);
+  AddSample(&dead, {}, s.rejected_events);
+  out->push_back(std::move(batches));
+  out->push_back(std::move(events));
+  out->push_back(std::move(dead));
+}
+
+void AddHealthFamilies(const IngestStats& s, const LiveState::Stats& live,
+                       int64_t applied_ns, int64_t now_ns,
+                       std::vector<MetricFamilyData>* out) {
+  auto late = NewFamily(
+      "goodput_ingest_late_events_total",
+      "Late-event rebuilds: a batch's events later than the lateness, once "
+      "per job and batch (the job was rebuilt from the store).",
+      MetricKind::kCounter);
+  AddSample(&late, {}, live.late_rebuilds);
+  auto seen =
+      NewFamily("goodput_agent_last_seen_timestamp_seconds",
+                "Server time of the agent's last batch.", MetricKind::kGauge);
+  for (const auto& [agent, ns] : s.agent_last_seen_ns) {
+    AddSample(&seen, {{"agent_id", agent}}, static_cast<double>(ns) * 1e-9);
+  }
+  auto lag = NewFamily("goodput_ingest_lag_seconds",
+                       "Server time minus the newest applied event time.",
+                       MetricKind::kGauge);
+  if (applied_ns > 0) {
+    AddSample(&lag, {}, static_cast<double>(now_ns - applied_ns) * 1e-9);
+  }
+  out->push_back(std::move(late));
+  out->push_back(std::move(seen));
+  out->push_back(std::move(lag));
+}
+
+}  // namespace
+
+MetricsSource::MetricsSource(const core::Config* config,
+                             core::MetricsOptions options, Ingestor* ingestor,
+                             Clock* clock)
+    : ingestor_(ingestor), clock_(clock), fleet_(config, std::move(options)) {}
+
+std::vector<MetricFamilyData> MetricsSource::Collect() {
+  absl::MutexLock lock(&mu_);
+  LiveState::Stats live;
+  int64_t applied_ns = 0;
+  ingestor_->VisitLive([&](const LiveState& state) {
+    fleet_.Begin();
+    state.ForEachJob(
+        [&](const std::string& id, uint64_t generation) {
+          return fleet_.Changed(id, generation);
+        },
+        [&](const core::JobTracker& job) { fleet_.UpdateJob(job); });
+    state.ForEachFinalJob(
+        [&](const std::string& id, uint64_t generation) {
+          return fleet_.Changed(id, generation);
+        },
+        [&](const storage::JobSnapshot& s) {
+          fleet_.UpdateEndedJob(s.report, s.ended_ns);
+        });
+    applied_ns = state.applied_through_ns();
+    fleet_.Finish(state.capacity().ChipSeconds(applied_ns), applied_ns);
+    live = state.stats();
+  });
+  std::vector<MetricFamilyData> out = fleet_.Families();
+  const IngestStats stats = ingestor_->stats();
+  AddBatchFamilies(stats, &out);
+  AddHealthFamilies(stats, live, applied_ns, clock_->NowNanos(), &out);
+  return out;
+}
+
+}  // namespace goodput::server

@@ -1,0 +1,43 @@
+#include "sim/sim_flags.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace goodput::sim {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SimFlagsTest, ParsesTheFleetAndOutputs) {
+  SimFlags f;
+  ASSERT_TRUE(ParseSimFlags({"--seed=9", "--hosts=250000", "--duration=30m",
+                             "--mtbi=2h", "--accelerators=tpu-v6e,b200",
+                             "--sockets=/a,/b", "--speed=60", "--truth=t.json"},
+                            &f)
+                  .ok());
+  EXPECT_EQ(f.config.seed, 9u);
+  EXPECT_EQ(f.config.hosts, 250000);
+  EXPECT_EQ(f.config.duration_ms, 1'800'000);
+  EXPECT_EQ(f.config.mtbi_ms, 7'200'000);
+  EXPECT_EQ(f.config.accelerators,
+            (std::vector<std::string>{"tpu-v6e", "b200"}));
+  EXPECT_EQ(f.sockets, (std::vector<std::string>{"/a", "/b"}));
+  EXPECT_EQ(f.speed, 60);
+  EXPECT_EQ(f.truth, "t.json");
+}
+
+TEST(SimFlagsTest, BadValuesNameTheFlagAndValue) {
+  SimFlags f;
+  EXPECT_THAT(ParseSimFlags({"--hosts=0"}, &f).message(),
+              HasSubstr("--hosts: want an integer >= 1, got \"0\""));
+  EXPECT_THAT(ParseSimFlags({"--mtbi=soon"}, &f).message(),
+              HasSubstr("--mtbi"));
+  EXPECT_THAT(ParseSimFlags({"--accelerators=tpu-v9"}, &f).message(),
+              HasSubstr("tpu-v9"));
+  EXPECT_THAT(ParseSimFlags({"--speed=-1"}, &f).message(),
+              HasSubstr("--speed"));
+  EXPECT_FALSE(ParseSimFlags({"--nope=1"}, &f).ok());
+}
+
+}  // namespace
+}  // namespace goodput::sim

@@ -1,0 +1,169 @@
+// Query.Jobs/Job/Fleet of goodputd over real gRPC (loopback, port 0) and
+// real RocksDB: status codes and messages of bad requests, defaults (as-of
+// from the server's clock, windows, --by), and a custom window and limit.
+#include <filesystem>
+
+#include "core/testing/timeline.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proto/service.grpc.pb.h"
+#include "server/goodputd.h"
+
+namespace goodput {
+namespace {
+
+using ::goodput::core::testing::ParseEvents;
+using ::goodput::core::testing::T;
+using ::goodput::core::testing::Timeline;
+using Json = nlohmann::json;
+
+constexpr char kFleet[] = R"(
+10:00:00 {"job_id":"llm-7","job_submitted":{"chips":16,"workload":"TRAINING","accelerator":"tpu-v5p"}}
+10:01:00 {"job_id":"llm-7","started":{}}
+10:05:00 {"job_id":"llm-7","step":{"step":10}}
+10:06:00 {"job_id":"llm-7","interruption":{"reason":"PREEMPTED"}}
+10:07:00 {"job_id":"llm-7","started":{}}
+10:09:00 {"job_id":"llm-7","step":{"step":20}}
+10:00:00 {"job_id":"serve-1","job_submitted":{"chips":4,"workload":"SERVING","accelerator":"a100"}}
+)";
+
+class QueryGrpcTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = ::testing::TempDir() + "query_XXXXXX";
+    dir_ = mkdtemp(tmpl.data());
+    server::GoodputdOptions options;
+    options.data_dir = dir_;
+    options.grpc_address = "127.0.0.1:0";
+    auto started = server::Goodputd::Start(options, &clock_);
+    ASSERT_TRUE(started.ok()) << started.status();
+    server_ = *std::move(started);
+    auto channel =
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                            grpc::InsecureChannelCredentials());
+    query_ = v1::Query::NewStub(channel);
+    Send(v1::Ingest::NewStub(channel).get());
+  }
+  void TearDown() override {
+    server_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Send(v1::Ingest::Stub* ingest) {
+    grpc::ClientContext context;
+    auto stream = ingest->Stream(&context);
+    v1::Batch batch;
+    batch.set_agent_id("agent-1");
+    batch.set_sequence(1);
+    for (const auto& e : ParseEvents(Timeline(kFleet))) *batch.add_events() = e;
+    ASSERT_TRUE(stream->Write(batch));
+    v1::Ack ack;
+    ASSERT_TRUE(stream->Read(&ack));
+    ASSERT_EQ(ack.accepted(), static_cast<uint32_t>(batch.events_size()));
+    stream->WritesDone();
+    ASSERT_TRUE(stream->Finish().ok());
+  }
+
+  grpc::Status Job(const v1::JobRequest& request, Json* json = nullptr) {
+    grpc::ClientContext context;
+    v1::JobResponse response;
+    grpc::Status s = query_->Job(&context, request, &response);
+    if (s.ok() && json != nullptr) *json = Json::parse(response.json());
+    return s;
+  }
+  grpc::Status Jobs(const v1::JobsRequest& request, Json* json = nullptr) {
+    grpc::ClientContext context;
+    v1::JobsResponse response;
+    grpc::Status s = query_->Jobs(&context, request, &response);
+    if (s.ok() && json != nullptr) *json = Json::parse(response.json());
+    return s;
+  }
+  grpc::Status Fleet(const v1::FleetRequest& request, Json* json = nullptr,
+                     std::string* table = nullptr) {
+    grpc::ClientContext context;
+    v1::FleetResponse response;
+    grpc::Status s = query_->Fleet(&context, request, &response);
+    if (s.ok() && json != nullptr) *json = Json::parse(response.json());
+    if (s.ok() && table != nullptr) *table = response.table();
+    return s;
+  }
+
+  std::string dir_;
+  FakeClock clock_{T("2026-11-22T10:10:00Z")};
+  std::unique_ptr<server::Goodputd> server_;
+  std::unique_ptr<v1::Query::Stub> query_;
+};
+
+TEST_F(QueryGrpcTest, UnknownJobIsNotFoundNamingIt) {
+  v1::JobRequest request;
+  request.set_job_id("ghost");
+  grpc::Status s = Job(request);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(s.error_message().find("job 'ghost' not found"), std::string::npos)
+      << s.error_message();
+  request.clear_job_id();
+  EXPECT_EQ(Job(request).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(QueryGrpcTest, BadDimensionOrStateIsInvalidArgumentNamingIt) {
+  v1::FleetRequest fleet;
+  fleet.set_by("colour");
+  grpc::Status s = Fleet(fleet);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("'colour'"), std::string::npos);
+  v1::JobsRequest jobs;
+  jobs.set_state("running");
+  s = Jobs(jobs);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("'running'"), std::string::npos);
+  jobs.clear_state();
+  (*jobs.mutable_segments())["team"] = "x";
+  s = Jobs(jobs);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("'team'"), std::string::npos);
+}
+
+TEST_F(QueryGrpcTest, DefaultsComeFromTheClock) {
+  v1::JobRequest request;
+  request.set_job_id("llm-7");
+  Json job;
+  ASSERT_TRUE(Job(request, &job).ok());
+  EXPECT_EQ(job["as_of"], "2026-11-22T10:10:00Z");
+  std::vector<std::string> windows;
+  for (const Json& w : job["windows"]) windows.push_back(w["window"]);
+  EXPECT_EQ(windows, (std::vector<std::string>{"5m", "1h", "24h", "all"}));
+  EXPECT_EQ(job["job"]["interruptions"], 1);
+  Json fleet;
+  std::string table;
+  ASSERT_TRUE(Fleet(v1::FleetRequest(), &fleet, &table).ok());
+  EXPECT_EQ(fleet["by"], "accelerator");
+  EXPECT_EQ(fleet["segments"].size(), 2u);
+  EXPECT_NE(table.find("next: goodputctl job llm-7"), std::string::npos)
+      << table;
+}
+
+TEST_F(QueryGrpcTest, CustomWindowTimelineLimitAndJobsLimit) {
+  v1::JobRequest request;
+  request.set_job_id("llm-7");
+  request.add_windows()->set_seconds(90);
+  request.set_timeline_limit(2);
+  Json job;
+  ASSERT_TRUE(Job(request, &job).ok());
+  ASSERT_EQ(job["windows"].size(), 2u);
+  EXPECT_EQ(job["windows"][0]["window"], "1m30s");
+  EXPECT_EQ(job["windows"][0]["since"], "2026-11-22T10:08:30Z");
+  EXPECT_EQ(job["windows"][0]["seconds"]["total"], 90.0);
+  EXPECT_EQ(job["timeline"].size(), 2u);
+  EXPECT_GT(job["timeline_omitted"], 0);
+  v1::JobsRequest jobs;
+  jobs.set_limit(1);
+  Json ranked;
+  ASSERT_TRUE(Jobs(jobs, &ranked).ok());
+  ASSERT_EQ(ranked["jobs"].size(), 1u);
+  EXPECT_EQ(ranked["matched"], 2);
+  EXPECT_EQ(ranked["jobs"][0]["job_id"], "llm-7");
+}
+
+}  // namespace
+}  // namespace goodput
