@@ -14,14 +14,15 @@ std::optional<double> Divide(double num, double den) {
 
 // Fills goodput/sg/rg/pg/mpg from the category sums shared by jobs and
 // chip-weighted totals.
-// `allocated` is the time neither queued nor in recovery (RG's
-// denominator), computed by the caller.
-Ratios FromSums(double total, double queued, double recovery, double allocated,
-                double productive, double ideal, double costed) {
+Ratios FromSums(double total, double queued, double recovery, double productive,
+                double ideal, double costed) {
   Ratios r;
   r.goodput = Divide(productive, total);
   if (total > 0) r.sg = 1.0 - (queued + recovery) / total;
-  r.rg = Divide(productive, allocated);
+  // The allocated time is at least the productive time; in chip-seconds
+  // the difference below can fall under it by rounding when queueing
+  // dominates, which would put RG above 1.
+  r.rg = Divide(productive, std::max(productive, total - queued - recovery));
   r.pg = Divide(ideal, costed);
   if (r.sg && r.rg && r.pg) r.mpg = *r.sg * *r.rg * *r.pg;
   return r;
@@ -45,10 +46,8 @@ const char* JobStateName(JobStateKind s) {
 
 Ratios JobRatios(const JobReport& job) {
   const auto& n = job.nanos;
-  const int64_t queued = n[Index(Category::kQueued)];
-  const int64_t recovery = n[Index(Category::kRecovery)];
-  return FromSums(job.total_ns, queued, recovery,
-                  job.total_ns - queued - recovery,
+  return FromSums(job.total_ns, n[Index(Category::kQueued)],
+                  n[Index(Category::kRecovery)],
                   n[Index(Category::kProductive)],
                   job.ideal_seconds * static_cast<double>(kNanosPerSecond),
                   job.costed_productive_ns);
@@ -57,25 +56,13 @@ Ratios JobRatios(const JobReport& job) {
 TotalsRatios ComputeRatios(const Totals& t) {
   const auto& c = t.chip_seconds;
   TotalsRatios out;
-  // total - queued - recovery loses precision when queueing dominates; the
-  // sum of the allocated categories present (all of them in a fleet
-  // report, only productive in a window) bounds it from below and keeps RG
-  // <= 1.
-  double listed = 0;
-  for (int i = 0; i < kNumCategories; ++i) {
-    const Category cat = static_cast<Category>(i);
-    if (cat != Category::kQueued && cat != Category::kRecovery) {
-      listed += c[i];
-    }
-  }
-  const double allocated =
-      std::max(listed, t.total_chip_seconds - c[Index(Category::kQueued)] -
-                           c[Index(Category::kRecovery)]);
-  out.ratios = FromSums(t.total_chip_seconds, c[Index(Category::kQueued)],
-                        c[Index(Category::kRecovery)], allocated,
-                        c[Index(Category::kProductive)], t.ideal_chip_seconds,
-                        t.costed_productive_chip_seconds);
+  out.ratios =
+      FromSums(t.total_chip_seconds, c[Index(Category::kQueued)],
+               c[Index(Category::kRecovery)], c[Index(Category::kProductive)],
+               t.ideal_chip_seconds, t.costed_productive_chip_seconds);
   if (!t.capacity_chip_seconds || *t.capacity_chip_seconds <= 0) return out;
+  double allocated = t.total_chip_seconds - c[Index(Category::kQueued)] -
+                     c[Index(Category::kRecovery)];
   out.sg_capacity = allocated / *t.capacity_chip_seconds;
   if (out.ratios.rg && out.ratios.pg) {
     out.mpg_capacity = *out.sg_capacity * *out.ratios.rg * *out.ratios.pg;
