@@ -361,7 +361,10 @@ void CheckJob(const JobReport& j, const Span& span, const Config& config,
         absl::StrCat(who, " categories sum ", sum, " != total ", j.total_ns));
   Check(j.at_risk_ns >= 0 && j.costed_productive_ns >= 0 &&
             j.ideal_seconds >= 0 && j.lost_steps >= 0,
-        who + " negative at_risk/costed/ideal/lost_steps");
+        absl::StrCat(who, " negative: at_risk_ns ", j.at_risk_ns,
+                     " costed_productive_ns ", j.costed_productive_ns,
+                     " ideal_seconds ", j.ideal_seconds, " lost_steps ",
+                     j.lost_steps));
   for (const auto& [name, ns] : j.custom_nanos) {
     Check(ns >= 0, absl::StrCat(who, " custom ", name, " = ", ns));
   }
