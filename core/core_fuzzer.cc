@@ -15,6 +15,10 @@
 //     clamps, and once a job has ended its counters sum to its report's
 //     total (per category they may differ only by the rule 4 compile
 //     estimate: compile, productive and lost).
+// Seeds: core/testdata/corpus/core_fuzzer/: seed-* cover ~93% of the edges
+// a 15-minute run found; regression-* are the inputs that found the bugs
+// fixed with this harness (each has a hand-computed test in core/). No
+// dictionary: the input is FuzzedDataProvider bytes, not text.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
