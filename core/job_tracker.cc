@@ -84,7 +84,14 @@ absl::Status JobTracker::CheckApplicable(const Event& e, int64_t t) const {
 }
 
 bool JobTracker::IsDuplicate(const Event& e) const {
-  const Attempt* a = e.attempt().empty() ? nullptr : FindAttempt(e.attempt());
+  if (e.attempt().empty()) return false;
+  const Attempt* a = FindAttempt(e.attempt());
+  // A step or activity with a new id names the running id-less attempt
+  // (EnsureRunning), so rule 3 judges it against that attempt's steps.
+  if (a == nullptr && running_ && Current()->id.empty() &&
+      (e.has_step() || e.has_activity())) {
+    a = Current();
+  }
   if (a == nullptr) return false;
   switch (e.body_case()) {
     case Event::kStarted:

@@ -232,7 +232,9 @@ JobReport JobTracker::Report(int64_t as_of_ns) const {
   r.nanos = s.nanos;
   r.custom_nanos = s.custom;
   r.costed_productive_ns = costed_productive_ns_;
-  r.ideal_seconds = ideal_s_;
+  // Lost steps take their ideal time back out: keep the rounding residue
+  // from going below zero.
+  r.ideal_seconds = std::max(0.0, ideal_s_);
   AddFirstSteps(&r);
   r.total_ns =
       std::max<int64_t>(0, end - std::max(first_event_ns_, config_->since_ns));
