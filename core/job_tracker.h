@@ -2,11 +2,9 @@
 #define GOODPUT_CORE_JOB_TRACKER_H_
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -133,6 +131,7 @@ class JobTracker {
   Attempt* Current();
   const Attempt* Current() const;
   const Attempt* FindAttempt(const std::string& id) const;
+  Attempt* FindAttempt(const std::string& id);
   void EnsureRunning(const v1::Event& e, int64_t t);
   void StartAttempt(const std::string& id);
   void EndAttempt();
@@ -152,6 +151,7 @@ class JobTracker {
   void Lose(const Completion& c);
   void LoseAllPending();
   void MakeAllDurable();
+  void ShrinkPending();
   static Completion SplitOff(Completion* c, int64_t through_step);
 
   // --- Recognition time.
@@ -194,7 +194,6 @@ class JobTracker {
 
   // Attempts.
   std::vector<Attempt> attempts_;
-  std::unordered_map<std::string, int> attempt_by_id_;
   bool pending_resume_ = false;  // an attempt ended, no resume point since
 
   // Accumulated attribution (within the window).
@@ -204,7 +203,7 @@ class JobTracker {
   int64_t at_risk_ns_ = 0;  // of pending non-first completions
 
   // Steps.
-  std::deque<Completion> pending_;  // non-durable, ordered by step
+  std::vector<Completion> pending_;  // non-durable, ordered by step
   std::vector<FirstStep> first_steps_;
   int64_t mean_sum_ns_ = 0, mean_steps_ = 0;  // non-first completions
   std::optional<int64_t> max_durable_step_, last_checkpoint_;
