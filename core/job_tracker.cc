@@ -219,7 +219,6 @@ void JobTracker::OnCheckpoint(const Event& e) {
 void JobTracker::OnInterruption(const Event& e) {
   const int reason = ReasonIndex(e.interruption().reason());
   if (e.interruption().notice()) {
-    ++notices_;
     ++recog_.notices[reason];
     return;
   }
@@ -352,7 +351,6 @@ void JobTracker::EndAttempt() {
   pending_resume_ = true;
   activity_ = Activity::KIND_UNSPECIFIED;
   custom_name_.clear();
-  ++interruptions_;
 }
 
 bool JobTracker::ServingLike() const {

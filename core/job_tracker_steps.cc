@@ -21,6 +21,12 @@ double IdealShare(double ideal_s, int64_t part, int64_t whole) {
   return ideal_s * static_cast<double>(part) / static_cast<double>(whole);
 }
 
+int64_t Sum(const ReasonCounts& counts) {
+  int64_t sum = 0;
+  for (int64_t n : counts) sum += n;
+  return sum;
+}
+
 // floor(a * b / c) without overflow, for c > 0.
 int64_t MulDiv(int64_t a, int64_t b, int64_t c) {
   return static_cast<int64_t>(static_cast<__int128>(a) * b / c);
@@ -312,9 +318,9 @@ void JobTracker::FillSpec(JobReport* r) const {
     r->last_checkpoint = max_durable_step_;
   }
   r->lost_steps = lost_steps_;
-  r->interruptions = interruptions_;
+  r->interruptions = Sum(recog_.interruptions);
   r->duplicates = duplicates_;
-  r->notices = notices_;
+  r->notices = Sum(recog_.notices);
 }
 
 }  // namespace goodput::core
