@@ -9,6 +9,7 @@
 #include "cli/drilldown_table.h"
 #include "cli/report_json.h"
 #include "cli/report_table.h"
+#include "cli/shard_report.h"
 #include "cli/time_format.h"
 #include "util/grpc_status.h"
 
@@ -76,6 +77,10 @@ grpc::Status QueryService::Report(grpc::ServerContext* context,
   if (request->has_since()) since = Nanos(request->since());
   absl::StatusOr<core::FleetReport> report = ingestor_->Report(as_of, since);
   if (!report.ok()) return ToGrpc(report.status());
+  if (request->shard_data()) {
+    *response->mutable_shard() = cli::ToShardReport(*report);
+    return grpc::Status::OK;
+  }
   absl::StatusOr<std::string> json = cli::WriteReportJson(*report);
   if (!json.ok()) return ToGrpc(json.status());
   response->set_json(*std::move(json));
