@@ -129,6 +129,11 @@ bool SendOutbox(const Outbox& box, const std::string& agent_id,
   return true;
 }
 
+// The dead letters of the one server context.server.
+int PrintDeadLetters(const std::string& prefix,
+                     const v1::DeadLettersRequest& request,
+                     CommandContext& context);
+
 }  // namespace
 
 int RunReportCommand(const std::vector<std::string>& args,
@@ -252,6 +257,24 @@ int RunDeadLettersCommand(const std::vector<std::string>& args,
                       "--limit: want N >= 1, got " + *limit_flag);
   }
   request.set_limit(static_cast<uint32_t>(limit));
+  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  if (!shards.ok())
+    return UsageError(context, prefix, shards.status().message());
+  if (!*shards) return PrintDeadLetters(prefix, request, context);
+  // Each shard keeps its own dead letters: list them shard by shard.
+  for (const std::string& address : (*shards)->addresses()) {
+    context.out << "# " << address << "\n";
+    context.server = address;
+    if (int code = PrintDeadLetters(prefix, request, context)) return code;
+  }
+  return kExitOk;
+}
+
+namespace {
+
+int PrintDeadLetters(const std::string& prefix,
+                     const v1::DeadLettersRequest& request,
+                     CommandContext& context) {
   grpc::ClientContext rpc;
   rpc.set_deadline(absl::ToChronoTime(absl::Now() + kQueryTimeout));
   v1::DeadLettersResponse response;
@@ -274,5 +297,7 @@ int RunDeadLettersCommand(const std::vector<std::string>& args,
   context.out << response.total() << " dead letters\n";
   return kExitOk;
 }
+
+}  // namespace
 
 }  // namespace goodput::cli

@@ -68,25 +68,6 @@ int Print(absl::StatusOr<std::string> text, const std::string& prefix,
   return kExitOk;
 }
 
-// The filter of a JobsRequest; InvalidArgument naming a bad dimension or
-// state (as goodputd checks it).
-absl::StatusOr<core::JobFilter> Filter(const v1::JobsRequest& request) {
-  core::JobFilter filter;
-  for (const auto& [dimension, value] : request.segments()) {
-    if (absl::Status s = core::CheckDimension(dimension); !s.ok()) return s;
-    filter.segments.emplace_back(dimension, value);
-  }
-  std::sort(filter.segments.begin(), filter.segments.end());
-  if (!request.state().empty()) {
-    absl::StatusOr<core::JobStateKind> state =
-        core::ParseJobState(request.state());
-    if (!state.ok()) return state.status();
-    filter.state = *state;
-  }
-  filter.limit = request.limit();
-  return filter;
-}
-
 }  // namespace
 
 absl::StatusOr<std::optional<ShardMap>> ShardList(
@@ -144,7 +125,7 @@ int PrintMergedReport(const ShardMap& shards, const v1::ReportRequest& request,
 int PrintMergedJobs(const ShardMap& shards, const v1::JobsRequest& request,
                     bool json, const std::string& prefix,
                     CommandContext& context) {
-  absl::StatusOr<core::JobFilter> filter = Filter(request);
+  absl::StatusOr<core::JobFilter> filter = JobFilterFromRequest(request);
   if (!filter.ok()) return Print(filter.status(), prefix, context);
   const std::optional<int64_t> since =
       Since(request.has_since(), request.since());

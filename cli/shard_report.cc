@@ -1,5 +1,6 @@
 #include "cli/shard_report.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -118,6 +119,24 @@ absl::StatusOr<core::FleetReport> MergeShardReports(
   core::Config config;
   if (since_ns) config.since_ns = *since_ns;
   return core::BuildFleetReport(config, as_of_ns, std::move(jobs), capacity);
+}
+
+absl::StatusOr<core::JobFilter> JobFilterFromRequest(
+    const v1::JobsRequest& request) {
+  core::JobFilter filter;
+  if (!request.state().empty()) {
+    absl::StatusOr<core::JobStateKind> state =
+        core::ParseJobState(request.state());
+    if (!state.ok()) return state.status();
+    filter.state = *state;
+  }
+  for (const auto& [dimension, value] : request.segments()) {
+    if (absl::Status s = core::CheckDimension(dimension); !s.ok()) return s;
+    filter.segments.emplace_back(dimension, value);
+  }
+  std::sort(filter.segments.begin(), filter.segments.end());
+  filter.limit = request.limit();
+  return filter;
 }
 
 }  // namespace goodput::cli

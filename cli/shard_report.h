@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/drilldown.h"
 #include "core/report.h"
 #include "proto/service.pb.h"
 
@@ -36,6 +37,11 @@ struct ShardAnswer {
 absl::StatusOr<core::FleetReport> MergeShardReports(
     const std::vector<ShardAnswer>& shards, int64_t as_of_ns,
     std::optional<int64_t> since_ns);
+
+// The filter of a Query.Jobs request (goodputd's and goodputctl's over a
+// shard list): InvalidArgument naming a bad state, then a bad dimension.
+absl::StatusOr<core::JobFilter> JobFilterFromRequest(
+    const v1::JobsRequest& request);
 
 }  // namespace goodput::cli
 

@@ -29,23 +29,6 @@ std::optional<int64_t> Since(bool has, const google::protobuf::Timestamp& t) {
   return Nanos(t);
 }
 
-// The filter of a JobsRequest; InvalidArgument naming a bad state.
-absl::StatusOr<core::JobFilter> Filter(const v1::JobsRequest& request) {
-  core::JobFilter filter;
-  for (const auto& [dimension, value] : request.segments()) {
-    filter.segments.emplace_back(dimension, value);
-  }
-  std::sort(filter.segments.begin(), filter.segments.end());
-  if (!request.state().empty()) {
-    absl::StatusOr<core::JobStateKind> state =
-        core::ParseJobState(request.state());
-    if (!state.ok()) return state.status();
-    filter.state = *state;
-  }
-  filter.limit = request.limit();
-  return filter;
-}
-
 std::vector<NamedWindow> Windows(const v1::JobRequest& request) {
   if (request.windows().empty()) return DefaultJobWindows();
   std::vector<NamedWindow> windows;
@@ -104,7 +87,7 @@ grpc::Status QueryService::DeadLetters(grpc::ServerContext* context,
 grpc::Status QueryService::Jobs(grpc::ServerContext* context,
                                 const v1::JobsRequest* request,
                                 v1::JobsResponse* response) {
-  absl::StatusOr<core::JobFilter> filter = Filter(*request);
+  absl::StatusOr<core::JobFilter> filter = cli::JobFilterFromRequest(*request);
   if (!filter.ok()) return ToGrpc(filter.status());
   absl::StatusOr<core::JobsView> view = drilldown_.Jobs(
       AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),

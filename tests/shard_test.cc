@@ -6,7 +6,6 @@
 // the jobs the shard map gives it. Synchronized on ports, sockets and
 // reports, never on sleeps.
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/json_near.h"
 #include "tests/subprocess.h"
 #include "util/shard_map.h"
 
@@ -28,6 +28,8 @@ namespace goodput {
 namespace {
 
 using ::goodput::testing::Eventually;
+using ::goodput::testing::IsUnixSocket;
+using ::goodput::testing::JsonNear;
 using ::goodput::testing::RunCapture;
 using ::goodput::testing::Subprocess;
 using ::goodput::testing::WaitForPort;
@@ -36,34 +38,6 @@ using Json = nlohmann::json;
 
 constexpr int kShards = 3;
 constexpr int kAgents = 2;
-
-bool IsSocket(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
-}
-
-// Equal JSON, numbers up to a relative 1e-9 (capacity is summed in another
-// order by the live state than by a replay).
-bool Near(const Json& a, const Json& b) {
-  if (a.is_number() && b.is_number()) {
-    const double x = a.get<double>(), y = b.get<double>();
-    return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
-  }
-  if (a.type() != b.type() || a.size() != b.size()) return false;
-  if (a.is_object()) {
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      if (!b.contains(it.key()) || !Near(it.value(), b[it.key()])) return false;
-    }
-    return true;
-  }
-  if (a.is_array()) {
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (!Near(a[i], b[i])) return false;
-    }
-    return true;
-  }
-  return a == b;
-}
 
 class ShardTest : public ::testing::Test {
  protected:
@@ -191,7 +165,8 @@ TEST_F(ShardTest, MergedReportEqualsReplayAcrossAShardRestart) {
   std::vector<std::string> sockets;
   for (int i = 0; i < kAgents; ++i) sockets.push_back(StartAgent(i));
   ASSERT_TRUE(Eventually(
-      [&] { return IsSocket(sockets[0]) && IsSocket(sockets[1]); }, 30));
+      [&] { return IsUnixSocket(sockets[0]) && IsUnixSocket(sockets[1]); },
+      30));
   const std::vector<std::vector<std::string>> lines = ByAgent(fleet);
 
   // The first half; shard 1 dies (SIGKILL) once it holds some of it.
@@ -216,9 +191,9 @@ TEST_F(ShardTest, MergedReportEqualsReplayAcrossAShardRestart) {
       [&] {
         merged = Ctl({"--server=" + List(), "report", "--json", as_of}, false);
         const Json got = Json::parse(merged, nullptr, false);
-        return !got.is_discarded() && Near(got["jobs"], want["jobs"]) &&
-               Near(got["fleet"], want["fleet"]) &&
-               Near(got["segments"], want["segments"]);
+        return !got.is_discarded() && JsonNear(got["jobs"], want["jobs"]) &&
+               JsonNear(got["fleet"], want["fleet"]) &&
+               JsonNear(got["segments"], want["segments"]);
       },
       120))
       << "merged:\n"
@@ -244,7 +219,7 @@ TEST_F(ShardTest, MergedReportEqualsReplayAcrossAShardRestart) {
   EXPECT_EQ(jobs["matched"], want["jobs"].size());
   const Json fleet_view =
       Json::parse(Ctl({"--server=" + List(), "fleet", "--json", as_of}));
-  EXPECT_TRUE(Near(fleet_view["fleet"], want["fleet"]));
+  EXPECT_TRUE(JsonNear(fleet_view["fleet"], want["fleet"]));
   const std::string some_job = want["jobs"][0]["job_id"];
   const Json job = Json::parse(
       Ctl({"--server=" + List(), "job", some_job, "--json", as_of}));
@@ -252,6 +227,36 @@ TEST_F(ShardTest, MergedReportEqualsReplayAcrossAShardRestart) {
   const std::string top =
       Ctl({"--server=" + List(), "top", "--once", "--metrics_url="});
   EXPECT_NE(top.find("WORST JOBS"), std::string::npos) << top;
+}
+
+// `goodputctl send` over the list routes like the agents: the merged
+// report equals the replay, and each shard holds only its jobs.
+TEST_F(ShardTest, SendRoutesByJob) {
+  for (int i = 0; i < kShards; ++i) StartShard(i, 0);
+  const std::string fleet = GOODPUT_EXAMPLES "/fleet.jsonl";
+  const std::string offline = Ctl({"replay", fleet, "--json"});
+  const Json want = Json::parse(offline);
+  const std::string as_of = "--as_of=" + want["as_of"].get<std::string>();
+  EXPECT_NE(Ctl({"--server=" + List(), "send", fleet}).find(" 0 rejected"),
+            std::string::npos);
+  const Json got =
+      Json::parse(Ctl({"--server=" + List(), "report", "--json", as_of}));
+  EXPECT_TRUE(JsonNear(got["jobs"], want["jobs"]));
+  EXPECT_TRUE(JsonNear(got["fleet"], want["fleet"]));
+  EXPECT_TRUE(JsonNear(got["segments"], want["segments"]));
+  const ShardMap map = *ShardMap::Parse(List(), "--server");
+  size_t total = 0;
+  for (int i = 0; i < kShards; ++i) {
+    for (const std::string& job : ShardJobs(i, as_of)) {
+      EXPECT_EQ(map.ShardOf(job), static_cast<size_t>(i)) << job;
+      ++total;
+    }
+  }
+  EXPECT_EQ(total, want["jobs"].size());
+  const std::string letters = Ctl({"--server=" + List(), "dead-letters"});
+  EXPECT_NE(letters.find("# " + Address(2) + "\n0 dead letters"),
+            std::string::npos)
+      << letters;
 }
 
 }  // namespace
