@@ -29,13 +29,17 @@ std::optional<int> ParseOrExit(const std::string& prefix,
 // A channel to --server whose own reconnect backoff stays short: the
 // sender does its own backoff, and a restarted server is found quickly.
 std::shared_ptr<grpc::Channel> Connect(const CommandContext& context) {
+  return Connect(*context.server);
+}
+
+std::shared_ptr<grpc::Channel> Connect(const std::string& address) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   args.SetMaxReceiveMessageSize(-1);  // a 10k-job report is over 4 MiB
-  return grpc::CreateCustomChannel(*context.server,
-                                   grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+                                   args);
 }
 
 // Parses an RFC 3339 flag into `ts`; an error names the flag.

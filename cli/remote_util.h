@@ -33,6 +33,8 @@ std::optional<int> ParseOrExit(const std::string& prefix,
 // A channel to --server whose own reconnect backoff stays short: the
 // sender does its own backoff, and a restarted server is found quickly.
 std::shared_ptr<grpc::Channel> Connect(const CommandContext& context);
+// The same channel to `address` (one shard of a --server list).
+std::shared_ptr<grpc::Channel> Connect(const std::string& address);
 
 // Parses an RFC 3339 flag value `v` (if given) into `ts`; an error names
 // the flag.
