@@ -64,7 +64,9 @@ class ShardTest : public ::testing::Test {
         log);
     ports_[i] = WaitForPort(log, 30);
     ASSERT_GT(ports_[i], 0) << "goodputd did not start; see " << log;
-    if (port != 0) ASSERT_EQ(ports_[i], port);
+    if (port != 0) {
+      ASSERT_EQ(ports_[i], port);
+    }
   }
 
   std::string Address(int i) const {
@@ -91,7 +93,9 @@ class ShardTest : public ::testing::Test {
     args.insert(args.begin(), GOODPUTCTL_PATH);
     std::string out;
     const int code = RunCapture(args, dir_ + "/ctl.log", &out);
-    if (ok) EXPECT_EQ(code, 0) << "see " << dir_ << "/ctl.log";
+    if (ok) {
+      EXPECT_EQ(code, 0) << "see " << dir_ << "/ctl.log";
+    }
     return code == 0 ? out : "";
   }
 
