@@ -44,45 +44,70 @@ absl::Status Agent::Init() {
   auto credentials = MakeChannelCredentials(flags_.tls);
   if (!credentials.ok()) return credentials.status();
   credentials_ = *std::move(credentials);
-  auto spool = Spool::Open({flags_.spool_dir, flags_.max_spool_bytes});
-  if (!spool.ok()) return spool.status();
-  spool_ = *std::move(spool);
+  if (absl::Status s = OpenSpools(); !s.ok()) return s;
   if (!flags_.client_spool_dir.empty()) {
     client_spool_ = std::make_unique<ClientSpoolReader>(
         ClientSpoolReader::Options{flags_.client_spool_dir},
-        [this](v1::Event e) { batcher_->Add(std::move(e)); },
-        [this] { batcher_->Flush(); }, clock_);
+        [this](v1::Event e) { sink_->Add(std::move(e)); },
+        [this] { FlushBatchers(); }, clock_);
     absl::Status s = client_spool_->Init();
     if (!s.ok()) return s;
   }
   StartPipeline(flags_.host.empty() ? HostName() : flags_.host);
   auto intake = Intake::Start(
       {flags_.socket_path, flags_.max_line_bytes, flags_.max_connections},
-      batcher_.get(), clock_, &metrics_);
+      sink_, clock_, &metrics_);
   if (!intake.ok()) return intake.status();
   intake_ = *std::move(intake);
   return StartHttp();
 }
 
-void Agent::StartPipeline(const std::string& host) {
-  batcher_ = std::make_unique<Batcher>(
-      Batcher::Options{flags_.batch_events, flags_.batch_delay, host,
-                       [this] { Kick(); }},
-      spool_.get(), clock_, &metrics_);
+absl::Status Agent::OpenSpools() {
+  absl::StatusOr<ShardMap> map = ShardMap::Parse(flags_.server, "--server");
+  if (!map.ok()) return map.status();
+  for (size_t i = 0; i < map->size(); ++i) {
+    auto spool = Spool::Open({ShardSpoolDir(flags_.spool_dir, i, map->size()),
+                              flags_.max_spool_bytes});
+    if (!spool.ok()) return spool.status();
+    lanes_.push_back({*std::move(spool), nullptr, nullptr});
+  }
+  shard_map_ = *std::move(map);
+  return absl::OkStatus();
+}
+
+Uplink::Options Agent::UplinkOptions(size_t i) const {
   Uplink::Options uplink;
-  uplink.server = flags_.server;
+  uplink.server = shard_map_->address(i);
   uplink.credentials = credentials_;
   uplink.tls_server_name = flags_.tls.server_name;
   uplink.max_in_flight = flags_.max_in_flight;
-  uplink_ = std::make_unique<Uplink>(std::move(uplink), spool_.get(), clock_,
-                                     sleeper_, &metrics_);
-  spool_->SetAppendListener([u = uplink_.get()] { u->Notify(); });
-  uplink_->Start();
+  return uplink;
+}
+
+void Agent::StartPipeline(const std::string& host) {
+  std::vector<EventSink*> sinks;
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    Lane& lane = lanes_[i];
+    lane.batcher = std::make_unique<Batcher>(
+        Batcher::Options{flags_.batch_events, flags_.batch_delay, host,
+                         [this] { Kick(); }},
+        lane.spool.get(), clock_, &metrics_);
+    lane.uplink = std::make_unique<Uplink>(UplinkOptions(i), lane.spool.get(),
+                                           clock_, sleeper_, &metrics_);
+    lane.spool->SetAppendListener([u = lane.uplink.get()] { u->Notify(); });
+    lane.uplink->Start();
+    sinks.push_back(lane.batcher.get());
+  }
+  sink_ = sinks[0];
+  if (sinks.size() > 1) {
+    router_ = std::make_unique<ShardRouter>(*shard_map_, std::move(sinks));
+    sink_ = router_.get();
+  }
   if (flags_.chips > 0) {
     heartbeat_ = std::make_unique<Heartbeat>(
         Heartbeat::Options{flags_.chips, flags_.accelerator, host,
                            flags_.heartbeat_interval},
-        batcher_.get(), clock_, &metrics_);
+        sink_, clock_, &metrics_);
   }
   ticker_ = std::thread([this] { Tick(); });
 }
@@ -123,9 +148,17 @@ void Agent::Stop() {
     stopping_ = true;
   }
   if (ticker_.joinable()) ticker_.join();
-  if (batcher_) batcher_->Flush();
-  if (uplink_) uplink_->Stop();
+  FlushBatchers();
+  for (Lane& lane : lanes_) {
+    if (lane.uplink) lane.uplink->Stop();
+  }
   if (http_) http_->Stop();
+}
+
+void Agent::FlushBatchers() {
+  for (Lane& lane : lanes_) {
+    if (lane.batcher) lane.batcher->Flush();
+  }
 }
 
 void Agent::Kick() {
@@ -137,11 +170,10 @@ void Agent::Tick() {
   while (true) {
     if (heartbeat_) heartbeat_->Poll();
     ScanClientSpool();
-    batcher_->Poll();
+    for (Lane& lane : lanes_) lane.batcher->Poll();
     const int64_t now = clock_->NowNanos();
     int64_t next = now + absl::ToInt64Nanoseconds(absl::Seconds(1));
-    if (auto deadline = batcher_->DeadlineNanos())
-      next = std::min(next, *deadline);
+    if (auto deadline = BatchDeadline()) next = std::min(next, *deadline);
     if (heartbeat_) next = std::min(next, heartbeat_->NextDueNanos());
     // At least 1 ms, at most 1 s: a FakeClock moved by a test is seen.
     const absl::Duration wait = std::clamp(
@@ -168,8 +200,40 @@ void Agent::ScanClientSpool() {
                        scan.rejected, " bad lines)"));
 }
 
+std::optional<int64_t> Agent::BatchDeadline() const {
+  std::optional<int64_t> first;
+  for (const Lane& lane : lanes_) {
+    std::optional<int64_t> d = lane.batcher->DeadlineNanos();
+    if (d && (!first || *d < *first)) first = d;
+  }
+  return first;
+}
+
+SpoolStats Agent::SpoolTotals() const {
+  SpoolStats total;
+  for (const Lane& lane : lanes_) {
+    const SpoolStats s = lane.spool->Stats();
+    total.bytes += s.bytes;
+    total.pending_batches += s.pending_batches;
+    if (s.oldest_received_ns &&
+        (!total.oldest_received_ns ||
+         *s.oldest_received_ns < *total.oldest_received_ns)) {
+      total.oldest_received_ns = s.oldest_received_ns;
+    }
+    total.full = total.full || s.full;
+  }
+  return total;
+}
+
+bool Agent::AllConnected() const {
+  for (const Lane& lane : lanes_) {
+    if (!lane.uplink->connected()) return false;
+  }
+  return true;
+}
+
 void Agent::RefreshGauges() {
-  const SpoolStats s = spool_->Stats();
+  const SpoolStats s = SpoolTotals();
   metrics_.spool_bytes->Set(static_cast<double>(s.bytes));
   metrics_.spool_pending_batches->Set(static_cast<double>(s.pending_batches));
   double age = 0;
@@ -179,13 +243,13 @@ void Agent::RefreshGauges() {
   }
   metrics_.oldest_unsent_age->Set(age);
   metrics_.spool_full->Set(s.full ? 1 : 0);
-  metrics_.connected->Set(uplink_->connected() ? 1 : 0);
+  metrics_.connected->Set(AllConnected() ? 1 : 0);
 }
 
 std::string Agent::HealthJson() {
   RefreshGauges();
   nlohmann::json j = {
-      {"agent_id", spool_->agent_id()},
+      {"agent_id", agent_id()},
       {"spool_bytes", static_cast<uint64_t>(metrics_.spool_bytes->Value())},
       {"pending_batches",
        static_cast<uint64_t>(metrics_.spool_pending_batches->Value())},
@@ -222,7 +286,7 @@ absl::Status RunAgent(const AgentFlags& flags, absl::Notification* stop,
   RealClock clock;
   auto agent = Agent::Start(flags, &clock, nullptr);
   if (!agent.ok()) return agent.status();
-  const SpoolStats spool = (*agent)->spool().Stats();
+  const SpoolStats spool = (*agent)->SpoolTotals();
   LogLine(absl::StrCat("agent ", (*agent)->agent_id(), " started: socket ",
                        flags.socket_path, ", spool ", flags.spool_dir, " (",
                        spool.pending_batches, " batches pending), server ",
@@ -231,7 +295,7 @@ absl::Status RunAgent(const AgentFlags& flags, absl::Notification* stop,
   if (on_started) on_started(agent->get());
   stop->WaitForNotification();
   (*agent)->Stop();
-  const SpoolStats left = (*agent)->spool().Stats();
+  const SpoolStats left = (*agent)->SpoolTotals();
   LogLine(absl::StrCat("stopped; ", left.pending_batches,
                        " batches left in the spool for the next run"));
   return absl::OkStatus();

@@ -2,6 +2,9 @@
 // Intake (Unix socket) -> Batcher -> Spool (disk) -> Uplink (gRPC to
 // goodputd), plus Heartbeat, the ticker thread that drives the batcher's
 // delay and the heartbeat on the Clock, and the HTTP /metrics and /healthz.
+// With several --server entries (a shard list) there is one batcher, spool
+// and uplink per shard behind a ShardRouter (docs/scaling.md); one entry is
+// exactly the single-server agent.
 // Owns every component; does not own the clock or an injected sleeper.
 // Thread-safe: Stop() and the accessors may be called from any thread.
 //
@@ -14,8 +17,10 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -28,6 +33,7 @@
 #include "agent/http_server.h"
 #include "agent/intake.h"
 #include "agent/metrics.h"
+#include "agent/shard_router.h"
 #include "agent/sleeper.h"
 #include "agent/spool.h"
 #include "agent/uplink.h"
@@ -50,11 +56,20 @@ class Agent {
   void Stop();
 
   int metrics_port() const { return http_ ? http_->port() : 0; }
-  const std::string& agent_id() const { return spool_->agent_id(); }
-  Spool& spool() { return *spool_; }
+  // Shard 0's identity, spool and uplink (the only ones with one server).
+  const std::string& agent_id() const { return lanes_[0].spool->agent_id(); }
+  Spool& spool() { return *lanes_[0].spool; }
+  Uplink& uplink() { return *lanes_[0].uplink; }
+  // The shards of --server, and each one's spool and uplink.
+  size_t shards() const { return lanes_.size(); }
+  Spool& spool(size_t shard) { return *lanes_[shard].spool; }
+  Uplink& uplink(size_t shard) { return *lanes_[shard].uplink; }
   Intake& intake() { return *intake_; }
-  Uplink& uplink() { return *uplink_; }
   AgentMetrics& metrics() { return metrics_; }
+
+  // The spools of every shard together: bytes and batches summed, the
+  // oldest batch of any, full if any is.
+  SpoolStats SpoolTotals() const;
 
   // GET /metrics and GET /healthz.
   HttpResponse HandleHttp(absl::string_view method, absl::string_view path);
@@ -62,15 +77,32 @@ class Agent {
   std::string HealthJson();
 
  private:
+  // One shard's pipeline: events -> batcher -> spool -> uplink.
+  struct Lane {
+    std::unique_ptr<Spool> spool;
+    std::unique_ptr<Batcher> batcher;
+    std::unique_ptr<Uplink> uplink;
+  };
+
   Agent(const AgentFlags& flags, Clock* clock, Sleeper* sleeper);
   absl::Status Init();
-  // Batcher, uplink, heartbeat and ticker (the spool is open).
+  // Opens one spool per shard of --server.
+  absl::Status OpenSpools();
+  // The uplink of shard `i`: its address and the --tls_* credentials.
+  Uplink::Options UplinkOptions(size_t i) const;
+  // Batchers, uplinks, router, heartbeat and ticker (the spools are open).
   void StartPipeline(const std::string& host);
+  // The earliest batcher deadline, if any batch waits.
+  std::optional<int64_t> BatchDeadline() const;
   absl::Status StartHttp();
   void Tick();
+  // Flushes every shard's batcher into its spool.
+  void FlushBatchers();
   // Ingests client spool files (--client_spool_dir), at most every 500 ms.
   void ScanClientSpool();
   void Kick();
+  // Every shard's uplink has a stream open.
+  bool AllConnected() const;
   // Sets the gauges that are computed from state at scrape time.
   void RefreshGauges();
 
@@ -80,9 +112,10 @@ class Agent {
   Sleeper* const sleeper_;
   AgentMetrics metrics_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;  // of --tls_*
-  std::unique_ptr<Spool> spool_;
-  std::unique_ptr<Batcher> batcher_;
-  std::unique_ptr<Uplink> uplink_;
+  std::optional<ShardMap> shard_map_;                      // of --server
+  std::vector<Lane> lanes_;               // one per --server entry
+  std::unique_ptr<ShardRouter> router_;   // null with one server
+  EventSink* sink_ = nullptr;             // router_, or the one batcher
   std::unique_ptr<Heartbeat> heartbeat_;  // null without --chips
   std::unique_ptr<Intake> intake_;
   std::unique_ptr<ClientSpoolReader> client_spool_;  // null without the flag

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "util/shard_map.h"
 
 namespace goodput::agent {
 namespace {
@@ -76,7 +77,9 @@ Setter Bytes(uint64_t AgentFlags::*field) {
 // The flag table (built per call: a few dozen bytes, no static state).
 std::vector<FlagSpec> Specs() {
   return {
-      {"server", "HOST:PORT", "goodputd ingest address (required)",
+      {"server", "HOST:PORT[,...]",
+       "goodputd ingest address, or the shard list: each event goes to the "
+       "shard of its job_id, heartbeats to all (required)",
        String(&AgentFlags::server)},
       {"socket", "PATH", "Unix socket for JSON Lines, mode 0666 (required)",
        String(&AgentFlags::socket_path)},
@@ -136,7 +139,10 @@ std::optional<FlagSpec> Find(absl::string_view name) {
 
 absl::Status Check(const AgentFlags& f) {
   if (f.help) return absl::OkStatus();
-  if (f.server.empty()) return absl::InvalidArgumentError("--server: required");
+  if (absl::Status s = ShardMap::Parse(f.server, "--server").status();
+      !s.ok()) {
+    return s;
+  }
   if (f.socket_path.empty()) {
     return absl::InvalidArgumentError("--socket: required");
   }

@@ -16,7 +16,7 @@ namespace goodput::agent {
 
 struct AgentFlags {
   bool help = false;
-  std::string server;       // HOST:PORT of goodputd (required)
+  std::string server;       // HOST:PORT[,HOST:PORT...] shards (required)
   std::string socket_path;  // Unix socket for JSON Lines (required)
   std::string spool_dir;    // spool and identity (required)
   std::string host;         // set on events; empty = gethostname()

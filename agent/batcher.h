@@ -18,6 +18,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "agent/event_sink.h"
 #include "agent/log_limiter.h"
 #include "agent/metrics.h"
 #include "agent/spool.h"
@@ -26,7 +27,7 @@
 
 namespace goodput::agent {
 
-class Batcher {
+class Batcher : public EventSink {
  public:
   struct Options {
     size_t batch_events = 500;
@@ -42,7 +43,7 @@ class Batcher {
   Batcher& operator=(const Batcher&) = delete;
 
   // Takes one accepted event; writes the batch when it is full.
-  void Add(v1::Event event);
+  void Add(v1::Event event) override;
   // Writes the batch if its delay has passed.
   void Poll();
   // Writes the batch now (shutdown).

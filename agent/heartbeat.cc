@@ -4,7 +4,7 @@
 
 namespace goodput::agent {
 
-Heartbeat::Heartbeat(Options options, Batcher* batcher, Clock* clock,
+Heartbeat::Heartbeat(Options options, EventSink* batcher, Clock* clock,
                      AgentMetrics* metrics)
     : options_(std::move(options)),
       batcher_(batcher),

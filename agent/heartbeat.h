@@ -1,5 +1,5 @@
 // Heartbeat: the host's capacity event (SPEC section 2, `heartbeat`: chips
-// of accelerator on host), handed to the Batcher at the first Poll and then
+// of accelerator on host), handed to the EventSink at the first Poll and then
 // every `interval` of the Clock. Does not own the batcher, clock or
 // metrics. Thread-safe.
 #ifndef GOODPUT_AGENT_HEARTBEAT_H_
@@ -10,7 +10,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "agent/batcher.h"
+#include "agent/event_sink.h"
 #include "agent/metrics.h"
 #include "proto/event.pb.h"
 #include "util/clock.h"
@@ -26,7 +26,7 @@ class Heartbeat {
     absl::Duration interval = absl::Seconds(60);
   };
 
-  Heartbeat(Options options, Batcher* batcher, Clock* clock,
+  Heartbeat(Options options, EventSink* batcher, Clock* clock,
             AgentMetrics* metrics);
 
   // Emits a heartbeat if one is due.
@@ -39,7 +39,7 @@ class Heartbeat {
 
  private:
   const Options options_;
-  Batcher* const batcher_;
+  EventSink* const batcher_;
   Clock* const clock_;
   AgentMetrics* const metrics_;
   mutable absl::Mutex mu_;

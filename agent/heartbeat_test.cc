@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "agent/batcher.h"
+#include "agent/spool.h"
 #include "agent/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

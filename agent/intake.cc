@@ -113,7 +113,7 @@ std::string Printable(absl::string_view text) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Intake>> Intake::Start(Options options,
-                                                      Batcher* batcher,
+                                                      EventSink* batcher,
                                                       Clock* clock,
                                                       AgentMetrics* metrics) {
   struct stat st;
@@ -134,7 +134,7 @@ absl::StatusOr<std::unique_ptr<Intake>> Intake::Start(Options options,
 }
 
 Intake::Intake(Options options, int listen_fd, int wake_read, int wake_write,
-               dev_t dev, ino_t ino, Batcher* batcher, Clock* clock,
+               dev_t dev, ino_t ino, EventSink* batcher, Clock* clock,
                AgentMetrics* metrics)
     : options_(std::move(options)),
       listen_fd_(listen_fd),

@@ -2,10 +2,11 @@
 // Any number of local clients connect to `socket_path` (mode 0666) and
 // write events, one JSON object per '\n'-terminated line. Each line goes
 // through codec::LineDecoder (now_ns from the Clock); good events go to the
-// Batcher, bad ones are counted and logged as "socket: line N: reason"
-// (rate-limited). Lines longer than `max_line_bytes` are rejected without
-// being buffered whole, and a line left without its '\n' when the client
-// disconnects is dropped and counted. Clients get nothing back.
+// EventSink (the Batcher, or the ShardRouter), bad ones are counted and logged
+// as "socket: line N: reason" (rate-limited). Lines longer than
+// `max_line_bytes` are rejected without being buffered whole, and a line left
+// without its '\n' when the client disconnects is dropped and counted. Clients
+// get nothing back.
 //
 // Owns the listening socket and the client connections; does not own the
 // batcher, clock or metrics. Thread-safe: one internal thread does all the
@@ -27,7 +28,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "agent/batcher.h"
+#include "agent/event_sink.h"
 #include "agent/log_limiter.h"
 #include "agent/metrics.h"
 #include "codec/line_decoder.h"
@@ -62,7 +63,7 @@ class Intake {
   // Binds the socket (replacing a stale socket file, refusing a live one or
   // a file that is not a socket) and starts serving.
   static absl::StatusOr<std::unique_ptr<Intake>> Start(Options options,
-                                                       Batcher* batcher,
+                                                       EventSink* batcher,
                                                        Clock* clock,
                                                        AgentMetrics* metrics);
   ~Intake();
@@ -90,7 +91,7 @@ class Intake {
   enum class Outcome { kAccepted, kBlank, kInvalid, kTooLong, kPartial };
 
   Intake(Options options, int listen_fd, int wake_read, int wake_write,
-         dev_t dev, ino_t ino, Batcher* batcher, Clock* clock,
+         dev_t dev, ino_t ino, EventSink* batcher, Clock* clock,
          AgentMetrics* metrics);
 
   void Loop();
@@ -115,7 +116,7 @@ class Intake {
   const int wake_write_;
   const dev_t socket_dev_;  // to remove only our own socket file
   const ino_t socket_ino_;
-  Batcher* const batcher_;
+  EventSink* const batcher_;
   Clock* const clock_;
   AgentMetrics* const metrics_;
   LogLimiter reject_log_;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/flags.h"
 #include "cli/remote_util.h"
+#include "cli/shard_query.h"
 #include "cli/time_format.h"
 #include "proto/service.grpc.pb.h"
 #include "util/grpc_status.h"
@@ -190,6 +191,12 @@ int RunJobsCommand(const std::vector<std::string>& args,
   if (s.ok()) s = common.Fill(&request);
   if (!s.ok()) return UsageError(context, prefix, s.message());
   request.set_limit(n);
+  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  if (!shards.ok())
+    return UsageError(context, prefix, shards.status().message());
+  if (*shards) {
+    return PrintMergedJobs(**shards, request, common.json, prefix, context);
+  }
   return CallAndPrint(prefix, context, common.json, &Stub::Jobs, request);
 }
 
@@ -224,6 +231,12 @@ int RunJobCommand(const std::vector<std::string>& args,
   if (s.ok()) s = SetAsOf(common.as_of, &request);
   if (!s.ok()) return UsageError(context, prefix, s.message());
   request.set_timeline_limit(n);
+  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  if (!shards.ok())
+    return UsageError(context, prefix, shards.status().message());
+  // A job lives on one shard: ask that one.
+  if (*shards)
+    context.server = (*shards)->address((*shards)->ShardOf(positional[0]));
   return CallAndPrint(prefix, context, common.json, &Stub::Job, request);
 }
 
@@ -251,6 +264,12 @@ int RunFleetCommand(const std::vector<std::string>& args,
   if (by) request.set_by(*by);
   absl::Status s = common.Fill(&request);
   if (!s.ok()) return UsageError(context, prefix, s.message());
+  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  if (!shards.ok())
+    return UsageError(context, prefix, shards.status().message());
+  if (*shards) {
+    return PrintMergedFleet(**shards, request, common.json, prefix, context);
+  }
   return CallAndPrint(prefix, context, common.json, &Stub::Fleet, request);
 }
 

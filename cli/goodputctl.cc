@@ -86,9 +86,9 @@ int RunGoodputctl(int argc, char** argv, std::istream& in, std::ostream& out,
   FlagParser flags(/*stop_at_positional=*/true);
   flags.AddBool("help", &help, "show this help and exit");
   flags.AddString(
-      "server", "HOST:PORT", &context.server,
+      "server", "HOST:PORT[,...]", &context.server,
       "goodputd's gRPC address, for report, send, jobs, job, fleet, "
-      "dead-letters, top");
+      "dead-letters, top; a list of shards is merged (docs/scaling.md)");
   AddTlsFlags(&flags, &context.tls);
   std::vector<std::string> rest;
   absl::Status parsed = flags.Parse(args, &rest);

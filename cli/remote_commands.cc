@@ -12,6 +12,7 @@
 #include "cli/batch_sender.h"
 #include "cli/flags.h"
 #include "cli/remote_util.h"
+#include "cli/shard_query.h"
 #include "cli/time_format.h"
 #include "codec/line_decoder.h"
 #include "google/protobuf/util/json_util.h"
@@ -73,6 +74,73 @@ std::vector<v1::Batch> MakeBatches(const std::vector<v1::Event>& events,
   return batches;
 }
 
+// The events bound for one server, with where each came from.
+struct Outbox {
+  std::string address;
+  std::vector<v1::Event> events;
+  std::vector<Source> sources;
+};
+
+// One outbox for --server, or one per shard of a list: each event goes to
+// the shard of its job_id, a heartbeat (no job_id) to every shard.
+std::vector<Outbox> Route(std::vector<v1::Event> events,
+                          std::vector<Source> sources,
+                          const std::string& server,
+                          const std::optional<ShardMap>& shards) {
+  if (!shards) return {{server, std::move(events), std::move(sources)}};
+  std::vector<Outbox> out;
+  for (const std::string& address : shards->addresses())
+    out.push_back(Outbox{address, {}, {}});
+  for (size_t i = 0; i < events.size(); ++i) {
+    for (size_t s = 0; s < out.size(); ++s) {
+      if (!events[i].job_id().empty() &&
+          shards->ShardOf(events[i].job_id()) != s) {
+        continue;
+      }
+      out[s].events.push_back(events[i]);
+      out[s].sources.push_back(sources[i]);
+    }
+  }
+  return out;
+}
+
+// Sends `box` as sender `agent_id` and prints the server's rejections;
+// adds to the counts. False (error printed) if not all was acknowledged.
+bool SendOutbox(const Outbox& box, const std::string& agent_id,
+                int64_t batch_size, absl::Time deadline,
+                CommandContext& context, size_t* batches, int64_t* accepted,
+                int64_t* rejected) {
+  if (box.events.empty()) return true;
+  auto sent = MakeBatches(box.events, agent_id, batch_size);
+  *batches += sent.size();
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      ConnectTo(box.address, context.tls);
+  if (!channel.ok()) {
+    context.err << "goodputctl send: " << channel.status().message() << "\n";
+    return false;
+  }
+  auto acks = BatchSender(*channel).Send(sent, deadline);
+  if (!acks.ok()) {
+    context.err << "goodputctl send: " << box.address << ": "
+                << acks.status().message() << "\n";
+    return false;
+  }
+  for (size_t b = 0; b < acks->size(); ++b) {
+    *accepted += (*acks)[b].accepted();
+    for (const v1::Rejection& r : (*acks)[b].rejections()) {
+      const Source& src = box.sources[b * batch_size + r.index()];
+      context.err << src.file << ":" << src.line << ": " << r.reason() << "\n";
+      ++*rejected;
+    }
+  }
+  return true;
+}
+
+// The dead letters of the one server context.server.
+int PrintDeadLetters(const std::string& prefix,
+                     const v1::DeadLettersRequest& request,
+                     CommandContext& context);
+
 }  // namespace
 
 int RunReportCommand(const std::vector<std::string>& args,
@@ -97,6 +165,11 @@ int RunReportCommand(const std::vector<std::string>& args,
   if (!s.ok()) return UsageError(context, prefix, s.message());
   if (!as_of) request.clear_as_of();
   if (!since) request.clear_since();
+  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  if (!shards.ok())
+    return UsageError(context, prefix, shards.status().message());
+  if (*shards)
+    return PrintMergedReport(**shards, request, json, prefix, context);
   grpc::ClientContext rpc;
   rpc.set_deadline(absl::ToChronoTime(absl::Now() + kQueryTimeout));
   v1::ReportResponse response;
@@ -152,26 +225,21 @@ int RunSendCommand(const std::vector<std::string>& args,
   }
   absl::StatusOr<std::string> uuid = RandomUuid();
   if (!uuid.ok()) return UsageError(context, prefix, uuid.status().message());
-  auto batches = MakeBatches(events, "goodputctl-" + *uuid, batch_size);
-  auto channel = Connect(context);
-  if (!channel.ok())
-    return UsageError(context, prefix, channel.status().message());
-  auto acks = BatchSender(*channel).Send(batches, absl::Now() + timeout);
-  if (!acks.ok()) {
-    context.err << prefix << ": " << *context.server << ": "
-                << acks.status().message() << "\n";
-    return kExitUsage;
-  }
+  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  if (!shards.ok())
+    return UsageError(context, prefix, shards.status().message());
+  const size_t sent_events = events.size();
+  const absl::Time deadline = absl::Now() + timeout;
+  size_t batches = 0;
   int64_t accepted = 0, rejected = 0;
-  for (size_t b = 0; b < acks->size(); ++b) {
-    accepted += (*acks)[b].accepted();
-    for (const v1::Rejection& r : (*acks)[b].rejections()) {
-      const Source& src = sources[b * batch_size + r.index()];
-      context.err << src.file << ":" << src.line << ": " << r.reason() << "\n";
-      ++rejected;
+  for (const Outbox& box :
+       Route(std::move(events), std::move(sources), *context.server, *shards)) {
+    if (!SendOutbox(box, "goodputctl-" + *uuid, batch_size, deadline, context,
+                    &batches, &accepted, &rejected)) {
+      return kExitUsage;
     }
   }
-  context.out << "sent " << events.size() << " events in " << batches.size()
+  context.out << "sent " << sent_events << " events in " << batches
               << " batches: " << accepted << " accepted, " << rejected
               << " rejected by the server, " << bad << " bad lines\n";
   return bad + rejected > 0 ? kExitBadInput : kExitOk;
@@ -198,6 +266,24 @@ int RunDeadLettersCommand(const std::vector<std::string>& args,
                       "--limit: want N >= 1, got " + *limit_flag);
   }
   request.set_limit(static_cast<uint32_t>(limit));
+  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  if (!shards.ok())
+    return UsageError(context, prefix, shards.status().message());
+  if (!*shards) return PrintDeadLetters(prefix, request, context);
+  // Each shard keeps its own dead letters: list them shard by shard.
+  for (const std::string& address : (*shards)->addresses()) {
+    context.out << "# " << address << "\n";
+    context.server = address;
+    if (int code = PrintDeadLetters(prefix, request, context)) return code;
+  }
+  return kExitOk;
+}
+
+namespace {
+
+int PrintDeadLetters(const std::string& prefix,
+                     const v1::DeadLettersRequest& request,
+                     CommandContext& context) {
   grpc::ClientContext rpc;
   rpc.set_deadline(absl::ToChronoTime(absl::Now() + kQueryTimeout));
   v1::DeadLettersResponse response;
@@ -223,5 +309,7 @@ int RunDeadLettersCommand(const std::vector<std::string>& args,
   context.out << response.total() << " dead letters\n";
   return kExitOk;
 }
+
+}  // namespace
 
 }  // namespace goodput::cli

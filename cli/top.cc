@@ -1,6 +1,8 @@
 #include "cli/top.h"
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -9,6 +11,8 @@
 #include "absl/time/clock.h"
 #include "cli/flags.h"
 #include "cli/remote_util.h"
+#include "cli/report_json.h"
+#include "cli/shard_query.h"
 #include "cli/time_format.h"
 #include "cli/top_metrics.h"
 #include "cli/top_view.h"
@@ -24,7 +28,9 @@ constexpr char kClearHome[] = "\033[H\033[2J";
 constexpr int kMetricsTimeoutMs = 500;
 
 // http://HOST:(PORT+1)/metrics for --server=HOST:PORT.
-std::string DefaultMetricsUrl(const std::string& server) {
+// With a shard list, the first shard's.
+std::string DefaultMetricsUrl(const std::string& list) {
+  const std::string server = list.substr(0, list.find(','));
   const size_t colon = server.rfind(':');
   int port = 0;
   if (colon == std::string::npos ||
@@ -35,6 +41,9 @@ std::string DefaultMetricsUrl(const std::string& server) {
                       "/metrics");
 }
 
+// Fetches the report JSON of the server, or of every shard of a list.
+using ReportFetcher = std::function<absl::StatusOr<std::string>()>;
+
 absl::StatusOr<std::string> FetchReport(v1::Query::Stub& stub) {
   grpc::ClientContext rpc;
   rpc.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
@@ -44,9 +53,32 @@ absl::StatusOr<std::string> FetchReport(v1::Query::Stub& stub) {
   return response.json();
 }
 
+// The merged report of every shard, as of now.
+absl::StatusOr<std::string> FetchMergedJson(const ShardMap& shards,
+                                            const TlsFlagValues& tls) {
+  absl::StatusOr<core::FleetReport> report =
+      FetchMergedReport(shards, tls, absl::GetCurrentTimeNanos(), std::nullopt);
+  if (!report.ok()) return report.status();
+  return WriteReportJson(*report);
+}
+
+// Query.Report of --server, or the merge of its shards.
+absl::StatusOr<ReportFetcher> MakeFetcher(const CommandContext& context) {
+  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  if (!shards.ok()) return shards.status();
+  if (*shards)
+    return ReportFetcher(
+        [m = **shards, tls = context.tls] { return FetchMergedJson(m, tls); });
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = Connect(context);
+  if (!channel.ok()) return channel.status();
+  std::shared_ptr<v1::Query::Stub> stub = v1::Query::NewStub(*channel);
+  return ReportFetcher([stub] { return FetchReport(*stub); });
+}
+
 // One screen: the rendered report, or the reason there is none.
-absl::StatusOr<std::string> Screen(v1::Query::Stub& stub, TopContext& top) {
-  absl::StatusOr<std::string> json = FetchReport(stub);
+absl::StatusOr<std::string> Screen(const ReportFetcher& fetch,
+                                   TopContext& top) {
+  absl::StatusOr<std::string> json = fetch();
   if (!json.ok()) {
     return absl::UnavailableError(
         absl::StrCat(top.server, ": ", json.status().message()));
@@ -111,13 +143,11 @@ int RunTopCommand(const std::vector<std::string>& args,
   TopContext top;
   s = ToContext(f, *context.server, &top);
   if (!s.ok()) return UsageError(context, kPrefix, s.message());
-  auto channel = Connect(context);
-  if (!channel.ok()) {
-    return UsageError(context, kPrefix, channel.status().message());
-  }
-  auto stub = v1::Query::NewStub(*channel);
+  absl::StatusOr<ReportFetcher> fetch = MakeFetcher(context);
+  if (!fetch.ok())
+    return UsageError(context, kPrefix, fetch.status().message());
   for (;;) {
-    absl::StatusOr<std::string> screen = Screen(*stub, top);
+    absl::StatusOr<std::string> screen = Screen(*fetch, top);
     if (f.once) {
       if (!screen.ok()) {
         context.err << kPrefix << ": " << screen.status().message() << "\n";

@@ -43,6 +43,26 @@ TEST(FleetTrackerTest, FleetRatiosAreChipTimeWeighted) {
   EXPECT_FALSE(t.sg_capacity.has_value());   // no heartbeats
 }
 
+// Found by core_fuzzer: RG's denominator, total - queued - recovery in
+// chip-seconds, fell below the productive time by rounding for a long queue.
+TEST(FleetTrackerTest, FleetRgOfALongQueueIsNotAboveOne) {
+  Config config;
+  FleetReport r = Replay(ParseEvents(Timeline(R"(
+10:00:00 {"job_submitted":{"chips":8}}
+10:59:59.999 {"allocation":{"chips":8}}
+10:59:59.999 {"started":{}}
+11:00:00 {"step":{"step":1}}
+)")),
+                         config, "2026-11-22T11:00:00Z");
+  // queued 3599.999 s, productive 0.001 s: the allocated time is all
+  // productive, so RG is 1 (the fleet's was 1.00000000025: 8 x 0.001 over
+  // 8 x 3600 - 8 x 3599.999 in doubles).
+  TotalsRatios t = ComputeRatios(r.fleet);
+  EXPECT_DOUBLE_EQ(r.fleet.chip_seconds[Index(Category::kProductive)], 0.008);
+  EXPECT_EQ(*t.ratios.rg, 1.0);
+  EXPECT_EQ(*JobRatios(r.jobs[0]).rg, 1.0);
+}
+
 TEST(FleetTrackerTest, SegmentsByDimensionAndLabel) {
   Config config;
   FleetReport r =

@@ -84,7 +84,14 @@ absl::Status JobTracker::CheckApplicable(const Event& e, int64_t t) const {
 }
 
 bool JobTracker::IsDuplicate(const Event& e) const {
-  const Attempt* a = e.attempt().empty() ? nullptr : FindAttempt(e.attempt());
+  if (e.attempt().empty()) return false;
+  const Attempt* a = FindAttempt(e.attempt());
+  // A step or activity with a new id names the running id-less attempt
+  // (EnsureRunning), so rule 3 judges it against that attempt's steps.
+  if (a == nullptr && running_ && Current()->id.empty() &&
+      (e.has_step() || e.has_activity())) {
+    a = Current();
+  }
   if (a == nullptr) return false;
   switch (e.body_case()) {
     case Event::kStarted:
@@ -210,8 +217,8 @@ void JobTracker::OnCheckpoint(const Event& e) {
   const int64_t step = e.checkpoint().step();
   recog_.last_checkpoint_ns = cursor_ns_;
   if (!e.attempt().empty()) {
-    auto it = attempt_by_id_.find(e.attempt());
-    if (it != attempt_by_id_.end()) attempts_[it->second].max_checkpoint = step;
+    Attempt* a = FindAttempt(e.attempt());
+    if (a != nullptr) a->max_checkpoint = step;
   }
   MakeDurableThrough(step);
 }
@@ -219,7 +226,6 @@ void JobTracker::OnCheckpoint(const Event& e) {
 void JobTracker::OnInterruption(const Event& e) {
   const int reason = ReasonIndex(e.interruption().reason());
   if (e.interruption().notice()) {
-    ++notices_;
     ++recog_.notices[reason];
     return;
   }
@@ -302,10 +308,19 @@ const JobTracker::Attempt* JobTracker::Current() const {
   return attempts_.empty() ? nullptr : &attempts_.back();
 }
 
+// The latest attempt named `id`: a linear search from the back, since a
+// job has few attempts and its events name the current one.
 const JobTracker::Attempt* JobTracker::FindAttempt(
     const std::string& id) const {
-  auto it = attempt_by_id_.find(id);
-  return it == attempt_by_id_.end() ? nullptr : &attempts_[it->second];
+  if (id.empty()) return nullptr;
+  for (auto it = attempts_.rbegin(); it != attempts_.rend(); ++it) {
+    if (it->id == id) return &*it;
+  }
+  return nullptr;
+}
+
+JobTracker::Attempt* JobTracker::FindAttempt(const std::string& id) {
+  return const_cast<Attempt*>(std::as_const(*this).FindAttempt(id));
 }
 
 void JobTracker::EnsureRunning(const Event& e, int64_t t) {
@@ -315,15 +330,11 @@ void JobTracker::EnsureRunning(const Event& e, int64_t t) {
   Attempt* a = Current();
   if (a->id.empty() && !e.attempt().empty()) {  // the attempt names itself
     a->id = e.attempt();
-    attempt_by_id_[a->id] = static_cast<int>(attempts_.size()) - 1;
   }
 }
 
 void JobTracker::StartAttempt(const std::string& id) {
   attempts_.push_back(Attempt{id});
-  if (!id.empty()) {
-    attempt_by_id_[id] = static_cast<int>(attempts_.size()) - 1;
-  }
   running_ = true;
   activity_ = Activity::KIND_UNSPECIFIED;
   custom_name_.clear();
@@ -347,7 +358,6 @@ void JobTracker::EndAttempt() {
   pending_resume_ = true;
   activity_ = Activity::KIND_UNSPECIFIED;
   custom_name_.clear();
-  ++interruptions_;
 }
 
 bool JobTracker::ServingLike() const {

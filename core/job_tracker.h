@@ -2,11 +2,9 @@
 #define GOODPUT_CORE_JOB_TRACKER_H_
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -133,6 +131,7 @@ class JobTracker {
   Attempt* Current();
   const Attempt* Current() const;
   const Attempt* FindAttempt(const std::string& id) const;
+  Attempt* FindAttempt(const std::string& id);
   void EnsureRunning(const v1::Event& e, int64_t t);
   void StartAttempt(const std::string& id);
   void EndAttempt();
@@ -152,6 +151,7 @@ class JobTracker {
   void Lose(const Completion& c);
   void LoseAllPending();
   void MakeAllDurable();
+  void ShrinkPending();
   static Completion SplitOff(Completion* c, int64_t through_step);
 
   // --- Recognition time.
@@ -167,6 +167,8 @@ class JobTracker {
   void FillSpec(JobReport* r) const;
   JobStateKind State() const;
 
+  // Members are grouped by size so that padding does not grow the object
+  // (a fleet holds one per job).
   std::string job_id_;
   const Config* config_;
 
@@ -174,28 +176,27 @@ class JobTracker {
   int64_t requested_chips_ = 0;
   int64_t weight_chips_ = 0;
   std::string accelerator_, framework_;
-  v1::JobSubmitted::Workload workload_ = v1::JobSubmitted::TRAINING;
   std::map<std::string, std::string> labels_;
   double step_flops_ = 0, step_bytes_ = 0;
   const ChipPeak* peak_ = nullptr;  // accelerator_'s catalog entry
 
   // Timeline.
-  bool started_ = false;  // first event applied
   int64_t first_event_ns_ = 0, last_event_ns_ = 0, cursor_ns_ = 0;
-  bool ended_ = false;
   int64_t end_ns_ = 0;
+  v1::JobSubmitted::Workload workload_ = v1::JobSubmitted::TRAINING;
+  v1::Activity::Kind activity_ = v1::Activity::KIND_UNSPECIFIED;
   Alloc alloc_ = Alloc::kUnknown;
+  bool started_ = false;  // first event applied
+  bool ended_ = false;
   bool job_event_seen_ = false;  // started, activity or step
   bool ever_allocated_ = false;  // ever all-allocated
   bool recovering_ = false;      // an attempt ended; waiting to resume
   bool running_ = false;         // an attempt is running
-  v1::Activity::Kind activity_ = v1::Activity::KIND_UNSPECIFIED;
+  bool pending_resume_ = false;  // an attempt ended, no resume point since
   std::string custom_name_;
 
   // Attempts.
   std::vector<Attempt> attempts_;
-  std::unordered_map<std::string, int> attempt_by_id_;
-  bool pending_resume_ = false;  // an attempt ended, no resume point since
 
   // Accumulated attribution (within the window).
   Sink sink_;
@@ -204,26 +205,27 @@ class JobTracker {
   int64_t at_risk_ns_ = 0;  // of pending non-first completions
 
   // Steps.
-  std::deque<Completion> pending_;  // non-durable, ordered by step
+  std::vector<Completion> pending_;  // non-durable, ordered by step
   std::vector<FirstStep> first_steps_;
   int64_t mean_sum_ns_ = 0, mean_steps_ = 0;  // non-first completions
   std::optional<int64_t> max_durable_step_, last_checkpoint_;
-  int64_t lost_steps_ = 0, interruptions_ = 0, duplicates_ = 0, notices_ = 0;
+  int64_t lost_steps_ = 0, duplicates_ = 0;
 
   // Recognition time: what Recognize() needs beyond the report's state.
+  // Their sums are the report's interruptions and notices.
   struct Recognition {
     ReasonCounts interruptions{}, notices{};
-    int ending_reason = kNumReasons - 1;  // of the attempt ending now
     int64_t pg_above_one_steps = 0;
     std::optional<int64_t> last_step_ns, last_checkpoint_ns;
     std::optional<int64_t> attempt_start_ns;  // unknown for rule 7 restarts
     std::optional<int64_t> recover_from_ns;   // end of the last attempt
-    bool first_step_done = false;  // the current attempt completed a step
     // Pending non-first completions: their window time, costed part, ideal.
     int64_t pending_ns = 0, pending_costed_ns = 0;
     double pending_ideal_s = 0;
-    int unfrozen_first = -1;  // index into first_steps_
     int64_t freeze_at_step = 0;
+    int ending_reason = kNumReasons - 1;  // of the attempt ending now
+    int unfrozen_first = -1;              // index into first_steps_
+    bool first_step_done = false;  // the current attempt completed a step
     std::vector<Observation> observations;
   } recog_;
 };

@@ -21,6 +21,12 @@ double IdealShare(double ideal_s, int64_t part, int64_t whole) {
   return ideal_s * static_cast<double>(part) / static_cast<double>(whole);
 }
 
+int64_t Sum(const ReasonCounts& counts) {
+  int64_t sum = 0;
+  for (int64_t n : counts) sum += n;
+  return sum;
+}
+
 // floor(a * b / c) without overflow, for c > 0.
 int64_t MulDiv(int64_t a, int64_t b, int64_t c) {
   return static_cast<int64_t>(static_cast<__int128>(a) * b / c);
@@ -142,18 +148,27 @@ void JobTracker::Resume(int64_t step) {
 
 void JobTracker::MakeDurableThrough(int64_t step) {
   last_checkpoint_ = std::max(last_checkpoint_.value_or(step), step);
-  while (!pending_.empty() && pending_.front().first_step <= step) {
-    Completion& c = pending_.front();
+  size_t done = 0;
+  for (; done < pending_.size() && pending_[done].first_step <= step; ++done) {
+    Completion& c = pending_[done];
     if (c.last_step > step) {
-      if (c.first_ref >= 0) return;  // a first step is never split
+      if (c.first_ref >= 0) break;  // a first step is never split
       Completion upper = SplitOff(&c, step);
       Durable(c);
       c = upper;
-      return;
+      break;
     }
     Durable(c);
-    pending_.pop_front();
   }
+  pending_.erase(pending_.begin(), pending_.begin() + done);
+  ShrinkPending();
+}
+
+// Gives back most of pending_'s spare capacity once it has drained (after
+// a checkpoint or resume), so an idle job holds no completion buffer.
+void JobTracker::ShrinkPending() {
+  if (pending_.capacity() <= 2 * pending_.size() + 2) return;
+  std::vector<Completion>(pending_.begin(), pending_.end()).swap(pending_);
 }
 
 JobTracker::Completion JobTracker::SplitOff(Completion* c,
@@ -211,11 +226,13 @@ void JobTracker::Lose(const Completion& c) {
 void JobTracker::LoseAllPending() {
   for (const Completion& c : pending_) Lose(c);
   pending_.clear();
+  ShrinkPending();
 }
 
 void JobTracker::MakeAllDurable() {
   for (const Completion& c : pending_) Durable(c);
   pending_.clear();
+  ShrinkPending();
 }
 
 // --- Report.
@@ -232,7 +249,9 @@ JobReport JobTracker::Report(int64_t as_of_ns) const {
   r.nanos = s.nanos;
   r.custom_nanos = s.custom;
   r.costed_productive_ns = costed_productive_ns_;
-  r.ideal_seconds = ideal_s_;
+  // Lost steps take their ideal time back out: keep the rounding residue
+  // from going below zero.
+  r.ideal_seconds = std::max(0.0, ideal_s_);
   AddFirstSteps(&r);
   r.total_ns =
       std::max<int64_t>(0, end - std::max(first_event_ns_, config_->since_ns));
@@ -301,9 +320,9 @@ void JobTracker::FillSpec(JobReport* r) const {
     r->last_checkpoint = max_durable_step_;
   }
   r->lost_steps = lost_steps_;
-  r->interruptions = interruptions_;
+  r->interruptions = Sum(recog_.interruptions);
   r->duplicates = duplicates_;
-  r->notices = notices_;
+  r->notices = Sum(recog_.notices);
 }
 
 }  // namespace goodput::core

@@ -322,6 +322,27 @@ TEST_F(JobTimelineTest, DuplicatesWithAttemptChangeNothing) {
   EXPECT_EQ(j.at_risk_ns, 10'000'000'000);  // steps 1-2 durable
 }
 
+// Found by core_fuzzer: an id on a step names the running id-less attempt;
+// a step number not above that attempt's highest counted as -1 steps.
+TEST_F(JobTimelineTest, StepNamingIdlessAttemptBelowItsHighestIsDuplicate) {
+  JobReport j = Run(R"(
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"step":{"step":2}}
+10:00:30 {"attempt":"a","step":{"step":1}}
+10:00:40 {"attempt":"a","step":{"step":3}}
+)",
+                    "10:00:40");
+  // (a, 1) is a duplicate of the running attempt's step 1: no restart, no
+  // negative step count. (a, 3) names the attempt and completes step 3 in
+  // 20 s (10:00:20 -> 10:00:40). Non-first mean (10 + 20) / 2 = 15 > step
+  // 1's 10: no compile. Productive 10 + 10 + 20 = 40.
+  ExpectSeconds(j, 40, {{"productive", 40}});
+  EXPECT_EQ(j.duplicates, 1);
+  EXPECT_EQ(j.interruptions, 0);
+  EXPECT_EQ(j.last_step, 3);
+}
+
 TEST_F(JobTimelineTest, InterruptionForEndedAttemptIsDuplicate) {
   JobReport j = Run(R"(
 10:00:00 {"attempt":"a","started":{}}
@@ -760,6 +781,28 @@ TEST_F(JobTimelineTest, RestoreStepSetsTheFirstReportsStepCount) {
 }
 
 // --- Rule 9: program goodput.
+
+// Found by core_fuzzer: taking lost steps' ideal time back out of the sum
+// left a rounding residue below zero (-2.8e-17 s here).
+TEST_F(JobTimelineTest, IdealSecondsOfAllLostStepsIsZeroNotNegative) {
+  JobReport j = Run(R"(
+10:00:00 {"job_submitted":{"chips":1,"accelerator":"tpu-v5p"}}
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"step":{"step":2,"flops":1e13}}
+10:00:30 {"step":{"step":3,"flops":1e13}}
+10:00:40 {"step":{"step":4,"flops":5e13}}
+10:00:40 {"job_ended":{"outcome":"FAILED"}}
+)",
+                    "10:00:40");
+  // Four 10 s steps, none durable: FAILED loses all 40 s (step 1's compile
+  // share is 10 - mean 10 = 0). Ideal of steps 2-4 was 1e13 / 459e12 +
+  // 1e13 / 459e12 + 5e13 / 459e12, all taken back: 0.
+  ExpectSeconds(j, 40, {{"lost", 40}});
+  EXPECT_EQ(j.costed_productive_ns, 0);
+  EXPECT_EQ(j.ideal_seconds, 0.0);
+  EXPECT_FALSE(JobRatios(j).pg.has_value());
+}
 
 TEST_F(JobTimelineTest, ProgramGoodputFromJobDefaultCost) {
   JobReport j = Run(R"(

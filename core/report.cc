@@ -1,5 +1,7 @@
 #include "core/report.h"
 
+#include <algorithm>
+
 #include "core/config.h"
 
 namespace goodput::core {
@@ -17,7 +19,10 @@ Ratios FromSums(double total, double queued, double recovery, double productive,
   Ratios r;
   r.goodput = Divide(productive, total);
   if (total > 0) r.sg = 1.0 - (queued + recovery) / total;
-  r.rg = Divide(productive, total - queued - recovery);
+  // The allocated time is at least the productive time; in chip-seconds
+  // the difference below can fall under it by rounding when queueing
+  // dominates, which would put RG above 1.
+  r.rg = Divide(productive, std::max(productive, total - queued - recovery));
   r.pg = Divide(ideal, costed);
   if (r.sg && r.rg && r.pg) r.mpg = *r.sg * *r.rg * *r.pg;
   return r;

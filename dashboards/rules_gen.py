@@ -80,8 +80,11 @@ def _ratio_rules(level, window):
     ]
     if level in ("fleet", "accelerator"):
         rules += [
+            # Every shard gets every heartbeat (docs/scaling.md): take
+            # the capacity once, the max over the shards, then sum.
             _rule(name("capacity_chip_seconds"),
-                  "%s(rate(goodput_capacity_chip_seconds_total[%s]))" %
+                  "%s(max without (instance, goodputd_grpc) "
+                  "(rate(goodput_capacity_chip_seconds_total[%s])))" %
                   (by, window)),
             _rule(ratio("capacity_sg"), "%s / (%s > 0)" %
                   (name("allocated_chip_seconds"),

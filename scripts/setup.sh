@@ -20,6 +20,7 @@ PACKAGES=(
   nlohmann-json3-dev libsimdjson-dev
   # Dashboards: promtool + Prometheus, headless Chromium, node + npm (tsc)
   prometheus chromium nodejs
+  rocksdb-tools                     # ldb: .ci/soak counts stored events
 )
 
 # One dpkg-query for all: "name status" for each package dpkg knows.

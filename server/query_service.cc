@@ -9,6 +9,7 @@
 #include "cli/drilldown_table.h"
 #include "cli/report_json.h"
 #include "cli/report_table.h"
+#include "cli/shard_report.h"
 #include "cli/time_format.h"
 #include "util/grpc_status.h"
 
@@ -26,23 +27,6 @@ int64_t AsOf(const google::protobuf::Timestamp* as_of, Clock* clock) {
 std::optional<int64_t> Since(bool has, const google::protobuf::Timestamp& t) {
   if (!has) return std::nullopt;
   return Nanos(t);
-}
-
-// The filter of a JobsRequest; InvalidArgument naming a bad state.
-absl::StatusOr<core::JobFilter> Filter(const v1::JobsRequest& request) {
-  core::JobFilter filter;
-  for (const auto& [dimension, value] : request.segments()) {
-    filter.segments.emplace_back(dimension, value);
-  }
-  std::sort(filter.segments.begin(), filter.segments.end());
-  if (!request.state().empty()) {
-    absl::StatusOr<core::JobStateKind> state =
-        core::ParseJobState(request.state());
-    if (!state.ok()) return state.status();
-    filter.state = *state;
-  }
-  filter.limit = request.limit();
-  return filter;
 }
 
 std::vector<NamedWindow> Windows(const v1::JobRequest& request) {
@@ -76,6 +60,10 @@ grpc::Status QueryService::Report(grpc::ServerContext* context,
   if (request->has_since()) since = Nanos(request->since());
   absl::StatusOr<core::FleetReport> report = ingestor_->Report(as_of, since);
   if (!report.ok()) return ToGrpc(report.status());
+  if (request->shard_data()) {
+    *response->mutable_shard() = cli::ToShardReport(*report);
+    return grpc::Status::OK;
+  }
   absl::StatusOr<std::string> json = cli::WriteReportJson(*report);
   if (!json.ok()) return ToGrpc(json.status());
   response->set_json(*std::move(json));
@@ -99,7 +87,7 @@ grpc::Status QueryService::DeadLetters(grpc::ServerContext* context,
 grpc::Status QueryService::Jobs(grpc::ServerContext* context,
                                 const v1::JobsRequest* request,
                                 v1::JobsResponse* response) {
-  absl::StatusOr<core::JobFilter> filter = Filter(*request);
+  absl::StatusOr<core::JobFilter> filter = cli::JobFilterFromRequest(*request);
   if (!filter.ok()) return ToGrpc(filter.status());
   absl::StatusOr<core::JobsView> view = drilldown_.Jobs(
       AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),

@@ -3,7 +3,6 @@
 // simulator sent (its --out copy), and `goodputctl top --once` shows the
 // fleet. Processes are synchronized on ports, sockets and the report
 // itself, never on sleeps.
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,20 +13,18 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/json_near.h"
 #include "tests/subprocess.h"
 
 namespace goodput {
 namespace {
 
 using ::goodput::testing::Eventually;
+using ::goodput::testing::IsUnixSocket;
+using ::goodput::testing::JsonNear;
 using ::goodput::testing::RunCapture;
 using ::goodput::testing::Subprocess;
 using ::goodput::testing::WaitForPort;
-
-bool IsSocket(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
-}
 
 class SimLiveTest : public ::testing::Test {
  protected:
@@ -79,29 +76,6 @@ class SimLiveTest : public ::testing::Test {
   std::vector<std::unique_ptr<Subprocess>> agents_;
 };
 
-// Equal JSON, numbers up to a relative 1e-9: the live state sums host
-// capacity in another order than a replay (last-digit differences).
-bool Near(const nlohmann::json& a, const nlohmann::json& b) {
-  if (a.is_number() && b.is_number()) {
-    const double x = a.get<double>(), y = b.get<double>();
-    return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
-  }
-  if (a.type() != b.type() || a.size() != b.size()) return false;
-  if (a.is_object()) {
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      if (!b.contains(it.key()) || !Near(it.value(), b[it.key()])) return false;
-    }
-    return true;
-  }
-  if (a.is_array()) {
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (!Near(a[i], b[i])) return false;
-    }
-    return true;
-  }
-  return a == b;
-}
-
 // The parts of a report that must agree (as_of is given; `since` too).
 nlohmann::json Comparable(const std::string& report) {
   nlohmann::json j = nlohmann::json::parse(report, nullptr, false);
@@ -112,7 +86,8 @@ nlohmann::json Comparable(const std::string& report) {
 TEST_F(SimLiveTest, LiveReportEqualsReplayOfWhatWasSent) {
   StartServer();
   const std::string a = StartAgent(0), b = StartAgent(1);
-  ASSERT_TRUE(Eventually([&] { return IsSocket(a) && IsSocket(b); }, 30));
+  ASSERT_TRUE(
+      Eventually([&] { return IsUnixSocket(a) && IsUnixSocket(b); }, 30));
   const std::string sent = dir_ + "/sent.jsonl";
   Subprocess sim(
       {SIM_PATH, "--seed=3", "--hosts=16", "--jobs=12", "--duration=2h",
@@ -132,7 +107,7 @@ TEST_F(SimLiveTest, LiveReportEqualsReplayOfWhatWasSent) {
   EXPECT_TRUE(Eventually(
       [&] {
         live = Ctl({server, "report", "--json", as_of});
-        return Near(Comparable(live), want);
+        return JsonNear(Comparable(live), want);
       },
       60))
       << "live:\n"

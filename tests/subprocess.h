@@ -52,6 +52,9 @@ bool Eventually(const std::function<bool()>& done, double timeout_s);
 // The body of GET `path` on 127.0.0.1:`port`, or "" on failure.
 std::string HttpGet(int port, const std::string& path);
 
+// `path` exists and is a Unix socket (e.g. an agent is listening).
+bool IsUnixSocket(const std::string& path);
+
 // Connects to the Unix socket `path` and writes `data`; false on failure.
 bool WriteUnixSocket(const std::string& path, const std::string& data);
 

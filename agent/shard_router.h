@@ -1,0 +1,37 @@
+// ShardRouter: the agent's routing by job (docs/scaling.md). Sends each
+// event to the sink of the shard that owns its job_id (ShardMap::ShardOf,
+// the rule goodputctl uses too) and a heartbeat, which has no job_id, to
+// every shard's sink, so every shard knows the fleet's capacity. Does not
+// own the sinks (one Batcher per shard, each with its own spool and
+// uplink). Thread-safe: immutable after construction.
+#ifndef GOODPUT_AGENT_SHARD_ROUTER_H_
+#define GOODPUT_AGENT_SHARD_ROUTER_H_
+
+#include <string>
+#include <vector>
+
+#include "agent/event_sink.h"
+#include "util/shard_map.h"
+
+namespace goodput::agent {
+
+class ShardRouter : public EventSink {
+ public:
+  // `shards[i]` takes the events of map.address(i); same size as `map`.
+  ShardRouter(ShardMap map, std::vector<EventSink*> shards);
+
+  void Add(v1::Event event) override;
+
+ private:
+  const ShardMap map_;
+  const std::vector<EventSink*> shards_;
+};
+
+// The spool directory of shard `shard` of `shards` under --spool_dir
+// `dir`: `dir` itself for one shard (today's layout), else
+// `dir/shard-<shard>`; each is its own agent identity and sequence.
+std::string ShardSpoolDir(const std::string& dir, size_t shard, size_t shards);
+
+}  // namespace goodput::agent
+
+#endif  // GOODPUT_AGENT_SHARD_ROUTER_H_
