@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "cli/flags.h"
 #include "cli/tls_flags.h"
 
 namespace goodput::cli {
@@ -37,6 +39,29 @@ using CommandFn = int (*)(const std::vector<std::string>& args,
 // context.err and returns kExitUsage.
 int UsageError(CommandContext& context, absl::string_view prefix,
                absl::string_view message);
+
+// Writes "`prefix`: `status`'s message" as one line to context.err and
+// returns kExitUsage: a command that cannot produce its output.
+int Fail(CommandContext& context, absl::string_view prefix,
+         const absl::Status& status);
+
+// The start every subcommand shares: parses `args` with `parser` (whose
+// --help flag sets `help`), positional arguments into `positional`. A bad
+// flag is a UsageError; --help writes `usage`, "Flags:", the flag list and
+// `epilogue` to context.out. Returns the exit code to stop with, or
+// nullopt to go on.
+std::optional<int> ParseCommandLine(absl::string_view prefix,
+                                    absl::string_view usage,
+                                    absl::string_view epilogue,
+                                    FlagParser& parser, const bool& help,
+                                    const std::vector<std::string>& args,
+                                    std::vector<std::string>* positional,
+                                    CommandContext& context);
+
+// A UsageError unless `files` names at least one input ('-' is stdin).
+std::optional<int> RequireFiles(absl::string_view prefix,
+                                const std::vector<std::string>& files,
+                                CommandContext& context);
 
 }  // namespace goodput::cli
 

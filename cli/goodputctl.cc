@@ -71,13 +71,6 @@ std::string Help(const FlagParser& flags) {
 
 }  // namespace
 
-int UsageError(CommandContext& context, absl::string_view prefix,
-               absl::string_view message) {
-  context.err << prefix << ": " << message << " (try '" << prefix
-              << " --help')\n";
-  return kExitUsage;
-}
-
 int RunGoodputctl(int argc, char** argv, std::istream& in, std::ostream& out,
                   std::ostream& err) {
   CommandContext context{in, out, err};

@@ -56,18 +56,16 @@ void RegisterFlags(ImportFlags* f, FlagParser* parser) {
   parser->AddBool("help", &f->help, "show this help and exit");
 }
 
-std::string Help(const FlagParser& parser) {
-  return absl::StrCat(
-      "Usage: goodputctl import-mlgm FILE... [FLAGS]\n\n"
-      "Converts ml-goodput-measurement (ml_goodput_measurement) log entries "
-      "into goodput\nJSON Lines. Input: one entry per line, the library's "
-      "payload or a Cloud Logging\nLogEntry with jsonPayload, or a JSON "
-      "array of them (gcloud logging read\n--format=json). FILE '-' reads "
-      "stdin. See docs/migrating.md.\n\nFlags:\n",
-      parser.Help(),
-      "\nExit status: 0 ok (also when --skip_bad skipped entries); 1 some "
-      "entries were\nbad and nothing was written; 2 usage or I/O error.\n");
-}
+constexpr absl::string_view kUsage =
+    "Usage: goodputctl import-mlgm FILE... [FLAGS]\n\n"
+    "Converts ml-goodput-measurement (ml_goodput_measurement) log entries "
+    "into goodput\nJSON Lines. Input: one entry per line, the library's "
+    "payload or a Cloud Logging\nLogEntry with jsonPayload, or a JSON "
+    "array of them (gcloud logging read\n--format=json). FILE '-' reads "
+    "stdin. See docs/migrating.md.\n";
+constexpr absl::string_view kEpilogue =
+    "\nExit status: 0 ok (also when --skip_bad skipped entries); 1 some "
+    "entries were\nbad and nothing was written; 2 usage or I/O error.\n";
 
 absl::StatusOr<MlgmOptions> BuildOptions(const ImportFlags& flags) {
   MlgmOptions options;
@@ -181,17 +179,12 @@ absl::Status WriteEvents(const MlgmResult& result,
   return absl::OkStatus();
 }
 
-int Fail(CommandContext& context, const absl::Status& status) {
-  context.err << kPrefix << ": " << status.message() << "\n";
-  return kExitUsage;
-}
-
 int ConvertAndWrite(const std::vector<std::string>& paths,
                     const ImportFlags& flags, MlgmOptions options,
                     CommandContext& context) {
   absl::StatusOr<MlgmResult> result =
       Convert(paths, std::move(options), context.in);
-  if (!result.ok()) return Fail(context, result.status());
+  if (!result.ok()) return Fail(context, kPrefix, result.status());
   if (result->duplicates > 0) {
     context.err << kPrefix << ": " << result->duplicates
                 << " repeated entries applied once\n";
@@ -199,7 +192,7 @@ int ConvertAndWrite(const std::vector<std::string>& paths,
   if (result->bad > 0) PrintErrors(*result, flags.skip_bad, context.err);
   if (result->bad > 0 && !flags.skip_bad) return kExitBadInput;
   absl::Status written = WriteEvents(*result, flags.out, context.out);
-  if (!written.ok()) return Fail(context, written);
+  if (!written.ok()) return Fail(context, kPrefix, written);
   return kExitOk;
 }
 
@@ -211,15 +204,11 @@ int RunImportMlgmCommand(const std::vector<std::string>& args,
   FlagParser parser;
   RegisterFlags(&flags, &parser);
   std::vector<std::string> paths;
-  absl::Status status = parser.Parse(args, &paths);
-  if (!status.ok()) return UsageError(context, kPrefix, status.message());
-  if (flags.help) {
-    context.out << Help(parser);
-    return kExitOk;
+  if (auto code = ParseCommandLine(kPrefix, kUsage, kEpilogue, parser,
+                                   flags.help, args, &paths, context)) {
+    return *code;
   }
-  if (paths.empty()) {
-    return UsageError(context, kPrefix, "no input files (use - for stdin)");
-  }
+  if (auto code = RequireFiles(kPrefix, paths, context)) return *code;
   absl::StatusOr<MlgmOptions> options = BuildOptions(flags);
   if (!options.ok())
     return UsageError(context, kPrefix, options.status().message());

@@ -7,19 +7,15 @@
 
 namespace goodput::cli {
 
-// Parses `args` with `parser`; on --help prints `usage` + flags. Returns
-// an exit code to stop with, or nullopt to go on.
 std::optional<int> ParseOrExit(const std::string& prefix,
                                const std::string& usage, FlagParser& parser,
                                const bool& help,
                                const std::vector<std::string>& args,
                                std::vector<std::string>* positional,
                                CommandContext& context) {
-  absl::Status parsed = parser.Parse(args, positional);
-  if (!parsed.ok()) return UsageError(context, prefix, parsed.message());
-  if (help) {
-    context.out << usage << "\nFlags:\n" << parser.Help();
-    return kExitOk;
+  if (auto code = ParseCommandLine(prefix, usage, "", parser, help, args,
+                                   positional, context)) {
+    return code;
   }
   if (!context.server) {
     return UsageError(context, prefix, "--server=HOST:PORT is required");

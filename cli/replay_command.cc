@@ -52,16 +52,14 @@ void RegisterFlags(ReplayFlags* f, FlagParser* parser) {
   parser->AddBool("help", &f->help, "show this help and exit");
 }
 
-std::string Help(const FlagParser& parser) {
-  return absl::StrCat(
-      "Usage: goodputctl replay FILE... [FLAGS]\n\n"
-      "Replays JSON Lines event logs offline (no server) and prints a "
-      "goodput report\n(a table, or with --json the SPEC section 4 object). "
-      "FILE '-' reads stdin.\nBad lines are printed to stderr as "
-      "FILE:LINE: reason; the report is still printed.\n\nFlags:\n",
-      parser.Help(),
-      "\nExit status: 0 ok; 1 some lines were bad; 2 usage or I/O error.\n");
-}
+constexpr absl::string_view kUsage =
+    "Usage: goodputctl replay FILE... [FLAGS]\n\n"
+    "Replays JSON Lines event logs offline (no server) and prints a "
+    "goodput report\n(a table, or with --json the SPEC section 4 object). "
+    "FILE '-' reads stdin.\nBad lines are printed to stderr as "
+    "FILE:LINE: reason; the report is still printed.\n";
+constexpr absl::string_view kEpilogue =
+    "\nExit status: 0 ok; 1 some lines were bad; 2 usage or I/O error.\n";
 
 // The whole file `path`, or an error naming it.
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
@@ -180,19 +178,13 @@ absl::Status PrintReport(const core::FleetReport& report, bool json,
   return absl::OkStatus();
 }
 
-// Writes "goodputctl replay: `status`" as one line; returns kExitUsage.
-int Fail(CommandContext& context, const absl::Status& status) {
-  context.err << kPrefix << ": " << status.message() << "\n";
-  return kExitUsage;
-}
-
 int ReplayAndPrint(const std::vector<std::string>& paths, bool json,
                    ReplayOptions options, CommandContext& context) {
   absl::StatusOr<ReplayResult> result =
       Replay(paths, std::move(options), context.in);
-  if (!result.ok()) return Fail(context, result.status());
+  if (!result.ok()) return Fail(context, kPrefix, result.status());
   absl::Status printed = PrintReport(result->report, json, context.out);
-  if (!printed.ok()) return Fail(context, printed);
+  if (!printed.ok()) return Fail(context, kPrefix, printed);
   PrintErrors(*result, context.err);
   return result->stats.bad > 0 ? kExitBadInput : kExitOk;
 }
@@ -205,17 +197,13 @@ int RunReplayCommand(const std::vector<std::string>& args,
   FlagParser parser;
   RegisterFlags(&flags, &parser);
   std::vector<std::string> paths;
-  absl::Status status = parser.Parse(args, &paths);
-  if (!status.ok()) return UsageError(context, kPrefix, status.message());
-  if (flags.help) {
-    context.out << Help(parser);
-    return kExitOk;
+  if (auto code = ParseCommandLine(kPrefix, kUsage, kEpilogue, parser,
+                                   flags.help, args, &paths, context)) {
+    return *code;
   }
-  if (paths.empty()) {
-    return UsageError(context, kPrefix, "no input files (use - for stdin)");
-  }
+  if (auto code = RequireFiles(kPrefix, paths, context)) return *code;
   absl::StatusOr<ReplayOptions> options = BuildOptions(flags);
-  if (!options.ok()) return Fail(context, options.status());
+  if (!options.ok()) return Fail(context, kPrefix, options.status());
   return ReplayAndPrint(paths, flags.json, *std::move(options), context);
 }
 

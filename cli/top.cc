@@ -129,19 +129,14 @@ int RunTopCommand(const std::vector<std::string>& args,
   parser.AddString("jobs", "N", &f.jobs, "worst jobs to list (10)");
   parser.AddBool("help", &f.help, "show this help and exit");
   std::vector<std::string> positional;
-  absl::Status s = parser.Parse(args, &positional);
-  if (!s.ok()) return UsageError(context, kPrefix, s.message());
-  if (f.help) {
-    context.out
-        << "Usage: goodputctl --server=HOST:PORT top [FLAGS]\n\nFlags:\n"
-        << parser.Help();
-    return kExitOk;
-  }
-  if (!context.server) {
-    return UsageError(context, kPrefix, "--server=HOST:PORT is required");
+  if (auto code = ParseOrExit(kPrefix,
+                              "Usage: goodputctl --server=HOST:PORT top "
+                              "[FLAGS]\n",
+                              parser, f.help, args, &positional, context)) {
+    return *code;
   }
   TopContext top;
-  s = ToContext(f, *context.server, &top);
+  absl::Status s = ToContext(f, *context.server, &top);
   if (!s.ok()) return UsageError(context, kPrefix, s.message());
   absl::StatusOr<ReportFetcher> fetch = MakeFetcher(context);
   if (!fetch.ok())

@@ -64,7 +64,9 @@ TEST_P(CorePropertyTest, CategoriesPartitionLifetimeAndRatiosInRange) {
     ExpectInRange(ratios.sg, j.job_id + " sg");
     ExpectInRange(ratios.rg, j.job_id + " rg");
     ExpectInRange(ratios.goodput, j.job_id + " goodput");
-    if (ratios.pg) EXPECT_GE(*ratios.pg, 0) << j.job_id;
+    if (ratios.pg) {
+      EXPECT_GE(*ratios.pg, 0) << j.job_id;
+    }
   }
   TotalsRatios fleet = ComputeRatios(r.fleet);
   ExpectInRange(fleet.ratios.sg, "fleet sg");
