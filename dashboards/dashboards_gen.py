@@ -259,6 +259,14 @@ def _fleet_ingest(b):
                          "lag {{instance}}"),
                   target("sum(rate(goodput_job_series_suppressed_total[5m]))",
                          "suppressed/s")], "short", w=8)
+    b.timeseries("Refusals: limits and tokens", "What goodputd's limits "
+                 "refused per second (batches, events or calls, by limit; "
+                 "docs/security.md) and gRPC calls refused for their bearer "
+                 "token, by reason.",
+                 [target("sum by (limit) (rate(goodput_limit_rejected_total"
+                         "[5m]))", "{{limit}}"),
+                  target("sum by (reason) (rate(goodput_auth_refused_total"
+                         "[5m]))", "token: {{reason}}")], "ops", w=24, h=6)
 
 
 def fleet_overview():

@@ -94,6 +94,14 @@ def _ingest_families():
         "goodput_agent_last_seen_timestamp_seconds": (
             "gauge", [('agent_id="agent-1"', lambda t: time.time())]),
         "goodput_ingest_lag_seconds": ("gauge", [("", _const(0.5))]),
+        "goodput_limit_rejected_total": ("counter", [
+            ('limit="%s"' % limit, _counter(0.1 if limit == "agent_rate"
+                                            else 0)) for limit in
+            ("max_batch_events", "agent_rate", "max_jobs", "max_labels",
+             "max_string_bytes", "max_streams")]),
+        "goodput_auth_refused_total": ("counter", [
+            ('reason="%s"' % reason, _counter(0)) for reason in
+            ("missing_token", "malformed_token", "unknown_token")]),
     }
 
 

@@ -10,7 +10,9 @@
 #include "absl/strings/str_split.h"
 #include "grpcpp/resource_quota.h"
 #include "grpcpp/server_builder.h"
+#include "server/threadpool_refusals.h"
 #include "storage/rocksdb_event_store.h"
+#include "util/basic_auth.h"
 
 namespace goodput::server {
 
@@ -36,6 +38,7 @@ absl::Status Goodputd::Init(Clock* clock) {
   ingestor_->set_limits(limits_.get());
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
   if (absl::Status s = InstallFault(); !s.ok()) return s;
+  if (absl::Status s = LoadTokens(); !s.ok()) return s;
   if (absl::Status s = StartMetrics(clock); !s.ok()) return s;
   ingest_service_ =
       std::make_unique<IngestService>(ingestor_.get(), limits_.get());
@@ -44,12 +47,15 @@ absl::Status Goodputd::Init(Clock* clock) {
   return StartGrpc();
 }
 
+absl::Status Goodputd::LoadTokens() {
+  if (options_.auth_tokens.empty()) return absl::OkStatus();
+  auto tokens = TokenAuth::Load(options_.auth_tokens);
+  if (!tokens.ok()) return tokens.status();
+  tokens_ = *std::move(tokens);
+  return absl::OkStatus();
+}
+
 absl::Status Goodputd::StartGrpc() {
-  if (!options_.auth_tokens.empty()) {
-    auto tokens = TokenAuth::Load(options_.auth_tokens);
-    if (!tokens.ok()) return tokens.status();
-    tokens_ = *std::move(tokens);
-  }
   auto credentials = MakeServerCredentials(options_.tls, tokens_);
   if (!credentials.ok()) return credentials.status();
   grpc::ResourceQuota quota("goodputd");
@@ -58,6 +64,12 @@ absl::Status Goodputd::StartGrpc() {
   builder.AddListeningPort(options_.grpc_address, *credentials, &port_);
   builder.SetMaxReceiveMessageSize(options_.max_batch_bytes);
   builder.SetResourceQuota(quota);
+  std::vector<
+      std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+      interceptors;
+  interceptors.push_back(std::make_unique<ThreadpoolRefusals>(
+      [limits = limits_.get()] { limits->CountRefusedStream(); }));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.RegisterService(ingest_service_.get());
   builder.RegisterService(query_service_.get());
   grpc_ = builder.BuildAndStart();
@@ -86,11 +98,20 @@ absl::Status Goodputd::InstallFault() {
 
 absl::Status Goodputd::StartMetrics(Clock* clock) {
   if (options_.metrics_address.empty()) return absl::OkStatus();
+  std::shared_ptr<const BasicAuth> auth;
+  if (!options_.metrics_basic_auth_file.empty()) {
+    auto loaded = BasicAuth::Load("--metrics_basic_auth_file",
+                                  options_.metrics_basic_auth_file);
+    if (!loaded.ok()) return loaded.status();
+    auth = *std::move(loaded);
+  }
   metrics_source_ = std::make_unique<MetricsSource>(
-      &options_.config, options_.metrics, ingestor_.get(), clock);
+      &options_.config, options_.metrics, ingestor_.get(), clock, limits_.get(),
+      tokens_.get());
   auto exporter = MetricsExporter::Start(
       options_.metrics_address,
-      [source = metrics_source_.get()] { return source->Collect(); });
+      [source = metrics_source_.get()] { return source->Collect(); },
+      std::move(auth));
   if (!exporter.ok()) return exporter.status();
   metrics_ = *std::move(exporter);
   return absl::OkStatus();

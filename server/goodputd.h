@@ -36,6 +36,8 @@ struct GoodputdOptions {
   // Prometheus /metrics (docs/metrics.md); empty serves none. Port 0
   // picks one. goodputd's flag defaults to 127.0.0.1:7701.
   std::string metrics_address;
+  // --metrics_basic_auth_file (util/basic_auth.h); empty = no auth.
+  std::string metrics_basic_auth_file;
   core::MetricsOptions metrics;
   // Fault injection for kill tests: "before_store:N" or "after_store:N"
   // kills the process with SIGKILL at the Nth time that point is reached.
@@ -70,6 +72,7 @@ class Goodputd {
   Goodputd() = default;
   absl::Status Init(Clock* clock);
   absl::Status InstallFault();
+  absl::Status LoadTokens();
   absl::Status StartGrpc();
   absl::Status StartMetrics(Clock* clock);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace goodput::server {
@@ -14,6 +15,18 @@ constexpr double kNanosPerSecond = 1e9;
 double Burst(const IngestLimitOptions& o) {
   return o.agent_burst_events > 0 ? o.agent_burst_events
                                   : 2 * o.agent_events_per_second;
+}
+
+// The validator's wording of its size limits (codec/event_validator.cc:
+// "FIELD: must have at most N labels, got M", "FIELD: must be at most N
+// bytes, got M bytes ..."); ingest_limits_test pins it.
+bool IsLabelsLimit(absl::string_view message) {
+  return absl::StrContains(message, ": must have at most ") &&
+         absl::StrContains(message, " labels, got ");
+}
+bool IsStringLimit(absl::string_view message) {
+  return absl::StrContains(message, ": must be at most ") &&
+         absl::StrContains(message, " bytes, got ");
 }
 
 }  // namespace
@@ -81,6 +94,19 @@ absl::Status IngestLimits::AdmitJob(
   return absl::ResourceExhaustedError(
       absl::StrCat("job_id: job \"", e.job_id(), "\" would exceed --max_jobs=",
                    options_.max_jobs, " jobs held by the server"));
+}
+
+void IngestLimits::CountInvalidEvent(const absl::Status& invalid) {
+  const absl::string_view message = invalid.message();
+  const bool labels = IsLabelsLimit(message);
+  if (!labels && !IsStringLimit(message)) return;
+  absl::MutexLock lock(&mu_);
+  ++(labels ? stats_.labels_limited_events : stats_.strings_limited_events);
+}
+
+void IngestLimits::CountRefusedStream() {
+  absl::MutexLock lock(&mu_);
+  ++stats_.refused_streams;
 }
 
 IngestLimitStats IngestLimits::stats() const {

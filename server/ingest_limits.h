@@ -2,7 +2,9 @@
 // (docs/security.md): events per batch, a per-agent event rate (a token
 // bucket on the server's clock) and the number of jobs held in memory.
 // A hit limit is an error naming the flag, the limit and the value, and
-// bumps a counter in stats(). Does not own the clock. Thread-safe.
+// bumps a counter in stats(); so do the limits enforced elsewhere (the
+// validator's sizes, gRPC's threads) through the Count* calls. Does not own
+// the clock. Thread-safe.
 #ifndef GOODPUT_SERVER_INGEST_LIMITS_H_
 #define GOODPUT_SERVER_INGEST_LIMITS_H_
 
@@ -26,11 +28,15 @@ struct IngestLimitOptions {
   size_t max_jobs = 1000000;           // --max_jobs
 };
 
-// How often each limit was hit (exported by goodputd's metrics).
+// How often each limit was hit, exported as goodput_limit_rejected_total
+// with the label `limit` in the comment.
 struct IngestLimitStats {
-  int64_t batches_too_large = 0;     // goodput_limit_batch_events_total
-  int64_t rate_limited_batches = 0;  // goodput_limit_agent_rate_total
-  int64_t jobs_limited_events = 0;   // goodput_limit_jobs_total
+  int64_t batches_too_large = 0;       // max_batch_events (batches)
+  int64_t rate_limited_batches = 0;    // agent_rate (batches)
+  int64_t jobs_limited_events = 0;     // max_jobs (events)
+  int64_t labels_limited_events = 0;   // max_labels (events)
+  int64_t strings_limited_events = 0;  // max_string_bytes (events)
+  int64_t refused_streams = 0;         // max_streams (calls)
 };
 
 class IngestLimits {
@@ -49,6 +55,12 @@ class IngestLimits {
   // live jobs plus those `new_in_batch` reached the limit.
   absl::Status AdmitJob(const v1::Event& e, bool is_known, size_t known_jobs,
                         std::unordered_set<std::string>* new_in_batch);
+
+  // Counts an event codec::ValidateEvent refused as `invalid` if a size
+  // limit (--max_labels, --max_string_bytes) was the reason.
+  void CountInvalidEvent(const absl::Status& invalid);
+  // Counts a call gRPC refused because --max_streams calls were running.
+  void CountRefusedStream();
 
   IngestLimitStats stats() const;
   const IngestLimitOptions& options() const { return options_; }

@@ -3,6 +3,8 @@
 #include <thread>
 #include <vector>
 
+#include "codec/event_validator.h"
+#include "core/testing/timeline.h"
 #include "gtest/gtest.h"
 
 namespace goodput::server {
@@ -76,6 +78,33 @@ TEST(IngestLimitsTest, MaxJobsRejectsEventsOfNewJobsOnly) {
   heartbeat.mutable_heartbeat()->set_chips(4);
   EXPECT_TRUE(limits.AdmitJob(heartbeat, false, 2, &new_jobs).ok());
   EXPECT_EQ(limits.stats().jobs_limited_events, 1);
+}
+
+// The validator's own messages, so a change of its wording fails here.
+TEST(IngestLimitsTest, CountsTheValidatorsSizeLimitsOnly) {
+  FakeClock clock(kSecond);
+  IngestLimits limits({}, &clock);
+  codec::ValidationLimits sizes{.max_string_bytes = 8, .max_labels = 1};
+  v1::Event e = core::testing::ParseEvents(core::testing::Timeline(
+      R"(10:00:00 {"job_submitted":{"chips":1,"workload":"TRAINING"}})"))[0];
+  auto count = [&] {
+    absl::Status s = codec::ValidateEvent(e, sizes);
+    EXPECT_FALSE(s.ok());
+    limits.CountInvalidEvent(s);
+  };
+  (*e.mutable_job_submitted()->mutable_labels())["a"] = "1";
+  (*e.mutable_job_submitted()->mutable_labels())["b"] = "2";
+  count();
+  e.mutable_job_submitted()->mutable_labels()->erase("b");
+  e.set_job_id("a-job-id-too-long");
+  count();
+  e.set_job_id("j");
+  e.mutable_job_submitted()->set_chips(0);
+  count();  // neither limit
+  EXPECT_EQ(limits.stats().labels_limited_events, 1);
+  EXPECT_EQ(limits.stats().strings_limited_events, 1);
+  limits.CountRefusedStream();
+  EXPECT_EQ(limits.stats().refused_streams, 1);
 }
 
 TEST(IngestLimitsTest, ConcurrentAgentsEachGetTheirOwnBucket) {

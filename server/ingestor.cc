@@ -159,6 +159,7 @@ void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
   for (int i = 0; i < batch.events_size(); ++i) {
     const v1::Event& e = batch.events(i);
     absl::Status s = codec::ValidateEvent(e, limits_);
+    if (!s.ok() && job_limits_ != nullptr) job_limits_->CountInvalidEvent(s);
     if (s.ok()) s = live_->Admit(e, &ended_in_batch);
     if (s.ok() && job_limits_ != nullptr) {
       s = job_limits_->AdmitJob(e, live_->has_job(e.job_id()),

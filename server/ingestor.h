@@ -84,7 +84,8 @@ class Ingestor {
   core::Config config();
 
   void set_fault_hook(FaultHook hook);
-  // Applies --max_jobs from `limits` (not owned; null = no limit).
+  // Applies --max_jobs from `limits` and counts the validator's size-limit
+  // rejections there (not owned; null = no limit).
   void set_limits(IngestLimits* limits);
   IngestStats stats();
   // The final snapshot of `job_id` if retention deleted its raw events.

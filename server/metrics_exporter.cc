@@ -82,11 +82,19 @@ class Collector : public prometheus::Collectable {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
-    const std::string& address, CollectFn collect) {
+    const std::string& address, CollectFn collect,
+    std::shared_ptr<const BasicAuth> auth) {
   std::unique_ptr<MetricsExporter> e(new MetricsExporter());
   e->collectable_ = std::make_shared<Collector>(std::move(collect));
   try {
     e->exposer_ = std::make_unique<prometheus::Exposer>(address);
+    if (auth != nullptr) {  // before the metrics: none is served without it
+      e->exposer_->RegisterAuth(
+          [auth](const std::string& user, const std::string& password) {
+            return auth->Check(user, password);
+          },
+          "goodputd");
+    }
     e->exposer_->RegisterCollectable(e->collectable_);
     const std::vector<int> ports = e->exposer_->GetListeningPorts();
     e->port_ = ports.empty() ? 0 : ports.front();

@@ -58,12 +58,49 @@ void AddHealthFamilies(const IngestStats& s, const LiveState::Stats& live,
   out->push_back(std::move(lag));
 }
 
+// Every limit and reason has a sample (0 until hit), so rate() and alerts
+// see the first hit.
+void AddRefusalFamilies(const IngestLimitStats& s, const TokenAuth* tokens,
+                        std::vector<MetricFamilyData>* out) {
+  auto limits = NewFamily(
+      "goodput_limit_rejected_total",
+      "Refusals by the limit hit (docs/security.md): batches for "
+      "max_batch_events and agent_rate, events for max_jobs, max_labels and "
+      "max_string_bytes, calls for max_streams.",
+      MetricKind::kCounter);
+  for (const auto& [limit, n] :
+       {std::pair("max_batch_events", s.batches_too_large),
+        std::pair("agent_rate", s.rate_limited_batches),
+        std::pair("max_jobs", s.jobs_limited_events),
+        std::pair("max_labels", s.labels_limited_events),
+        std::pair("max_string_bytes", s.strings_limited_events),
+        std::pair("max_streams", s.refused_streams)}) {
+    AddSample(&limits, {{"limit", limit}}, n);
+  }
+  auto auth = NewFamily("goodput_auth_refused_total",
+                        "gRPC calls refused UNAUTHENTICATED (--auth_tokens), "
+                        "by reason.",
+                        MetricKind::kCounter);
+  for (int r = 0; r < TokenAuth::kNumReasons; ++r) {
+    const auto reason = static_cast<TokenAuth::Reason>(r);
+    AddSample(&auth, {{"reason", TokenAuth::ReasonName(reason)}},
+              tokens != nullptr ? tokens->refused(reason) : 0);
+  }
+  out->push_back(std::move(limits));
+  out->push_back(std::move(auth));
+}
+
 }  // namespace
 
 MetricsSource::MetricsSource(const core::Config* config,
                              core::MetricsOptions options, Ingestor* ingestor,
-                             Clock* clock)
-    : ingestor_(ingestor), clock_(clock), fleet_(config, std::move(options)) {}
+                             Clock* clock, const IngestLimits* limits,
+                             const TokenAuth* tokens)
+    : ingestor_(ingestor),
+      clock_(clock),
+      limits_(limits),
+      tokens_(tokens),
+      fleet_(config, std::move(options)) {}
 
 std::vector<MetricFamilyData> MetricsSource::Collect() {
   absl::MutexLock lock(&mu_);
@@ -91,6 +128,8 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
   const IngestStats stats = ingestor_->stats();
   AddBatchFamilies(stats, &out);
   AddHealthFamilies(stats, live, applied_ns, clock_->NowNanos(), &out);
+  AddRefusalFamilies(limits_ != nullptr ? limits_->stats() : IngestLimitStats{},
+                     tokens_, &out);
   return out;
 }
 

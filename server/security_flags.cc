@@ -48,6 +48,9 @@ void AddSecurityFlags(cli::FlagParser* parser, SecurityFlags* f) {
                     "require client certificates signed by this CA (mTLS)");
   parser->AddString("auth_tokens", "FILE", &f->auth_tokens,
                     "lines \"agent_name token\": every call needs a token");
+  parser->AddString("metrics_basic_auth_file", "FILE",
+                    &f->metrics_basic_auth_file,
+                    "lines \"user:password\": /metrics needs HTTP basic auth");
   parser->AddString("max_jobs", "N", &f->max_jobs,
                     "jobs held at most; events of more are rejected (1000000)");
   parser->AddString("max_labels", "N", &f->max_labels,
@@ -70,6 +73,7 @@ absl::Status ApplySecurityFlags(const SecurityFlags& f,
   options->tls.key = f.tls_key.value_or("");
   options->tls.client_ca = f.tls_client_ca.value_or("");
   options->auth_tokens = f.auth_tokens.value_or("");
+  options->metrics_basic_auth_file = f.metrics_basic_auth_file.value_or("");
   constexpr int64_t kBig = std::numeric_limits<int32_t>::max();
   IngestLimitOptions& limits = options->limits;
   codec::ValidationLimits& validation = options->validation;

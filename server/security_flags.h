@@ -1,6 +1,6 @@
-// goodputd's TLS, token and limit flags (docs/security.md), registered on
-// goodputd's FlagParser and applied to GoodputdOptions in one place so
-// goodputd_main stays short. Plain values; not thread-safe.
+// goodputd's TLS, token, metrics auth and limit flags (docs/security.md),
+// registered on goodputd's FlagParser and applied to GoodputdOptions in one
+// place so goodputd_main stays short. Plain values; not thread-safe.
 #ifndef GOODPUT_SERVER_SECURITY_FLAGS_H_
 #define GOODPUT_SERVER_SECURITY_FLAGS_H_
 
@@ -14,7 +14,8 @@
 namespace goodput::server {
 
 struct SecurityFlags {
-  std::optional<std::string> tls_cert, tls_key, tls_client_ca, auth_tokens;
+  std::optional<std::string> tls_cert, tls_key, tls_client_ca, auth_tokens,
+      metrics_basic_auth_file;
   std::optional<std::string> max_jobs, max_labels, max_string_bytes,
       max_batch_events, max_batch_bytes, max_agent_rate, max_streams;
 };

@@ -11,14 +11,28 @@
 #include "util/grpc_credentials.h"
 
 namespace goodput::server {
-namespace {
 
-grpc::Status Refuse(std::atomic<int64_t>* refused, const std::string& why) {
-  ++*refused;
-  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, why);
+const char* TokenAuth::ReasonName(Reason reason) {
+  switch (reason) {
+    case kMissingToken:
+      return "missing_token";
+    case kMalformedToken:
+      return "malformed_token";
+    default:
+      return "unknown_token";
+  }
 }
 
-}  // namespace
+int64_t TokenAuth::refused() const {
+  int64_t sum = 0;
+  for (const auto& n : refused_) sum += n.load();
+  return sum;
+}
+
+grpc::Status TokenAuth::Refuse(Reason reason, const std::string& why) {
+  ++refused_[reason];
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, why);
+}
 
 absl::StatusOr<std::shared_ptr<TokenAuth>> TokenAuth::Load(
     const std::string& path) {
@@ -72,16 +86,16 @@ grpc::Status TokenAuth::Process(const InputMetadata& metadata,
                                 OutputMetadata* /*response*/) {
   auto it = metadata.find("authorization");
   if (it == metadata.end()) {
-    return Refuse(&refused_,
+    return Refuse(kMissingToken,
                   "a bearer token is required (goodput-agent and goodputctl "
                   "--auth_token_file)");
   }
   absl::string_view value(it->second.data(), it->second.size());
   if (!absl::ConsumePrefix(&value, "Bearer ")) {
-    return Refuse(&refused_, "authorization: want \"Bearer TOKEN\"");
+    return Refuse(kMalformedToken, "authorization: want \"Bearer TOKEN\"");
   }
   std::string agent = AgentFor(value);
-  if (agent.empty()) return Refuse(&refused_, "unknown bearer token");
+  if (agent.empty()) return Refuse(kUnknownToken, "unknown bearer token");
   consumed->insert(
       {"authorization", std::string(it->second.data(), it->second.size())});
   context->AddProperty(kAgentProperty, agent);

@@ -3,11 +3,13 @@
 // it runs before any handler: a call without "authorization: Bearer TOKEN"
 // of a listed agent ends with UNAUTHENTICATED, so nothing it sent is read.
 // An accepted call's AuthContext carries the agent name under
-// kAgentProperty (IngestService rate-limits per name). Immutable after
-// Parse; thread-safe.
+// kAgentProperty (IngestService rate-limits per name). Refusals are
+// counted by reason (goodput_auth_refused_total). The token table is
+// immutable after Parse; thread-safe.
 #ifndef GOODPUT_SERVER_TOKEN_AUTH_H_
 #define GOODPUT_SERVER_TOKEN_AUTH_H_
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -22,6 +24,9 @@ namespace goodput::server {
 class TokenAuth final : public grpc::AuthMetadataProcessor {
  public:
   static constexpr char kAgentProperty[] = "goodput_agent";
+  // Why a call was refused; ReasonName gives the metric label.
+  enum Reason { kMissingToken, kMalformedToken, kUnknownToken, kNumReasons };
+  static const char* ReasonName(Reason reason);
 
   // Reads --auth_tokens `path`; errors name the flag, path and line.
   static absl::StatusOr<std::shared_ptr<TokenAuth>> Load(
@@ -31,8 +36,9 @@ class TokenAuth final : public grpc::AuthMetadataProcessor {
 
   // The agent a token belongs to; empty if none (constant-time per token).
   std::string AgentFor(absl::string_view token) const;
-  // Calls refused so far (exported as a counter).
-  int64_t refused() const { return refused_.load(); }
+  // Calls refused so far, in all and for one reason.
+  int64_t refused() const;
+  int64_t refused(Reason reason) const { return refused_[reason].load(); }
 
   bool IsBlocking() const override { return false; }
   grpc::Status Process(const InputMetadata& metadata,
@@ -40,8 +46,10 @@ class TokenAuth final : public grpc::AuthMetadataProcessor {
                        OutputMetadata* response) override;
 
  private:
+  grpc::Status Refuse(Reason reason, const std::string& why);
+
   std::map<std::string, std::string> token_to_agent_;
-  std::atomic<int64_t> refused_{0};
+  std::array<std::atomic<int64_t>, kNumReasons> refused_{};
 };
 
 // The agent name TokenAuth put on the call; empty without --auth_tokens.

@@ -29,5 +29,30 @@ TEST(TokenAuthTest, BadFilesNameTheLine) {
             absl::string_view::npos);
 }
 
+// Refused calls never reach the AuthContext, so none is needed here.
+TEST(TokenAuthTest, CountsRefusalsByReason) {
+  auto auth = TokenAuth::Parse("host-a tok-a\n");
+  ASSERT_TRUE(auth.ok()) << auth.status();
+  TokenAuth::OutputMetadata consumed, response;
+  auto call = [&](const char* authorization) {
+    TokenAuth::InputMetadata metadata;
+    if (authorization != nullptr)
+      metadata.insert({"authorization", authorization});
+    return (*auth)->Process(metadata, nullptr, &consumed, &response);
+  };
+  EXPECT_EQ(call(nullptr).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(call("Basic dTpw").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(call("Bearer tok-b").error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(call("Bearer tok-x").error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ((*auth)->refused(TokenAuth::kMissingToken), 1);
+  EXPECT_EQ((*auth)->refused(TokenAuth::kMalformedToken), 1);
+  EXPECT_EQ((*auth)->refused(TokenAuth::kUnknownToken), 2);
+  EXPECT_EQ((*auth)->refused(), 4);
+  EXPECT_STREQ(TokenAuth::ReasonName(TokenAuth::kUnknownToken),
+               "unknown_token");
+}
+
 }  // namespace
 }  // namespace goodput::server

@@ -2,10 +2,14 @@
 // real RocksDB) and an agent uplink, with certificates made by openssl at
 // test time. An agent without the right CA, client certificate or token
 // is refused and nothing it sent is counted; with them everything arrives.
+// goodputd's /metrics needs HTTP basic auth and counts refused tokens.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "agent/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "server/goodputd.h"
 #include "tests/test_pki.h"
@@ -29,6 +33,7 @@ class SecurityTest : public ::testing::Test {
     std::ofstream(dir_->File("tokens")) << "# agents\nagent-a tok-a\n";
     std::ofstream(dir_->File("tok-a")) << "tok-a\n";
     std::ofstream(dir_->File("tok-wrong")) << "tok-b\n";
+    std::ofstream(dir_->File("metrics_users")) << "prom:s3cret\n";
   }
   static void TearDownTestSuite() {
     delete pki_;
@@ -37,13 +42,15 @@ class SecurityTest : public ::testing::Test {
 
   void SetUp() override { ASSERT_NE(pki_, nullptr); }
 
-  // goodputd with TLS, mutual TLS and tokens.
+  // goodputd with TLS, mutual TLS, tokens and /metrics behind basic auth.
   void StartServer() {
     server::GoodputdOptions options;
     options.data_dir = data_.path();
     options.grpc_address = "127.0.0.1:0";
     options.tls = {pki_->server_cert, pki_->server_key, pki_->ca};
     options.auth_tokens = dir_->File("tokens");
+    options.metrics_address = "127.0.0.1:0";
+    options.metrics_basic_auth_file = dir_->File("metrics_users");
     auto started = server::Goodputd::Start(options, &clock_);
     ASSERT_TRUE(started.ok()) << started.status();
     server_ = *std::move(started);
@@ -78,6 +85,28 @@ class SecurityTest : public ::testing::Test {
     EXPECT_EQ(agent_.pending(), size_t{kBatches});
     EXPECT_EQ(server_->ingestor()->stats().batches, 0);
     EXPECT_EQ(server_->ingestor()->stats().accepted_events, 0);
+  }
+
+  // GET /metrics as `user_pass` ("user:password"; empty sends none).
+  agent::testing::HttpResult Scrape(const std::string& user_pass) {
+    std::string request = "GET /metrics HTTP/1.0\r\n";
+    if (!user_pass.empty()) {
+      absl::StrAppend(&request, "Authorization: Basic ",
+                      absl::Base64Escape(user_pass), "\r\n");
+    }
+    auto result = agent::testing::HttpRequest(server_->metrics_port(),
+                                              absl::StrCat(request, "\r\n"));
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.ok() ? *result : agent::testing::HttpResult{};
+  }
+
+  // The value of `series` (name and labels, as served) in an authorized
+  // scrape; -1 if absent.
+  double Scraped(const std::string& series) {
+    const std::string body = Scrape("prom:s3cret").body;
+    const size_t at = body.find("\n" + series + " ");
+    if (at == std::string::npos) return -1;
+    return std::stod(body.substr(at + series.size() + 2));
   }
 
   static agent::testing::TempDir* dir_;
@@ -136,6 +165,8 @@ TEST_F(SecurityTest, UnknownTokenIsRefusedUnauthenticated) {
   StartAgent(tls);
   ExpectRefused();
   EXPECT_GE(server_->auth_refused(), 3);
+  EXPECT_GE(Scraped("goodput_auth_refused_total{reason=\"unknown_token\"}"), 3);
+  EXPECT_EQ(Scraped("goodput_auth_refused_total{reason=\"missing_token\"}"), 0);
 }
 
 TEST_F(SecurityTest, MissingTokenIsRefused) {
@@ -145,6 +176,34 @@ TEST_F(SecurityTest, MissingTokenIsRefused) {
   StartAgent(tls);
   ExpectRefused();
   EXPECT_GE(server_->auth_refused(), 3);
+  EXPECT_GE(Scraped("goodput_auth_refused_total{reason=\"missing_token\"}"), 3);
+  EXPECT_EQ(Scraped("goodput_auth_refused_total{reason=\"unknown_token\"}"), 0);
+}
+
+TEST_F(SecurityTest, MetricsNeedBasicAuth) {
+  StartServer();
+  ASSERT_GT(server_->metrics_port(), 0);
+  for (const char* wrong : {"", "prom:guess", "nobody:s3cret"}) {
+    agent::testing::HttpResult refused = Scrape(wrong);
+    EXPECT_EQ(refused.status, 401) << wrong;
+    EXPECT_EQ(refused.body.find("goodput_"), std::string::npos) << wrong;
+  }
+  agent::testing::HttpResult scrape = Scrape("prom:s3cret");
+  EXPECT_EQ(scrape.status, 200);
+  EXPECT_NE(scrape.body.find("goodput_auth_refused_total"), std::string::npos);
+}
+
+TEST_F(SecurityTest, UnreadableMetricsUsersFileIsAnErrorNamingTheFlag) {
+  server::GoodputdOptions options;
+  options.data_dir = data_.path();
+  options.grpc_address = "127.0.0.1:0";
+  options.metrics_address = "127.0.0.1:0";
+  options.metrics_basic_auth_file = dir_->File("no-such-file");
+  auto started = server::Goodputd::Start(options, &clock_);
+  ASSERT_FALSE(started.ok());
+  EXPECT_EQ(started.status().message().rfind("--metrics_basic_auth_file: ", 0),
+            0u)
+      << started.status();
 }
 
 TEST_F(SecurityTest, PlaintextAgentIsRefused) {
