@@ -62,7 +62,7 @@ absl::Status Goodputd::StartGrpc() {
   quota.SetMaxThreads(options_.max_streams + 2);  // + gRPC's pollers
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options_.grpc_address, *credentials, &port_);
-  builder.SetMaxReceiveMessageSize(options_.max_batch_bytes);
+  builder.SetMaxReceiveMessageSize(limits_->TransportLimit());
   builder.SetResourceQuota(quota);
   std::vector<
       std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>

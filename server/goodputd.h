@@ -47,7 +47,6 @@ struct GoodputdOptions {
   std::string auth_tokens;  // --auth_tokens FILE; empty = no tokens
   IngestLimitOptions limits;
   codec::ValidationLimits validation;  // string sizes, labels per job
-  int max_batch_bytes = 4 << 20;       // gRPC message size
   int max_streams = 256;               // concurrent RPCs (server threads)
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -33,6 +34,20 @@ bool IsStringLimit(absl::string_view message) {
 
 IngestLimits::IngestLimits(IngestLimitOptions options, Clock* clock)
     : options_(options), burst_(Burst(options)), clock_(clock) {}
+
+absl::Status IngestLimits::AdmitBatchBytes(size_t bytes) {
+  if (bytes <= options_.max_batch_bytes) return absl::OkStatus();
+  absl::MutexLock lock(&mu_);
+  ++stats_.bytes_limited_batches;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "batch: ", bytes,
+      " bytes exceed --max_batch_bytes=", options_.max_batch_bytes));
+}
+
+int IngestLimits::TransportLimit() const {
+  constexpr size_t kMax = std::numeric_limits<int>::max();
+  return static_cast<int>(std::min(kMax, 2 * options_.max_batch_bytes));
+}
 
 absl::Status IngestLimits::AdmitBatch(const std::string& agent, size_t events,
                                       absl::Duration* retry_after) {

@@ -23,6 +23,7 @@ namespace goodput::server {
 
 struct IngestLimitOptions {
   size_t max_batch_events = 10000;     // --max_batch_events
+  size_t max_batch_bytes = 4 << 20;    // --max_batch_bytes (serialized)
   double agent_events_per_second = 0;  // --max_agent_rate; 0 = unlimited
   double agent_burst_events = 0;       // bucket size; 0 = 2 s of rate
   size_t max_jobs = 1000000;           // --max_jobs
@@ -32,6 +33,7 @@ struct IngestLimitOptions {
 // with the label `limit` in the comment.
 struct IngestLimitStats {
   int64_t batches_too_large = 0;       // max_batch_events (batches)
+  int64_t bytes_limited_batches = 0;   // max_batch_bytes (batches)
   int64_t rate_limited_batches = 0;    // agent_rate (batches)
   int64_t jobs_limited_events = 0;     // max_jobs (events)
   int64_t labels_limited_events = 0;   // max_labels (events)
@@ -49,6 +51,14 @@ class IngestLimits {
   // negative by one batch, so any batch within the size limit gets through.
   absl::Status AdmitBatch(const std::string& agent, size_t events,
                           absl::Duration* retry_after);
+
+  // Whether a batch of `bytes` (serialized) is within --max_batch_bytes:
+  // InvalidArgument naming the flag otherwise. gRPC's own message limit is
+  // TransportLimit(), so a batch up to twice the flag reaches this check
+  // and is counted; a larger one is dropped uncounted by gRPC's transport.
+  absl::Status AdmitBatchBytes(size_t bytes);
+  // gRPC's max receive message size for these options.
+  int TransportLimit() const;
 
   // Whether event `e` may create a job: ResourceExhausted naming --max_jobs
   // when its job is not among `known_jobs` live jobs (`is_known`) and the

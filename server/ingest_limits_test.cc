@@ -30,6 +30,24 @@ TEST(IngestLimitsTest, BatchOverMaxBatchEventsIsRejectedAndCounted) {
   EXPECT_EQ(limits.stats().batches_too_large, 1);
 }
 
+TEST(IngestLimitsTest, BatchOverMaxBatchBytesIsRejectedAndCounted) {
+  FakeClock clock(kSecond);
+  IngestLimits limits({.max_batch_bytes = 2048}, &clock);
+  EXPECT_TRUE(limits.AdmitBatchBytes(2048).ok());
+  absl::Status s = limits.AdmitBatchBytes(2049);
+  EXPECT_TRUE(absl::IsInvalidArgument(s));
+  EXPECT_EQ(s.message(), "batch: 2049 bytes exceed --max_batch_bytes=2048");
+  EXPECT_EQ(limits.stats().bytes_limited_batches, 1);
+  EXPECT_EQ(limits.stats().batches_too_large, 0);
+  EXPECT_EQ(limits.TransportLimit(), 4096);
+}
+
+TEST(IngestLimitsTest, TransportLimitStaysAnInt) {
+  FakeClock clock(kSecond);
+  IngestLimits limits({.max_batch_bytes = size_t{1} << 31}, &clock);
+  EXPECT_EQ(limits.TransportLimit(), std::numeric_limits<int>::max());
+}
+
 TEST(IngestLimitsTest, AgentRateIsATokenBucketPerAgentWithARetryHint) {
   FakeClock clock(kSecond);
   IngestLimits limits({.max_batch_events = 1000,

@@ -33,9 +33,10 @@ absl::Status IngestService::Admit(grpc::ServerContext* context,
                                   const std::string& agent,
                                   const v1::Batch& batch) {
   if (limits_ == nullptr) return absl::OkStatus();
+  absl::Status s = limits_->AdmitBatchBytes(batch.ByteSizeLong());
+  if (!s.ok()) return s;
   absl::Duration retry_after;
-  absl::Status s =
-      limits_->AdmitBatch(agent, batch.events_size(), &retry_after);
+  s = limits_->AdmitBatch(agent, batch.events_size(), &retry_after);
   if (absl::IsResourceExhausted(s)) SetRetryHint(context, retry_after);
   return s;
 }

@@ -65,11 +65,12 @@ void AddRefusalFamilies(const IngestLimitStats& s, const TokenAuth* tokens,
   auto limits = NewFamily(
       "goodput_limit_rejected_total",
       "Refusals by the limit hit (docs/security.md): batches for "
-      "max_batch_events and agent_rate, events for max_jobs, max_labels and "
-      "max_string_bytes, calls for max_streams.",
+      "max_batch_events, max_batch_bytes and agent_rate, events for "
+      "max_jobs, max_labels and max_string_bytes, calls for max_streams.",
       MetricKind::kCounter);
   for (const auto& [limit, n] :
        {std::pair("max_batch_events", s.batches_too_large),
+        std::pair("max_batch_bytes", s.bytes_limited_batches),
         std::pair("agent_rate", s.rate_limited_batches),
         std::pair("max_jobs", s.jobs_limited_events),
         std::pair("max_labels", s.labels_limited_events),

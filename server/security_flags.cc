@@ -60,7 +60,7 @@ void AddSecurityFlags(cli::FlagParser* parser, SecurityFlags* f) {
   parser->AddString("max_batch_events", "N", &f->max_batch_events,
                     "events per batch at most (10000)");
   parser->AddString("max_batch_bytes", "N", &f->max_batch_bytes,
-                    "largest gRPC message (4194304)");
+                    "largest batch, serialized (4194304)");
   parser->AddString("max_agent_rate", "EVENTS/S", &f->max_agent_rate,
                     "per-agent event rate, bursts of 2 s (0 = unlimited)");
   parser->AddString("max_streams", "N", &f->max_streams,
@@ -86,7 +86,7 @@ absl::Status ApplySecurityFlags(const SecurityFlags& f,
         ParseCount("--max_batch_events", f.max_batch_events, 1, kBig,
                    &limits.max_batch_events),
         ParseCount("--max_batch_bytes", f.max_batch_bytes, 1024, kBig,
-                   &options->max_batch_bytes),
+                   &limits.max_batch_bytes),
         ParseCount("--max_streams", f.max_streams, 1, 100000,
                    &options->max_streams),
         ParseRate(f.max_agent_rate, &limits.agent_events_per_second)}) {
