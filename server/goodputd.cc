@@ -31,6 +31,7 @@ absl::Status Goodputd::Init(Clock* clock) {
   ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), clock,
                                          codec::ValidationLimits());
   ingestor_->set_retention(options_.retention_ns);
+  ingestor_->set_ended_job_grace(options_.metrics.ended_job_grace_ns);
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
   if (absl::Status s = InstallFault(); !s.ok()) return s;
   if (absl::Status s = StartMetrics(clock); !s.ok()) return s;

@@ -83,6 +83,9 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
         [&](const storage::JobSnapshot& s) {
           fleet_.UpdateEndedJob(s.report, s.ended_ns);
         });
+    state.evicted_totals().ForEach([&](const EndedJobTotals::Group& g) {
+      fleet_.UpdateEndedGroup(g.totals, g.jobs, g.newest_ended_ns);
+    });
     applied_ns = state.applied_through_ns();
     fleet_.Finish(state.capacity().ChipSeconds(applied_ns), applied_ns);
     live = state.stats();

@@ -332,6 +332,22 @@ absl::Status RocksDbEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
   return FromRocks(it->status(), "scan snapshots");
 }
 
+absl::Status RocksDbEventStore::ReadSnapshot(const std::string& job_id,
+                                             std::optional<JobSnapshot>* out) {
+  out->reset();
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), handles_[kSnapshots], job_id, &value);
+  if (s.IsNotFound()) return absl::OkStatus();
+  if (!s.ok()) return FromRocks(s, "read snapshot");
+  internal::v1::JobSnapshot record;
+  if (!record.ParseFromString(value)) {
+    return absl::DataLossError(
+        absl::StrCat("rocksdb snapshots: job ", job_id, " does not parse"));
+  }
+  return FromRecord(record, &out->emplace());
+}
+
 absl::Status RocksDbEventStore::DeleteJobEvents(
     const std::vector<std::string>& job_ids) {
   rocksdb::WriteBatch wb;
