@@ -307,6 +307,8 @@ TEST_F(MetricsDocTest, CountersKeepEvictedJobs) {
   }
   EXPECT_EQ(CheckEndedJobsCounted(*report, after), 2);
   EXPECT_EQ(Sum(after, "goodput_jobs", {"ENDED"}), 2);
+  EXPECT_EQ(Sum(after, "goodput_jobs_in_memory", {"evicted"}), 2);
+  EXPECT_EQ(Sum(after, "goodput_jobs_in_memory", {"live"}), 1);
   auto evicted = server_->ingestor()->Report(as_of, std::nullopt);
   ASSERT_TRUE(evicted.ok());
   EXPECT_EQ(evicted->jobs.size(), report->jobs.size());
