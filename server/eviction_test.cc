@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "core/testing/expect.h"
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
@@ -19,6 +20,7 @@
 namespace goodput::server {
 namespace {
 
+using ::goodput::core::testing::ExpectEqualReports;
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::RandomFleet;
 using ::goodput::core::testing::Replay;
@@ -35,28 +37,6 @@ std::vector<v1::Event> JobEvents(const std::string& job,
   std::vector<v1::Event> events = ParseEvents(Timeline(timeline));
   for (v1::Event& e : events) e.set_job_id(job);
   return events;
-}
-
-void ExpectEqualReports(const core::FleetReport& a,
-                        const core::FleetReport& b) {
-  ASSERT_EQ(a.jobs.size(), b.jobs.size());
-  for (size_t i = 0; i < a.jobs.size(); ++i) {
-    const core::JobReport &x = a.jobs[i], &y = b.jobs[i];
-    EXPECT_EQ(x.job_id, y.job_id);
-    EXPECT_EQ(x.nanos, y.nanos) << x.job_id;
-    EXPECT_EQ(x.total_ns, y.total_ns) << x.job_id;
-    EXPECT_EQ(x.state, y.state) << x.job_id;
-    EXPECT_EQ(x.at_risk_ns, y.at_risk_ns) << x.job_id;
-    EXPECT_EQ(x.lost_steps, y.lost_steps) << x.job_id;
-    EXPECT_EQ(x.duplicates, y.duplicates) << x.job_id;
-    EXPECT_EQ(x.custom_nanos, y.custom_nanos) << x.job_id;
-    EXPECT_EQ(x.ideal_seconds, y.ideal_seconds) << x.job_id;
-    EXPECT_EQ(x.last_step, y.last_step) << x.job_id;
-    EXPECT_EQ(x.last_checkpoint, y.last_checkpoint) << x.job_id;
-    EXPECT_EQ(x.labels, y.labels) << x.job_id;
-  }
-  EXPECT_EQ(a.fleet.chip_seconds, b.fleet.chip_seconds);
-  EXPECT_EQ(a.fleet.capacity_chip_seconds, b.fleet.capacity_chip_seconds);
 }
 
 class EvictionTest : public ::testing::Test {
