@@ -79,10 +79,18 @@ std::vector<SlidingWindow> FleetMetrics::NewWindows() const {
   return windows;
 }
 
-void FleetMetrics::Begin() { newest_job_event_ns_ = 0; }
+void FleetMetrics::Begin() {
+  newest_job_event_ns_ = 0;
+  ++update_;
+  for (auto& [key, group] : groups_) {
+    group.sum = Recognized();
+    group.jobs = 0;
+  }
+}
 
 bool FleetMetrics::Changed(const std::string& job_id, uint64_t generation) {
   Job& job = jobs_[job_id];
+  job.seen = update_;
   const bool changed = !job.updated || job.generation != generation;
   job.generation = generation;
   return changed;
@@ -106,12 +114,53 @@ void FleetMetrics::UpdateEndedJob(const JobReport& report, int64_t ended_ns) {
   Count(RecognizedOf(report, ended_ns), &job);
 }
 
+void FleetMetrics::UpdateEndedGroup(const JobReport& totals, int64_t jobs,
+                                    int64_t newest_ended_ns) {
+  Group& g = groups_[GroupKey(KeyOf(totals), totals.chips)];
+  const Recognized r = RecognizedOf(totals, newest_ended_ns);
+  for (int c = 0; c < kNumCategories; ++c) g.sum.nanos[c] += r.nanos[c];
+  g.sum.costed_productive_ns += r.costed_productive_ns;
+  g.sum.ideal_seconds += r.ideal_seconds;
+  g.sum.duplicates += r.duplicates;
+  g.sum.steps += r.steps;
+  g.sum.at_risk_ns += r.at_risk_ns;
+  g.sum.state = JobStateKind::kEnded;
+  g.sum.chips = totals.chips;
+  g.sum.last_event_ns = std::max(g.sum.last_event_ns, newest_ended_ns);
+  g.jobs += jobs;
+}
+
+void FleetMetrics::Sweep() {
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    Job& job = it->second;
+    if (job.seen == 0 || job.seen == update_) {
+      ++it;
+      continue;
+    }
+    if (job.updated) {
+      groups_[GroupKey(job.key, job.last.chips)].ledger.Absorb(job.ledger);
+    }
+    if (!job.windows.empty()) --windowed_jobs_;
+    it = jobs_.erase(it);
+  }
+}
+
+void FleetMetrics::CountGroups() {
+  for (auto& [key, group] : groups_) {
+    if (group.jobs == 0) continue;
+    const CounterIncrease up = group.ledger.Update(group.sum);
+    AddToSegment(group.sum, up, &SegmentFor(key.first));
+    newest_job_event_ns_ =
+        std::max(newest_job_event_ns_, group.sum.last_event_ns);
+  }
+}
+
 FleetMetrics::Segment& FleetMetrics::Count(Recognized now, Job* job) {
   job->updated = true;
   job->last = std::move(now);
   const CounterIncrease up = job->ledger.Update(job->last);
   Segment& segment = SegmentFor(job->key);
-  AddToSegment(*job, up, &segment);
+  AddToSegment(job->last, up, &segment);
   // A new job gets windows at once while under the cap (SelectJobs
   // decides who keeps them), so its first increases are in them.
   if (job->windows.empty() && windowed_jobs_ < options_.max_job_series) {
@@ -144,10 +193,9 @@ FleetMetrics::Segment& FleetMetrics::SegmentFor(const SegmentKey& key) {
   return it->second;
 }
 
-void FleetMetrics::AddToSegment(const Job& job, const CounterIncrease& up,
-                                Segment* s) {
-  const double chips =
-      static_cast<double>(std::max<int64_t>(0, job.last.chips));
+void FleetMetrics::AddToSegment(const Recognized& last,
+                                const CounterIncrease& up, Segment* s) {
+  const double chips = static_cast<double>(std::max<int64_t>(0, last.chips));
   const double w = chips * 1e-9;
   for (int c = 0; c < kNumCategories; ++c) {
     s->chip_seconds[c] += static_cast<double>(up.nanos[c]) * w;
@@ -161,7 +209,7 @@ void FleetMetrics::AddToSegment(const Job& job, const CounterIncrease& up,
   }
   s->pg_above_one += static_cast<double>(up.pg_above_one_steps);
   duplicates_ += static_cast<double>(up.duplicates);
-  AddToWindows(job.last.last_event_ns, Amounts(up, w, chips), &s->windows);
+  AddToWindows(last.last_event_ns, Amounts(up, w, chips), &s->windows);
 }
 
 void FleetMetrics::AddObservations(const JobTracker& tracker, Job* job,
@@ -182,6 +230,8 @@ void FleetMetrics::AddObservations(const JobTracker& tracker, Job* job,
 
 void FleetMetrics::Finish(const std::map<std::string, double>& capacity,
                           int64_t now_ns) {
+  Sweep();
+  CountGroups();
   now_ns_ = std::max({now_ns_, now_ns, newest_job_event_ns_});
   AddCapacity(capacity);
   AddGauges();
@@ -215,6 +265,14 @@ void FleetMetrics::AddGauges() {
         static_cast<double>(std::max<int64_t>(0, job.last.chips));
     segments_[job.key].at_risk +=
         static_cast<double>(job.last.at_risk_ns) * 1e-9 * chips;
+  }
+  for (const auto& [key, group] : groups_) {
+    jobs_by_state_[JobStateName(JobStateKind::kEnded)] +=
+        static_cast<double>(group.jobs);
+    if (key.second <= 0) jobs_without_chips_ += static_cast<double>(group.jobs);
+    const double chips = static_cast<double>(std::max<int64_t>(0, key.second));
+    segments_[key.first].at_risk +=
+        static_cast<double>(group.sum.at_risk_ns) * 1e-9 * chips;
   }
 }
 

@@ -36,9 +36,13 @@ const std::vector<double>& DurationBucketBounds();
 // The goodput metrics of docs/metrics.md as plain families: the fleet's and
 // segments' counters in recognition time (from each job's JobLedger),
 // sliding-window ratios in event time, histograms, and the per-job series
-// of the top jobs. Fed one scrape at a time: Begin, UpdateJob for every
-// job, Finish. Memory: one ledger per job, windows per segment and per job
-// with series. `config` must outlive it. Not thread-safe.
+// of the top jobs. Fed one scrape at a time: Begin, Changed (and UpdateJob
+// if changed) for every job, UpdateEndedGroup for every group of evicted
+// jobs, Finish. A job that Changed saw once and no longer sees has been
+// evicted into a group: Finish folds its ledger into the group's, so its
+// time counts once. Memory: one ledger per job held and per group,
+// windows per segment and per job with series. `config` must outlive it.
+// Not thread-safe.
 class FleetMetrics {
  public:
   FleetMetrics(const Config* config, MetricsOptions options);
@@ -55,6 +59,12 @@ class FleetMetrics {
   // restart or retention), which ended at `ended_ns`: its settled time is
   // the report's, and it has no observations (histograms).
   void UpdateEndedJob(const JobReport& report, int64_t ended_ns);
+  // Takes a group of `jobs` ended jobs no longer held one by one (server::
+  // EndedJobTotals): `totals` has their label set and summed final
+  // reports; the newest ended at `newest_ended_ns`. Counted like
+  // UpdateEndedJob, with one ledger per segment and chips.
+  void UpdateEndedGroup(const JobReport& totals, int64_t jobs,
+                        int64_t newest_ended_ns);
   // Capacity chip-seconds per accelerator so far; `now_ns` is the newest
   // applied event time (the windows' "now"). Picks the jobs with series.
   void Finish(const std::map<std::string, double>& capacity, int64_t now_ns);
@@ -84,17 +94,30 @@ class FleetMetrics {
     Recognized last;
     double rank = 0;  // chips x lost seconds
     uint64_t generation = 0;
+    uint64_t seen = 0;     // the last update whose Changed asked for it
     bool updated = false;  // ever
     bool series = false;
     std::vector<SlidingWindow> windows;  // only while it has series
   };
 
+  // Evicted jobs of one segment and chip count, summed.
+  struct Group {
+    JobLedger ledger;  // with the ledgers of its jobs that were held
+    Recognized sum;    // this update's
+    int64_t jobs = 0;  // this update's
+  };
+  using GroupKey = std::pair<SegmentKey, int64_t>;  // and chips
+
   std::vector<SlidingWindow> NewWindows() const;
+  // Folds the jobs Changed no longer sees into their groups' ledgers.
+  void Sweep();
+  void CountGroups();
   Segment& SegmentFor(const SegmentKey& key);
   SegmentKey KeyOf(const JobReport& spec) const;
   // Takes `now` as the job's totals into its ledger, segment and windows.
   Segment& Count(Recognized now, Job* job);
-  void AddToSegment(const Job& job, const CounterIncrease& up, Segment* s);
+  void AddToSegment(const Recognized& last, const CounterIncrease& up,
+                    Segment* s);
   void AddObservations(const JobTracker& tracker, Job* job, Segment* s);
   void AddCapacity(const std::map<std::string, double>& capacity);
   void AddGauges();
@@ -116,6 +139,8 @@ class FleetMetrics {
   std::vector<std::string> dimensions_;  // segment key names, in key order
   std::map<SegmentKey, Segment> segments_;
   std::unordered_map<std::string, Job> jobs_;
+  std::map<GroupKey, Group> groups_;
+  uint64_t update_ = 0;  // updates begun
   std::vector<const std::pair<const std::string, Job>*> series_;  // by id
   std::map<std::string, double> capacity_;  // high-water marks
   std::vector<SlidingWindow> capacity_windows_;

@@ -335,3 +335,69 @@ TEST(FleetMetricsTest, UnchangedJobsKeepTheirTotalsAndGauges) {
 
 }  // namespace
 }  // namespace goodput::core
+
+namespace goodput::core {
+namespace {
+
+// Counters of every category and the ENDED gauge of one scrape.
+std::vector<double> Counters(const std::vector<MetricFamilyData>& f) {
+  std::vector<double> out;
+  for (int c = 0; c < kNumCategories; ++c) {
+    out.push_back(Value(f, "goodput_chip_seconds_total",
+                        {{"category", CategoryName(Category(c))}})
+                      .value_or(0));
+  }
+  out.push_back(*Value(f, "goodput_interruptions_total"));
+  out.push_back(*Value(f, "goodput_jobs", {{"state", "ENDED"}}));
+  return out;
+}
+
+// A job that Changed saw and no longer sees was evicted into a group of
+// ended jobs: its counted time moves to the group's ledger, so the
+// counters neither drop nor count it twice; a group never seen job by job
+// (after a restart) counts in full.
+TEST(FleetMetricsTest, EvictedJobsCountOnceThroughTheirGroup) {
+  Config config;
+  FleetTracker fleet(&config);
+  ApplyAll(kFleet, &fleet);
+  const int64_t now = T("2026-11-22T10:03:05Z");
+  const FleetReport report = fleet.Report(now);
+  FleetMetrics metrics(&config, MetricsOptions());
+  auto scrape = [&](const std::vector<std::string>& held,
+                    const std::vector<std::string>& evicted) {
+    metrics.Begin();
+    for (const std::string& id : held) {
+      if (metrics.Changed(id, 1)) metrics.UpdateJob(*fleet.FindJob(id));
+    }
+    for (const std::string& id : evicted) {  // one group per job here
+      metrics.UpdateEndedGroup(Job(report, id), 1, now);
+    }
+    metrics.Finish({}, now);
+    return metrics.Families();
+  };
+  const std::vector<double> before = Counters(scrape({"j", "s", "q"}, {}));
+  const auto after_families = scrape({"q"}, {"j", "s"});
+  EXPECT_EQ(Counters(after_families), before);
+  EXPECT_EQ(Counters(scrape({}, {"j", "s", "q"})), before);
+  EXPECT_EQ(Counters(scrape({}, {"j", "s", "q"})), before);  // not again
+  EXPECT_FALSE(
+      Value(after_families, "goodput_job_chip_seconds_total", {{"job_id", "j"}})
+          .has_value());
+
+  FleetMetrics restarted(&config, MetricsOptions());
+  restarted.Begin();
+  for (const char* id : {"j", "s", "q"}) {
+    restarted.UpdateEndedGroup(Job(report, id), 1, now);
+  }
+  restarted.Finish({}, now);
+  const auto f = restarted.Families();
+  for (int c = 0; c < kNumCategories; ++c) {
+    EXPECT_NEAR(*Value(f, "goodput_chip_seconds_total",
+                       {{"category", CategoryName(Category(c))}}),
+                report.fleet.chip_seconds[c], 1e-6);
+  }
+  EXPECT_EQ(*Value(f, "goodput_jobs", {{"state", "ENDED"}}), 3);
+}
+
+}  // namespace
+}  // namespace goodput::core

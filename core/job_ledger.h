@@ -36,6 +36,12 @@ class JobLedger {
   // rebuilt, shorter list consumes nothing new).
   size_t Consume(size_t size);
 
+  // Takes over what `other` counted (a job's ledger folded into the ledger
+  // of a group that now holds the job's totals): adds its high-water marks
+  // and previous totals, so the group's next Update counts only what the
+  // job's totals gained since.
+  void Absorb(const JobLedger& other);
+
   const Recognized& counted() const { return high_; }
 
  private:

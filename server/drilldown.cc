@@ -72,10 +72,10 @@ absl::StatusOr<core::JobsView> Drilldown::Jobs(int64_t as_of_ns,
 absl::StatusOr<core::JobView> Drilldown::Job(
     const std::string& job_id, int64_t as_of_ns,
     const std::vector<NamedWindow>& windows, size_t timeline_limit) {
-  if (std::optional<storage::JobSnapshot> deleted =
-          ingestor_->DeletedJob(job_id)) {
-    return DeletedJobView(*deleted, as_of_ns);
-  }
+  absl::StatusOr<std::optional<storage::JobSnapshot>> deleted =
+      ingestor_->DeletedJob(job_id);
+  if (!deleted.ok()) return deleted.status();
+  if (*deleted) return DeletedJobView(**deleted, as_of_ns);
   absl::StatusOr<core::FleetReport> report =
       ingestor_->Report(as_of_ns, std::nullopt);
   if (!report.ok()) return report.status();

@@ -1,5 +1,6 @@
 #include "server/goodputd.h"
 
+#include <malloc.h>
 #include <signal.h>
 
 #include <atomic>
@@ -36,7 +37,12 @@ absl::Status Goodputd::Init(Clock* clock) {
   ingestor_->set_retention(options_.retention_ns);
   limits_ = std::make_unique<IngestLimits>(options_.limits, clock);
   ingestor_->set_limits(limits_.get());
+  ingestor_->set_ended_job_grace(options_.metrics.ended_job_grace_ns);
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
+  // Recovery's transient memory (parse arenas, every stored snapshot) is
+  // free now; give it back to the OS instead of keeping the peak (glibc
+  // keeps freed heap pages otherwise).
+  malloc_trim(0);
   if (absl::Status s = InstallFault(); !s.ok()) return s;
   if (absl::Status s = LoadTokens(); !s.ok()) return s;
   if (absl::Status s = StartMetrics(clock); !s.ok()) return s;

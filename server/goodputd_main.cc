@@ -147,7 +147,8 @@ void AddFlags(goodput::cli::FlagParser* parser, Flags* flags) {
   parser->AddString("max_job_series", "N", &flags->max_job_series,
                     "jobs with per-job metric series at most (default 1000)");
   parser->AddString("ended_job_grace", "DURATION", &flags->ended_job_grace,
-                    "ended jobs keep their series this long (default 15m)");
+                    "ended jobs keep their series this long, then leave "
+                    "memory (default 15m)");
   parser->AddString("windows", "LIST", &flags->windows,
                     "ratio windows, e.g. 5m,1h,24h (the default)");
   parser->AddString("segment_labels", "KEYS", &flags->segment_labels,

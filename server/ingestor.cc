@@ -62,7 +62,8 @@ absl::Status Ingestor::Recover() {
   if (!leftovers.empty()) {
     if (s = store_->DeleteJobEvents(leftovers); !s.ok()) return s;
   }
-  return RetireLocked();
+  if (s = RetireLocked(); !s.ok()) return s;
+  return EvictLocked();
 }
 
 void Ingestor::set_retention(std::optional<int64_t> retention_ns) {
@@ -75,14 +76,42 @@ absl::Status Ingestor::EnforceRetention() {
   return RetireLocked();
 }
 
+void Ingestor::set_ended_job_grace(std::optional<int64_t> grace_ns) {
+  absl::MutexLock lock(&mu_);
+  grace_ns_ = grace_ns;
+}
+
+absl::Status Ingestor::EvictEndedJobs() {
+  absl::MutexLock lock(&mu_);
+  return EvictLocked();
+}
+
+absl::Status Ingestor::EvictLocked() {
+  if (!grace_ns_) return absl::OkStatus();
+  next_eviction_ns_ =
+      clock_->NowNanos() + std::clamp<int64_t>(*grace_ns_ / 10,
+                                               core::kNanosPerSecond,
+                                               60 * core::kNanosPerSecond);
+  // Snapshot first: an evicted job's final report is read from the store.
+  std::vector<storage::JobSnapshot> due =
+      live_->EvictionSnapshots(*grace_ns_, last_batch_id_);
+  if (!due.empty()) {
+    if (absl::Status s = store_->WriteSnapshots(due); !s.ok()) return s;
+  }
+  stats_.evicted_jobs += live_->Evict(*grace_ns_, due);
+  return absl::OkStatus();
+}
+
 absl::Status Ingestor::RetireLocked() {
   if (!retention_ns_) return absl::OkStatus();
   const int64_t now = clock_->NowNanos();
   next_retention_ns_ =
       now + std::clamp<int64_t>(*retention_ns_ / 10, core::kNanosPerSecond,
                                 60 * core::kNanosPerSecond);
-  std::vector<storage::JobSnapshot> due =
+  absl::StatusOr<std::vector<storage::JobSnapshot>> retire =
       live_->RetirementsDue(now - *retention_ns_);
+  if (!retire.ok()) return retire.status();
+  const std::vector<storage::JobSnapshot>& due = *retire;
   if (due.empty()) return absl::OkStatus();
   // Snapshot first: a crash before the deletion leaves events that the
   // next recovery skips and deletes again.
@@ -142,6 +171,9 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
   SaveSnapshots();
   if (retention_ns_ && write.received_ns >= next_retention_ns_) {
     (void)RetireLocked();  // the batch is durable; retry at the next check
+  }
+  if (grace_ns_ && write.received_ns >= next_eviction_ns_) {
+    (void)EvictLocked();  // the same
   }
   return ack;
 }
@@ -219,7 +251,9 @@ absl::Status Ingestor::AddDeletedJobs(const core::Config& config,
                                       int64_t as_of_ns,
                                       std::vector<core::JobReport>* jobs) {
   const bool windowed = config.since_ns != core::Config().since_ns;
-  for (storage::JobSnapshot& d : live_->DeletedJobs()) {
+  absl::StatusOr<std::vector<storage::JobSnapshot>> all = live_->DeletedJobs();
+  if (!all.ok()) return all.status();
+  for (storage::JobSnapshot& d : *all) {
     if (d.first_event_ns > as_of_ns) continue;  // not begun as of as_of
     if (windowed && config.since_ns >= d.ended_ns) continue;  // ended before
     if (d.ended_ns <= as_of_ns && config.since_ns <= d.first_event_ns) {
@@ -236,7 +270,7 @@ absl::Status Ingestor::AddDeletedJobs(const core::Config& config,
   return absl::OkStatus();
 }
 
-std::optional<storage::JobSnapshot> Ingestor::DeletedJob(
+absl::StatusOr<std::optional<storage::JobSnapshot>> Ingestor::DeletedJob(
     const std::string& job_id) {
   absl::MutexLock lock(&mu_);
   return live_->DeletedJob(job_id);

@@ -31,6 +31,7 @@ struct IngestStats {
   std::map<std::string, int64_t> agent_last_seen_ns;  // server clock
   int64_t snapshot_errors = 0;  // failed snapshot writes (restart replays)
   int64_t retired_jobs = 0;     // jobs whose raw events retention deleted
+  int64_t evicted_jobs = 0;     // ended jobs dropped from memory
 };
 
 // The ingest path of goodputd, independent of gRPC: judges each event of
@@ -63,6 +64,15 @@ class Ingestor {
   // Applies the retention now (no-op without one).
   absl::Status EnforceRetention();
 
+  // Ended jobs leave memory once the newest applied event time is more
+  // than max(`grace_ns`, the lateness) after their job_ended (LiveState::
+  // Evict; their final snapshot is stored first). nullopt keeps them.
+  // Checked on Recover and on ingest at most every clamp(grace / 10, 1 s,
+  // 60 s) of the clock. Call before Recover.
+  void set_ended_job_grace(std::optional<int64_t> grace_ns);
+  // Evicts the jobs due now (no-op without a grace).
+  absl::Status EvictEndedJobs();
+
   // Ingests one batch. An error means nothing was stored (the agent
   // retries; InvalidArgument for a batch without agent_id or sequence);
   // an ack means the batch is durable.
@@ -89,7 +99,8 @@ class Ingestor {
   void set_limits(IngestLimits* limits);
   IngestStats stats();
   // The final snapshot of `job_id` if retention deleted its raw events.
-  std::optional<storage::JobSnapshot> DeletedJob(const std::string& job_id);
+  absl::StatusOr<std::optional<storage::JobSnapshot>> DeletedJob(
+      const std::string& job_id);
   std::optional<int64_t> retention_ns();
   LiveState::Stats live_stats();
 
@@ -108,6 +119,7 @@ class Ingestor {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SaveSnapshots() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   storage::EventStore* store_;
   Clock* clock_;
@@ -121,6 +133,8 @@ class Ingestor {
   uint64_t last_batch_id_ ABSL_GUARDED_BY(mu_) = 0;
   std::optional<int64_t> retention_ns_ ABSL_GUARDED_BY(mu_);
   int64_t next_retention_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
+  std::optional<int64_t> grace_ns_ ABSL_GUARDED_BY(mu_);
+  int64_t next_eviction_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
 };
 
 }  // namespace goodput::server

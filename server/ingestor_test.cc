@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 
+#include "core/testing/expect.h"
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
@@ -15,6 +16,7 @@
 namespace goodput::server {
 namespace {
 
+using ::goodput::core::testing::ExpectEqualReports;
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::RandomFleet;
 using ::goodput::core::testing::Replay;
@@ -71,27 +73,6 @@ class IngestorTest : public ::testing::Test {
   std::unique_ptr<Ingestor> ingestor_;
   uint64_t seq_ = 0;
 };
-
-void ExpectEqualReports(const core::FleetReport& a,
-                        const core::FleetReport& b) {
-  ASSERT_EQ(a.jobs.size(), b.jobs.size());
-  for (size_t i = 0; i < a.jobs.size(); ++i) {
-    EXPECT_EQ(a.jobs[i].job_id, b.jobs[i].job_id);
-    EXPECT_EQ(a.jobs[i].nanos, b.jobs[i].nanos) << a.jobs[i].job_id;
-    EXPECT_EQ(a.jobs[i].at_risk_ns, b.jobs[i].at_risk_ns);
-    EXPECT_EQ(a.jobs[i].lost_steps, b.jobs[i].lost_steps);
-    EXPECT_EQ(a.jobs[i].duplicates, b.jobs[i].duplicates);
-    EXPECT_EQ(a.jobs[i].state, b.jobs[i].state) << a.jobs[i].job_id;
-    EXPECT_EQ(a.jobs[i].total_ns, b.jobs[i].total_ns) << a.jobs[i].job_id;
-    EXPECT_EQ(a.jobs[i].custom_nanos, b.jobs[i].custom_nanos);
-    EXPECT_EQ(a.jobs[i].ideal_seconds, b.jobs[i].ideal_seconds);
-    EXPECT_EQ(a.jobs[i].last_step, b.jobs[i].last_step);
-    EXPECT_EQ(a.jobs[i].last_checkpoint, b.jobs[i].last_checkpoint);
-    EXPECT_EQ(a.jobs[i].labels, b.jobs[i].labels);
-  }
-  EXPECT_EQ(a.fleet.chip_seconds, b.fleet.chip_seconds);
-  EXPECT_EQ(a.fleet.capacity_chip_seconds, b.fleet.capacity_chip_seconds);
-}
 
 // Moves each event back in arrival order by up to `jitter` positions, and
 // `far` of them by hundreds of positions (later than the lateness).

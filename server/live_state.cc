@@ -9,6 +9,19 @@
 #include "core/fleet_report.h"
 
 namespace goodput::server {
+namespace {
+
+// In Admit's per-batch map: a job looked up in the store that has not ended.
+constexpr int64_t kNotEnded = std::numeric_limits<int64_t>::min();
+
+absl::Status DeletedError(const std::string& job_id, int64_t ended_ns) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "job_id: job \"", job_id, "\" ended at ", core::FormatTimeNanos(ended_ns),
+      " and its raw events were deleted by --retention; no more events "
+      "are accepted for it"));
+}
+
+}  // namespace
 
 LiveState::LiveState(const core::Config* config, int64_t lateness_ns,
                      storage::EventStore* store)
@@ -22,27 +35,65 @@ absl::Status LiveState::Admit(
     std::unordered_map<std::string, int64_t>* ended_in_batch) const {
   if (e.has_heartbeat()) return absl::OkStatus();
   std::optional<int64_t> ended;
-  if (auto it = jobs_.find(e.job_id()); it != jobs_.end()) {
-    ended = it->second.ended_ns;
-    if (it->second.final && it->second.final->events_deleted) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "job_id: job \"", e.job_id(), "\" ended at ",
-          core::FormatTimeNanos(*ended),
-          " and its raw events were deleted by --retention; no more events "
-          "are accepted for it"));
-    }
-  }
   if (auto it = ended_in_batch->find(e.job_id()); it != ended_in_batch->end()) {
-    ended = it->second;
+    if (it->second != kNotEnded) ended = it->second;
+  } else if (auto jt = jobs_.find(e.job_id()); jt != jobs_.end()) {
+    ended = jt->second.ended_ns;
+    const auto& final = jt->second.final;
+    if (final && final->events_deleted) return DeletedError(e.job_id(), *ended);
+  } else if (evicted_.jobs() > 0) {  // maybe evicted: ask the store
+    auto snapshot = EvictedSnapshot(e.job_id());
+    if (!snapshot.ok()) return snapshot.status();
+    if (*snapshot && (*snapshot)->events_deleted) {
+      return DeletedError(e.job_id(), (*snapshot)->ended_ns);
+    }
+    if (*snapshot) ended = (*snapshot)->ended_ns;
+    (*ended_in_batch)[e.job_id()] = ended.value_or(kNotEnded);
   }
+  absl::Status s = AdmitAfterEnd(e, ended);
+  if (s.ok() && e.has_job_ended()) {
+    (*ended_in_batch)[e.job_id()] = core::EventTimeNanos(e);
+  }
+  return s;
+}
+
+absl::Status LiveState::AdmitAfterEnd(const v1::Event& e,
+                                      std::optional<int64_t> ended) const {
   const int64_t t = core::EventTimeNanos(e);
   if (ended && (t > *ended || e.has_job_ended())) {
     return absl::FailedPreconditionError(absl::StrCat(
         "job_id: job \"", e.job_id(), "\" ended at ",
         core::FormatTimeNanos(*ended), "; later events are rejected"));
   }
-  if (e.has_job_ended()) (*ended_in_batch)[e.job_id()] = t;
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<storage::JobSnapshot>> LiveState::EvictedSnapshot(
+    const std::string& job_id) const {
+  std::optional<storage::JobSnapshot> snapshot;
+  absl::Status s = store_->ReadSnapshot(job_id, &snapshot);
+  if (!s.ok()) {
+    return absl::Status(
+        s.code(), absl::StrCat("job_id: job \"", job_id,
+                               "\": reading its snapshot: ", s.message()));
+  }
+  return snapshot;
+}
+
+void LiveState::Revive(const std::string& job_id, LiveJob* job) {
+  auto snapshot = EvictedSnapshot(job_id);
+  if (!snapshot.ok()) {  // rebuild from what the store has
+    ++stats_.apply_errors;
+    job->rebuild = true;
+    return;
+  }
+  if (!*snapshot) return;  // a new job
+  const storage::JobSnapshot& s = **snapshot;
+  job->newest_ns = s.ended_ns;
+  job->first_ns = s.first_event_ns;
+  job->ended_ns = s.ended_ns;
+  job->rebuild = true;
+  job->evicted = std::make_unique<storage::JobSnapshot>(s);
 }
 
 void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
@@ -67,7 +118,11 @@ std::pair<const std::string*, LiveState::LiveJob*> LiveState::Take(
     ApplyHeartbeat(*e);
     return {nullptr, nullptr};
   }
-  auto it = JobEntry(e->job_id());
+  auto it = jobs_.find(e->job_id());
+  if (it == jobs_.end()) {
+    it = JobEntry(e->job_id());
+    if (evicted_.jobs() > 0) Revive(it->first, &it->second);
+  }
   LiveJob& job = it->second;
   ++job.generation;
   const int64_t t = core::EventTimeNanos(*e);
@@ -179,7 +234,7 @@ void LiveState::ForEachJob(
     const std::function<bool(const std::string&, uint64_t)>& changed,
     const std::function<void(const core::JobTracker&)>& fn) const {
   for (const auto& [id, job] : jobs_) {
-    if (job.final) continue;  // ended, held as its final report alone
+    if (job.final || job.evicted) continue;  // counted by other means
     if (!changed(id, job.generation)) continue;
     if (!job.ended_ns || job.buffer.empty()) {
       fn(job.tracker);
@@ -199,7 +254,7 @@ void LiveState::ForEachFinalJob(
   }
 }
 
-core::FleetReport LiveState::Report(int64_t as_of_ns) const {
+absl::StatusOr<core::FleetReport> LiveState::Report(int64_t as_of_ns) const {
   std::vector<core::JobReport> jobs;
   jobs.reserve(jobs_.size());
   for (const auto& [id, job] : jobs_) {
@@ -209,8 +264,21 @@ core::FleetReport LiveState::Report(int64_t as_of_ns) const {
     }
     jobs.push_back(ReportJob(job, as_of_ns));
   }
+  if (absl::Status s = AddEvictedJobs(&jobs); !s.ok()) return s;
   return core::BuildFleetReport(*config_, as_of_ns, std::move(jobs),
                                 capacity_.ChipSeconds(as_of_ns));
+}
+
+absl::Status LiveState::AddEvictedJobs(
+    std::vector<core::JobReport>* jobs) const {
+  if (evicted_.jobs() == 0) return absl::OkStatus();
+  std::vector<storage::JobSnapshot> stored;
+  if (absl::Status s = store_->ReadSnapshots(&stored); !s.ok()) return s;
+  for (storage::JobSnapshot& snapshot : stored) {
+    if (jobs_.count(snapshot.report.job_id) > 0) continue;  // in memory
+    jobs->push_back(std::move(snapshot.report));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace goodput::server

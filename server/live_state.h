@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "core/capacity_tracker.h"
 #include "core/config.h"
 #include "core/job_tracker.h"
 #include "core/report.h"
 #include "google/protobuf/arena.h"
 #include "proto/event.pb.h"
+#include "server/ended_job_totals.h"
 #include "storage/event_store.h"
 
 namespace goodput::server {
@@ -30,6 +32,10 @@ namespace goodput::server {
 // An ended job can be held as its final snapshot alone (after a restart, or
 // once retention deleted its raw events). Restart recovery (RecoverBatch)
 // groups each job's stored events and applies them in runs instead.
+// An ended job past the eviction grace leaves memory (Evict): its final
+// report is read from the store's snapshot when a query needs it, its
+// totals stay in evicted_totals() (for counters), and an event for it
+// brings it back from the store (docs/delivery.md, "Retention").
 // Owns its trackers; `config` and `store` must outlive it. Not thread-safe:
 // the Ingestor serializes all calls.
 class LiveState {
@@ -86,28 +92,45 @@ class LiveState {
   // Snapshots of the ended jobs changed since the last call, valid through
   // `through_batch` (the newest stored batch).
   std::vector<storage::JobSnapshot> TakeSnapshots(uint64_t through_batch);
+  // --- Eviction of ended jobs (live_state_recovery.cc). A job is due
+  // once the newest applied event time is more than max(`grace_ns`, the
+  // lateness) after its job_ended.
+  // Final snapshots (through `through_batch`) of the due jobs whose
+  // snapshot is not stored yet; the caller stores them, then calls Evict.
+  std::vector<storage::JobSnapshot> EvictionSnapshots(
+      int64_t grace_ns, uint64_t through_batch) const;
+  // Drops from memory the jobs of `stored` (from EvictionSnapshots, now
+  // stored) and the due jobs held as their stored final snapshot, adding
+  // their final reports to evicted_totals(). Returns how many.
+  int64_t Evict(int64_t grace_ns,
+                const std::vector<storage::JobSnapshot>& stored);
+  const EndedJobTotals& evicted_totals() const { return evicted_; }
+
   // Final snapshots (events_deleted set) of the jobs that ended before
   // `horizon_ns` and still have raw events. Changes nothing.
-  std::vector<storage::JobSnapshot> RetirementsDue(int64_t horizon_ns) const;
+  // Evicted jobs come from the store.
+  absl::StatusOr<std::vector<storage::JobSnapshot>> RetirementsDue(
+      int64_t horizon_ns) const;
   // Holds the job of `snapshot` (from RetirementsDue, now stored) as its
-  // final report and rejects its events from now on.
+  // final report (if it is in memory) and rejects its events from now on.
   void Retire(const storage::JobSnapshot& snapshot);
-  // The snapshots of the jobs whose raw events retention deleted.
-  std::vector<storage::JobSnapshot> DeletedJobs() const;
+  // The snapshots of the jobs whose raw events retention deleted (from
+  // the store: evicted ones are not in memory).
+  absl::StatusOr<std::vector<storage::JobSnapshot>> DeletedJobs() const;
   // The snapshot of `job_id` if retention deleted its raw events.
-  std::optional<storage::JobSnapshot> DeletedJob(
+  absl::StatusOr<std::optional<storage::JobSnapshot>> DeletedJob(
       const std::string& job_id) const;
 
-  // The fleet report as of `as_of_ns`. Exact when `as_of_ns` is not before
-  // an applied event (see applied_through_ns()); callers replay the store
-  // for earlier as-ofs.
-  core::FleetReport Report(int64_t as_of_ns) const;
+  // The fleet report as of `as_of_ns`, evicted jobs read from the store.
+  // Exact when `as_of_ns` is not before an applied event (see
+  // applied_through_ns()); callers replay the store for earlier as-ofs.
+  absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns) const;
 
   // The newest event time applied to any tracker (not buffered).
   int64_t applied_through_ns() const { return applied_through_ns_; }
   const Stats& stats() const { return stats_; }
   const core::Config& config() const { return *config_; }
-  size_t job_count() const { return jobs_.size(); }
+  size_t job_count() const { return jobs_.size(); }  // held in memory
   bool has_job(const std::string& job_id) const {
     return jobs_.count(job_id) > 0;
   }
@@ -116,7 +139,9 @@ class LiveState {
   // arrives) and, if true, calls `fn` with the job's tracker: applied
   // events only, but for an ended job, whose last events wait in its
   // reorder buffer for good, a copy with them applied. Jobs held as their
-  // final snapshot alone (after a restart, or retention) are skipped.
+  // final snapshot alone (after a restart, or retention) are skipped, and
+  // so are evicted jobs brought back by a late event (their totals are in
+  // evicted_totals(), revised when they are evicted again).
   void ForEachJob(
       const std::function<bool(const std::string&, uint64_t)>& changed,
       const std::function<void(const core::JobTracker&)>& fn) const;
@@ -163,6 +188,9 @@ class LiveState {
     bool snapshot_due = false;        // ended and changed since its snapshot
     // Set: the job is this final snapshot alone (tracker and buffer empty).
     std::unique_ptr<storage::JobSnapshot> final;
+    // Set: the job was evicted with this snapshot and a late event brought
+    // it back; its report is in evicted_ as this snapshot's.
+    std::unique_ptr<storage::JobSnapshot> evicted;
     core::JobTracker tracker;
     std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
     std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
@@ -180,6 +208,17 @@ class LiveState {
   // Buffers `e` (moving from it) or marks its job for rebuild; returns the
   // job and its id (the map's key) if a job was touched.
   std::pair<const std::string*, LiveJob*> Take(v1::Event* e);
+  // If `job_id` was evicted, its stored snapshot (read from the store);
+  // errors name the job.
+  absl::StatusOr<std::optional<storage::JobSnapshot>> EvictedSnapshot(
+      const std::string& job_id) const;
+  // Whether `e` may come after the job's end, from what is known of it.
+  absl::Status AdmitAfterEnd(const v1::Event& e,
+                             std::optional<int64_t> ended) const;
+  // Fills `job` (new in jobs_) from its eviction snapshot, if it has one:
+  // it is rebuilt from the store at the end of the batch.
+  void Revive(const std::string& job_id, LiveJob* job);
+  bool EvictionDue(const LiveJob& job, int64_t grace_ns) const;
   void ApplyHeartbeat(const v1::Event& e);
   bool IsLate(const LiveJob& job, int64_t t, int rank) const;
   void Buffer(LiveJob* job, v1::Event e);
@@ -188,6 +227,10 @@ class LiveState {
   void Release(Generation* g);
   void Rebuild(const std::string& job_id, uint64_t through_batch, LiveJob* job);
   core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
+  // Adds the final reports of the evicted jobs, read from the store.
+  absl::Status AddEvictedJobs(std::vector<core::JobReport>* jobs) const;
+  // Adds `stored`, the final snapshot of `job`, to evicted_.
+  void Fold(const LiveJob& job, const storage::JobSnapshot& stored);
   // Recovery: sorts the job's buffer, marks the job for rebuild if it holds
   // an event before one applied, else applies what is past the lateness.
   void RecoverFlush(LiveJob* job);
@@ -200,6 +243,7 @@ class LiveState {
   JobMap jobs_;
   core::CapacityTracker capacity_;
   std::unordered_map<std::string, int64_t> host_last_ns_;
+  EndedJobTotals evicted_;
   uint64_t arrivals_ = 0;
   uint64_t recovered_through_batch_ = 0;
   std::vector<std::string> leftover_deletions_;

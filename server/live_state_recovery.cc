@@ -185,7 +185,53 @@ std::vector<storage::JobSnapshot> LiveState::TakeSnapshots(
   return out;
 }
 
-std::vector<storage::JobSnapshot> LiveState::RetirementsDue(
+bool LiveState::EvictionDue(const LiveJob& job, int64_t grace_ns) const {
+  return job.ended_ns && !job.rebuild &&
+         applied_through_ns_ - *job.ended_ns > std::max(grace_ns, lateness_ns_);
+}
+
+std::vector<storage::JobSnapshot> LiveState::EvictionSnapshots(
+    int64_t grace_ns, uint64_t through_batch) const {
+  std::vector<storage::JobSnapshot> out;
+  for (const auto& [job_id, job] : jobs_) {
+    if (!job.final && EvictionDue(job, grace_ns)) {
+      out.push_back(Snapshot(job_id, job, through_batch));
+    }
+  }
+  return out;
+}
+
+void LiveState::Fold(const LiveJob& job, const storage::JobSnapshot& stored) {
+  if (job.evicted) {  // counted when it was first evicted
+    evicted_.Revise(job.evicted->report, stored.report, stored.ended_ns);
+  } else {
+    evicted_.Add(stored.report, stored.ended_ns);
+  }
+}
+
+int64_t LiveState::Evict(int64_t grace_ns,
+                         const std::vector<storage::JobSnapshot>& stored) {
+  int64_t n = 0;
+  for (const storage::JobSnapshot& s : stored) {
+    auto it = jobs_.find(s.report.job_id);
+    if (it == jobs_.end()) continue;
+    Fold(it->second, s);
+    jobs_.erase(it);
+    ++n;
+  }
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    if (!it->second.final || !EvictionDue(it->second, grace_ns)) {
+      ++it;
+      continue;
+    }
+    Fold(it->second, *it->second.final);
+    it = jobs_.erase(it);
+    ++n;
+  }
+  return n;
+}
+
+absl::StatusOr<std::vector<storage::JobSnapshot>> LiveState::RetirementsDue(
     int64_t horizon_ns) const {
   std::vector<storage::JobSnapshot> out;
   for (const auto& [job_id, job] : jobs_) {
@@ -195,11 +241,23 @@ std::vector<storage::JobSnapshot> LiveState::RetirementsDue(
         Snapshot(job_id, job, std::numeric_limits<uint64_t>::max()));
     s.events_deleted = true;
   }
+  if (evicted_.jobs() == 0) return out;
+  std::vector<storage::JobSnapshot> stored;  // evicted jobs are in the store
+  if (absl::Status s = store_->ReadSnapshots(&stored); !s.ok()) return s;
+  for (storage::JobSnapshot& s : stored) {
+    if (s.events_deleted || s.ended_ns >= horizon_ns) continue;
+    if (jobs_.count(s.report.job_id) > 0) continue;
+    s.through_batch = std::numeric_limits<uint64_t>::max();
+    s.events_deleted = true;
+    out.push_back(std::move(s));
+  }
   return out;
 }
 
 void LiveState::Retire(const storage::JobSnapshot& snapshot) {
-  LiveJob& job = JobFor(snapshot.report.job_id);
+  auto it = jobs_.find(snapshot.report.job_id);
+  if (it == jobs_.end()) return;  // evicted: only in the store
+  LiveJob& job = it->second;
   job.tracker = core::JobTracker(snapshot.report.job_id, config_);
   std::vector<Pending>().swap(job.buffer);
   job.snapshot_due = false;
@@ -207,22 +265,37 @@ void LiveState::Retire(const storage::JobSnapshot& snapshot) {
   applied_through_ns_ = std::max(applied_through_ns_, snapshot.ended_ns);
 }
 
-std::vector<storage::JobSnapshot> LiveState::DeletedJobs() const {
+absl::StatusOr<std::vector<storage::JobSnapshot>> LiveState::DeletedJobs()
+    const {
   std::vector<storage::JobSnapshot> out;
   for (const auto& [job_id, job] : jobs_) {
     if (job.final && job.final->events_deleted) out.push_back(*job.final);
   }
+  if (evicted_.jobs() == 0) return out;
+  std::vector<storage::JobSnapshot> stored;  // evicted jobs are in the store
+  if (absl::Status s = store_->ReadSnapshots(&stored); !s.ok()) return s;
+  for (storage::JobSnapshot& s : stored) {
+    if (s.events_deleted && jobs_.count(s.report.job_id) == 0) {
+      out.push_back(std::move(s));
+    }
+  }
   return out;
 }
 
-std::optional<storage::JobSnapshot> LiveState::DeletedJob(
+absl::StatusOr<std::optional<storage::JobSnapshot>> LiveState::DeletedJob(
     const std::string& job_id) const {
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end() || !it->second.final ||
-      !it->second.final->events_deleted) {
-    return std::nullopt;
+  std::optional<storage::JobSnapshot> out;
+  if (auto it = jobs_.find(job_id); it != jobs_.end()) {
+    if (it->second.final && it->second.final->events_deleted) {
+      out = *it->second.final;
+    }
+    return out;
   }
-  return *it->second.final;
+  if (evicted_.jobs() == 0) return out;
+  auto stored = EvictedSnapshot(job_id);
+  if (!stored.ok()) return stored.status();
+  if (*stored && (*stored)->events_deleted) out = **stored;
+  return out;
 }
 
 }  // namespace goodput::server

@@ -108,6 +108,56 @@ double Sum(const std::string& text, const std::string& name,
   return sum;
 }
 
+// "name{labels}" -> value of every sample of a counter or histogram.
+std::map<std::string, double> MonotoneSamples(const std::string& text) {
+  const auto families = ServedFamilies(text);
+  std::map<std::string, double> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.rfind(' ');
+    const std::string series = line.substr(0, space);
+    std::string name = series.substr(0, series.find('{'));
+    for (const char* suffix : {"_bucket", "_count", "_sum"}) {
+      const std::string s(suffix);
+      if (!families.count(name) && name.size() > s.size() &&
+          name.compare(name.size() - s.size(), s.size(), s) == 0) {
+        name.resize(name.size() - s.size());
+      }
+    }
+    auto it = families.find(name);
+    if (it == families.end() ||
+        (it->second != "counter" && it->second != "histogram")) {
+      continue;
+    }
+    out[series] = std::stod(line.substr(space + 1));
+  }
+  return out;
+}
+
+// Checks that the ended jobs "s" and "j" of `report` count in the segment
+// counters of `text` exactly once; returns how many were checked.
+int CheckEndedJobsCounted(const core::FleetReport& report,
+                          const std::string& text) {
+  const std::map<std::string, std::string> segment_of = {
+      {"s", "accelerator=\"h100\""}, {"j", "label_team=\"search\""}};
+  int checked = 0;
+  for (const core::JobReport& job : report.jobs) {
+    auto it = segment_of.find(job.job_id);
+    if (it == segment_of.end()) continue;
+    EXPECT_EQ(job.state, core::JobStateKind::kEnded) << job.job_id;
+    ++checked;
+    for (int c = 0; c < core::kNumCategories; ++c) {
+      const std::string category = core::CategoryName(core::Category(c));
+      EXPECT_NEAR(Sum(text, "goodput_chip_seconds_total",
+                      {it->second, "category=\"" + category + "\""}),
+                  job.nanos[c] * 1e-9 * job.chips, 1e-6)
+          << job.job_id << " " << category;
+    }
+  }
+  return checked;
+}
+
 class MetricsDocTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -124,6 +174,7 @@ class MetricsDocTest : public ::testing::Test {
     options.grpc_address = "127.0.0.1:0";
     options.metrics_address = "127.0.0.1:0";
     options.metrics.segment_labels = {"team"};
+    options.metrics.ended_job_grace_ns = grace_ns_;
     auto d = Goodputd::Start(options, &clock_);
     ASSERT_TRUE(d.ok()) << d.status();
     server_ = *std::move(d);
@@ -161,6 +212,7 @@ class MetricsDocTest : public ::testing::Test {
   }
 
   std::string dir_;
+  int64_t grace_ns_ = core::MetricsOptions().ended_job_grace_ns;
   FakeClock clock_{T("2026-11-22T12:00:00Z")};
   std::unique_ptr<Goodputd> server_;
 };
@@ -225,24 +277,50 @@ TEST_F(MetricsDocTest, EndedJobsCountAfterARestart) {
   ASSERT_NE(server_, nullptr);
   Scrape();  // a second scrape must not count the snapshots again
   const std::string text = Scrape();
-  const std::map<std::string, std::string> segment_of = {
-      {"s", "accelerator=\"h100\""}, {"j", "label_team=\"search\""}};
-  int checked = 0;
-  for (const core::JobReport& job : report->jobs) {
-    auto it = segment_of.find(job.job_id);
-    if (it == segment_of.end()) continue;
-    ASSERT_EQ(job.state, core::JobStateKind::kEnded) << job.job_id;
-    ++checked;
-    for (int c = 0; c < core::kNumCategories; ++c) {
-      const std::string category = core::CategoryName(core::Category(c));
-      EXPECT_NEAR(Sum(text, "goodput_chip_seconds_total",
-                      {it->second, "category=\"" + category + "\""}),
-                  job.nanos[c] * 1e-9 * job.chips, 1e-6)
-          << job.job_id << " " << category;
-    }
-  }
-  EXPECT_EQ(checked, 2);
+  EXPECT_EQ(CheckEndedJobsCounted(*report, text), 2);
   EXPECT_EQ(Sum(text, "goodput_jobs", {"ENDED"}), 2);
+}
+
+// Ended jobs past --ended_job_grace leave memory (docs/delivery.md,
+// "Retention"): the counters keep them, never decrease, and count nothing
+// twice; the same after a restart, which evicts them again at recovery.
+TEST_F(MetricsDocTest, CountersKeepEvictedJobs) {
+  IngestFleet();
+  const int64_t as_of = T("2026-11-22T10:03:30Z");
+  auto report = server_->ingestor()->Report(as_of, std::nullopt);
+  ASSERT_TRUE(report.ok());
+  const std::string before = Scrape();
+  EXPECT_EQ(CheckEndedJobsCounted(*report, before), 2);
+  // s and j ended more than 10 s before the newest event (10:03:30).
+  server_->ingestor()->set_ended_job_grace(10 * core::kNanosPerSecond);
+  ASSERT_TRUE(server_->ingestor()->EvictEndedJobs().ok());
+  EXPECT_EQ(server_->ingestor()->stats().evicted_jobs, 2);
+  Scrape();
+  const std::string after = Scrape();
+  const auto was = MonotoneSamples(before), now = MonotoneSamples(after);
+  ASSERT_GT(was.size(), 50u);
+  for (const auto& [series, value] : was) {
+    if (series.find("job_id=") != std::string::npos) continue;  // per job
+    auto it = now.find(series);
+    ASSERT_NE(it, now.end()) << series << " is gone";
+    EXPECT_GE(it->second, value) << series;
+  }
+  EXPECT_EQ(CheckEndedJobsCounted(*report, after), 2);
+  EXPECT_EQ(Sum(after, "goodput_jobs", {"ENDED"}), 2);
+  EXPECT_EQ(Sum(after, "goodput_jobs_in_memory", {"evicted"}), 2);
+  EXPECT_EQ(Sum(after, "goodput_jobs_in_memory", {"live"}), 1);
+  auto evicted = server_->ingestor()->Report(as_of, std::nullopt);
+  ASSERT_TRUE(evicted.ok());
+  EXPECT_EQ(evicted->jobs.size(), report->jobs.size());
+
+  grace_ns_ = 10 * core::kNanosPerSecond;
+  Start();
+  ASSERT_NE(server_, nullptr);
+  EXPECT_EQ(server_->ingestor()->stats().evicted_jobs, 2);
+  Scrape();
+  const std::string restarted = Scrape();
+  EXPECT_EQ(CheckEndedJobsCounted(*report, restarted), 2);
+  EXPECT_EQ(Sum(restarted, "goodput_jobs", {"ENDED"}), 2);
 }
 
 }  // namespace

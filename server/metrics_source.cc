@@ -32,6 +32,17 @@ void AddBatchFamilies(const IngestStats& s,
   out->push_back(std::move(dead));
 }
 
+void AddMemoryFamily(size_t live_jobs, int64_t evicted_jobs,
+                     std::vector<MetricFamilyData>* out) {
+  auto jobs = NewFamily("goodput_jobs_in_memory",
+                        "Jobs held in memory one by one (live), and ended "
+                        "jobs evicted from it (evicted).",
+                        MetricKind::kGauge);
+  AddSample(&jobs, {{"held", "live"}}, static_cast<double>(live_jobs));
+  AddSample(&jobs, {{"held", "evicted"}}, static_cast<double>(evicted_jobs));
+  out->push_back(std::move(jobs));
+}
+
 void AddHealthFamilies(const IngestStats& s, const LiveState::Stats& live,
                        int64_t applied_ns, int64_t now_ns,
                        std::vector<MetricFamilyData>* out) {
@@ -106,7 +117,8 @@ MetricsSource::MetricsSource(const core::Config* config,
 std::vector<MetricFamilyData> MetricsSource::Collect() {
   absl::MutexLock lock(&mu_);
   LiveState::Stats live;
-  int64_t applied_ns = 0;
+  int64_t applied_ns = 0, evicted_jobs = 0;
+  size_t live_jobs = 0;
   ingestor_->VisitLive([&](const LiveState& state) {
     fleet_.Begin();
     state.ForEachJob(
@@ -121,9 +133,14 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
         [&](const storage::JobSnapshot& s) {
           fleet_.UpdateEndedJob(s.report, s.ended_ns);
         });
+    state.evicted_totals().ForEach([&](const EndedJobTotals::Group& g) {
+      fleet_.UpdateEndedGroup(g.totals, g.jobs, g.newest_ended_ns);
+    });
     applied_ns = state.applied_through_ns();
     fleet_.Finish(state.capacity().ChipSeconds(applied_ns), applied_ns);
     live = state.stats();
+    live_jobs = state.job_count();
+    evicted_jobs = state.evicted_totals().jobs();
   });
   std::vector<MetricFamilyData> out = fleet_.Families();
   const IngestStats stats = ingestor_->stats();
@@ -131,6 +148,7 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
   AddHealthFamilies(stats, live, applied_ns, clock_->NowNanos(), &out);
   AddRefusalFamilies(limits_ != nullptr ? limits_->stats() : IngestLimitStats{},
                      tokens_, &out);
+  AddMemoryFamily(live_jobs, evicted_jobs, &out);
   return out;
 }
 

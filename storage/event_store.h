@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,10 @@ class EventStore {
 
   // Every stored snapshot, in job id order.
   virtual absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) = 0;
+
+  // The stored snapshot of `job_id` in `*out`, or nullopt if it has none.
+  virtual absl::Status ReadSnapshot(const std::string& job_id,
+                                    std::optional<JobSnapshot>* out) = 0;
 
   // Retention: deletes the stored events of `job_ids` and their index.
   // Other events keep their place (ReadJob and ScanBatches skip the

@@ -157,6 +157,13 @@ TEST_P(EventStoreTest, SnapshotsRoundTripAndReplaceTheJobsEarlierOne) {
   EXPECT_EQ(read[0].report.last_step, 5);
   EXPECT_FALSE(read[0].report.last_checkpoint.has_value());
   EXPECT_EQ(read[0].report.state, core::JobStateKind::kEnded);
+  std::optional<JobSnapshot> one;
+  ASSERT_TRUE(store_->ReadSnapshot("j", &one).ok());
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->through_batch, 4u);
+  EXPECT_EQ(one->report.nanos, s.report.nanos);
+  ASSERT_TRUE(store_->ReadSnapshot("k", &one).ok());
+  EXPECT_FALSE(one.has_value());
 }
 
 TEST_P(EventStoreTest, DeleteJobEventsKeepsOtherJobsInPlace) {

@@ -95,6 +95,18 @@ absl::Status MemoryEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
   return absl::OkStatus();
 }
 
+absl::Status MemoryEventStore::ReadSnapshot(const std::string& job_id,
+                                            std::optional<JobSnapshot>* out) {
+  absl::MutexLock lock(&mu_);
+  auto it = snapshots_.find(job_id);
+  if (it == snapshots_.end()) {
+    out->reset();
+  } else {
+    *out = it->second;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MemoryEventStore::DeleteJobEvents(
     const std::vector<std::string>& job_ids) {
   absl::MutexLock lock(&mu_);

@@ -24,6 +24,8 @@ class MemoryEventStore : public EventStore {
   absl::Status WriteSnapshots(
       const std::vector<JobSnapshot>& snapshots) override;
   absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) override;
+  absl::Status ReadSnapshot(const std::string& job_id,
+                            std::optional<JobSnapshot>* out) override;
   absl::Status DeleteJobEvents(
       const std::vector<std::string>& job_ids) override;
   absl::Status DeadLetters(size_t limit, std::vector<v1::DeadLetter>* out,

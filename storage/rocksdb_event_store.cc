@@ -19,6 +19,15 @@ namespace {
 constexpr const char* kFamilyNames[] = {"default", "batches",      "job_events",
                                         "agents",  "dead_letters", "snapshots"};
 
+// Reads of a whole column family (restart recovery, replays, reports of
+// evicted jobs) do not fill the block cache: it would otherwise hold the
+// newest part of the history and grow the process with the store.
+rocksdb::ReadOptions FullScan() {
+  rocksdb::ReadOptions options;
+  options.fill_cache = false;
+  return options;
+}
+
 // The one place RocksDB errors become absl::Status.
 absl::Status FromRocks(const rocksdb::Status& s, const char* what) {
   if (s.ok()) return absl::OkStatus();
@@ -257,7 +266,7 @@ absl::Status RocksDbEventStore::ReadJob(const std::string& job_id,
 
 absl::Status RocksDbEventStore::ScanBatches(const BatchVisitor& visit) {
   std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), handles_[kBatches]));
+      db_->NewIterator(FullScan(), handles_[kBatches]));
   internal::v1::StoredBatch stored;
   std::vector<v1::Event> events;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
@@ -282,7 +291,7 @@ absl::Status RocksDbEventStore::ScanBatches(const BatchVisitor& visit) {
 absl::Status RocksDbEventStore::ScanBatchesOnArena(
     const ArenaFor& arena_for, const ArenaBatchVisitor& visit) {
   std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), handles_[kBatches]));
+      db_->NewIterator(FullScan(), handles_[kBatches]));
   std::vector<const v1::Event*> events;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const uint64_t id = GetBigEndian(it->key().data(), 8);
@@ -317,7 +326,7 @@ absl::Status RocksDbEventStore::WriteSnapshots(
 
 absl::Status RocksDbEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
   std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), handles_[kSnapshots]));
+      db_->NewIterator(FullScan(), handles_[kSnapshots]));
   internal::v1::JobSnapshot record;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     if (!record.ParseFromArray(it->value().data(),
@@ -330,6 +339,22 @@ absl::Status RocksDbEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
     }
   }
   return FromRocks(it->status(), "scan snapshots");
+}
+
+absl::Status RocksDbEventStore::ReadSnapshot(const std::string& job_id,
+                                             std::optional<JobSnapshot>* out) {
+  out->reset();
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), handles_[kSnapshots], job_id, &value);
+  if (s.IsNotFound()) return absl::OkStatus();
+  if (!s.ok()) return FromRocks(s, "read snapshot");
+  internal::v1::JobSnapshot record;
+  if (!record.ParseFromString(value)) {
+    return absl::DataLossError(
+        absl::StrCat("rocksdb snapshots: job ", job_id, " does not parse"));
+  }
+  return FromRecord(record, &out->emplace());
 }
 
 absl::Status RocksDbEventStore::DeleteJobEvents(

@@ -26,4 +26,25 @@ void ExpectSeconds(const JobReport& job, double total,
   EXPECT_EQ(SumNanos(job), job.total_ns) << "categories must sum to total";
 }
 
+void ExpectEqualReports(const FleetReport& a, const FleetReport& b) {
+  ASSERT_EQ(a.jobs.size(), b.jobs.size());
+  for (size_t i = 0; i < a.jobs.size(); ++i) {
+    const JobReport &x = a.jobs[i], &y = b.jobs[i];
+    EXPECT_EQ(x.job_id, y.job_id);
+    EXPECT_EQ(x.nanos, y.nanos) << x.job_id;
+    EXPECT_EQ(x.at_risk_ns, y.at_risk_ns) << x.job_id;
+    EXPECT_EQ(x.lost_steps, y.lost_steps) << x.job_id;
+    EXPECT_EQ(x.duplicates, y.duplicates) << x.job_id;
+    EXPECT_EQ(x.state, y.state) << x.job_id;
+    EXPECT_EQ(x.total_ns, y.total_ns) << x.job_id;
+    EXPECT_EQ(x.custom_nanos, y.custom_nanos) << x.job_id;
+    EXPECT_EQ(x.ideal_seconds, y.ideal_seconds) << x.job_id;
+    EXPECT_EQ(x.last_step, y.last_step) << x.job_id;
+    EXPECT_EQ(x.last_checkpoint, y.last_checkpoint) << x.job_id;
+    EXPECT_EQ(x.labels, y.labels) << x.job_id;
+  }
+  EXPECT_EQ(a.fleet.chip_seconds, b.fleet.chip_seconds);
+  EXPECT_EQ(a.fleet.capacity_chip_seconds, b.fleet.capacity_chip_seconds);
+}
+
 }  // namespace goodput::core::testing

@@ -14,6 +14,10 @@ namespace goodput::core::testing {
 void ExpectSeconds(const JobReport& job, double total,
                    const std::map<std::string, double>& seconds);
 
+// Expects two fleet reports to hold the same jobs (by id, in order) with
+// the same attribution, steps and labels, and the same fleet sums.
+void ExpectEqualReports(const FleetReport& a, const FleetReport& b);
+
 }  // namespace goodput::core::testing
 
 #endif  // GOODPUT_CORE_TESTING_EXPECT_H_

@@ -1,0 +1,85 @@
+#include "server/ended_job_totals.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace goodput::server {
+namespace {
+
+// Adds `sign` times the summed fields of `r` to `*sum`.
+void Accumulate(const core::JobReport& r, int64_t sign, core::JobReport* sum) {
+  for (size_t c = 0; c < r.nanos.size(); ++c)
+    sum->nanos[c] += sign * r.nanos[c];
+  for (const auto& [name, ns] : r.custom_nanos) {
+    sum->custom_nanos[name] += sign * ns;
+  }
+  sum->total_ns += sign * r.total_ns;
+  sum->at_risk_ns += sign * r.at_risk_ns;
+  sum->ideal_seconds += static_cast<double>(sign) * r.ideal_seconds;
+  sum->costed_productive_ns += sign * r.costed_productive_ns;
+  sum->last_step = sum->last_step.value_or(0) +
+                   sign * std::max<int64_t>(0, r.last_step.value_or(0));
+  sum->lost_steps += sign * r.lost_steps;
+  sum->interruptions += sign * r.interruptions;
+  sum->duplicates += sign * r.duplicates;
+  sum->notices += sign * r.notices;
+}
+
+// Length-prefixed, so that no two label sets share a key.
+void AppendField(const std::string& s, std::string* key) {
+  absl::StrAppend(key, s.size(), ":", s);
+}
+
+}  // namespace
+
+std::string EndedJobTotals::KeyOf(const core::JobReport& r) {
+  std::string key;
+  AppendField(r.accelerator, &key);
+  AppendField(absl::StrCat(static_cast<int>(r.workload)), &key);
+  AppendField(r.framework, &key);
+  AppendField(absl::StrCat(r.chips), &key);
+  for (const auto& [name, value] : r.labels) {
+    AppendField(name, &key);
+    AppendField(value, &key);
+  }
+  return key;
+}
+
+EndedJobTotals::Group& EndedJobTotals::GroupOf(const core::JobReport& r,
+                                               int64_t ended_ns) {
+  auto [it, inserted] = groups_.try_emplace(KeyOf(r));
+  Group& g = it->second;
+  if (inserted) {
+    g.totals.job_id = absl::StrCat("(", groups_.size(), " evicted)");
+    g.totals.chips = r.chips;
+    g.totals.accelerator = r.accelerator;
+    g.totals.workload = r.workload;
+    g.totals.framework = r.framework;
+    g.totals.labels = r.labels;
+    g.totals.state = core::JobStateKind::kEnded;
+  }
+  g.newest_ended_ns = std::max(g.newest_ended_ns, ended_ns);
+  return g;
+}
+
+void EndedJobTotals::Add(const core::JobReport& report, int64_t ended_ns) {
+  Group& g = GroupOf(report, ended_ns);
+  Accumulate(report, 1, &g.totals);
+  ++g.jobs;
+  ++jobs_;
+}
+
+void EndedJobTotals::Revise(const core::JobReport& old,
+                            const core::JobReport& now, int64_t ended_ns) {
+  Group& g = GroupOf(old, ended_ns);
+  Accumulate(old, -1, &g.totals);
+  Accumulate(now, 1, &g.totals);
+}
+
+void EndedJobTotals::ForEach(
+    const std::function<void(const Group&)>& fn) const {
+  for (const auto& [key, group] : groups_) fn(group);
+}
+
+}  // namespace goodput::server

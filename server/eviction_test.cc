@@ -1,0 +1,281 @@
+// Eviction of ended jobs from goodputd's memory (LiveState::Evict through
+// the Ingestor), against a real RocksDB in a temp dir and a FakeClock:
+// reports before eviction == after eviction == after a restart, late
+// events for evicted jobs, and retention of evicted jobs.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include "core/testing/expect.h"
+#include "core/testing/random_fleet.h"
+#include "core/testing/timeline.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/drilldown.h"
+#include "server/ingestor.h"
+#include "storage/rocksdb_event_store.h"
+
+namespace goodput::server {
+namespace {
+
+using ::goodput::core::testing::ExpectEqualReports;
+using ::goodput::core::testing::ParseEvents;
+using ::goodput::core::testing::RandomFleet;
+using ::goodput::core::testing::Replay;
+using ::goodput::core::testing::T;
+using ::goodput::core::testing::Timeline;
+using ::testing::HasSubstr;
+
+constexpr int64_t kLateness = 5'000'000'000;
+constexpr int64_t kGrace = 60'000'000'000;
+constexpr int64_t kAsOf = (1795341600LL + 5 * 3600) * core::kNanosPerSecond;
+
+std::vector<v1::Event> JobEvents(const std::string& job,
+                                 const std::string& timeline) {
+  std::vector<v1::Event> events = ParseEvents(Timeline(timeline));
+  for (v1::Event& e : events) e.set_job_id(job);
+  return events;
+}
+
+class EvictionTest : public ::testing::Test {
+ protected:
+  EvictionTest() {
+    char tmpl[] = "/tmp/goodput-evict-XXXXXX";
+    EXPECT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    Restart();
+  }
+  ~EvictionTest() override {
+    Stop();
+    std::filesystem::remove_all(dir_);
+  }
+  void Stop() {
+    drilldown_.reset();
+    ingestor_.reset();
+    live_.reset();
+    store_.reset();
+  }
+  // A new server process over the same RocksDB directory.
+  void Restart() {
+    Stop();
+    auto store = storage::RocksDbEventStore::Open(dir_, {});
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    live_ = std::make_unique<LiveState>(&config_, kLateness, store_.get());
+    ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), &clock_,
+                                           codec::ValidationLimits());
+    ingestor_->set_ended_job_grace(grace_);
+    ASSERT_TRUE(ingestor_->Recover().ok());
+    drilldown_ = std::make_unique<Drilldown>(ingestor_.get(), store_.get());
+  }
+  v1::Ack Send(const std::vector<v1::Event>& events) {
+    v1::Batch batch;
+    batch.set_agent_id("agent-1");
+    batch.set_sequence(++seq_);
+    for (const v1::Event& e : events) *batch.add_events() = e;
+    auto ack = ingestor_->Ingest(batch);
+    EXPECT_TRUE(ack.ok()) << ack.status();
+    return ack.ok() ? *ack : v1::Ack();
+  }
+  core::FleetReport Report(int64_t as_of,
+                           std::optional<int64_t> since = std::nullopt) {
+    auto r = ingestor_->Report(as_of, since);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : core::FleetReport();
+  }
+  void Evict() { ASSERT_TRUE(ingestor_->EvictEndedJobs().ok()); }
+
+  std::string dir_;
+  core::Config config_;
+  std::optional<int64_t> grace_ = kGrace;
+  FakeClock clock_{kAsOf};
+  std::unique_ptr<storage::RocksDbEventStore> store_;
+  std::unique_ptr<LiveState> live_;
+  std::unique_ptr<Ingestor> ingestor_;
+  std::unique_ptr<Drilldown> drilldown_;
+  uint64_t seq_ = 0;
+};
+
+// "old" ended at 10:00:20; "running" moves the applied event time to
+// 10:10:00 (its 10:10:10 step waits out the lateness).
+class TwoJobsTest : public EvictionTest {
+ protected:
+  void SetUp() override {
+    Send(JobEvents("old", R"(
+10:00:00 {"job_submitted":{"chips":8,"accelerator":"h100","workload":"TRAINING","labels":{"team":"a"}}}
+10:00:05 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"job_ended":{"outcome":"SUCCEEDED"}}
+)"));
+    Send(JobEvents("running", R"(
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:10:00 {"step":{"step":2}}
+10:10:10 {"step":{"step":3}}
+)"));
+    events_ = JobEvents("old", R"(
+10:00:00 {"job_submitted":{"chips":8,"accelerator":"h100","workload":"TRAINING","labels":{"team":"a"}}}
+10:00:05 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"job_ended":{"outcome":"SUCCEEDED"}}
+)");
+    for (const v1::Event& e : JobEvents("running", R"(
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:10:00 {"step":{"step":2}}
+10:10:10 {"step":{"step":3}}
+)")) {
+      events_.push_back(e);
+    }
+    // The first batch's ingest checked (nothing due); the next check is
+    // at least a second of the clock later.
+    EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
+    clock_.Advance(core::kNanosPerSecond * 6);
+    Send({});
+  }
+  std::vector<v1::Event> events_;
+};
+
+TEST_F(TwoJobsTest, ReportsAreTheSameBeforeAndAfterEvictionAndRestart) {
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
+  EXPECT_EQ(live_->job_count(), 1u);
+  const core::FleetReport replay = Replay(events_, config_, kAsOf);
+  ExpectEqualReports(Report(kAsOf), replay);
+  const int64_t mid = T("2026-11-22T10:00:12Z");
+  ExpectEqualReports(Report(mid), Replay(events_, config_, mid));
+  core::Config windowed = config_;
+  windowed.since_ns = mid;
+  ExpectEqualReports(Report(kAsOf, mid), Replay(events_, windowed, kAsOf));
+  auto job = drilldown_->Job("old", kAsOf, DefaultJobWindows(), 0);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->job.total_ns, 20'000'000'000);
+  EXPECT_EQ(job->timeline.empty(), false);
+  auto fleet = drilldown_->Fleet(kAsOf, std::nullopt, "accelerator");
+  ASSERT_TRUE(fleet.ok()) << fleet.status();
+
+  Restart();  // evicted jobs stay evicted
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
+  EXPECT_EQ(live_->job_count(), 1u);
+  EXPECT_EQ(live_->evicted_totals().jobs(), 1);
+  ExpectEqualReports(Report(kAsOf), replay);
+  Restart();
+  ExpectEqualReports(Report(kAsOf), replay);
+
+  grace_ = std::nullopt;  // and a server that keeps them
+  Restart();
+  EXPECT_EQ(live_->job_count(), 2u);
+  ExpectEqualReports(Report(kAsOf), replay);
+}
+
+TEST_F(TwoJobsTest, NoEvictionWithinTheGrace) {
+  grace_ = 3600 * core::kNanosPerSecond;
+  Restart();
+  EXPECT_EQ(live_->job_count(), 2u);
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
+}
+
+TEST_F(TwoJobsTest, LateEventForAnEvictedJobRebuildsItFromTheStore) {
+  ASSERT_EQ(live_->evicted_totals().jobs(), 1);
+  auto late = JobEvents("old", "10:00:15 {\"step\":{\"step\":2}}");
+  EXPECT_EQ(Send(late).accepted(), 1u);  // before its end: counts
+  events_.push_back(late[0]);
+  const core::FleetReport replay = Replay(events_, config_, kAsOf);
+  ExpectEqualReports(Report(kAsOf), replay);
+  EXPECT_EQ(live_->job_count(), 2u);  // back in memory
+  EXPECT_GE(ingestor_->live_stats().late_rebuilds, 1);
+  Evict();
+  EXPECT_EQ(live_->job_count(), 1u);
+  EXPECT_EQ(live_->evicted_totals().jobs(), 1);  // still one job
+  int64_t steps = 0;
+  live_->evicted_totals().ForEach(
+      [&](const EndedJobTotals::Group& g) { steps += *g.totals.last_step; });
+  EXPECT_EQ(steps, 2);  // its revised final report
+  ExpectEqualReports(Report(kAsOf), replay);
+  Restart();
+  ExpectEqualReports(Report(kAsOf), replay);
+
+  // After its end: rejected, as for any ended job.
+  v1::Ack ack = Send(JobEvents("old", "10:00:30 {\"step\":{\"step\":3}}"));
+  ASSERT_EQ(ack.rejections_size(), 1);
+  EXPECT_THAT(ack.rejections(0).reason(),
+              HasSubstr("job \"old\" ended at 2026-11-22T10:00:20Z; later "
+                        "events are rejected"));
+  // In the same batch as a new job's events: each judged on its own.
+  ack = Send(
+      {JobEvents("old", "10:00:40 {\"step\":{\"step\":3}}")[0],
+       JobEvents("new", "10:10:00 {\"started\":{}}")[0],
+       JobEvents("new",
+                 "10:10:01 {\"job_ended\":{\"outcome\":\"SUCCEEDED\"}}")[0]});
+  EXPECT_EQ(ack.accepted(), 2u);
+  ASSERT_EQ(ack.rejections_size(), 1);
+  EXPECT_EQ(ack.rejections(0).index(), 0u);
+  events_.push_back(JobEvents("new", "10:10:00 {\"started\":{}}")[0]);
+  events_.push_back(JobEvents(
+      "new", "10:10:01 {\"job_ended\":{\"outcome\":\"SUCCEEDED\"}}")[0]);
+  ExpectEqualReports(Report(kAsOf), Replay(events_, config_, kAsOf));
+}
+
+TEST_F(TwoJobsTest, RetentionStillDeletesTheEventsOfEvictedJobs) {
+  ASSERT_EQ(live_->job_count(), 1u);
+  const core::FleetReport before = Report(kAsOf);
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  std::vector<v1::Event> stored;
+  ASSERT_TRUE(store_->ReadJob("old", 1000, &stored).ok());
+  EXPECT_TRUE(stored.empty());
+  ExpectEqualReports(Report(kAsOf), before);
+  EXPECT_EQ(live_->job_count(), 1u);  // not brought back
+  v1::Ack ack = Send(JobEvents("old", "10:00:15 {\"step\":{\"step\":2}}"));
+  ASSERT_EQ(ack.rejections_size(), 1);
+  EXPECT_THAT(ack.rejections(0).reason(),
+              HasSubstr("raw events were deleted by --retention"));
+  auto job = drilldown_->Job("old", kAsOf, DefaultJobWindows(), 0);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_THAT(job->note, HasSubstr("raw events deleted"));
+  Restart();
+  ExpectEqualReports(Report(kAsOf), before);
+}
+
+// Property: with eviction after every batch (late events bring evicted
+// jobs back), live == replay, and again after each of two restarts.
+TEST_F(EvictionTest, EvictionAfterEveryBatchEqualsReplayOverRandomFleets) {
+  grace_ = kLateness;
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    Stop();
+    std::filesystem::remove_all(dir_);
+    seq_ = 0;
+    Restart();
+    auto events = RandomFleet(seed, 25, 90);
+    std::mt19937 rng(seed);
+    // Some disorder; heartbeats keep theirs (the live state does not
+    // rebuild capacity for a late heartbeat) and come last.
+    std::vector<v1::Event> sent, heartbeats;
+    for (const v1::Event& e : events) {
+      (e.has_heartbeat() ? heartbeats : sent).push_back(e);
+    }
+    for (size_t i = 0; i + 1 < sent.size(); ++i) {
+      std::swap(sent[i],
+                sent[i + rng() % std::min<size_t>(8, sent.size() - i)]);
+    }
+    sent.insert(sent.end(), heartbeats.begin(), heartbeats.end());
+    for (size_t i = 0; i < sent.size(); i += 23) {
+      Send({sent.begin() + i, sent.begin() + std::min(sent.size(), i + 23)});
+      Evict();
+    }
+    const core::FleetReport replay = Replay(events, config_, kAsOf);
+    ExpectEqualReports(Report(kAsOf), replay);
+    EXPECT_GT(ingestor_->stats().evicted_jobs, 0) << seed;
+    EXPECT_EQ(ingestor_->live_stats().apply_errors, 0) << seed;
+    EXPECT_EQ(ingestor_->stats().rejected_events, 0) << seed;
+    Restart();
+    ExpectEqualReports(Report(kAsOf), replay);
+    Restart();
+    ExpectEqualReports(Report(kAsOf), replay);
+  }
+}
+
+}  // namespace
+}  // namespace goodput::server
