@@ -118,11 +118,7 @@ void FleetMetrics::UpdateEndedGroup(const JobReport& totals, int64_t jobs,
                                     int64_t newest_ended_ns) {
   Group& g = groups_[GroupKey(KeyOf(totals), totals.chips)];
   const Recognized r = RecognizedOf(totals, newest_ended_ns);
-  for (int c = 0; c < kNumCategories; ++c) g.sum.nanos[c] += r.nanos[c];
-  g.sum.costed_productive_ns += r.costed_productive_ns;
-  g.sum.ideal_seconds += r.ideal_seconds;
-  g.sum.duplicates += r.duplicates;
-  g.sum.steps += r.steps;
+  AddCounters(r, &g.sum);
   g.sum.at_risk_ns += r.at_risk_ns;
   g.sum.state = JobStateKind::kEnded;
   g.sum.chips = totals.chips;

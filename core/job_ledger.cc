@@ -41,20 +41,10 @@ CounterIncrease JobLedger::Update(const Recognized& now) {
 }
 
 void JobLedger::Absorb(const JobLedger& other) {
-  const Recognized& o = other.high_;
+  AddCounters(other.high_, &high_);
   for (int c = 0; c < kNumCategories; ++c) {
-    high_.nanos[c] += o.nanos[c];
     last_nanos_[c] += other.last_nanos_[c];
   }
-  for (int r = 0; r < kNumReasons; ++r) {
-    high_.interruptions[r] += o.interruptions[r];
-    high_.notices[r] += o.notices[r];
-  }
-  high_.costed_productive_ns += o.costed_productive_ns;
-  high_.ideal_seconds += o.ideal_seconds;
-  high_.pg_above_one_steps += o.pg_above_one_steps;
-  high_.duplicates += o.duplicates;
-  high_.steps += o.steps;
 }
 
 size_t JobLedger::Consume(size_t size) {

@@ -51,6 +51,11 @@ struct Recognized {
   int64_t last_event_ns = 0;
 };
 
+// Adds the counters of `from` (every field above the gauges) to `*to`:
+// the totals of several jobs counted as one (JobLedger::Absorb, the groups
+// of evicted jobs in FleetMetrics). The gauges of `*to` stay as they are.
+void AddCounters(const Recognized& from, Recognized* to);
+
 }  // namespace goodput::core
 
 #endif  // GOODPUT_CORE_RECOGNITION_H_
