@@ -264,21 +264,25 @@ absl::StatusOr<core::FleetReport> LiveState::Report(int64_t as_of_ns) const {
     }
     jobs.push_back(ReportJob(job, as_of_ns));
   }
-  if (absl::Status s = AddEvictedJobs(&jobs); !s.ok()) return s;
+  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
+      EvictedSnapshots();
+  if (!evicted.ok()) return evicted.status();
+  for (storage::JobSnapshot& s : *evicted) jobs.push_back(std::move(s.report));
   return core::BuildFleetReport(*config_, as_of_ns, std::move(jobs),
                                 capacity_.ChipSeconds(as_of_ns));
 }
 
-absl::Status LiveState::AddEvictedJobs(
-    std::vector<core::JobReport>* jobs) const {
-  if (evicted_.jobs() == 0) return absl::OkStatus();
+absl::StatusOr<std::vector<storage::JobSnapshot>> LiveState::EvictedSnapshots()
+    const {
   std::vector<storage::JobSnapshot> stored;
+  if (evicted_.jobs() == 0) return stored;
   if (absl::Status s = store_->ReadSnapshots(&stored); !s.ok()) return s;
-  for (storage::JobSnapshot& snapshot : stored) {
-    if (jobs_.count(snapshot.report.job_id) > 0) continue;  // in memory
-    jobs->push_back(std::move(snapshot.report));
-  }
-  return absl::OkStatus();
+  stored.erase(std::remove_if(stored.begin(), stored.end(),
+                              [this](const storage::JobSnapshot& s) {
+                                return jobs_.count(s.report.job_id) > 0;
+                              }),
+               stored.end());
+  return stored;
 }
 
 }  // namespace goodput::server

@@ -227,8 +227,9 @@ class LiveState {
   void Release(Generation* g);
   void Rebuild(const std::string& job_id, uint64_t through_batch, LiveJob* job);
   core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
-  // Adds the final reports of the evicted jobs, read from the store.
-  absl::Status AddEvictedJobs(std::vector<core::JobReport>* jobs) const;
+  // The stored snapshots of the evicted jobs: those of the store's
+  // snapshots whose job is not in memory (none while nothing was evicted).
+  absl::StatusOr<std::vector<storage::JobSnapshot>> EvictedSnapshots() const;
   // Adds `stored`, the final snapshot of `job`, to evicted_.
   void Fold(const LiveJob& job, const storage::JobSnapshot& stored);
   // Recovery: sorts the job's buffer, marks the job for rebuild if it holds

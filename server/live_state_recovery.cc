@@ -241,12 +241,11 @@ absl::StatusOr<std::vector<storage::JobSnapshot>> LiveState::RetirementsDue(
         Snapshot(job_id, job, std::numeric_limits<uint64_t>::max()));
     s.events_deleted = true;
   }
-  if (evicted_.jobs() == 0) return out;
-  std::vector<storage::JobSnapshot> stored;  // evicted jobs are in the store
-  if (absl::Status s = store_->ReadSnapshots(&stored); !s.ok()) return s;
-  for (storage::JobSnapshot& s : stored) {
+  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
+      EvictedSnapshots();
+  if (!evicted.ok()) return evicted.status();
+  for (storage::JobSnapshot& s : *evicted) {
     if (s.events_deleted || s.ended_ns >= horizon_ns) continue;
-    if (jobs_.count(s.report.job_id) > 0) continue;
     s.through_batch = std::numeric_limits<uint64_t>::max();
     s.events_deleted = true;
     out.push_back(std::move(s));
@@ -271,13 +270,11 @@ absl::StatusOr<std::vector<storage::JobSnapshot>> LiveState::DeletedJobs()
   for (const auto& [job_id, job] : jobs_) {
     if (job.final && job.final->events_deleted) out.push_back(*job.final);
   }
-  if (evicted_.jobs() == 0) return out;
-  std::vector<storage::JobSnapshot> stored;  // evicted jobs are in the store
-  if (absl::Status s = store_->ReadSnapshots(&stored); !s.ok()) return s;
-  for (storage::JobSnapshot& s : stored) {
-    if (s.events_deleted && jobs_.count(s.report.job_id) == 0) {
-      out.push_back(std::move(s));
-    }
+  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
+      EvictedSnapshots();
+  if (!evicted.ok()) return evicted.status();
+  for (storage::JobSnapshot& s : *evicted) {
+    if (s.events_deleted) out.push_back(std::move(s));
   }
   return out;
 }
