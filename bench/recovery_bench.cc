@@ -1,13 +1,16 @@
 // Restart-recovery time of goodputd for a large store (SPEC section 7). Not
 // a test; run by hand (commands and results in BENCHMARKS.md).
 //
-//   recovery_bench fill DIR [--jobs=10000 --steps=1000 --batch=500]
+//   recovery_bench fill DIR [--jobs=10000 --steps=1000 --batch=500
+//                            --crash=0]
 //       Fills a fresh goodputd data dir with bench_events Fleet(jobs, steps)
 //       (10000 x 1000 = 10.12M events) through the ingest path minus gRPC:
 //       an in-process Goodputd (Goodputd::Start on DIR) and
 //       Ingestor::Ingest(batch) per batch of 500, i.e. validation,
-//       admission, one RocksDB write (WAL on, no fsync) and the live state
-//       apply per batch, exactly what an acknowledged gRPC batch writes.
+//       admission, one RocksDB write (WAL on, no fsync), the live state
+//       apply and the running jobs' state records per batch, exactly what
+//       an acknowledged gRPC batch writes. --crash=1 ends the process
+//       without a shutdown (as kill -9 would: no final state records).
 //
 //   recovery_bench time DIR [--reps=1]
 //                      [--phases=start,open,scan,parse,store,recover]
@@ -16,14 +19,12 @@
 //                 sequences, Ingestor::Recover = scan every batch, parse it,
 //                 apply it to LiveState; then gRPC up), and one Query.Report;
 //        open     RocksDbEventStore::Open alone;
-//        scan     raw RocksDB iteration of the batches family (values touched);
-//        parse    the same plus StoredBatch::ParseFromArray per batch;
-//        store    RocksDbEventStore::ScanBatches (scan + parse + copy of the
-//                 events into a vector) with a visitor that does nothing;
-//        recover  ScanBatches into LiveState::RecoverBatch + FinishRecovery
-//                 (Recover's work, without snapshots);
-//        applybatch  ScanBatches into LiveState::ApplyBatch (the live path,
-//                 which Recover used before the recovery path existed).
+//        scan     raw RocksDB iteration of the job_events family (values
+//                 touched; what a restore without state records would read);
+//        parse    the same plus StoredJobEvents::ParseFromArray per value;
+//        list     RocksDbEventStore::ListJobs (one seek per job);
+//        recover  LiveState::LoadSnapshots + Recover (Recover's work: each
+//                 job from its newest state record plus the events after).
 //       The first `start` after `fill` also replays RocksDB's WAL.
 #include <cstdio>
 #include <cstdlib>
@@ -96,6 +97,12 @@ int Fill(const std::string& dir, const Args& args) {
     accepted += ack->accepted();
   }
   const double took = SecondsSince(t0);
+  if (args.Int("crash", 0) != 0) {
+    std::printf("filled %s: %lld events; ending without a shutdown\n",
+                dir.c_str(), static_cast<long long>(accepted));
+    std::fflush(stdout);
+    std::_Exit(0);  // RocksDB's WAL has every acknowledged batch
+  }
   (*d)->Shutdown();
   d->reset();
   std::printf(
@@ -125,9 +132,13 @@ void TimeStart(const std::string& dir, int64_t now_ns, const char* label) {
   const auto live = (*d)->ingestor()->live_stats();
   std::printf(
       "%-8s Goodputd::Start %s until serving; then first Report %.3fs "
-      "(%.1f KiB JSON); applied=%lld late_rebuilds=%lld; RSS +%.0f MiB\n",
+      "(%.1f KiB JSON); applied=%lld restored_events=%lld "
+      "from_state=%lld/%lld late_rebuilds=%lld; RSS +%.0f MiB\n",
       label, start_s.c_str(), *report_s, response.json().size() / 1024.0,
       static_cast<long long>(live.applied),
+      static_cast<long long>(live.restored_events),
+      static_cast<long long>(live.restores_from_state),
+      static_cast<long long>(live.restores),
       static_cast<long long>(live.late_rebuilds), (RssKiB() - rss0) / 1024.0);
   std::fflush(stdout);
 }
@@ -138,13 +149,14 @@ std::unique_ptr<storage::RocksDbEventStore> OpenStore(const std::string& dir) {
   return *std::move(store);
 }
 
-// Raw iteration of the "batches" column family; parses each value into a
-// StoredBatch if `parse`. Returns the events seen (0 without parse).
+// Raw iteration of the "job_events" column family; parses each value into a
+// StoredJobEvents if `parse`. Returns the events seen (0 without parse).
 int64_t RawScan(const std::string& dir, bool parse, uint64_t* batches,
                 uint64_t* bytes) {
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const char* name :
-       {"default", "batches", "job_events", "agents", "dead_letters"}) {
+       {"default", "batches", "job_events", "agents", "dead_letters",
+        "snapshots", "job_states"}) {
     families.emplace_back(name, rocksdb::ColumnFamilyOptions());
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -156,16 +168,16 @@ int64_t RawScan(const std::string& dir, bool parse, uint64_t* batches,
   int64_t events = 0;
   *batches = *bytes = 0;
   {
-    internal::v1::StoredBatch stored;
+    internal::v1::StoredJobEvents stored;
     std::unique_ptr<rocksdb::Iterator> it(
-        db->NewIterator(rocksdb::ReadOptions(), handles[1]));
+        db->NewIterator(rocksdb::ReadOptions(), handles[2]));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       ++*batches;
       *bytes += it->value().size();
       if (parse) {
         if (!stored.ParseFromArray(it->value().data(),
                                    static_cast<int>(it->value().size()))) {
-          Die(absl::DataLossError("batch does not parse"));
+          Die(absl::DataLossError("job events do not parse"));
         }
         events += stored.events_size();
       }
@@ -188,61 +200,48 @@ void PhaseScan(const std::string& dir, bool parse) {
   const int64_t events = RawScan(dir, parse, &batches, &bytes);
   if (!parse) {
     std::printf(
-        "scan     RocksDB iterate %llu batches, %.1f MiB of values: "
+        "scan     RocksDB iterate %llu job_events values, %.1f MiB: "
         "%s (incl. read-only open)\n",
         static_cast<unsigned long long>(batches), bytes / 1048576.0,
         t0.str().c_str());
   } else {
     std::printf(
-        "parse    iterate + StoredBatch::ParseFromArray: %lld events "
+        "parse    iterate + StoredJobEvents::ParseFromArray: %lld events "
         "%s\n",
         static_cast<long long>(events), t0.str().c_str());
   }
 }
 
-void PhaseStore(const std::string& dir) {
+void PhaseList(const std::string& dir) {
   Timer t0;
   auto store = OpenStore(dir);
-  int64_t events = 0;
-  absl::Status s =
-      store->ScanBatches([&](uint64_t, std::vector<v1::Event>* batch) {
-        events += static_cast<int64_t>(batch->size());
-        return absl::OkStatus();
-      });
+  int64_t jobs = 0;
+  absl::Status s = store->ListJobs([&](const std::string&) {
+    ++jobs;
+    return absl::OkStatus();
+  });
   if (!s.ok()) Die(s);
-  std::printf(
-      "store    open + ScanBatches (scan, parse, move to vector): "
-      "%lld events %s\n",
-      static_cast<long long>(events), t0.str().c_str());
+  std::printf("list     open + ListJobs: %lld jobs %s\n",
+              static_cast<long long>(jobs), t0.str().c_str());
 }
 
-void PhaseRecover(const std::string& dir, bool live_path) {
+void PhaseRecover(const std::string& dir) {
   core::Config config;
   Timer t0;
   auto store = OpenStore(dir);
   server::LiveState live(&config, 5 * core::kNanosPerSecond, store.get());
-  absl::Status s;
-  if (live_path) {
-    s = store->ScanBatches([&](uint64_t id, std::vector<v1::Event>* batch) {
-      live.ApplyBatch(id, batch);
-      return absl::OkStatus();
-    });
-  } else {
-    s = store->ScanBatchesOnArena(
-        [&](uint64_t id) { return live.RecoveryArena(id); },
-        [&](uint64_t id, const std::vector<const v1::Event*>& batch) {
-          live.RecoverBatch(id, batch);
-          return absl::OkStatus();
-        });
-  }
+  std::vector<storage::JobSnapshot> snapshots;
+  absl::Status s = store->ReadSnapshots(&snapshots);
   if (!s.ok()) Die(s);
-  if (!live_path) live.FinishRecovery();
+  live.LoadSnapshots(std::move(snapshots));
+  if (s = live.Recover(store->LastBatchId()); !s.ok()) Die(s);
   std::printf(
-      "%s  open + ScanBatches + LiveState::%s: "
-      "%lld applied, %zu jobs %s\n",
-      live_path ? "applybatch" : "recover",
-      live_path ? "ApplyBatch" : "RecoverBatch/FinishRecovery",
-      static_cast<long long>(live.stats().applied), live.job_count(),
+      "recover  open + LiveState::LoadSnapshots + Recover: %lld applied, "
+      "%lld events read, %lld/%lld jobs from a state, %zu jobs %s\n",
+      static_cast<long long>(live.stats().applied),
+      static_cast<long long>(live.stats().restored_events),
+      static_cast<long long>(live.stats().restores_from_state),
+      static_cast<long long>(live.stats().restores), live.job_count(),
       t0.str().c_str());
 }
 
@@ -253,7 +252,7 @@ int Time(const std::string& dir, const Args& args) {
   const int64_t now_ns = NowFor(Fleet(1, 1)) + 7200 * core::kNanosPerSecond;
   std::printf("store %s: %.1f MiB\n", dir.c_str(), DirBytes(dir) / 1048576.0);
   const std::string phases =
-      args.Str("phases", "start,open,scan,parse,store,recover");
+      args.Str("phases", "start,open,list,recover");
   for (int rep = 1; rep <= reps; ++rep) {
     std::stringstream list(phases);
     std::string phase;
@@ -266,12 +265,10 @@ int Time(const std::string& dir, const Args& args) {
         PhaseScan(dir, false);
       } else if (phase == "parse") {
         PhaseScan(dir, true);
-      } else if (phase == "store") {
-        PhaseStore(dir);
+      } else if (phase == "list") {
+        PhaseList(dir);
       } else if (phase == "recover") {
-        PhaseRecover(dir, false);
-      } else if (phase == "applybatch") {
-        PhaseRecover(dir, true);
+        PhaseRecover(dir);
       } else {
         std::fprintf(stderr, "unknown phase %s\n", phase.c_str());
         return 2;
@@ -286,13 +283,13 @@ int Time(const std::string& dir, const Args& args) {
 
 int Main(int argc, char** argv) {
   Args args(argc, argv);
-  args.CheckKnown({"jobs", "steps", "batch", "reps", "phases"});
+  args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
   std::fprintf(stderr,
                "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
-               "--batch=500]\n       recovery_bench time DIR [--reps=1]\n");
+               "--batch=500 --crash=0]\n       recovery_bench time DIR [--reps=1]\n");
   return 2;
 }
 

@@ -83,7 +83,7 @@ absl::StatusOr<core::JobView> Drilldown::Job(
   if (job == nullptr) return NotFound(job_id, as_of_ns);
   std::vector<v1::Event> events;
   absl::Status s =
-      store_->ReadJob(job_id, std::numeric_limits<uint64_t>::max(), &events);
+      store_->ReadJob(job_id, 0, std::numeric_limits<uint64_t>::max(), &events);
   if (!s.ok()) return s;
   core::JobView view;
   view.as_of_ns = as_of_ns;

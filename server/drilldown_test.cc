@@ -173,7 +173,7 @@ TEST_F(DrilldownTest, JobDeletedByRetentionAnswersFromItsSnapshot) {
   ASSERT_TRUE(ingestor_->EnforceRetention().ok());
   ASSERT_EQ(ingestor_->stats().retired_jobs, 1);
   std::vector<v1::Event> raw;
-  ASSERT_TRUE(store_.ReadJob("llm-7", ~uint64_t{0}, &raw).ok());
+  ASSERT_TRUE(store_.ReadJob("llm-7", 0, ~uint64_t{0}, &raw).ok());
   ASSERT_THAT(raw, SizeIs(0));
 
   Drilldown d(ingestor_.get(), &store_);

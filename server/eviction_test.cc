@@ -224,7 +224,7 @@ TEST_F(TwoJobsTest, RetentionStillDeletesTheEventsOfEvictedJobs) {
   ASSERT_TRUE(ingestor_->EnforceRetention().ok());
   EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
   std::vector<v1::Event> stored;
-  ASSERT_TRUE(store_->ReadJob("old", 1000, &stored).ok());
+  ASSERT_TRUE(store_->ReadJob("old", 0, 1000, &stored).ok());
   EXPECT_TRUE(stored.empty());
   ExpectEqualReports(Report(kAsOf), before);
   EXPECT_EQ(live_->job_count(), 1u);  // not brought back

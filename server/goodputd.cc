@@ -35,11 +35,12 @@ absl::Status Goodputd::Init(Clock* clock) {
   ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), clock,
                                          options_.validation);
   ingestor_->set_retention(options_.retention_ns);
+  ingestor_->set_state_policy(options_.states);
   limits_ = std::make_unique<IngestLimits>(options_.limits, clock);
   ingestor_->set_limits(limits_.get());
   ingestor_->set_ended_job_grace(options_.metrics.ended_job_grace_ns);
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
-  // Recovery's transient memory (parse arenas, every stored snapshot) is
+  // Recovery's transient memory (every stored snapshot and state) is
   // free now; give it back to the OS instead of keeping the peak (glibc
   // keeps freed heap pages otherwise).
   malloc_trim(0);
@@ -128,6 +129,10 @@ void Goodputd::Shutdown() {
   // resend whatever was not acknowledged.
   if (grpc_) {
     grpc_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    grpc_.reset();
+    // Nothing is ingested any more: record every job's state, so the next
+    // start reads no event twice. Best effort: a failure only costs time.
+    if (ingestor_) (void)ingestor_->SaveAllStates();
   }
 }
 

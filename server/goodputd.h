@@ -33,6 +33,10 @@ struct GoodputdOptions {
   // set_retention); nullopt keeps them forever.
   std::optional<int64_t> retention_ns;
   core::Config config;
+  // When running jobs' states are recorded in the store
+  // (--state_every_events, --state_every): restarts and late events read a
+  // job's events after its newest state only.
+  LiveState::StatePolicy states;
   // Prometheus /metrics (docs/metrics.md); empty serves none. Port 0
   // picks one. goodputd's flag defaults to 127.0.0.1:7701.
   std::string metrics_address;

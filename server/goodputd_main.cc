@@ -28,7 +28,7 @@ struct Flags {
   bool help = false, fsync = false;
   std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
       stall_after, fault, max_job_series, ended_job_grace, windows,
-      segment_labels, retention;
+      segment_labels, retention, state_every, state_every_events;
   goodput::server::SecurityFlags security;
 };
 
@@ -53,6 +53,28 @@ constexpr char kDefaultMetricsAddress[] = "127.0.0.1:7701";
 
 absl::Status FlagError(const char* flag, const absl::Status& s) {
   return absl::InvalidArgumentError(absl::StrCat(flag, ": ", s.message()));
+}
+
+// --state_every=DURATION and --state_every_events=N (both positive).
+absl::Status ParseStatePolicy(const Flags& flags,
+                              goodput::server::GoodputdOptions* options) {
+  goodput::server::LiveState::StatePolicy& p = options->states;
+  if (flags.state_every) {
+    auto ns = goodput::cli::ParseDurationNanos(*flags.state_every);
+    if (ns.ok() && *ns <= 0) {
+      ns = absl::InvalidArgumentError("want a positive duration");
+    }
+    if (!ns.ok()) return FlagError("--state_every", ns.status());
+    p.every_ns = *ns;
+  }
+  if (flags.state_every_events &&
+      (!absl::SimpleAtoi(*flags.state_every_events, &p.every_events) ||
+       p.every_events <= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--state_every_events: want a positive count, got \"",
+                     *flags.state_every_events, "\""));
+  }
+  return absl::OkStatus();
 }
 
 // --windows=5m,1h,24h: each a duration, labelled as written.
@@ -124,6 +146,7 @@ absl::Status ToOptions(const Flags& flags,
     *out = *ns;
   }
   if (absl::Status s = ParseRetention(flags, options); !s.ok()) return s;
+  if (absl::Status s = ParseStatePolicy(flags, options); !s.ok()) return s;
   return ToMetricsOptions(flags, options);
 }
 
@@ -161,6 +184,11 @@ void AddFlags(goodput::cli::FlagParser* parser, Flags* flags) {
   parser->AddString("retention", "DURATION", &flags->retention,
                     "delete raw events of jobs ended longer ago than this "
                     "(their final report stays; default: keep forever)");
+  parser->AddString("state_every_events", "N", &flags->state_every_events,
+                    "record a running job's state after this many of its "
+                    "events (default 1000)");
+  parser->AddString("state_every", "DURATION", &flags->state_every,
+                    "... or once its event time moved this far (default 1m)");
   parser->AddString("fault", "POINT:N", &flags->fault,
                     "tests only: SIGKILL at the Nth before_store|after_store");
 }

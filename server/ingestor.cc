@@ -8,30 +8,9 @@
 #include "core/capacity_tracker.h"
 #include "core/event_order.h"
 #include "core/fleet_report.h"
-#include "core/replay_events.h"
+#include "server/store_replay.h"
 
 namespace goodput::server {
-namespace {
-
-// The capacity part of core::ReplayEvents over the same events.
-std::map<std::string, double> ReplayCapacity(
-    const std::vector<v1::Event>& events, const core::Config& config,
-    int64_t as_of_ns) {
-  std::vector<uint32_t> order;
-  for (uint32_t i = 0; i < events.size(); ++i) {
-    if (events[i].has_heartbeat() &&
-        core::EventTimeNanos(events[i]) <= as_of_ns) {
-      order.push_back(i);
-    }
-  }
-  core::SortForApply(events, &order);
-  core::CapacityTracker capacity(&config);
-  for (uint32_t i : order) capacity.Apply(events[i]);
-  return capacity.ChipSeconds(as_of_ns);
-}
-
-}  // namespace
-
 Ingestor::Ingestor(storage::EventStore* store, LiveState* live, Clock* clock,
                    codec::ValidationLimits limits)
     : store_(store), clock_(clock), live_(live), limits_(limits) {}
@@ -44,20 +23,11 @@ absl::Status Ingestor::Recover() {
   std::vector<storage::JobSnapshot> snapshots;
   if (absl::Status s = store_->ReadSnapshots(&snapshots); !s.ok()) return s;
   live_->LoadSnapshots(std::move(snapshots));
-  absl::Status s = store_->ScanBatchesOnArena(
-      [this](uint64_t batch_id) {
-        mu_.AssertHeld();
-        return live_->RecoveryArena(batch_id);
-      },
-      [this](uint64_t batch_id, const std::vector<const v1::Event*>& events) {
-        mu_.AssertHeld();
-        last_batch_id_ = batch_id;
-        live_->RecoverBatch(batch_id, events);
-        return absl::OkStatus();
-      });
+  last_batch_id_ = store_->LastBatchId();
+  absl::Status s = live_->Recover(last_batch_id_);
   if (!s.ok()) return s;
-  live_->FinishRecovery();
   SaveSnapshots();
+  SaveJobStates(/*all=*/false);
   std::vector<std::string> leftovers = live_->TakeLeftoverDeletions();
   if (!leftovers.empty()) {
     if (s = store_->DeleteJobEvents(leftovers); !s.ok()) return s;
@@ -124,6 +94,30 @@ absl::Status Ingestor::RetireLocked() {
   return absl::OkStatus();
 }
 
+void Ingestor::SaveJobStates(bool all) {
+  std::vector<internal::v1::StoredJobState> put;
+  std::vector<std::pair<std::string, uint64_t>> remove;
+  live_->TakeJobStates(last_batch_id_, all, &put, &remove);
+  if (put.empty() && remove.empty()) return;
+  // Best effort: without a state a restore reads more of the job's events.
+  if (!store_->WriteJobStates(put, remove).ok()) ++stats_.state_errors;
+  stats_.states_written += static_cast<int64_t>(put.size());
+}
+
+absl::Status Ingestor::SaveAllStates() {
+  absl::MutexLock lock(&mu_);
+  std::vector<internal::v1::StoredJobState> put;
+  std::vector<std::pair<std::string, uint64_t>> remove;
+  live_->TakeJobStates(last_batch_id_, /*all=*/true, &put, &remove);
+  stats_.states_written += static_cast<int64_t>(put.size());
+  return store_->WriteJobStates(put, remove);
+}
+
+void Ingestor::set_state_policy(LiveState::StatePolicy policy) {
+  absl::MutexLock lock(&mu_);
+  live_->set_state_policy(policy);
+}
+
 void Ingestor::SaveSnapshots() {
   std::vector<storage::JobSnapshot> due = live_->TakeSnapshots(last_batch_id_);
   if (due.empty()) return;
@@ -169,6 +163,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
   stats_.accepted_events += ack.accepted();
   stats_.rejected_events += ack.rejections_size();
   SaveSnapshots();
+  SaveJobStates(/*all=*/false);
   if (retention_ns_ && write.received_ns >= next_retention_ns_) {
     (void)RetireLocked();  // the batch is durable; retry at the next check
   }
@@ -217,57 +212,22 @@ void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
 }
 
 absl::StatusOr<core::FleetReport> Ingestor::Report(
-    int64_t as_of_ns, std::optional<int64_t> since_ns) {
-  absl::MutexLock lock(&mu_);
-  core::Config config = live_->config();
-  if (!since_ns && as_of_ns >= live_->applied_through_ns()) {
-    return live_->Report(as_of_ns);
+    int64_t as_of_ns, std::optional<int64_t> since_ns,
+    const std::function<bool()>& cancelled) {
+  core::Config config;
+  uint64_t through_batch = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    config = live_->config();
+    if (!since_ns && as_of_ns >= live_->applied_through_ns()) {
+      return live_->Report(as_of_ns);
+    }
+    through_batch = last_batch_id_;
   }
+  // Outside the ingest lock: the store up to this batch is a fixed cut.
   if (since_ns) config.since_ns = *since_ns;
-  return ReplayStore(config, as_of_ns);
-}
-
-absl::StatusOr<core::FleetReport> Ingestor::ReplayStore(
-    const core::Config& config, int64_t as_of_ns) {
-  std::vector<core::JobReport> deleted;
-  absl::Status s = AddDeletedJobs(config, as_of_ns, &deleted);
-  if (!s.ok()) return s;
-  std::vector<v1::Event> events;
-  s = store_->ScanBatches([&](uint64_t, std::vector<v1::Event>* batch) {
-    for (v1::Event& e : *batch) {
-      if (core::EventTimeNanos(e) <= as_of_ns) events.push_back(std::move(e));
-    }
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  core::FleetReport report = core::ReplayEvents(events, config, as_of_ns);
-  if (deleted.empty()) return report;
-  deleted.insert(deleted.end(), report.jobs.begin(), report.jobs.end());
-  return core::BuildFleetReport(config, as_of_ns, std::move(deleted),
-                                ReplayCapacity(events, config, as_of_ns));
-}
-
-absl::Status Ingestor::AddDeletedJobs(const core::Config& config,
-                                      int64_t as_of_ns,
-                                      std::vector<core::JobReport>* jobs) {
-  const bool windowed = config.since_ns != core::Config().since_ns;
-  absl::StatusOr<std::vector<storage::JobSnapshot>> all = live_->DeletedJobs();
-  if (!all.ok()) return all.status();
-  for (storage::JobSnapshot& d : *all) {
-    if (d.first_event_ns > as_of_ns) continue;  // not begun as of as_of
-    if (windowed && config.since_ns >= d.ended_ns) continue;  // ended before
-    if (d.ended_ns <= as_of_ns && config.since_ns <= d.first_event_ns) {
-      jobs->push_back(std::move(d.report));  // the whole job: its final state
-      continue;
-    }
-    return absl::FailedPreconditionError(absl::StrCat(
-        "as_of/since: job \"", d.report.job_id, "\" ran from ",
-        core::FormatTimeNanos(d.first_event_ns), " to ",
-        core::FormatTimeNanos(d.ended_ns),
-        " and its raw events were deleted by --retention; a report that cuts "
-        "it (as_of before its end, or since inside it) cannot be computed"));
-  }
-  return absl::OkStatus();
+  StoreReplay replay(store_, std::move(config), through_batch, cancelled);
+  return replay.Report(as_of_ns);
 }
 
 absl::StatusOr<std::optional<storage::JobSnapshot>> Ingestor::DeletedJob(

@@ -32,6 +32,8 @@ struct IngestStats {
   int64_t snapshot_errors = 0;  // failed snapshot writes (restart replays)
   int64_t retired_jobs = 0;     // jobs whose raw events retention deleted
   int64_t evicted_jobs = 0;     // ended jobs dropped from memory
+  int64_t states_written = 0;   // running jobs' state records stored
+  int64_t state_errors = 0;     // failed state writes (restores read more)
 };
 
 // The ingest path of goodputd, independent of gRPC: judges each event of
@@ -81,10 +83,20 @@ class Ingestor {
   // them (the gRPC service's path; `*batch` keeps its other fields).
   absl::StatusOr<v1::Ack> IngestTaking(v1::Batch* batch);
 
-  // The live report as of `as_of_ns`; exact for any as-of (replays the
-  // store when `as_of_ns` or `since_ns` needs it).
-  absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns,
-                                           std::optional<int64_t> since_ns);
+  // The live report as of `as_of_ns`; exact for any as-of. When
+  // `as_of_ns` or `since_ns` needs the store, it is read job by job from
+  // the jobs' stored states (StoreReplay) outside the ingest lock, and
+  // `cancelled` (if set) is polled between jobs.
+  absl::StatusOr<core::FleetReport> Report(
+      int64_t as_of_ns, std::optional<int64_t> since_ns,
+      const std::function<bool()>& cancelled = nullptr);
+
+  // When running jobs' states are recorded (LiveState::StatePolicy). Call
+  // before Recover.
+  void set_state_policy(LiveState::StatePolicy policy);
+  // Records every job's state now (graceful shutdown: the next start reads
+  // no event twice).
+  absl::Status SaveAllStates();
 
   // Calls `fn` with the live state under the ingest lock (metrics).
   void VisitLive(const std::function<void(const LiveState&)>& fn);
@@ -108,16 +120,8 @@ class Ingestor {
   // Fills `write` and `ack` with the judgement of each event of `batch`.
   void Judge(v1::Batch* batch, storage::BatchWrite* write, v1::Ack* ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<core::FleetReport> ReplayStore(const core::Config& config,
-                                                int64_t as_of_ns)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Adds to `jobs` the final reports of the jobs retention deleted that a
-  // replay as of `as_of_ns` under `config` must show; an error if one of
-  // them would need its deleted events.
-  absl::Status AddDeletedJobs(const core::Config& config, int64_t as_of_ns,
-                              std::vector<core::JobReport>* jobs)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SaveSnapshots() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SaveJobStates(bool all) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -12,6 +12,10 @@
 #include "gtest/gtest.h"
 #include "storage/job_snapshot.h"
 #include "storage/memory_event_store.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/event_order.h"
+#include "server/store_replay.h"
 
 namespace goodput::server {
 namespace {
@@ -32,10 +36,14 @@ class IngestorTest : public ::testing::Test {
   IngestorTest() { Restart(); }
 
   // A new server process over the same store.
+  // A new server process over the same store (as after a kill -9: no
+  // state records at shutdown). Every test runs with frequent state
+  // records, so restarts, late events and past reports go through them.
   void Restart() {
     live_ = std::make_unique<LiveState>(&config_, kLateness, store_.get());
     ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), &clock_,
                                            codec::ValidationLimits());
+    ingestor_->set_state_policy(policy_);
     ASSERT_TRUE(ingestor_->Recover().ok());
   }
 
@@ -66,6 +74,9 @@ class IngestorTest : public ::testing::Test {
   }
 
   core::Config config_;
+  LiveState::StatePolicy policy_{.every_events = 7,
+                                 .every_ns = 600 * core::kNanosPerSecond,
+                                 .keep = 4};
   std::unique_ptr<storage::MemoryEventStore> store_ =
       std::make_unique<storage::MemoryEventStore>();
   FakeClock clock_{kAsOf};
@@ -146,7 +157,7 @@ TEST_F(IngestorTest, RedeliveredBatchCountsOnce) {
   EXPECT_EQ(again.accepted(), 0u);
   EXPECT_EQ(ingestor_->stats().accepted_events, 2);
   std::vector<v1::Event> stored;
-  ASSERT_TRUE(store_->ReadJob("j", 100, &stored).ok());
+  ASSERT_TRUE(store_->ReadJob("j", 0, 100, &stored).ok());
   EXPECT_EQ(stored.size(), 2u);
 }
 
@@ -264,7 +275,7 @@ TEST_F(IngestorTest, FaultPointsSurroundTheWrite) {
   std::vector<std::pair<std::string, size_t>> seen;  // point, events stored
   ingestor_->set_fault_hook([&](const char* point) {
     std::vector<v1::Event> in_store;
-    EXPECT_TRUE(store_->ReadJob("j", 100, &in_store).ok());
+    EXPECT_TRUE(store_->ReadJob("j", 0, 100, &in_store).ok());
     seen.emplace_back(point, in_store.size());
   });
   Send(ParseEvents(Timeline("10:00:00 {\"started\":{}}")), 1);
@@ -370,6 +381,135 @@ TEST_F(IngestorTest, StaleSnapshotIsIgnored) {
   ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
 }
 
+// --- Running jobs' state records (storage/KEY_LAYOUT.md, job_states).
+
+// One job stepping every second from 10:00:00, `steps` steps.
+std::vector<v1::Event> SteppingJob(const std::string& job, int steps) {
+  std::string text = "10:00:00 {\"started\":{}}\n";
+  for (int i = 1; i <= steps; ++i) {
+    text += absl::StrFormat("10:%02d:%02d {\"step\":{\"step\":%d}}\n",
+                            i / 60, i % 60, i);
+  }
+  return JobEvents(job, text);
+}
+
+TEST_F(IngestorTest, RestartRestoresEachJobFromItsNewestStatePlusTail) {
+  auto events = RandomFleet(21, 20, 80);
+  SendAll(events, 40);
+  core::FleetReport before = LiveReport(kAsOf);
+  Restart();
+  ExpectEqualReports(LiveReport(kAsOf), before);
+  ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+  const LiveState::Stats stats = ingestor_->live_stats();
+  EXPECT_GT(stats.restores_from_state, 0);
+  // Each job reads only what came after its newest record: fewer events
+  // than a record's interval, plus one batch of its own.
+  EXPECT_LT(stats.restored_events, stats.restores * (policy_.every_events + 40));
+  EXPECT_LT(stats.restored_events, static_cast<int64_t>(events.size()) / 3);
+  EXPECT_EQ(stats.apply_errors, 0);
+}
+
+TEST_F(IngestorTest, LateEventRestoresFromTheNewestStateBeforeIt) {
+  auto events = SteppingJob("j", 120);
+  SendAll(events, 10);
+  const LiveState::Stats before = ingestor_->live_stats();
+  EXPECT_GE(ingestor_->stats().states_written, 10);
+  auto late = JobEvents("j", "10:01:35 {\"checkpoint\":{\"step\":95}}");
+  Send(late, ++seq_);
+  events.insert(events.end(), late.begin(), late.end());
+  const LiveState::Stats after = ingestor_->live_stats();
+  EXPECT_EQ(after.late_rebuilds - before.late_rebuilds, 1);
+  EXPECT_EQ(after.restores_from_state - before.restores_from_state, 1);
+  // From the newest record before 10:01:35 (records thin out with age):
+  // the 26 events after it and some before it, not the job's 121.
+  EXPECT_LE(after.restored_events - before.restored_events,
+            40 + 2 * policy_.every_events);
+  EXPECT_GT(after.stale_states, before.stale_states);  // the later records
+  ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+  Restart();
+  ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+  EXPECT_EQ(ingestor_->live_stats().apply_errors, 0);
+}
+
+// The storm of issue 12: every running job gets a late event; each is
+// rebuilt from its own records and events, never the whole store.
+TEST_F(IngestorTest, LateEventStormReadsOnlyEachJobsTail) {
+  std::vector<v1::Event> events;
+  for (int j = 0; j < 30; ++j) {
+    auto job = SteppingJob(absl::StrCat("job-", j), 90);
+    events.insert(events.end(), job.begin(), job.end());
+  }
+  std::vector<v1::Event> ordered = events;
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const v1::Event& a, const v1::Event& b) {
+                     return core::EventTimeNanos(a) < core::EventTimeNanos(b);
+                   });
+  SendAll(ordered, 60);
+  const LiveState::Stats before = ingestor_->live_stats();
+  std::vector<v1::Event> late;
+  for (int j = 0; j < 30; ++j) {
+    auto e = JobEvents(absl::StrCat("job-", j),
+                       "10:01:20 {\"checkpoint\":{\"step\":80}}");
+    late.insert(late.end(), e.begin(), e.end());
+  }
+  SendAll(late, 7);
+  events.insert(events.end(), late.begin(), late.end());
+  const LiveState::Stats after = ingestor_->live_stats();
+  EXPECT_EQ(after.late_rebuilds - before.late_rebuilds, 30);
+  EXPECT_EQ(after.restores_from_state - before.restores_from_state, 30);
+  EXPECT_LE(after.restored_events - before.restored_events,
+            30 * (10 + 1 + 2 * policy_.every_events));
+  ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+}
+
+TEST_F(IngestorTest, UnreadableOrStaleStatesAreSkipped) {
+  auto events = SteppingJob("j", 60);
+  SendAll(events, 10);
+  internal::v1::StoredJobState torn;  // as if a record had been cut short
+  torn.set_job_id("j");
+  torn.set_through_batch(seq_);
+  torn.set_tracker("\x0a\xff\xff not a tracker");
+  torn.set_last_applied_ns(kAsOf);
+  ASSERT_TRUE(store_->WriteJobStates({torn}, {}).ok());
+  Restart();
+  ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+  EXPECT_EQ(ingestor_->live_stats().unreadable_states, 1);
+  EXPECT_EQ(ingestor_->live_stats().restores_from_state, 1);
+  Restart();  // the unreadable record was deleted
+  EXPECT_EQ(ingestor_->live_stats().unreadable_states, 0);
+}
+
+// Reports the live state cannot answer start each job from a record.
+TEST_F(IngestorTest, PastAndWindowedReportsStartFromStates) {
+  auto events = RandomFleet(5, 15, 90);
+  SendAll(events, 30);
+  for (int64_t back : {1, 2, 4}) {
+    const int64_t t = kAsOf - back * 3600 * core::kNanosPerSecond;
+    core::Config windowed = config_;
+    windowed.since_ns = t;
+    StoreReplay past(store_.get(), config_, store_->LastBatchId(), nullptr);
+    auto r = past.Report(t);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ExpectEqualReports(*r, Replay(events, config_, t));
+    StoreReplay window(store_.get(), windowed, store_->LastBatchId(), nullptr);
+    r = window.Report(kAsOf);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ExpectEqualReports(*r, Replay(events, windowed, kAsOf));
+    EXPECT_GT(past.stats().from_state + window.stats().from_state, 0) << back;
+  }
+}
+
+TEST_F(IngestorTest, CancelledReplayStops) {
+  SendAll(RandomFleet(6, 5, 20), 30);
+  StoreReplay replay(store_.get(), config_, store_->LastBatchId(),
+                     [] { return true; });
+  auto r = replay.Report(kAsOf - 3600 * core::kNanosPerSecond);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled);
+  auto live = ingestor_->Report(kAsOf - 3600 * core::kNanosPerSecond,
+                                std::nullopt, [] { return true; });
+  EXPECT_EQ(live.status().code(), absl::StatusCode::kCancelled);
+}
+
 class RetentionTest : public IngestorTest {
  protected:
   void SetUp() override {
@@ -393,7 +533,7 @@ class RetentionTest : public IngestorTest {
   }
   std::vector<v1::Event> Stored(const std::string& job) {
     std::vector<v1::Event> out;
-    EXPECT_TRUE(store_->ReadJob(job, 1000, &out).ok());
+    EXPECT_TRUE(store_->ReadJob(job, 0, 1000, &out).ok());
     return out;
   }
   core::FleetReport before_;

@@ -109,7 +109,20 @@ void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
       Flush(job, job->newest_ns - lateness_ns_);
     }
     job->snapshot_due = job->ended_ns.has_value();
+    NoteTaken(job_id, job);
   }
+}
+
+void LiveState::NoteTaken(const std::string* job_id, LiveJob* job) {
+  if (job->state_due || job->final || !StateDue(*job)) return;
+  job->state_due = true;
+  state_due_.emplace_back(job_id, job);
+}
+
+bool LiveState::StateDue(const LiveJob& job) const {
+  if (job.since_state == 0) return false;
+  return job.since_state >= policy_.every_events ||
+         job.newest_ns - job.state_newest_ns >= policy_.every_ns;
 }
 
 std::pair<const std::string*, LiveState::LiveJob*> LiveState::Take(
@@ -125,6 +138,7 @@ std::pair<const std::string*, LiveState::LiveJob*> LiveState::Take(
   }
   LiveJob& job = it->second;
   ++job.generation;
+  ++job.since_state;
   const int64_t t = core::EventTimeNanos(*e);
   job.newest_ns = std::max(job.newest_ns, t);
   job.first_ns = std::min(job.first_ns, t);
@@ -193,6 +207,7 @@ void LiveState::ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t,
                                int rank) {
   auto result = job->tracker.Apply(e);
   ++stats_.applied;
+  ++job->applied_events;
   if (!result.ok()) ++stats_.apply_errors;
   if (result.ok() && *result == core::ApplyResult::kDuplicate) {
     ++stats_.duplicates;
@@ -204,16 +219,7 @@ void LiveState::ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t,
 void LiveState::Rebuild(const std::string& job_id, uint64_t through_batch,
                         LiveJob* job) {
   ++stats_.late_rebuilds;
-  job->rebuild = false;
-  std::vector<v1::Event> events;
-  absl::Status s = store_->ReadJob(job_id, through_batch, &events);
-  if (!s.ok()) ++stats_.apply_errors;
-  job->tracker = core::JobTracker(job_id, config_);
-  job->final.reset();
-  job->buffer.clear();
-  job->last_applied.reset();
-  for (v1::Event& e : events) Buffer(job, std::move(e));
-  Flush(job, job->newest_ns - lateness_ns_);
+  Restore(job_id, through_batch, job);
 }
 
 core::JobReport LiveState::ReportJob(const LiveJob& job,

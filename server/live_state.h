@@ -16,8 +16,8 @@
 #include "core/config.h"
 #include "core/job_tracker.h"
 #include "core/report.h"
-#include "google/protobuf/arena.h"
 #include "proto/event.pb.h"
+#include "proto/storage.pb.h"
 #include "server/ended_job_totals.h"
 #include "storage/event_store.h"
 
@@ -30,8 +30,10 @@ namespace goodput::server {
 // applied is later than that, and the job is rebuilt from the store. So a
 // report equals the replay of the stored events at the same as-of.
 // An ended job can be held as its final snapshot alone (after a restart, or
-// once retention deleted its raw events). Restart recovery (RecoverBatch)
-// groups each job's stored events and applies them in runs instead.
+// once retention deleted its raw events). Every job's live state is recorded
+// in the store now and then (TakeJobStates), so that a restart or a late
+// event restores a job from its newest fitting record plus the events after
+// it, never from its first event.
 // An ended job past the eviction grace leaves memory (Evict): its final
 // report is read from the store's snapshot when a query needs it, its
 // totals stay in evicted_totals() (for counters), and an event for it
@@ -46,10 +48,30 @@ class LiveState {
     int64_t late_rebuilds = 0;       // jobs rebuilt from the store
     int64_t heartbeats_dropped = 0;  // older than the host's last one
     int64_t apply_errors = 0;        // rejected by a tracker (a bug if > 0)
+    int64_t restores = 0;            // jobs restored from the store
+    int64_t restores_from_state = 0;  // ... starting from a stored state
+    int64_t restored_events = 0;      // stored events read by restores
+    int64_t stale_states = 0;       // stored states skipped (a later event
+                                    // sorts before them)
+    int64_t unreadable_states = 0;  // stored states that did not load
+    int64_t states_taken = 0;       // state records handed to the caller
+  };
+
+  // When a job's live state is recorded (TakeJobStates): after `every_events`
+  // of its events, or once its newest event time moved `every_ns` past the
+  // last record; at most `keep` (>= 2) records per job: the oldest, the
+  // newest and others thinning out with age, so that a late event finds one
+  // not long before it.
+  struct StatePolicy {
+    int64_t every_events = 1000;
+    int64_t every_ns = 60LL * 1'000'000'000;
+    int keep = 6;
   };
 
   LiveState(const core::Config* config, int64_t lateness_ns,
             storage::EventStore* store);
+
+  void set_state_policy(StatePolicy policy) { policy_ = policy; }
 
   // Whether `e` may be accepted after everything accepted so far and the
   // events judged before it in the same batch (`ended_in_batch`: job id ->
@@ -67,26 +89,29 @@ class LiveState {
   void ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events);
 
   // --- Restart recovery (live_state_recovery.cc), on a fresh LiveState:
-  // LoadSnapshots, then RecoverBatch for every stored batch in id order,
-  // then FinishRecovery. The reports then equal those after ApplyBatch of
-  // the same batches.
+  // LoadSnapshots, then Recover. The reports then equal those after
+  // ApplyBatch of the same batches.
   //
   // Holds each ended job of `snapshots` as its final report; its stored
   // events in batches the snapshot covers are skipped.
   void LoadSnapshots(std::vector<storage::JobSnapshot> snapshots);
-  // The arena to parse stored batch `batch_id` into (EventStore::
-  // ScanBatchesOnArena); LiveState frees it once its events are applied.
-  google::protobuf::Arena* RecoveryArena(uint64_t batch_id);
-  // Takes the events of stored batch `batch_id`, parsed on the arena that
-  // RecoveryArena last returned.
-  void RecoverBatch(uint64_t batch_id,
-                    const std::vector<const v1::Event*>& events);
-  // Applies what RecoverBatch held back; rebuilds from the store the jobs
-  // whose snapshot was stale or whose events were late.
-  void FinishRecovery();
+  // Applies the stored heartbeats, then restores every stored job through
+  // `through_batch` (the newest stored batch): from its newest stored state
+  // that still fits plus the events after it (storage/KEY_LAYOUT.md).
+  absl::Status Recover(uint64_t through_batch);
   // Jobs whose events were deleted by retention but still had stored events
   // (a deletion cut short); the caller deletes them again.
   std::vector<std::string> TakeLeftoverDeletions();
+
+  // --- Running jobs' states (live_state_recovery.cc).
+  // Records of the jobs due for one under the StatePolicy (every job held
+  // in memory with a tracker if `all`), valid after batch `through_batch`
+  // (the newest stored batch), into `put`; the records to delete (beyond
+  // the policy's `keep`, or found stale) into `remove`. The caller stores
+  // both in one write; a lost write only costs a longer restore.
+  void TakeJobStates(uint64_t through_batch, bool all,
+                     std::vector<internal::v1::StoredJobState>* put,
+                     std::vector<std::pair<std::string, uint64_t>>* remove);
 
   // --- Snapshots and retention (live_state_recovery.cc).
   // Snapshots of the ended jobs changed since the last call, valid through
@@ -158,28 +183,14 @@ class LiveState {
     uint64_t arrival;
     v1::Event event;
   };
-  // Arena memory of a run of stored batches during recovery; freed when
-  // sealed (later batches go to the next one) and none of its events is
-  // held.
-  struct Generation {
-    std::unique_ptr<char[]> block;  // the arena's initial block
-    std::unique_ptr<google::protobuf::Arena> arena;
-    int64_t taken = 0;  // events parsed into it
-    int64_t held = 0;   // of those, not applied yet
-    bool sealed = false;
-  };
-  // A job's event held back during recovery, on a Generation's arena.
-  struct Held {
-    int64_t time_ns;
-    int rank;
-    uint64_t arrival;
-    const v1::Event* event;
-    Generation* generation;
+  // A state record of a job in the store: its through_batch and the
+  // job's newest event time then.
+  struct StateRef {
+    uint64_t through_batch;
+    int64_t newest_ns;
   };
   struct LiveJob {
     explicit LiveJob(core::JobTracker t) : tracker(std::move(t)) {}
-    // What recovery touches per event comes first (one cache line).
-    std::vector<Held> held;  // recovery only, unsorted
     int64_t newest_ns = 0;   // newest event time seen
     int64_t first_ns = std::numeric_limits<int64_t>::max();  // oldest seen
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
@@ -194,17 +205,15 @@ class LiveState {
     core::JobTracker tracker;
     std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
     std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
+    int64_t applied_events = 0;   // events given to the tracker
+    int64_t since_state = 0;      // events taken since the last state record
+    int64_t state_newest_ns = 0;  // newest_ns at the last state record
+    bool state_due = false;       // in state_due_
+    std::vector<StateRef> states;  // stored state records, oldest first
   };
-  // Recovery's direct-mapped cache in front of jobs_ (keys point into it).
-  struct CachedJob {
-    const std::string* job_id = nullptr;
-    LiveJob* job = nullptr;
-  };
-
   using JobMap = std::unordered_map<std::string, LiveJob>;
   JobMap::iterator JobEntry(const std::string& job_id);  // created if new
   LiveJob& JobFor(const std::string& job_id);
-  LiveJob& RecoveryJobFor(const std::string& job_id);
   // Buffers `e` (moving from it) or marks its job for rebuild; returns the
   // job and its id (the map's key) if a job was touched.
   std::pair<const std::string*, LiveJob*> Take(v1::Event* e);
@@ -224,17 +233,33 @@ class LiveState {
   void Buffer(LiveJob* job, v1::Event e);
   void Flush(LiveJob* job, int64_t through_ns);
   void ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t, int rank);
-  void Release(Generation* g);
+  // A late event: Restore, counted.
   void Rebuild(const std::string& job_id, uint64_t through_batch, LiveJob* job);
+  // Makes `job` what the store holds of it through `through_batch`: its
+  // newest stored state that fits (or nothing) plus the events after it.
+  void Restore(const std::string& job_id, uint64_t through_batch, LiveJob* job);
+  // Loads `state` into `job` if it fits `tail` (the job's stored events
+  // after it) and parses; false (counted) if not.
+  // Replaces `job` by a fresh one on `tracker`, keeping what is not about
+  // its events (eviction snapshot, generation, state_due).
+  void ResetJob(LiveJob* job, core::JobTracker tracker);
+  bool LoadState(const internal::v1::StoredJobState& state,
+                 const std::vector<v1::Event>& tail, LiveJob* job);
+  void RecoverJob(const std::string& job_id, uint64_t through_batch);
+  bool StateDue(const LiveJob& job) const;
+  void NoteTaken(const std::string* job_id, LiveJob* job);
+  internal::v1::StoredJobState StateRecord(const std::string& job_id,
+                                           const LiveJob& job,
+                                           uint64_t through_batch) const;
+  // Drops records of `job` beyond the policy's `keep` into `remove`.
+  void PruneStates(const std::string& job_id, LiveJob* job,
+                   std::vector<std::pair<std::string, uint64_t>>* remove);
   core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
   // The stored snapshots of the evicted jobs: those of the store's
   // snapshots whose job is not in memory (none while nothing was evicted).
   absl::StatusOr<std::vector<storage::JobSnapshot>> EvictedSnapshots() const;
   // Adds `stored`, the final snapshot of `job`, to evicted_.
   void Fold(const LiveJob& job, const storage::JobSnapshot& stored);
-  // Recovery: sorts the job's buffer, marks the job for rebuild if it holds
-  // an event before one applied, else applies what is past the lateness.
-  void RecoverFlush(LiveJob* job);
   storage::JobSnapshot Snapshot(const std::string& job_id, const LiveJob& job,
                                 uint64_t through_batch) const;
 
@@ -246,11 +271,12 @@ class LiveState {
   std::unordered_map<std::string, int64_t> host_last_ns_;
   EndedJobTotals evicted_;
   uint64_t arrivals_ = 0;
-  uint64_t recovered_through_batch_ = 0;
   std::vector<std::string> leftover_deletions_;
-  std::vector<std::unique_ptr<Generation>> generations_;  // recovery only
-  std::vector<std::unique_ptr<Generation>> spare_generations_;
-  std::vector<CachedJob> job_cache_;  // recovery only
+  StatePolicy policy_;
+  // Jobs due for a state record since the last TakeJobStates (map nodes
+  // are stable until a job is erased, which clears this first).
+  std::vector<std::pair<const std::string*, LiveJob*>> state_due_;
+  std::vector<std::pair<std::string, uint64_t>> stale_states_;
   int64_t applied_through_ns_ = 0;
   Stats stats_;
 };

@@ -5,18 +5,13 @@
 #include "core/event_order.h"
 #include "server/live_state.h"
 
+#include "proto/tracker_state.pb.h"
+#include "server/job_state_fit.h"
+
 namespace goodput::server {
 namespace {
 
-// Recovery applies a job's events once this many are held back: enough to
-// apply them in runs on a warm tracker, few enough to bound memory.
-constexpr size_t kRecoveryRun = 32;
-// Events parsed into one recovery arena before the next one starts.
-constexpr int64_t kGenerationEvents = 1 << 16;
-// Arena memory reserved per generation (about 200 B per event), reused.
-constexpr size_t kGenerationBytes = 16 << 20;
-// Slots of the recovery job cache (a power of two).
-constexpr size_t kJobCacheSlots = 1 << 14;
+using internal::v1::StoredJobState;
 
 }  // namespace
 
@@ -32,130 +27,199 @@ void LiveState::LoadSnapshots(std::vector<storage::JobSnapshot> snapshots) {
   }
 }
 
-google::protobuf::Arena* LiveState::RecoveryArena(uint64_t) {
-  if (!generations_.empty() && generations_.back()->taken < kGenerationEvents) {
-    return generations_.back()->arena.get();
-  }
-  if (!generations_.empty()) {
-    generations_.back()->sealed = true;
-    if (generations_.back()->held == 0) Release(generations_.back().get());
-  }
-  if (spare_generations_.empty()) {
-    auto g = std::make_unique<Generation>();
-    g->block.reset(new char[kGenerationBytes]);
-    google::protobuf::ArenaOptions options;
-    options.initial_block = g->block.get();
-    options.initial_block_size = kGenerationBytes;
-    g->arena = std::make_unique<google::protobuf::Arena>(options);
-    spare_generations_.push_back(std::move(g));
-  }
-  generations_.push_back(std::move(spare_generations_.back()));
-  spare_generations_.pop_back();
-  return generations_.back()->arena.get();
-}
-
-LiveState::LiveJob& LiveState::RecoveryJobFor(const std::string& job_id) {
-  if (job_cache_.empty()) job_cache_.resize(kJobCacheSlots);
-  CachedJob& slot =
-      job_cache_[std::hash<std::string>()(job_id) & (kJobCacheSlots - 1)];
-  if (slot.job_id != nullptr && *slot.job_id == job_id) return *slot.job;
-  auto it = JobEntry(job_id);
-  slot = CachedJob{&it->first, &it->second};
-  return it->second;
-}
-
-void LiveState::RecoverBatch(uint64_t batch_id,
-                             const std::vector<const v1::Event*>& events) {
-  recovered_through_batch_ = batch_id;
-  Generation* generation = generations_.back().get();
-  for (const v1::Event* e : events) {
-    if (e->has_heartbeat()) {
-      ApplyHeartbeat(*e);
-      continue;
-    }
-    LiveJob& job = RecoveryJobFor(e->job_id());
-    ++job.generation;
-    if (job.final) {
-      if (job.final->events_deleted) {
-        leftover_deletions_.push_back(e->job_id());
-        continue;
-      }
-      if (batch_id <= job.final->through_batch) continue;
-      job.final.reset();  // stale: rebuild from all stored events
-      job.rebuild = true;
-    }
-    const int64_t t = core::EventTimeNanos(*e);
-    job.newest_ns = std::max(job.newest_ns, t);
-    job.first_ns = std::min(job.first_ns, t);
-    if (e->has_job_ended()) job.ended_ns = t;
-    if (job.rebuild) continue;
-    job.held.push_back(Held{t, core::KindRank(*e), ++arrivals_, e, generation});
-    ++generation->held;
-    ++generation->taken;
-    if (job.held.size() >= kRecoveryRun) RecoverFlush(&job);
-  }
-}
-
-void LiveState::Release(Generation* g) {
-  if (g->held > 0 && --g->held > 0) return;
-  if (!g->sealed) return;
-  // Sealed and empty: reuse its memory (Reset keeps the initial block).
-  auto it = std::find_if(
-      generations_.begin(), generations_.end(),
-      [g](const std::unique_ptr<Generation>& x) { return x.get() == g; });
-  g->arena->Reset();
-  g->taken = 0;
-  g->sealed = false;
-  spare_generations_.push_back(std::move(*it));
-  generations_.erase(it);
-}
-
-void LiveState::RecoverFlush(LiveJob* job) {
-  std::vector<Held>& held = job->held;
-  std::sort(held.begin(), held.end(), [](const Held& a, const Held& b) {
-    return std::tie(a.time_ns, a.rank, a.arrival) <
-           std::tie(b.time_ns, b.rank, b.arrival);
+absl::Status LiveState::Recover(uint64_t through_batch) {
+  absl::Status s = store_->ScanHeartbeats(
+      [this](uint64_t, std::vector<v1::Event>* beats) {
+        for (const v1::Event& e : *beats) ApplyHeartbeat(e);
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return s;
+  s = store_->ListJobs([&](const std::string& job_id) {
+    RecoverJob(job_id, through_batch);
+    return absl::OkStatus();
   });
-  const bool late = job->last_applied &&
-                    std::make_pair(held.front().time_ns, held.front().rank) <
-                        *job->last_applied;
-  job->rebuild = job->rebuild || late;  // as live would have seen it
-  const int64_t through = job->newest_ns - lateness_ns_;
-  // The held events were parsed long ago: fetch them (event, time, body
-  // lie together on the arena) before the tracker walks them one by one.
-  for (const Held& h : held) {
-    if (h.time_ns > through) break;
-    const char* p = reinterpret_cast<const char*>(h.event);
-    for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
-  }
-  size_t n = 0;
-  for (; n < held.size(); ++n) {
-    if (!job->rebuild && held[n].time_ns > through) break;
-    if (!job->rebuild) {
-      ApplyToTracker(job, *held[n].event, held[n].time_ns, held[n].rank);
-    }
-    Release(held[n].generation);
-  }
-  held.erase(held.begin(), held.begin() + n);
-}
-
-void LiveState::FinishRecovery() {
-  for (auto& [job_id, job] : jobs_) {
-    if (!job.held.empty()) RecoverFlush(&job);
-    for (const Held& h : job.held) {  // within the lateness: to the buffer
-      job.buffer.push_back(Pending{h.time_ns, h.rank, h.arrival, *h.event});
-    }
-    std::vector<Held>().swap(job.held);
-    if (job.rebuild) Rebuild(job_id, recovered_through_batch_, &job);
-    job.snapshot_due = job.ended_ns && !job.final;
-  }
-  generations_.clear();
-  spare_generations_.clear();
-  std::vector<CachedJob>().swap(job_cache_);
+  if (!s.ok()) return s;
   std::sort(leftover_deletions_.begin(), leftover_deletions_.end());
   leftover_deletions_.erase(
       std::unique(leftover_deletions_.begin(), leftover_deletions_.end()),
       leftover_deletions_.end());
+  return absl::OkStatus();
+}
+
+void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch) {
+  auto it = JobEntry(job_id);
+  LiveJob& job = it->second;
+  if (job.final) {
+    if (job.final->events_deleted) {
+      leftover_deletions_.push_back(job_id);
+      return;
+    }
+    std::vector<v1::Event> tail;
+    absl::Status s =
+        store_->ReadJob(job_id, job.final->through_batch, through_batch, &tail);
+    if (s.ok() && tail.empty()) return;  // the snapshot covers every event
+    if (!s.ok()) ++stats_.apply_errors;
+  }
+  Restore(job_id, through_batch, &job);
+  job.snapshot_due = job.ended_ns && !job.final;
+  NoteTaken(&it->first, &job);
+}
+
+void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
+                        LiveJob* job) {
+  ++stats_.restores;
+  ++job->generation;
+  job->rebuild = false;
+  job->final.reset();
+  std::vector<StoredJobState> states;
+  int unreadable = 0;
+  if (!store_->ReadJobStates(job_id, &states, &unreadable).ok()) {
+    ++stats_.apply_errors;  // restore from the events alone
+  }
+  stats_.unreadable_states += unreadable;
+  std::vector<v1::Event> tail;
+  uint64_t used = 0;
+  for (auto it = states.rbegin(); it != states.rend(); ++it) {
+    if (it->through_batch() > through_batch) continue;
+    tail.clear();
+    absl::Status s =
+        store_->ReadJob(job_id, it->through_batch(), through_batch, &tail);
+    if (s.ok() && LoadState(*it, tail, job)) {
+      used = it->through_batch();
+      break;
+    }
+  }
+  if (used == 0) {
+    ResetJob(job, core::JobTracker(job_id, config_));
+    tail.clear();
+    if (!store_->ReadJob(job_id, 0, through_batch, &tail).ok()) {
+      ++stats_.apply_errors;
+    }
+  } else {
+    ++stats_.restores_from_state;
+  }
+  for (const StoredJobState& st : states) {  // the ones that may still fit
+    if (used > 0 && st.through_batch() <= used) {
+      job->states.push_back(StateRef{st.through_batch(), st.newest_ns()});
+    }
+  }
+  stats_.restored_events += static_cast<int64_t>(tail.size());
+  job->since_state = static_cast<int64_t>(tail.size());
+  for (v1::Event& e : tail) {
+    const int64_t t = core::EventTimeNanos(e);
+    job->newest_ns = std::max(job->newest_ns, t);
+    job->first_ns = std::min(job->first_ns, t);
+    if (e.has_job_ended()) job->ended_ns = t;
+    Buffer(job, std::move(e));
+  }
+  Flush(job, job->newest_ns - lateness_ns_);
+}
+
+void LiveState::ResetJob(LiveJob* job, core::JobTracker tracker) {
+  std::unique_ptr<storage::JobSnapshot> evicted = std::move(job->evicted);
+  const uint64_t generation = job->generation;
+  const bool state_due = job->state_due;
+  *job = LiveJob(std::move(tracker));
+  job->evicted = std::move(evicted);
+  job->generation = generation;
+  job->state_due = state_due;
+}
+
+bool LiveState::LoadState(const StoredJobState& state,
+                          const std::vector<v1::Event>& tail, LiveJob* job) {
+  if (!StateFits(state, tail)) {
+    ++stats_.stale_states;  // stale for good: the tail only grows
+    stale_states_.emplace_back(state.job_id(), state.through_batch());
+    return false;
+  }
+  internal::v1::JobTrackerState tracker_state;
+  absl::StatusOr<core::JobTracker> tracker =
+      tracker_state.ParseFromString(state.tracker())
+          ? core::JobTracker::FromState(tracker_state, config_)
+          : absl::DataLossError("tracker: does not parse");
+  if (!tracker.ok()) {
+    ++stats_.unreadable_states;  // torn or from another version: never used
+    stale_states_.emplace_back(state.job_id(), state.through_batch());
+    return false;
+  }
+  ResetJob(job, *std::move(tracker));
+  job->newest_ns = state.newest_ns();
+  job->first_ns = state.first_ns();
+  if (state.has_ended_ns()) job->ended_ns = state.ended_ns();
+  if (state.has_last_applied_ns()) {
+    job->last_applied = {state.last_applied_ns(), state.last_applied_rank()};
+    applied_through_ns_ = std::max(applied_through_ns_, state.last_applied_ns());
+  }
+  job->applied_events = state.applied_events();
+  job->state_newest_ns = state.newest_ns();
+  for (const v1::Event& e : state.buffer()) Buffer(job, e);
+  return true;
+}
+
+void LiveState::TakeJobStates(
+    uint64_t through_batch, bool all, std::vector<StoredJobState>* put,
+    std::vector<std::pair<std::string, uint64_t>>* remove) {
+  remove->insert(remove->end(), stale_states_.begin(), stale_states_.end());
+  stale_states_.clear();
+  std::vector<std::pair<const std::string*, LiveJob*>> due;
+  due.swap(state_due_);
+  if (all) {
+    due.clear();
+    for (auto& [id, job] : jobs_) due.emplace_back(&id, &job);
+  }
+  for (auto& [job_id, job] : due) {
+    job->state_due = false;
+    if (job->final || job->rebuild || job->since_state == 0) continue;
+    put->push_back(StateRecord(*job_id, *job, through_batch));
+    job->since_state = 0;
+    job->state_newest_ns = job->newest_ns;
+    job->states.push_back(StateRef{through_batch, job->newest_ns});
+    PruneStates(*job_id, job, remove);
+  }
+  stats_.states_taken += static_cast<int64_t>(put->size());
+}
+
+StoredJobState LiveState::StateRecord(const std::string& job_id,
+                                      const LiveJob& job,
+                                      uint64_t through_batch) const {
+  StoredJobState r;
+  r.set_job_id(job_id);
+  r.set_through_batch(through_batch);
+  internal::v1::JobTrackerState tracker;
+  job.tracker.SaveState(&tracker);
+  r.set_tracker(tracker.SerializeAsString());
+  r.set_newest_ns(job.newest_ns);
+  r.set_first_ns(job.first_ns);
+  if (job.ended_ns) r.set_ended_ns(*job.ended_ns);
+  if (job.last_applied) {
+    r.set_last_applied_ns(job.last_applied->first);
+    r.set_last_applied_rank(job.last_applied->second);
+  }
+  for (const Pending& p : job.buffer) *r.add_buffer() = p.event;
+  r.set_applied_events(job.applied_events);
+  return r;
+}
+
+void LiveState::PruneStates(
+    const std::string& job_id, LiveJob* job,
+    std::vector<std::pair<std::string, uint64_t>>* remove) {
+  std::vector<StateRef>& refs = job->states;
+  while (refs.size() > static_cast<size_t>(std::max(policy_.keep, 2))) {
+    // Keep the oldest and the newest; drop the one whose neighbours are
+    // closest relative to its age, so the records thin out with age
+    // (roughly geometric: a late event finds one not far before it).
+    const double newest = static_cast<double>(refs.back().newest_ns);
+    auto score = [&](size_t i) {
+      return static_cast<double>(refs[i + 1].newest_ns - refs[i - 1].newest_ns) /
+             std::max(1.0, newest - static_cast<double>(refs[i].newest_ns));
+    };
+    size_t victim = 1;
+    for (size_t i = 2; i + 1 < refs.size(); ++i) {
+      if (score(i) < score(victim)) victim = i;
+    }
+    remove->emplace_back(job_id, refs[victim].through_batch);
+    refs.erase(refs.begin() + static_cast<std::ptrdiff_t>(victim));
+  }
 }
 
 std::vector<std::string> LiveState::TakeLeftoverDeletions() {
@@ -211,6 +275,8 @@ void LiveState::Fold(const LiveJob& job, const storage::JobSnapshot& stored) {
 
 int64_t LiveState::Evict(int64_t grace_ns,
                          const std::vector<storage::JobSnapshot>& stored) {
+  for (auto& [id, job] : state_due_) job->state_due = false;
+  state_due_.clear();  // points into jobs_; due again at their next event
   int64_t n = 0;
   for (const storage::JobSnapshot& s : stored) {
     auto it = jobs_.find(s.report.job_id);

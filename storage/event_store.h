@@ -10,9 +10,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "google/protobuf/arena.h"
 #include "proto/event.pb.h"
 #include "proto/service.pb.h"
+#include "proto/storage.pb.h"
 #include "storage/job_snapshot.h"
 
 namespace goodput::storage {
@@ -42,27 +42,39 @@ class EventStore {
   // Every agent's highest acknowledged sequence.
   virtual absl::StatusOr<std::map<std::string, uint64_t>> AgentSequences() = 0;
 
-  // The stored events of `job_id` in batches up to and including
-  // `through_batch`, in storage order.
-  virtual absl::Status ReadJob(const std::string& job_id,
+  // The newest stored batch id (0 for an empty store).
+  virtual uint64_t LastBatchId() = 0;
+
+  // The stored events of `job_id` in batches after `after_batch` up to and
+  // including `through_batch`, in storage order. Reads only that job's
+  // events in that range (storage/KEY_LAYOUT.md).
+  virtual absl::Status ReadJob(const std::string& job_id, uint64_t after_batch,
                                uint64_t through_batch,
                                std::vector<v1::Event>* out) = 0;
 
-  // Calls `visit` with every stored batch (id and accepted events) in id
-  // order; stops at the first error `visit` returns and returns it. The
-  // events are the visitor's to move from.
+  // Calls `visit` with the id of every job that has stored events, in key
+  // order, without reading them; stops at the first error and returns it.
+  using JobVisitor = std::function<absl::Status(const std::string& job_id)>;
+  virtual absl::Status ListJobs(const JobVisitor& visit) = 0;
+
+  // Calls `visit` with the heartbeats (events without a job) of every
+  // stored batch that has any, in batch id order; stops at the first error
+  // `visit` returns and returns it. The events are the visitor's to move.
   using BatchVisitor = std::function<absl::Status(
       uint64_t batch_id, std::vector<v1::Event>* events)>;
-  virtual absl::Status ScanBatches(const BatchVisitor& visit) = 0;
+  virtual absl::Status ScanHeartbeats(const BatchVisitor& visit) = 0;
 
-  // ScanBatches for restart recovery, without a heap object per event:
-  // parses batch `batch_id` on `arena_for(batch_id)` and hands `visit` its
-  // (not deleted) events, which live as long as that arena.
-  using ArenaFor = std::function<google::protobuf::Arena*(uint64_t batch_id)>;
-  using ArenaBatchVisitor = std::function<absl::Status(
-      uint64_t batch_id, const std::vector<const v1::Event*>& events)>;
-  virtual absl::Status ScanBatchesOnArena(const ArenaFor& arena_for,
-                                          const ArenaBatchVisitor& visit) = 0;
+  // Stores `states` (each under its job and through_batch) and deletes the
+  // states of `remove` (job id, through_batch), in one atomic write.
+  virtual absl::Status WriteJobStates(
+      const std::vector<internal::v1::StoredJobState>& states,
+      const std::vector<std::pair<std::string, uint64_t>>& remove) = 0;
+
+  // The stored states of `job_id`, oldest through_batch first. A record that
+  // does not parse is left out and counted in `*unreadable`.
+  virtual absl::Status ReadJobStates(
+      const std::string& job_id, std::vector<internal::v1::StoredJobState>* out,
+      int* unreadable) = 0;
 
   // Stores `snapshots`, each replacing its job's earlier one, in one
   // atomic write.
@@ -76,10 +88,8 @@ class EventStore {
   virtual absl::Status ReadSnapshot(const std::string& job_id,
                                     std::optional<JobSnapshot>* out) = 0;
 
-  // Retention: deletes the stored events of `job_ids` and their index.
-  // Other events keep their place (ReadJob and ScanBatches skip the
-  // deleted ones); a batch left with no event is removed unless it is the
-  // newest. Dead letters and agent sequences stay.
+  // Retention: deletes the stored events and states of `job_ids`. Dead
+  // letters, heartbeats and agent sequences stay.
   virtual absl::Status DeleteJobEvents(
       const std::vector<std::string>& job_ids) = 0;
 

@@ -3,10 +3,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <algorithm>
 
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/storage.pb.h"
+#include "rocksdb/db.h"
 #include "storage/memory_event_store.h"
 #include "storage/rocksdb_event_store.h"
 
@@ -54,7 +57,7 @@ class EventStoreTest : public ::testing::TestWithParam<bool> {
   }
   std::vector<std::string> JobSteps(const std::string& job, uint64_t through) {
     std::vector<v1::Event> events;
-    EXPECT_TRUE(store_->ReadJob(job, through, &events).ok());
+    EXPECT_TRUE(store_->ReadJob(job, 0, through, &events).ok());
     std::vector<std::string> out;
     for (const auto& e : events) {
       out.push_back(e.job_id() + ":" + std::to_string(e.step().step()));
@@ -66,22 +69,96 @@ class EventStoreTest : public ::testing::TestWithParam<bool> {
   std::unique_ptr<EventStore> store_;
 };
 
-TEST_P(EventStoreTest, BatchesGetIncreasingIdsAndScanInOrder) {
-  EXPECT_EQ(Write("a", 1, "10:00:00 {\"step\":{\"step\":1}}"), 1u);
-  EXPECT_EQ(Write("a", 2, R"(
-10:00:01 {"step":{"step":2}}
-10:00:02 {"step":{"step":3}}
+TEST_P(EventStoreTest, BatchesGetIncreasingIdsAndHeartbeatsScanInOrder) {
+  EXPECT_EQ(store_->LastBatchId(), 0u);
+  EXPECT_EQ(Write("a", 1, R"(
+10:00:00 {"step":{"step":1}}
+10:00:00 {"host":"h","heartbeat":{"chips":4}}
 )"),
-            2u);
+            1u);
+  EXPECT_EQ(Write("a", 2, "10:00:01 {\"step\":{\"step\":2}}"), 2u);
+  EXPECT_EQ(Write("a", 3, R"(
+10:00:02 {"host":"h","heartbeat":{"chips":4}}
+10:00:02 {"host":"g","heartbeat":{"chips":8}}
+)"),
+            3u);
+  EXPECT_EQ(store_->LastBatchId(), 3u);
   std::vector<std::pair<uint64_t, size_t>> seen;
   ASSERT_TRUE(
       store_
-          ->ScanBatches([&](uint64_t id, std::vector<v1::Event>* events) {
+          ->ScanHeartbeats([&](uint64_t id, std::vector<v1::Event>* events) {
             seen.emplace_back(id, events->size());
             return absl::OkStatus();
           })
           .ok());
-  EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, size_t>>{{1, 1}, {2, 2}}));
+  EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, size_t>>{{1, 1}, {3, 2}}));
+}
+
+TEST_P(EventStoreTest, ReadJobTakesTheBatchesAfterOneThroughAnother) {
+  Write("a", 1, "10:00:00 {\"job_id\":\"a\",\"step\":{\"step\":1}}");
+  Write("a", 2, "10:00:01 {\"job_id\":\"a\",\"step\":{\"step\":2}}");
+  Write("a", 3, "10:00:02 {\"job_id\":\"b\",\"step\":{\"step\":1}}");
+  Write("a", 4, "10:00:03 {\"job_id\":\"a\",\"step\":{\"step\":3}}");
+  std::vector<v1::Event> events;
+  ASSERT_TRUE(store_->ReadJob("a", 1, 4, &events).ok());
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].step().step(), 2);
+  EXPECT_EQ(events[1].step().step(), 3);
+  events.clear();
+  ASSERT_TRUE(store_->ReadJob("a", 2, 3, &events).ok());
+  EXPECT_TRUE(events.empty());
+  ASSERT_TRUE(store_->ReadJob("a", 4, 4, &events).ok());
+  EXPECT_TRUE(events.empty());
+}
+
+TEST_P(EventStoreTest, ListJobsNamesEachJobOnceInKeyOrder) {
+  Write("a", 1, R"(
+10:00:00 {"job_id":"b","step":{"step":1}}
+10:00:00 {"job_id":"a\u0000b","step":{"step":9}}
+10:00:01 {"job_id":"a","step":{"step":2}}
+10:00:01 {"host":"h","heartbeat":{"chips":4}}
+)");
+  Write("a", 2, "10:00:02 {\"job_id\":\"b\",\"step\":{\"step\":2}}");
+  std::vector<std::string> jobs;
+  ASSERT_TRUE(store_
+                  ->ListJobs([&](const std::string& id) {
+                    jobs.push_back(id);
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  std::sort(jobs.begin(), jobs.end());
+  EXPECT_EQ(jobs, (std::vector<std::string>{"a", std::string("a\0b", 3), "b"}));
+}
+
+TEST_P(EventStoreTest, JobStatesRoundTripInBatchOrderAndAreRemoved) {
+  std::vector<internal::v1::StoredJobState> put(3);
+  for (int i = 0; i < 3; ++i) {
+    put[i].set_job_id(i < 2 ? "j" : "k");
+    put[i].set_through_batch(10 - i);
+    put[i].set_tracker("t" + std::to_string(i));
+    put[i].set_last_applied_ns(100 + i);
+    put[i].add_buffer()->mutable_step()->set_step(i);
+  }
+  ASSERT_TRUE(store_->WriteJobStates(put, {}).ok());
+  std::vector<internal::v1::StoredJobState> read;
+  int unreadable = 0;
+  ASSERT_TRUE(store_->ReadJobStates("j", &read, &unreadable).ok());
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[0].through_batch(), 9u);  // oldest first
+  EXPECT_EQ(read[1].tracker(), "t0");
+  EXPECT_EQ(read[0].buffer(0).step().step(), 1);
+  EXPECT_EQ(unreadable, 0);
+  ASSERT_TRUE(store_->WriteJobStates({}, {{"j", 10}}).ok());
+  read.clear();
+  ASSERT_TRUE(store_->ReadJobStates("j", &read, &unreadable).ok());
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0].through_batch(), 9u);
+  ASSERT_TRUE(store_->DeleteJobEvents({"j"}).ok());  // retention takes them
+  read.clear();
+  ASSERT_TRUE(store_->ReadJobStates("j", &read, &unreadable).ok());
+  EXPECT_TRUE(read.empty());
+  ASSERT_TRUE(store_->ReadJobStates("k", &read, &unreadable).ok());
+  EXPECT_EQ(read.size(), 1u);
 }
 
 TEST_P(EventStoreTest, ReadJobFindsOnlyThatJobThroughABatch) {
@@ -177,22 +254,16 @@ TEST_P(EventStoreTest, DeleteJobEventsKeepsOtherJobsInPlace) {
   ASSERT_TRUE(store_->DeleteJobEvents({"x"}).ok());
   EXPECT_TRUE(JobSteps("x", 10).empty());
   EXPECT_EQ(JobSteps("y", 10), std::vector<std::string>{"y:1"});
-  std::vector<std::pair<uint64_t, size_t>> seen;
+  std::vector<std::pair<uint64_t, size_t>> beats;
   ASSERT_TRUE(store_
-                  ->ScanBatches([&](uint64_t id, std::vector<v1::Event>* b) {
-                    seen.emplace_back(id, b->size());
+                  ->ScanHeartbeats([&](uint64_t id, std::vector<v1::Event>* b) {
+                    beats.emplace_back(id, b->size());
                     return absl::OkStatus();
                   })
                   .ok());
-  // Batch 2 is gone; batch 3, the newest, stays (empty) to keep the ids.
-  if (rocks()) {
-    EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, size_t>>{{1, 2}, {3, 0}}));
-    Reopen();
-    EXPECT_EQ(Write("a", 4, "10:00:04 {\"job_id\":\"y\",\"step\":{}}"), 4u);
-  } else {
-    EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, size_t>>{
-                        {1, 2}, {2, 0}, {3, 0}}));
-  }
+  EXPECT_EQ(beats, (std::vector<std::pair<uint64_t, size_t>>{{1, 1}}));
+  if (rocks()) Reopen();  // batch ids go on after the deletion
+  EXPECT_EQ(Write("a", 4, "10:00:04 {\"job_id\":\"y\",\"step\":{}}"), 4u);
 }
 
 class RocksDbStoreTest : public EventStoreTest {
@@ -207,6 +278,67 @@ TEST_F(RocksDbStoreTest, ReopenKeepsEverythingAndContinuesIds) {
   EXPECT_EQ(Write("a", 3, "10:00:02 {\"step\":{\"step\":3}}"), 3u);
   EXPECT_EQ(JobSteps("j", 10), (std::vector<std::string>{"j:1", "j:2", "j:3"}));
   EXPECT_EQ(store_->AgentSequences()->at("a"), 3u);
+}
+
+// A store written by the layout-1 code (every accepted event in `batches`,
+// varint indices in `job_events`) is migrated at open, once.
+TEST_F(RocksDbStoreTest, MigratesALayoutOneStore) {
+  store_.reset();
+  {
+    std::vector<rocksdb::ColumnFamilyDescriptor> families;
+    for (const char* name : {"default", "batches", "job_events", "agents",
+                             "dead_letters", "snapshots"}) {
+      families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    }
+    rocksdb::DBOptions options;
+    options.create_missing_column_families = true;
+    rocksdb::DB* raw = nullptr;
+    std::vector<rocksdb::ColumnFamilyHandle*> h;
+    ASSERT_TRUE(rocksdb::DB::Open(options, dir_, families, &h, &raw).ok());
+    internal::v1::StoredBatch batch;
+    batch.set_agent_id("a");
+    for (const v1::Event& e : ParseEvents(Timeline(R"(
+10:00:00 {"job_id":"x","step":{"step":1}}
+10:00:01 {"host":"h","heartbeat":{"chips":4}}
+10:00:02 {"job_id":"y","step":{"step":1}}
+10:00:03 {"job_id":"x","step":{"step":2}}
+)"))) {
+      *batch.add_events() = e;
+    }
+    batch.mutable_events(3)->Clear();  // deleted by retention
+    const std::string key("\0\0\0\0\0\0\0\x01", 8);
+    ASSERT_TRUE(raw->Put({}, h[1], key, batch.SerializeAsString()).ok());
+    ASSERT_TRUE(raw->Put({}, h[2], std::string("\0\0\0\x01x", 5) + key,
+                         std::string("\x00", 1))
+                    .ok());
+    ASSERT_TRUE(raw->Put({}, h[2], std::string("\0\0\0\x01y", 5) + key,
+                         std::string("\x02", 1))
+                    .ok());
+    for (auto* handle : h) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
+    delete raw;
+  }
+  auto opened = RocksDbEventStore::Open(dir_, {});
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ((*opened)->migrated_batches(), 1);
+  store_ = *std::move(opened);
+  EXPECT_EQ(JobSteps("x", 1), std::vector<std::string>{"x:1"});
+  EXPECT_EQ(JobSteps("y", 1), std::vector<std::string>{"y:1"});
+  size_t beats = 0;
+  ASSERT_TRUE(store_
+                  ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>* b) {
+                    beats += b->size();
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(beats, 1u);
+  EXPECT_EQ(Write("a", 2, "10:00:04 {\"job_id\":\"x\",\"step\":{\"step\":3}}"),
+            2u);
+  store_.reset();
+  opened = RocksDbEventStore::Open(dir_, {});
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ((*opened)->migrated_batches(), 0);
+  store_ = *std::move(opened);
+  EXPECT_EQ(JobSteps("x", 2), (std::vector<std::string>{"x:1", "x:3"}));
 }
 
 TEST_F(RocksDbStoreTest, OpenFailureIsAStatus) {

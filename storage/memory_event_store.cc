@@ -25,50 +25,82 @@ MemoryEventStore::AgentSequences() {
   return agents_;
 }
 
+uint64_t MemoryEventStore::LastBatchId() {
+  absl::MutexLock lock(&mu_);
+  return batches_.size();
+}
+
 absl::Status MemoryEventStore::ReadJob(const std::string& job_id,
+                                       uint64_t after_batch,
                                        uint64_t through_batch,
                                        std::vector<v1::Event>* out) {
   absl::MutexLock lock(&mu_);
-  for (size_t b = 0; b < batches_.size() && b < through_batch; ++b) {
+  for (size_t b = after_batch; b < batches_.size() && b < through_batch; ++b) {
     for (const v1::Event& e : batches_[b]) {
-      if (e.job_id() == job_id && !e.has_heartbeat()) out->push_back(e);
+      if (e.job_id() == job_id && !e.has_heartbeat() &&
+          e.body_case() != v1::Event::BODY_NOT_SET) {
+        out->push_back(e);
+      }
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status MemoryEventStore::ScanBatches(const BatchVisitor& visit) {
-  std::vector<std::vector<v1::Event>> snapshot;  // visit without the lock,
-  {                                              // like a RocksDB iterator
+absl::Status MemoryEventStore::ListJobs(const JobVisitor& visit) {
+  std::set<std::string> jobs;  // visit without the lock, like an iterator
+  {
     absl::MutexLock lock(&mu_);
-    snapshot = batches_;
+    for (const auto& batch : batches_) {
+      for (const v1::Event& e : batch) {
+        if (!e.has_heartbeat() && e.body_case() != v1::Event::BODY_NOT_SET) {
+          jobs.insert(e.job_id());
+        }
+      }
+    }
   }
-  for (size_t b = 0; b < snapshot.size(); ++b) {
-    std::vector<v1::Event>& events = snapshot[b];
-    events.erase(std::remove_if(events.begin(), events.end(),
-                                [](const v1::Event& e) {
-                                  return e.body_case() ==
-                                         v1::Event::BODY_NOT_SET;
-                                }),
-                 events.end());
-    if (absl::Status s = visit(b + 1, &events); !s.ok()) return s;
+  for (const std::string& job_id : jobs) {
+    if (absl::Status s = visit(job_id); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
-absl::Status MemoryEventStore::ScanBatchesOnArena(
-    const ArenaFor& arena_for, const ArenaBatchVisitor& visit) {
-  return ScanBatches([&](uint64_t id, std::vector<v1::Event>* events) {
-    google::protobuf::Arena* arena = arena_for(id);
-    std::vector<const v1::Event*> on_arena;
-    for (const v1::Event& e : *events) {
-      v1::Event* copy =
-          google::protobuf::Arena::CreateMessage<v1::Event>(arena);
-      *copy = e;
-      on_arena.push_back(copy);
+absl::Status MemoryEventStore::ScanHeartbeats(const BatchVisitor& visit) {
+  std::vector<std::vector<v1::Event>> beats;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& batch : batches_) {
+      std::vector<v1::Event>& out = beats.emplace_back();
+      for (const v1::Event& e : batch) {
+        if (e.has_heartbeat()) out.push_back(e);
+      }
     }
-    return visit(id, on_arena);
-  });
+  }
+  for (size_t b = 0; b < beats.size(); ++b) {
+    if (beats[b].empty()) continue;
+    if (absl::Status s = visit(b + 1, &beats[b]); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::WriteJobStates(
+    const std::vector<internal::v1::StoredJobState>& states,
+    const std::vector<std::pair<std::string, uint64_t>>& remove) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [job_id, through] : remove) states_[job_id].erase(through);
+  for (const internal::v1::StoredJobState& s : states) {
+    states_[s.job_id()][s.through_batch()] = s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::ReadJobStates(
+    const std::string& job_id, std::vector<internal::v1::StoredJobState>* out,
+    int*) {
+  absl::MutexLock lock(&mu_);
+  auto it = states_.find(job_id);
+  if (it == states_.end()) return absl::OkStatus();
+  for (const auto& [through, state] : it->second) out->push_back(state);
+  return absl::OkStatus();
 }
 
 absl::Status MemoryEventStore::DeadLetters(size_t limit,
@@ -111,6 +143,7 @@ absl::Status MemoryEventStore::DeleteJobEvents(
     const std::vector<std::string>& job_ids) {
   absl::MutexLock lock(&mu_);
   const std::set<std::string> doomed(job_ids.begin(), job_ids.end());
+  for (const std::string& job_id : job_ids) states_.erase(job_id);
   for (auto& batch : batches_) {
     for (v1::Event& e : batch) {
       if (!e.has_heartbeat() && doomed.count(e.job_id())) e.Clear();

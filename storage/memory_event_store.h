@@ -16,11 +16,18 @@ class MemoryEventStore : public EventStore {
  public:
   absl::StatusOr<uint64_t> Write(const BatchWrite& batch) override;
   absl::StatusOr<std::map<std::string, uint64_t>> AgentSequences() override;
-  absl::Status ReadJob(const std::string& job_id, uint64_t through_batch,
+  uint64_t LastBatchId() override;
+  absl::Status ReadJob(const std::string& job_id, uint64_t after_batch,
+                       uint64_t through_batch,
                        std::vector<v1::Event>* out) override;
-  absl::Status ScanBatches(const BatchVisitor& visit) override;
-  absl::Status ScanBatchesOnArena(const ArenaFor& arena_for,
-                                  const ArenaBatchVisitor& visit) override;
+  absl::Status ListJobs(const JobVisitor& visit) override;
+  absl::Status ScanHeartbeats(const BatchVisitor& visit) override;
+  absl::Status WriteJobStates(
+      const std::vector<internal::v1::StoredJobState>& states,
+      const std::vector<std::pair<std::string, uint64_t>>& remove) override;
+  absl::Status ReadJobStates(const std::string& job_id,
+                             std::vector<internal::v1::StoredJobState>* out,
+                             int* unreadable) override;
   absl::Status WriteSnapshots(
       const std::vector<JobSnapshot>& snapshots) override;
   absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) override;
@@ -40,6 +47,9 @@ class MemoryEventStore : public EventStore {
   std::map<std::string, uint64_t> agents_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::DeadLetter> dead_letters_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, JobSnapshot> snapshots_ ABSL_GUARDED_BY(mu_);
+  // job id -> through_batch -> state
+  std::map<std::string, std::map<uint64_t, internal::v1::StoredJobState>>
+      states_ ABSL_GUARDED_BY(mu_);
   absl::Status next_failure_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -9,15 +9,20 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
-#include "rocksdb/memtablerep.h"
 #include "rocksdb/options.h"
 #include "rocksdb/write_batch.h"
 
 namespace goodput::storage {
 namespace {
 
-constexpr const char* kFamilyNames[] = {"default", "batches",      "job_events",
-                                        "agents",  "dead_letters", "snapshots"};
+constexpr const char* kFamilyNames[] = {
+    "default",      "batches",   "job_events", "agents",
+    "dead_letters", "snapshots", "job_states"};
+
+// The layout this code reads and writes (storage/KEY_LAYOUT.md); a store
+// without the key is layout 1 and is migrated at open.
+constexpr char kLayoutKey[] = "schema_version";
+constexpr char kLayout[] = "2";
 
 // Reads of a whole column family (restart recovery, replays, reports of
 // evicted jobs) do not fill the block cache: it would otherwise hold the
@@ -62,45 +67,83 @@ std::string JobPrefix(const std::string& job_id) {
   return k + job_id;
 }
 
-std::string EncodeIndices(const std::vector<uint32_t>& indices) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    for (uint32_t i : indices) coded.WriteVarint32(i);
-  }
-  return out;
+// The end of a job's key range: past prefix + any 8-byte batch id.
+std::string JobLimit(const std::string& prefix) {
+  return prefix + std::string(9, '\xff');
 }
 
-// A StoredBatch's wire bytes, written field by field so that the events
-// are serialized from `batch` without a copy into a StoredBatch message.
-std::string EncodeStoredBatch(const BatchWrite& batch) {
+void WriteEvent(int field, const v1::Event& e,
+                google::protobuf::io::CodedOutputStream* coded) {
+  coded->WriteTag(static_cast<uint32_t>(field) << 3 | 2);
+  coded->WriteVarint32(static_cast<uint32_t>(e.ByteSizeLong()));
+  e.SerializeWithCachedSizes(coded);
+}
+
+// A StoredBatch's wire bytes (layout 2): its heartbeats, written field by
+// field so that the events are serialized without a copy into a message.
+std::string EncodeStoredBatch(const BatchWrite& batch, uint32_t job_events) {
   internal::v1::StoredBatch header;
   header.set_agent_id(batch.agent_id);
   header.set_sequence(batch.sequence);
   header.mutable_received()->set_seconds(batch.received_ns / 1'000'000'000);
   header.mutable_received()->set_nanos(batch.received_ns % 1'000'000'000);
+  header.set_layout(2);
+  header.set_job_events(job_events);
   std::string out = header.SerializeAsString();
-  {
+  {  // the stream gives back its unused bytes when it goes
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
     for (const v1::Event& e : batch.accepted) {
-      coded.WriteTag(internal::v1::StoredBatch::kEventsFieldNumber << 3 | 2);
-      coded.WriteVarint32(static_cast<uint32_t>(e.ByteSizeLong()));
-      e.SerializeWithCachedSizes(&coded);
+      if (e.has_heartbeat()) {
+        WriteEvent(internal::v1::StoredBatch::kEventsFieldNumber, e, &coded);
+      }
     }
   }
   return out;
 }
 
-std::vector<uint32_t> DecodeIndices(const rocksdb::Slice& value) {
-  std::vector<uint32_t> out;
-  google::protobuf::io::CodedInputStream in(
-      reinterpret_cast<const uint8_t*>(value.data()),
-      static_cast<int>(value.size()));
-  uint32_t i;
-  while (in.ReadVarint32(&i)) out.push_back(i);
+// The events of `events` at `order` as a StoredJobEvents record.
+std::string EncodeJobEvents(const std::vector<const v1::Event*>& events) {
+  std::string out;
+  {  // the stream gives back its unused bytes when it goes
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    for (const v1::Event* e : events) {
+      WriteEvent(internal::v1::StoredJobEvents::kEventsFieldNumber, *e, &coded);
+    }
+  }
   return out;
+}
+
+// Adds to `wb` one job_events record per job of `events` (heartbeats and
+// events without a body left out), under batch key `batch_key`. Returns how
+// many events it stored.
+uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
+                      const std::string& batch_key,
+                      const std::vector<const v1::Event*>& events,
+                      rocksdb::WriteBatch* wb) {
+  std::vector<std::pair<const std::string*, uint32_t>> by_job;
+  by_job.reserve(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    const v1::Event& e = *events[i];
+    if (e.has_heartbeat() || e.body_case() == v1::Event::BODY_NOT_SET) continue;
+    by_job.emplace_back(&e.job_id(), static_cast<uint32_t>(i));
+  }
+  std::sort(by_job.begin(), by_job.end(), [](const auto& a, const auto& b) {
+    return std::tie(*a.first, a.second) < std::tie(*b.first, b.second);
+  });
+  std::vector<const v1::Event*> run;
+  for (size_t i = 0; i < by_job.size();) {
+    run.clear();
+    size_t j = i;
+    for (; j < by_job.size() && *by_job[j].first == *by_job[i].first; ++j) {
+      run.push_back(events[by_job[j].second]);
+    }
+    wb->Put(family, JobPrefix(*by_job[i].first) + batch_key,
+            EncodeJobEvents(run));
+    i = j;
+  }
+  return static_cast<uint32_t>(by_job.size());
 }
 
 }  // namespace
@@ -117,17 +160,12 @@ absl::StatusOr<std::unique_ptr<RocksDbEventStore>> RocksDbEventStore::Open(
   // is flushed at the cap), so goodputd's memory does not creep up by the
   // memtables of every family between flushes (BENCHMARKS.md, Soak).
   db_options.db_write_buffer_size = 64 << 20;
-  // Writes are serialized by the caller; the vector memtable needs this.
-  db_options.allow_concurrent_memtable_write = false;
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const char* name : kFamilyNames) {
     rocksdb::ColumnFamilyOptions cf;
-    if (std::string(name) == "job_events") {
-      // One index key per (job, batch) lands at random places; a vector
-      // memtable appends and sorts at flush. It is read only to rebuild a
-      // job after a late event.
-      cf.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
-    }
+    // job_events keeps RocksDB's skiplist memtable: a job rebuild reads
+    // its newest events from there, and a vector memtable would sort itself
+    // for every such read.
     families.emplace_back(name, cf);
   }
   rocksdb::DB* db = nullptr;
@@ -138,6 +176,7 @@ absl::StatusOr<std::unique_ptr<RocksDbEventStore>> RocksDbEventStore::Open(
   std::unique_ptr<RocksDbEventStore> store(
       new RocksDbEventStore(db, std::move(handles), options));
   if (s = store->LoadNextBatchId(); !s.ok()) return s;
+  if (s = store->CheckLayout(); !s.ok()) return s;
   return store;
 }
 
@@ -158,34 +197,77 @@ absl::Status RocksDbEventStore::LoadNextBatchId() {
   return FromRocks(it->status(), "seek last batch");
 }
 
+absl::Status RocksDbEventStore::CheckLayout() {
+  std::string layout;
+  rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), handles_[kDefault],
+                                 kLayoutKey, &layout);
+  if (got.ok() && layout == kLayout) return absl::OkStatus();
+  if (got.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "store: layout version \"", layout, "\" is not one this goodputd "
+        "reads (it reads 1 and 2, storage/KEY_LAYOUT.md); use the goodputd "
+        "that wrote it"));
+  }
+  if (!got.IsNotFound()) return FromRocks(got, "read layout version");
+  if (absl::Status s = MigrateFromLayout1(); !s.ok()) return s;
+  return FromRocks(db_->Put(rocksdb::WriteOptions(), handles_[kDefault],
+                            kLayoutKey, kLayout),
+                   "write layout version");
+}
+
+absl::Status RocksDbEventStore::MigrateFromLayout1() {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(FullScan(), handles_[kBatches]));
+  internal::v1::StoredBatch stored;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const uint64_t id = GetBigEndian(it->key().data(), 8);
+    if (!stored.ParseFromArray(it->value().data(),
+                               static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(absl::StrCat(
+          "store migration: batch ", id, " does not parse"));
+    }
+    if (stored.layout() == 2) continue;  // migrated by an interrupted run
+    if (absl::Status s = MigrateBatch(it->key().ToString(), &stored);
+        !s.ok()) {
+      return s;
+    }
+    ++migrated_batches_;
+  }
+  return FromRocks(it->status(), "migrate batches");
+}
+
+// One batch of layout 1, atomically: its job events move to job_events
+// (replacing the index entries under the same keys), its heartbeats stay.
+absl::Status RocksDbEventStore::MigrateBatch(
+    const std::string& key, internal::v1::StoredBatch* stored) {
+  std::vector<const v1::Event*> events;
+  for (const v1::Event& e : stored->events()) events.push_back(&e);
+  rocksdb::WriteBatch wb;
+  const uint32_t n = PutJobEvents(handles_[kJobEvents], key, events, &wb);
+  internal::v1::StoredBatch rewritten;
+  rewritten.set_agent_id(stored->agent_id());
+  rewritten.set_sequence(stored->sequence());
+  *rewritten.mutable_received() = stored->received();
+  rewritten.set_layout(2);
+  rewritten.set_job_events(n);
+  for (v1::Event& e : *stored->mutable_events()) {
+    if (e.has_heartbeat()) *rewritten.add_events() = std::move(e);
+  }
+  wb.Put(handles_[kBatches], key, rewritten.SerializeAsString());
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(db_->Write(wo, &wb), "migrate batch");
+}
+
 absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   const uint64_t id = next_batch_id_;
   rocksdb::WriteBatch wb;
   const std::string key = BatchKey(id);
-  wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch));
-  // The per-job index: one key per job in the batch, its events' indices.
-  std::vector<std::pair<const std::string*, uint32_t>> by_job;
-  by_job.reserve(batch.accepted.size());
-  for (size_t i = 0; i < batch.accepted.size(); ++i) {
-    if (!batch.accepted[i].has_heartbeat()) {
-      by_job.emplace_back(&batch.accepted[i].job_id(),
-                          static_cast<uint32_t>(i));
-    }
-  }
-  std::sort(by_job.begin(), by_job.end(), [](const auto& a, const auto& b) {
-    return std::tie(*a.first, a.second) < std::tie(*b.first, b.second);
-  });
-  std::vector<uint32_t> indices;
-  for (size_t i = 0; i < by_job.size();) {
-    indices.clear();
-    size_t j = i;
-    for (; j < by_job.size() && *by_job[j].first == *by_job[i].first; ++j) {
-      indices.push_back(by_job[j].second);
-    }
-    wb.Put(handles_[kJobEvents], JobPrefix(*by_job[i].first) + key,
-           EncodeIndices(indices));
-    i = j;
-  }
+  std::vector<const v1::Event*> events;
+  events.reserve(batch.accepted.size());
+  for (const v1::Event& e : batch.accepted) events.push_back(&e);
+  const uint32_t n = PutJobEvents(handles_[kJobEvents], key, events, &wb);
+  wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n));
   std::string seq;
   PutBigEndian(batch.sequence, 8, &seq);
   wb.Put(handles_[kAgents], batch.agent_id, seq);
@@ -201,6 +283,8 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   next_batch_id_ = id + 1;
   return id;
 }
+
+uint64_t RocksDbEventStore::LastBatchId() { return next_batch_id_ - 1; }
 
 absl::StatusOr<std::map<std::string, uint64_t>>
 RocksDbEventStore::AgentSequences() {
@@ -219,56 +303,49 @@ RocksDbEventStore::AgentSequences() {
   return out;
 }
 
-absl::Status RocksDbEventStore::ParseBatch(uint64_t batch_id,
-                                           const std::string& key,
-                                           internal::v1::StoredBatch* stored) {
-  std::string value;
-  absl::Status s = FromRocks(
-      db_->Get(rocksdb::ReadOptions(), handles_[kBatches], key, &value),
-      "read batch");
-  if (!s.ok()) return s;
-  if (!stored->ParseFromString(value)) {
-    return absl::DataLossError(
-        absl::StrCat("rocksdb batches: batch ", batch_id, " does not parse"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status RocksDbEventStore::ReadBatch(uint64_t batch_id,
-                                          std::vector<v1::Event>* out) {
-  internal::v1::StoredBatch stored;
-  absl::Status s = ParseBatch(batch_id, BatchKey(batch_id), &stored);
-  if (!s.ok()) return s;
-  out->clear();
-  for (v1::Event& e : *stored.mutable_events()) out->push_back(std::move(e));
-  return absl::OkStatus();
-}
-
 absl::Status RocksDbEventStore::ReadJob(const std::string& job_id,
+                                        uint64_t after_batch,
                                         uint64_t through_batch,
                                         std::vector<v1::Event>* out) {
+  if (after_batch >= through_batch) return absl::OkStatus();
   const std::string prefix = JobPrefix(job_id);
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobEvents]));
-  std::vector<v1::Event> batch;
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
-       it->Next()) {
+  internal::v1::StoredJobEvents stored;
+  for (it->Seek(prefix + BatchKey(after_batch + 1));
+       it->Valid() && it->key().starts_with(prefix); it->Next()) {
     const uint64_t id = GetBigEndian(it->key().data() + prefix.size(), 8);
     if (id > through_batch) break;
-    if (absl::Status s = ReadBatch(id, &batch); !s.ok()) return s;
-    for (uint32_t i : DecodeIndices(it->value())) {
-      if (i >= batch.size()) {
-        return absl::DataLossError(absl::StrCat("rocksdb job_events: index ", i,
-                                                " out of batch ", id,
-                                                " for job ", job_id));
-      }
-      out->push_back(std::move(batch[i]));
+    if (!stored.ParseFromArray(it->value().data(),
+                               static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(absl::StrCat(
+          "rocksdb job_events: job ", job_id, " batch ", id,
+          " does not parse"));
+    }
+    for (v1::Event& e : *stored.mutable_events()) {
+      out->push_back(std::move(e));
     }
   }
-  return FromRocks(it->status(), "scan job");
+  return FromRocks(it->status(), "read job");
 }
 
-absl::Status RocksDbEventStore::ScanBatches(const BatchVisitor& visit) {
+absl::Status RocksDbEventStore::ListJobs(const JobVisitor& visit) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(FullScan(), handles_[kJobEvents]));
+  for (it->SeekToFirst(); it->Valid();) {
+    const rocksdb::Slice key = it->key();
+    const uint64_t len = key.size() >= 4 ? GetBigEndian(key.data(), 4) : 0;
+    if (key.size() != 4 + len + 8) {
+      return absl::DataLossError("rocksdb job_events: malformed key");
+    }
+    std::string job_id(key.data() + 4, len);
+    if (absl::Status s = visit(job_id); !s.ok()) return s;
+    it->Seek(JobLimit(JobPrefix(job_id)));  // the next job
+  }
+  return FromRocks(it->status(), "list jobs");
+}
+
+absl::Status RocksDbEventStore::ScanHeartbeats(const BatchVisitor& visit) {
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(FullScan(), handles_[kBatches]));
   internal::v1::StoredBatch stored;
@@ -280,40 +357,48 @@ absl::Status RocksDbEventStore::ScanBatches(const BatchVisitor& visit) {
       return absl::DataLossError(
           absl::StrCat("rocksdb batches: batch ", id, " does not parse"));
     }
+    if (stored.events_size() == 0) continue;
     events.clear();
-    events.reserve(stored.events_size());
-    for (v1::Event& e : *stored.mutable_events()) {
-      if (e.body_case() != v1::Event::BODY_NOT_SET) {
-        events.push_back(std::move(e));  // not deleted by retention
-      }
-    }
+    for (v1::Event& e : *stored.mutable_events()) events.push_back(std::move(e));
     if (absl::Status s = visit(id, &events); !s.ok()) return s;
   }
-  return FromRocks(it->status(), "scan batches");
+  return FromRocks(it->status(), "scan heartbeats");
 }
 
-absl::Status RocksDbEventStore::ScanBatchesOnArena(
-    const ArenaFor& arena_for, const ArenaBatchVisitor& visit) {
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(FullScan(), handles_[kBatches]));
-  std::vector<const v1::Event*> events;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    const uint64_t id = GetBigEndian(it->key().data(), 8);
-    auto* stored =
-        google::protobuf::Arena::CreateMessage<internal::v1::StoredBatch>(
-            arena_for(id));
-    if (!stored->ParseFromArray(it->value().data(),
-                                static_cast<int>(it->value().size()))) {
-      return absl::DataLossError(
-          absl::StrCat("rocksdb batches: batch ", id, " does not parse"));
-    }
-    events.clear();
-    for (const v1::Event& e : stored->events()) {
-      if (e.body_case() != v1::Event::BODY_NOT_SET) events.push_back(&e);
-    }
-    if (absl::Status s = visit(id, events); !s.ok()) return s;
+absl::Status RocksDbEventStore::WriteJobStates(
+    const std::vector<internal::v1::StoredJobState>& states,
+    const std::vector<std::pair<std::string, uint64_t>>& remove) {
+  rocksdb::WriteBatch wb;
+  for (const auto& [job_id, through] : remove) {
+    wb.Delete(handles_[kJobStates], JobPrefix(job_id) + BatchKey(through));
   }
-  return FromRocks(it->status(), "scan batches");
+  for (const internal::v1::StoredJobState& s : states) {
+    wb.Put(handles_[kJobStates],
+           JobPrefix(s.job_id()) + BatchKey(s.through_batch()),
+           s.SerializeAsString());
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(db_->Write(wo, &wb), "write job states");
+}
+
+absl::Status RocksDbEventStore::ReadJobStates(
+    const std::string& job_id, std::vector<internal::v1::StoredJobState>* out,
+    int* unreadable) {
+  const std::string prefix = JobPrefix(job_id);
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobStates]));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
+       it->Next()) {
+    internal::v1::StoredJobState& state = out->emplace_back();
+    if (!state.ParseFromArray(it->value().data(),
+                              static_cast<int>(it->value().size())) ||
+        state.job_id() != job_id) {
+      out->pop_back();
+      ++*unreadable;
+    }
+  }
+  return FromRocks(it->status(), "read job states");
 }
 
 absl::Status RocksDbEventStore::WriteSnapshots(
@@ -364,58 +449,14 @@ absl::Status RocksDbEventStore::ReadSnapshot(const std::string& job_id,
 absl::Status RocksDbEventStore::DeleteJobEvents(
     const std::vector<std::string>& job_ids) {
   rocksdb::WriteBatch wb;
-  std::map<uint64_t, std::vector<uint32_t>> by_batch;
   for (const std::string& job_id : job_ids) {
-    if (absl::Status s = CollectJobIndex(job_id, &by_batch, &wb); !s.ok()) {
-      return s;
-    }
-  }
-  for (const auto& [id, indices] : by_batch) {
-    if (absl::Status s = ClearEvents(id, indices, &wb); !s.ok()) return s;
+    const std::string prefix = JobPrefix(job_id);
+    wb.DeleteRange(handles_[kJobEvents], prefix, JobLimit(prefix));
+    wb.DeleteRange(handles_[kJobStates], prefix, JobLimit(prefix));
   }
   rocksdb::WriteOptions wo;
   wo.sync = options_.fsync;
   return FromRocks(db_->Write(wo, &wb), "delete job events");
-}
-
-absl::Status RocksDbEventStore::CollectJobIndex(
-    const std::string& job_id,
-    std::map<uint64_t, std::vector<uint32_t>>* by_batch,
-    rocksdb::WriteBatch* wb) {
-  const std::string prefix = JobPrefix(job_id);
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobEvents]));
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
-       it->Next()) {
-    const uint64_t id = GetBigEndian(it->key().data() + prefix.size(), 8);
-    std::vector<uint32_t>& indices = (*by_batch)[id];
-    for (uint32_t i : DecodeIndices(it->value())) indices.push_back(i);
-    wb->Delete(handles_[kJobEvents], it->key());
-  }
-  return FromRocks(it->status(), "scan job index");
-}
-
-absl::Status RocksDbEventStore::ClearEvents(
-    uint64_t id, const std::vector<uint32_t>& indices,
-    rocksdb::WriteBatch* wb) {
-  const std::string key = BatchKey(id);
-  internal::v1::StoredBatch stored;
-  if (absl::Status s = ParseBatch(id, key, &stored); !s.ok()) return s;
-  for (uint32_t i : indices) {
-    if (i < static_cast<uint32_t>(stored.events_size())) {
-      stored.mutable_events(static_cast<int>(i))->Clear();
-    }
-  }
-  bool empty = true;
-  for (const v1::Event& e : stored.events()) {
-    empty = empty && e.body_case() == v1::Event::BODY_NOT_SET;
-  }
-  if (empty && id + 1 != next_batch_id_) {  // the newest keeps the id
-    wb->Delete(handles_[kBatches], key);
-  } else {
-    wb->Put(handles_[kBatches], key, stored.SerializeAsString());
-  }
-  return absl::OkStatus();
 }
 
 absl::Status RocksDbEventStore::DeadLetters(size_t limit,

@@ -35,13 +35,23 @@ class RocksDbEventStore : public EventStore {
       const std::string& dir, Options options);
   ~RocksDbEventStore() override;
 
+  // Batches of a layout-1 store rewritten to layout 2 by Open.
+  int64_t migrated_batches() const { return migrated_batches_; }
+
   absl::StatusOr<uint64_t> Write(const BatchWrite& batch) override;
   absl::StatusOr<std::map<std::string, uint64_t>> AgentSequences() override;
-  absl::Status ReadJob(const std::string& job_id, uint64_t through_batch,
+  uint64_t LastBatchId() override;
+  absl::Status ReadJob(const std::string& job_id, uint64_t after_batch,
+                       uint64_t through_batch,
                        std::vector<v1::Event>* out) override;
-  absl::Status ScanBatches(const BatchVisitor& visit) override;
-  absl::Status ScanBatchesOnArena(const ArenaFor& arena_for,
-                                  const ArenaBatchVisitor& visit) override;
+  absl::Status ListJobs(const JobVisitor& visit) override;
+  absl::Status ScanHeartbeats(const BatchVisitor& visit) override;
+  absl::Status WriteJobStates(
+      const std::vector<internal::v1::StoredJobState>& states,
+      const std::vector<std::pair<std::string, uint64_t>>& remove) override;
+  absl::Status ReadJobStates(const std::string& job_id,
+                             std::vector<internal::v1::StoredJobState>* out,
+                             int* unreadable) override;
   absl::Status WriteSnapshots(
       const std::vector<JobSnapshot>& snapshots) override;
   absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) override;
@@ -60,6 +70,7 @@ class RocksDbEventStore : public EventStore {
     kAgents,
     kDeadLetters,
     kSnapshots,
+    kJobStates,
     kCount
   };
 
@@ -67,24 +78,19 @@ class RocksDbEventStore : public EventStore {
                     std::vector<rocksdb::ColumnFamilyHandle*> handles,
                     Options options);
   absl::Status LoadNextBatchId();
-  absl::Status ReadBatch(uint64_t batch_id, std::vector<v1::Event>* out);
-  absl::Status ParseBatch(uint64_t batch_id, const std::string& key,
-                          internal::v1::StoredBatch* stored);
-  // Adds to `by_batch` the indices of `job_id`'s events per batch, and to
-  // `wb` the deletion of its index keys.
-  absl::Status CollectJobIndex(
-      const std::string& job_id,
-      std::map<uint64_t, std::vector<uint32_t>>* by_batch,
-      rocksdb::WriteBatch* wb);
-  // Adds to `wb` the rewrite of batch `id` with its events at `indices`
-  // cleared, or its deletion when none is left and it is not the newest.
-  absl::Status ClearEvents(uint64_t id, const std::vector<uint32_t>& indices,
-                           rocksdb::WriteBatch* wb);
+  // Layout 2 (storage/KEY_LAYOUT.md): checks it, or migrates a store of
+  // layout 1 batch by batch (each batch atomically; an interrupted
+  // migration goes on at the next open) and marks the store layout 2.
+  absl::Status CheckLayout();
+  absl::Status MigrateFromLayout1();
+  absl::Status MigrateBatch(const std::string& key,
+                            internal::v1::StoredBatch* stored);
 
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // by Family
   Options options_;
   std::atomic<uint64_t> next_batch_id_{1};
+  int64_t migrated_batches_ = 0;
 };
 
 }  // namespace goodput::storage

@@ -1,0 +1,183 @@
+#include "server/store_replay.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/capacity_tracker.h"
+#include "core/event_order.h"
+#include "core/fleet_report.h"
+#include "core/job_tracker.h"
+#include "proto/tracker_state.pb.h"
+#include "server/job_state_fit.h"
+
+namespace goodput::server {
+
+StoreReplay::StoreReplay(storage::EventStore* store, core::Config config,
+                         uint64_t through_batch,
+                         std::function<bool()> cancelled)
+    : store_(store),
+      config_(std::move(config)),
+      through_batch_(through_batch),
+      cancelled_(std::move(cancelled)) {}
+
+bool StoreReplay::windowed() const {
+  return config_.since_ns != core::Config().since_ns;
+}
+
+absl::Status StoreReplay::LoadSnapshots() {
+  if (snapshots_loaded_) return absl::OkStatus();
+  std::vector<storage::JobSnapshot> all;
+  if (absl::Status s = store_->ReadSnapshots(&all); !s.ok()) return s;
+  for (storage::JobSnapshot& s : all) {
+    std::string id = s.report.job_id;
+    snapshots_.emplace(std::move(id), std::move(s));
+  }
+  snapshots_loaded_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<core::FleetReport> StoreReplay::Report(int64_t as_of_ns) {
+  if (absl::Status s = LoadSnapshots(); !s.ok()) return s;
+  std::vector<core::JobReport> jobs;
+  absl::Status s = store_->ListJobs([&](const std::string& job_id) {
+    if (cancelled_ && cancelled_()) {
+      return absl::CancelledError("report: the request was cancelled");
+    }
+    auto it = snapshots_.find(job_id);
+    if (it != snapshots_.end() && it->second.events_deleted) {
+      return absl::OkStatus();  // retention is deleting it: see below
+    }
+    absl::StatusOr<std::optional<core::JobReport>> job = Job(job_id, as_of_ns);
+    if (!job.ok()) return job.status();
+    if (*job) jobs.push_back(**std::move(job));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  for (const auto& [job_id, snapshot] : snapshots_) {
+    if (!snapshot.events_deleted) continue;
+    absl::StatusOr<std::optional<core::JobReport>> job =
+        Deleted(snapshot, as_of_ns);
+    if (!job.ok()) return job.status();
+    if (*job) jobs.push_back(**std::move(job));
+  }
+  absl::StatusOr<std::map<std::string, double>> capacity = Capacity(as_of_ns);
+  if (!capacity.ok()) return capacity.status();
+  stats_.jobs += static_cast<int64_t>(jobs.size());
+  return core::BuildFleetReport(config_, as_of_ns, std::move(jobs),
+                                *std::move(capacity));
+}
+
+absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Job(
+    const std::string& job_id, int64_t as_of_ns) {
+  if (absl::Status s = LoadSnapshots(); !s.ok()) return s;
+  if (std::optional<core::JobReport> r = FromSnapshot(job_id, as_of_ns)) {
+    ++stats_.from_snapshot;
+    return r;
+  }
+  auto it = snapshots_.find(job_id);
+  if (it != snapshots_.end() && it->second.events_deleted) {
+    return Deleted(it->second, as_of_ns);
+  }
+  return Replay(job_id, as_of_ns);
+}
+
+std::optional<core::JobReport> StoreReplay::FromSnapshot(
+    const std::string& job_id, int64_t as_of_ns) {
+  auto it = snapshots_.find(job_id);
+  if (it == snapshots_.end()) return std::nullopt;
+  const storage::JobSnapshot& s = it->second;
+  if (s.events_deleted || as_of_ns < s.ended_ns) return std::nullopt;
+  if (windowed() && config_.since_ns > s.first_event_ns) return std::nullopt;
+  std::vector<v1::Event> tail;  // events stored after it make it stale
+  if (!store_->ReadJob(job_id, s.through_batch, through_batch_, &tail).ok() ||
+      !tail.empty()) {
+    return std::nullopt;
+  }
+  return s.report;
+}
+
+absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
+    const std::string& job_id, int64_t as_of_ns) {
+  std::vector<internal::v1::StoredJobState> states;
+  int unreadable = 0;
+  if (absl::Status s = store_->ReadJobStates(job_id, &states, &unreadable);
+      !s.ok()) {
+    return s;
+  }
+  // A state fits the question if it was recorded with nothing applied
+  // after the window's start (or the as-of).
+  const int64_t start = windowed() ? config_.since_ns : as_of_ns;
+  std::optional<core::JobTracker> tracker;
+  std::vector<v1::Event> events;
+  for (auto it = states.rbegin(); it != states.rend() && !tracker; ++it) {
+    if (it->through_batch() > through_batch_ ||
+        (it->has_last_applied_ns() && it->last_applied_ns() > start)) {
+      continue;
+    }
+    events.clear();
+    absl::Status s =
+        store_->ReadJob(job_id, it->through_batch(), through_batch_, &events);
+    if (!s.ok()) return s;
+    if (!StateFits(*it, events)) continue;
+    internal::v1::JobTrackerState saved;
+    if (!saved.ParseFromString(it->tracker())) continue;
+    absl::StatusOr<core::JobTracker> loaded =
+        core::JobTracker::FromState(saved, &config_);
+    if (!loaded.ok()) continue;
+    tracker.emplace(*std::move(loaded));
+    events.insert(events.begin(), it->buffer().begin(), it->buffer().end());
+    ++stats_.from_state;
+  }
+  if (!tracker) {
+    events.clear();
+    absl::Status s = store_->ReadJob(job_id, 0, through_batch_, &events);
+    if (!s.ok()) return s;
+  }
+  stats_.events_read += static_cast<int64_t>(events.size());
+  std::vector<uint32_t> order;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (core::EventTimeNanos(events[i]) <= as_of_ns) order.push_back(i);
+  }
+  if (!tracker && order.empty()) return std::nullopt;  // not begun
+  if (!tracker) tracker.emplace(job_id, &config_);
+  core::SortForApply(events, &order);
+  for (uint32_t i : order) (void)tracker->Apply(events[i]);
+  return tracker->Report(as_of_ns);
+}
+
+absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Deleted(
+    const storage::JobSnapshot& d, int64_t as_of_ns) const {
+  if (d.first_event_ns > as_of_ns) return std::nullopt;  // not begun
+  if (windowed() && config_.since_ns >= d.ended_ns) return std::nullopt;
+  if (d.ended_ns <= as_of_ns && config_.since_ns <= d.first_event_ns) {
+    return d.report;  // the whole job: its final state
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "as_of/since: job \"", d.report.job_id, "\" ran from ",
+      core::FormatTimeNanos(d.first_event_ns), " to ",
+      core::FormatTimeNanos(d.ended_ns),
+      " and its raw events were deleted by --retention; a report that cuts "
+      "it (as_of before its end, or since inside it) cannot be computed"));
+}
+
+absl::StatusOr<std::map<std::string, double>> StoreReplay::Capacity(
+    int64_t as_of_ns) {
+  std::vector<v1::Event> beats;
+  absl::Status s = store_->ScanHeartbeats(
+      [&](uint64_t batch_id, std::vector<v1::Event>* events) {
+        if (batch_id > through_batch_) return absl::OkStatus();
+        for (v1::Event& e : *events) {
+          if (core::EventTimeNanos(e) <= as_of_ns) beats.push_back(std::move(e));
+        }
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return s;
+  std::vector<uint32_t> order(beats.size());
+  for (uint32_t i = 0; i < beats.size(); ++i) order[i] = i;
+  core::SortForApply(beats, &order);
+  core::CapacityTracker capacity(&config_);
+  for (uint32_t i : order) capacity.Apply(beats[i]);
+  return capacity.ChipSeconds(as_of_ns);
+}
+
+}  // namespace goodput::server

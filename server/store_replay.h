@@ -1,0 +1,79 @@
+#ifndef GOODPUT_SERVER_STORE_REPLAY_H_
+#define GOODPUT_SERVER_STORE_REPLAY_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/config.h"
+#include "core/report.h"
+#include "proto/storage.pb.h"
+#include "storage/event_store.h"
+
+namespace goodput::server {
+
+// Reports that the live state cannot answer (an as-of before its newest
+// applied event, a --since window), computed from the store alone, job by
+// job: each job starts from its newest stored state that the question
+// allows (one recorded at or before the window's start, or the as-of) and
+// reads only its events after that state, through batch `through_batch`
+// (a consistent cut: later batches are ignored). An ended job whose final
+// snapshot answers the question is not replayed at all. Memory: one job's
+// events at a time, plus the reports. Equals core::ReplayEvents of the
+// same stored events (SPEC rule 8). Does not own the store; one call at a
+// time per object (any number may read one store while ingest writes).
+class StoreReplay {
+ public:
+  struct Stats {
+    int64_t jobs = 0;             // jobs reported
+    int64_t from_snapshot = 0;    // ... from an ended job's final snapshot
+    int64_t from_state = 0;       // ... starting from a stored state
+    int64_t events_read = 0;      // stored events read
+  };
+
+  // `config.since_ns` is the window's start (its default: no window).
+  // `cancelled`, if set, is polled between jobs: a true ends the replay
+  // with CANCELLED.
+  StoreReplay(storage::EventStore* store, core::Config config,
+              uint64_t through_batch, std::function<bool()> cancelled);
+
+  // The fleet report as of `as_of_ns`. FailedPrecondition if a job whose
+  // events retention deleted would have to be cut.
+  absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns);
+
+  // One job's report as of `as_of_ns`; nullopt if it has no event then.
+  absl::StatusOr<std::optional<core::JobReport>> Job(const std::string& job_id,
+                                                    int64_t as_of_ns);
+
+  const Stats& stats() const { return stats_; }
+
+ private:
+  bool windowed() const;
+  // The final snapshot of `job_id` if it answers as of `as_of_ns`.
+  std::optional<core::JobReport> FromSnapshot(const std::string& job_id,
+                                              int64_t as_of_ns);
+  absl::StatusOr<std::optional<core::JobReport>> Replay(
+      const std::string& job_id, int64_t as_of_ns);
+  // The report of a job whose events retention deleted, or an error if the
+  // question cuts it; nullopt if it does not count as of `as_of_ns`.
+  absl::StatusOr<std::optional<core::JobReport>> Deleted(
+      const storage::JobSnapshot& snapshot, int64_t as_of_ns) const;
+  absl::StatusOr<std::map<std::string, double>> Capacity(int64_t as_of_ns);
+  absl::Status LoadSnapshots();
+
+  storage::EventStore* store_;
+  const core::Config config_;
+  const uint64_t through_batch_;
+  std::function<bool()> cancelled_;
+  bool snapshots_loaded_ = false;
+  std::map<std::string, storage::JobSnapshot> snapshots_;
+  Stats stats_;
+};
+
+}  // namespace goodput::server
+
+#endif  // GOODPUT_SERVER_STORE_REPLAY_H_
