@@ -12,10 +12,14 @@
 #include "core/recognition.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
+#include "proto/tracker_state.pb.h"
 
 namespace goodput::core {
 
 enum class ApplyResult { kApplied, kDuplicate };
+
+// The JobTrackerState layout that SaveState writes and FromState reads.
+inline constexpr uint32_t kJobTrackerStateVersion = 1;
 
 // The goodput state machine of one job (SPEC section 3): takes the job's
 // events in apply order and attributes every instant of its lifetime to one
@@ -49,12 +53,51 @@ class JobTracker {
   // The job's identity and segment fields (no attribution): cheap.
   JobReport Spec() const;
 
+  // --- Snapshots (core/job_tracker_state.cc).
+  // Writes the tracker's whole state (every member but the config, which
+  // it records only as the window start, stall_after and the accelerator's
+  // catalog peaks it was attributed under). Replaces `*state`.
+  void SaveState(internal::v1::JobTrackerState* state) const;
+
+  // The tracker SaveState saved, under `config` (which must outlive it):
+  // applying the job's remaining events to it (those after the ones it
+  // has applied, in apply order) gives the tracker that applying all of
+  // them under `config` gives, exactly. Its accelerator's peaks are looked
+  // up in `config`'s catalog, as job_submitted does. Which configs fit:
+  //  - config->since_ns == the saved window start (no window for both, or
+  //    the same since_ns): the state is taken as saved.
+  //  - a state saved with no window, config->since_ns >= its cursor_ns()
+  //    (a window that starts at or after every instant attributed so
+  //    far): all time attributed so far lies before the window, so its
+  //    window parts become zero (category and custom nanos, productive
+  //    costed time and ideal seconds, the open step's time is all before
+  //    the window, completions' window time and ideal, first steps' time
+  //    all before the window, recognition's pending sums); the rest
+  //    (steps, durability, at-risk time, the compile mean, observations,
+  //    counters) does not depend on the window and is kept.
+  // Any other config (since_ns before the state's cursor, a state saved
+  // under a window loaded under another since_ns, another stall_after_ns,
+  // other catalog peaks for the accelerator or an entry that appeared or
+  // vanished) and a version other than kJobTrackerStateVersion are
+  // InvalidArgument naming the field: the caller replays the job's events
+  // instead. An inconsistent record (an index out of range, an unknown
+  // category, reason or enum value, a running job without attempts, a
+  // completion with last_step < first_step) is DataLoss naming the field.
+  static absl::StatusOr<JobTracker> FromState(
+      const internal::v1::JobTrackerState& state, const Config* config);
+
   const std::string& job_id() const { return job_id_; }
   bool ended() const { return ended_; }
   int64_t first_event_ns() const { return first_event_ns_; }
   int64_t last_event_ns() const { return last_event_ns_; }
+  // The instant through which time is attributed: the time of the last
+  // applied event (as last_event_ns()), 0 before the first. Events at this
+  // same instant may still follow (apply order, SPEC section 3 rule 1).
+  int64_t cursor_ns() const { return cursor_ns_; }
 
  private:
+  friend struct JobTrackerStateCodec;  // core/job_tracker_state.cc
+
   enum class Alloc { kUnknown, kEnough, kShort };
   enum class Fate { kPending, kDurable, kLost };
 
