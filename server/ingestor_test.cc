@@ -505,8 +505,8 @@ TEST_F(IngestorTest, CancelledReplayStops) {
                      [] { return true; });
   auto r = replay.Report(kAsOf - 3600 * core::kNanosPerSecond);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled);
-  auto live = ingestor_->Report(kAsOf - 3600 * core::kNanosPerSecond,
-                                std::nullopt, [] { return true; });
+  auto live = ingestor_->Report(kAsOf, kAsOf - 3600 * core::kNanosPerSecond,
+                                [] { return true; });
   EXPECT_EQ(live.status().code(), absl::StatusCode::kCancelled);
 }
 

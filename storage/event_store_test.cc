@@ -284,6 +284,7 @@ TEST_F(RocksDbStoreTest, ReopenKeepsEverythingAndContinuesIds) {
 // varint indices in `job_events`) is migrated at open, once.
 TEST_F(RocksDbStoreTest, MigratesALayoutOneStore) {
   store_.reset();
+  dir_ += "/layout1";
   {
     std::vector<rocksdb::ColumnFamilyDescriptor> families;
     for (const char* name : {"default", "batches", "job_events", "agents",
@@ -291,6 +292,7 @@ TEST_F(RocksDbStoreTest, MigratesALayoutOneStore) {
       families.emplace_back(name, rocksdb::ColumnFamilyOptions());
     }
     rocksdb::DBOptions options;
+    options.create_if_missing = true;
     options.create_missing_column_families = true;
     rocksdb::DB* raw = nullptr;
     std::vector<rocksdb::ColumnFamilyHandle*> h;
