@@ -93,6 +93,14 @@ class EventStore {
   virtual absl::Status DeleteJobEvents(
       const std::vector<std::string>& job_ids) = 0;
 
+  // Small named records of the server's own state (e.g. the metrics
+  // windows), in the `default` column family under "meta/" + `name`.
+  virtual absl::Status WriteMeta(const std::string& name,
+                                 const std::string& value) = 0;
+  // The record `name` in `*value`, or nullopt if there is none.
+  virtual absl::Status ReadMeta(const std::string& name,
+                                std::optional<std::string>* value) = 0;
+
   // Up to `limit` dead letters, oldest first, and how many there are.
   virtual absl::Status DeadLetters(size_t limit,
                                    std::vector<v1::DeadLetter>* out,

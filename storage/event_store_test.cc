@@ -266,6 +266,17 @@ TEST_P(EventStoreTest, DeleteJobEventsKeepsOtherJobsInPlace) {
   EXPECT_EQ(Write("a", 4, "10:00:04 {\"job_id\":\"y\",\"step\":{}}"), 4u);
 }
 
+TEST_P(EventStoreTest, MetaRecordsRoundTrip) {
+  std::optional<std::string> value;
+  ASSERT_TRUE(store_->ReadMeta("windows", &value).ok());
+  EXPECT_FALSE(value.has_value());
+  ASSERT_TRUE(store_->WriteMeta("windows", std::string("a\0b", 3)).ok());
+  ASSERT_TRUE(store_->WriteMeta("windows", "v2").ok());
+  if (rocks()) Reopen();
+  ASSERT_TRUE(store_->ReadMeta("windows", &value).ok());
+  EXPECT_EQ(value, "v2");
+}
+
 class RocksDbStoreTest : public EventStoreTest {
  protected:
   bool rocks() const override { return true; }

@@ -103,6 +103,25 @@ absl::Status MemoryEventStore::ReadJobStates(
   return absl::OkStatus();
 }
 
+absl::Status MemoryEventStore::WriteMeta(const std::string& name,
+                                         const std::string& value) {
+  absl::MutexLock lock(&mu_);
+  meta_[name] = value;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::ReadMeta(const std::string& name,
+                                        std::optional<std::string>* value) {
+  absl::MutexLock lock(&mu_);
+  auto it = meta_.find(name);
+  if (it == meta_.end()) {
+    value->reset();
+  } else {
+    *value = it->second;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MemoryEventStore::DeadLetters(size_t limit,
                                            std::vector<v1::DeadLetter>* out,
                                            uint64_t* total) {

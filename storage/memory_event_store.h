@@ -35,6 +35,10 @@ class MemoryEventStore : public EventStore {
                             std::optional<JobSnapshot>* out) override;
   absl::Status DeleteJobEvents(
       const std::vector<std::string>& job_ids) override;
+  absl::Status WriteMeta(const std::string& name,
+                         const std::string& value) override;
+  absl::Status ReadMeta(const std::string& name,
+                        std::optional<std::string>* value) override;
   absl::Status DeadLetters(size_t limit, std::vector<v1::DeadLetter>* out,
                            uint64_t* total) override;
 
@@ -51,6 +55,7 @@ class MemoryEventStore : public EventStore {
   std::map<std::string, std::map<uint64_t, internal::v1::StoredJobState>>
       states_ ABSL_GUARDED_BY(mu_);
   absl::Status next_failure_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> meta_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace goodput::storage

@@ -459,6 +459,26 @@ absl::Status RocksDbEventStore::DeleteJobEvents(
   return FromRocks(db_->Write(wo, &wb), "delete job events");
 }
 
+absl::Status RocksDbEventStore::WriteMeta(const std::string& name,
+                                          const std::string& value) {
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(
+      db_->Put(wo, handles_[kDefault], "meta/" + name, value), "write meta");
+}
+
+absl::Status RocksDbEventStore::ReadMeta(const std::string& name,
+                                         std::optional<std::string>* value) {
+  value->reset();
+  std::string got;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), handles_[kDefault], "meta/" + name, &got);
+  if (s.IsNotFound()) return absl::OkStatus();
+  if (!s.ok()) return FromRocks(s, "read meta");
+  *value = std::move(got);
+  return absl::OkStatus();
+}
+
 absl::Status RocksDbEventStore::DeadLetters(size_t limit,
                                             std::vector<v1::DeadLetter>* out,
                                             uint64_t* total) {

@@ -59,6 +59,10 @@ class RocksDbEventStore : public EventStore {
                             std::optional<JobSnapshot>* out) override;
   absl::Status DeleteJobEvents(
       const std::vector<std::string>& job_ids) override;
+  absl::Status WriteMeta(const std::string& name,
+                         const std::string& value) override;
+  absl::Status ReadMeta(const std::string& name,
+                        std::optional<std::string>* value) override;
   absl::Status DeadLetters(size_t limit, std::vector<v1::DeadLetter>* out,
                            uint64_t* total) override;
 
