@@ -26,10 +26,24 @@
 //        recover  LiveState::LoadSnapshots + Recover (Recover's work: each
 //                 job from its newest state record plus the events after).
 //       The first `start` after `fill` also replays RocksDB's WAL.
+//
+//   recovery_bench storm DIR [--jobs=1000 --steps=10000 --late=10
+//                             --new_jobs=200 --new_steps=1000 --batch=500]
+//       On a store filled with `fill --jobs --steps` (same numbers), in an
+//       in-process Goodputd: ingests half of a fresh fleet (new_jobs jobs,
+//       new ids) alone and times it; then, in two threads, the other half
+//       while `late` events per stored job, with times spread over the 10
+//       minutes before that job's newest event (an agent cut off for ten
+//       minutes draining its spool), go in as late batches. Prints both
+//       rates of the fresh fleet and their ratio, the restores' reads, and
+//       ends without a shutdown (as kill -9) so that `time DIR
+//       --phases=start` measures the restart right after.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <sstream>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -37,6 +51,7 @@
 #include "bench/bench_events.h"
 #include "bench/bench_util.h"
 #include "bench/ingest_client.h"
+#include "core/event_order.h"
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
 #include "server/goodputd.h"
@@ -245,6 +260,109 @@ void PhaseRecover(const std::string& dir) {
       t0.str().c_str());
 }
 
+// Per job of Fleet(jobs, steps), its newest event time.
+std::map<std::string, int64_t> NewestPerJob(int jobs, int64_t steps) {
+  std::map<std::string, int64_t> newest;
+  for (const v1::Event& e : Fleet(jobs, steps)) {
+    int64_t& t = newest[e.job_id()];
+    t = std::max(t, core::EventTimeNanos(e));
+  }
+  return newest;
+}
+
+// `late` checkpoint events per job, spread over the 10 minutes before its
+// newest event, in time order across jobs.
+std::vector<v1::Event> LateEvents(const std::map<std::string, int64_t>& newest,
+                                  int late) {
+  std::vector<v1::Event> out;
+  for (const auto& [job_id, t] : newest) {
+    for (int k = 0; k < late; ++k) {
+      v1::Event& e = out.emplace_back();
+      e.set_job_id(job_id);
+      const int64_t at = t - (600 - 590 * k / std::max(1, late)) *
+                                 core::kNanosPerSecond;
+      e.mutable_time()->set_seconds(at / core::kNanosPerSecond);
+      e.mutable_time()->set_nanos(static_cast<int32_t>(at % core::kNanosPerSecond));
+      e.mutable_checkpoint()->set_step(k + 1);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const v1::Event& a, const v1::Event& b) {
+                     return core::EventTimeNanos(a) < core::EventTimeNanos(b);
+                   });
+  return out;
+}
+
+std::vector<v1::Batch> Batches(const std::vector<v1::Event>& events,
+                               size_t size, const std::string& agent) {
+  std::vector<v1::Batch> out;
+  for (size_t i = 0; i < events.size(); i += size) {
+    v1::Batch& b = out.emplace_back();
+    b.set_agent_id(agent);
+    b.set_sequence(out.size());
+    for (size_t j = i; j < std::min(events.size(), i + size); ++j) {
+      *b.add_events() = events[j];
+    }
+  }
+  return out;
+}
+
+// Ingests `batches[from, to)`; returns the events accepted per second.
+double IngestRate(server::Ingestor* ingestor,
+                  const std::vector<v1::Batch>& batches, size_t from,
+                  size_t to) {
+  Timer t0;
+  int64_t accepted = 0;
+  for (size_t i = from; i < to; ++i) {
+    auto ack = ingestor->Ingest(batches[i]);
+    if (!ack.ok()) Die(ack.status());
+    accepted += ack->accepted();
+  }
+  return accepted / t0.wall();
+}
+
+int Storm(const std::string& dir, const Args& args) {
+  const int jobs = static_cast<int>(args.Int("jobs", 1000));
+  const int64_t steps = args.Int("steps", 10000);
+  const size_t batch = static_cast<size_t>(args.Int("batch", 500));
+  std::vector<v1::Event> fresh = Fleet(static_cast<int>(args.Int("new_jobs", 200)),
+                                       args.Int("new_steps", 1000));
+  for (v1::Event& e : fresh) e.set_job_id("new-" + e.job_id());
+  const std::vector<v1::Batch> normal = Batches(fresh, batch, "bench-normal");
+  const std::vector<v1::Batch> late = Batches(
+      LateEvents(NewestPerJob(jobs, steps), static_cast<int>(args.Int("late", 10))),
+      batch, "bench-late");
+  FakeClock clock(NowFor(Fleet(1, 1)) + 400LL * 24 * 3600 * core::kNanosPerSecond);
+  server::GoodputdOptions options;
+  options.data_dir = dir;
+  options.grpc_address = "127.0.0.1:0";
+  Timer t_start;
+  auto d = server::Goodputd::Start(options, &clock);
+  if (!d.ok()) Die(d.status());
+  std::printf("start    %s; %zu fresh batches, %zu late batches (%d jobs)\n",
+              t_start.str().c_str(), normal.size(), late.size(), jobs);
+  server::Ingestor* ingestor = (*d)->ingestor();
+  const size_t half = normal.size() / 2;
+  const double alone = IngestRate(ingestor, normal, 0, half);
+  const auto before = ingestor->live_stats();
+  double late_rate = 0;
+  std::thread storm([&] { late_rate = IngestRate(ingestor, late, 0, late.size()); });
+  const double with_storm = IngestRate(ingestor, normal, half, normal.size());
+  storm.join();
+  const auto after = ingestor->live_stats();
+  std::printf(
+      "storm    fresh fleet alone %.0f events/s; during the late storm %.0f "
+      "events/s (ratio %.2f); late events %.0f events/s; %lld rebuilds read "
+      "%lld stored events (%lld from a state record)\n",
+      alone, with_storm, with_storm / alone, late_rate,
+      static_cast<long long>(after.late_rebuilds - before.late_rebuilds),
+      static_cast<long long>(after.restored_events - before.restored_events),
+      static_cast<long long>(after.restores_from_state -
+                             before.restores_from_state));
+  std::fflush(stdout);
+  std::_Exit(0);  // as kill -9: `time DIR --phases=start` measures the restart
+}
+
 int Time(const std::string& dir, const Args& args) {
   const int reps = static_cast<int>(args.Int("reps", 1));
   // The clock only matters for Report's default as-of: two hours after the
@@ -283,10 +401,12 @@ int Time(const std::string& dir, const Args& args) {
 
 int Main(int argc, char** argv) {
   Args args(argc, argv);
-  args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash"});
+  args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash",
+                   "late", "new_jobs", "new_steps"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
+  if (pos.size() == 2 && pos[0] == "storm") return Storm(pos[1], args);
   std::fprintf(stderr,
                "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
                "--batch=500 --crash=0]\n       recovery_bench time DIR [--reps=1]\n");

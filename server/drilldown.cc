@@ -76,11 +76,11 @@ absl::StatusOr<core::JobView> Drilldown::Job(
       ingestor_->DeletedJob(job_id);
   if (!deleted.ok()) return deleted.status();
   if (*deleted) return DeletedJobView(**deleted, as_of_ns);
-  absl::StatusOr<core::FleetReport> report =
-      ingestor_->Report(as_of_ns, std::nullopt);
-  if (!report.ok()) return report.status();
-  const core::JobReport* job = FindJob(*report, job_id);
-  if (job == nullptr) return NotFound(job_id, as_of_ns);
+  absl::StatusOr<std::optional<core::JobReport>> one =
+      ingestor_->JobReport(job_id, as_of_ns, std::nullopt);
+  if (!one.ok()) return one.status();
+  if (!*one) return NotFound(job_id, as_of_ns);
+  const core::JobReport* job = &**one;
   std::vector<v1::Event> events;
   absl::Status s =
       store_->ReadJob(job_id, 0, std::numeric_limits<uint64_t>::max(), &events);

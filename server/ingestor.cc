@@ -230,6 +230,24 @@ absl::StatusOr<core::FleetReport> Ingestor::Report(
   return replay.Report(as_of_ns);
 }
 
+absl::StatusOr<std::optional<core::JobReport>> Ingestor::JobReport(
+    const std::string& job_id, int64_t as_of_ns,
+    std::optional<int64_t> since_ns) {
+  core::Config config;
+  uint64_t through_batch = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    config = live_->config();
+    if (!since_ns && as_of_ns >= live_->applied_through_ns()) {
+      return live_->ReportOne(job_id, as_of_ns);
+    }
+    through_batch = last_batch_id_;
+  }
+  if (since_ns) config.since_ns = *since_ns;
+  StoreReplay replay(store_, std::move(config), through_batch, nullptr);
+  return replay.Job(job_id, as_of_ns);
+}
+
 absl::StatusOr<std::optional<storage::JobSnapshot>> Ingestor::DeletedJob(
     const std::string& job_id) {
   absl::MutexLock lock(&mu_);

@@ -91,6 +91,13 @@ class Ingestor {
       int64_t as_of_ns, std::optional<int64_t> since_ns,
       const std::function<bool()>& cancelled = nullptr);
 
+  // One job's report, like Report's for that job, in O(that job): from
+  // the live state, or from its stored states and events (outside the
+  // ingest lock). nullopt if it has no event at or before `as_of_ns`.
+  absl::StatusOr<std::optional<core::JobReport>> JobReport(
+      const std::string& job_id, int64_t as_of_ns,
+      std::optional<int64_t> since_ns);
+
   // When running jobs' states are recorded (LiveState::StatePolicy). Call
   // before Recover.
   void set_state_policy(LiveState::StatePolicy policy);

@@ -278,6 +278,24 @@ absl::StatusOr<core::FleetReport> LiveState::Report(int64_t as_of_ns) const {
                                 capacity_.ChipSeconds(as_of_ns));
 }
 
+absl::StatusOr<std::optional<core::JobReport>> LiveState::ReportOne(
+    const std::string& job_id, int64_t as_of_ns) const {
+  std::optional<core::JobReport> out;
+  if (auto it = jobs_.find(job_id); it != jobs_.end()) {
+    const LiveJob& job = it->second;
+    if (job.final || job.last_applied ||
+        (!job.buffer.empty() && job.buffer.front().time_ns <= as_of_ns)) {
+      out = ReportJob(job, as_of_ns);
+    }
+    return out;
+  }
+  if (evicted_.jobs() == 0) return out;
+  auto snapshot = EvictedSnapshot(job_id);
+  if (!snapshot.ok()) return snapshot.status();
+  if (*snapshot) out = std::move((*snapshot)->report);
+  return out;
+}
+
 absl::StatusOr<std::vector<storage::JobSnapshot>> LiveState::EvictedSnapshots()
     const {
   std::vector<storage::JobSnapshot> stored;

@@ -151,6 +151,12 @@ class LiveState {
   // applied_through_ns()); callers replay the store for earlier as-ofs.
   absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns) const;
 
+  // One job's report as of `as_of_ns` (same exactness as Report): O(that
+  // job), or one store read for an evicted job. nullopt if the job has no
+  // event at or before `as_of_ns`.
+  absl::StatusOr<std::optional<core::JobReport>> ReportOne(
+      const std::string& job_id, int64_t as_of_ns) const;
+
   // The newest event time applied to any tracker (not buffered).
   int64_t applied_through_ns() const { return applied_through_ns_; }
   const Stats& stats() const { return stats_; }
