@@ -3,6 +3,8 @@
 #include <malloc.h>
 #include <signal.h>
 
+#include <set>
+
 #include <atomic>
 #include <chrono>
 
@@ -91,10 +93,14 @@ absl::Status Goodputd::InstallFault() {
   if (options_.fault.empty()) return absl::OkStatus();
   std::vector<std::string> parts = absl::StrSplit(options_.fault, ':');
   int64_t n = 0;
+  const std::set<std::string> points = {"before_store", "after_store",
+                                         "before_states", "after_states"};
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[1], &n) || n < 1 ||
-      (parts[0] != "before_store" && parts[0] != "after_store")) {
+      points.count(parts[0]) == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--fault: want before_store:N or after_store:N, got ", options_.fault));
+        "--fault: want POINT:N with POINT one of before_store, after_store, "
+        "before_states, after_states; got ",
+        options_.fault));
   }
   auto count = std::make_shared<std::atomic<int64_t>>(0);
   ingestor_->set_fault_hook([point = parts[0], n, count](const char* at) {

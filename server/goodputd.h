@@ -43,8 +43,9 @@ struct GoodputdOptions {
   // --metrics_basic_auth_file (util/basic_auth.h); empty = no auth.
   std::string metrics_basic_auth_file;
   core::MetricsOptions metrics;
-  // Fault injection for kill tests: "before_store:N" or "after_store:N"
-  // kills the process with SIGKILL at the Nth time that point is reached.
+  // Fault injection for kill tests: "POINT:N" kills the process with
+  // SIGKILL the Nth time POINT (before_store, after_store, before_states,
+  // after_states: Ingestor::FaultHook) is reached.
   std::string fault;
   // Security and limits (docs/security.md).
   ServerTlsFlags tls;

@@ -190,7 +190,8 @@ void AddFlags(goodput::cli::FlagParser* parser, Flags* flags) {
   parser->AddString("state_every", "DURATION", &flags->state_every,
                     "... or once its event time moved this far (default 1m)");
   parser->AddString("fault", "POINT:N", &flags->fault,
-                    "tests only: SIGKILL at the Nth before_store|after_store");
+                    "tests only: SIGKILL at the Nth before_store|after_store|"
+                    "before_states|after_states");
 }
 
 }  // namespace

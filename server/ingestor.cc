@@ -99,9 +99,11 @@ void Ingestor::SaveJobStates(bool all) {
   std::vector<std::pair<std::string, uint64_t>> remove;
   live_->TakeJobStates(last_batch_id_, all, &put, &remove);
   if (put.empty() && remove.empty()) return;
+  if (fault_hook_) fault_hook_("before_states");
   // Best effort: without a state a restore reads more of the job's events.
   if (!store_->WriteJobStates(put, remove).ok()) ++stats_.state_errors;
   stats_.states_written += static_cast<int64_t>(put.size());
+  if (fault_hook_) fault_hook_("after_states");
 }
 
 absl::Status Ingestor::SaveAllStates() {

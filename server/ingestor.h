@@ -47,7 +47,9 @@ class Ingestor {
  public:
   // Named fault-injection points (tests, and goodputd --fault): called
   // with "before_store" once a batch is judged and before its write, and
-  // with "after_store" once it is durable and before its ack.
+  // with "after_store" once it is durable and before its ack;
+  // "before_states" and "after_states" around a write of running jobs'
+  // state records (after the batch's write, before its ack).
   using FaultHook = std::function<void(const char* point)>;
 
   Ingestor(storage::EventStore* store, LiveState* live, Clock* clock,

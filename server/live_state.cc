@@ -121,8 +121,11 @@ void LiveState::NoteTaken(const std::string* job_id, LiveJob* job) {
 
 bool LiveState::StateDue(const LiveJob& job) const {
   if (job.since_state == 0) return false;
+  // Before its first record, a job's event time counts from its first event.
+  const int64_t since_ns =
+      job.state_newest_ns != 0 ? job.state_newest_ns : job.first_ns;
   return job.since_state >= policy_.every_events ||
-         job.newest_ns - job.state_newest_ns >= policy_.every_ns;
+         job.newest_ns - since_ns >= policy_.every_ns;
 }
 
 std::pair<const std::string*, LiveState::LiveJob*> LiveState::Take(

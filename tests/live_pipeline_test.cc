@@ -260,19 +260,24 @@ TEST_F(LivePipelineTest, RetentionKeepsFinalReportsAndRefusesCutReports) {
 class KillTest : public LivePipelineTest,
                  public ::testing::WithParamInterface<std::string> {};
 
+// Frequent state records, so that restarts restore jobs from them and the
+// kills land between, before and after record writes too.
+const std::vector<std::string> kStateFlags = {"--state_every_events=4"};
+
 TEST_P(KillTest, KilledAtFaultPointLosesAndDoublesNothing) {
   std::string fleet = WriteFleet(32, 30, 80);
-  StartServer(GetParam());
+  StartServer(GetParam(), kStateFlags);
   auto send = Send(fleet);
   EXPECT_EQ(server_->WaitFor(60), 128 + SIGKILL) << "the fault did not fire";
-  StartServer();  // same port and data; the sender reconnects and resends
+  StartServer("", kStateFlags);  // same port and data; the sender resends
   EXPECT_EQ(send->WaitFor(120), 0) << "see " << dir_ << "/send.log";
   ExpectLiveEqualsReplay(fleet);
 }
 
 INSTANTIATE_TEST_SUITE_P(Points, KillTest,
                          ::testing::Values("after_store:1", "after_store:7",
-                                           "before_store:1", "before_store:7"),
+                                           "before_store:1", "before_store:7",
+                                           "before_states:3", "after_states:5"),
                          [](const auto& info) {
                            std::string name = info.param;
                            name.replace(name.find(':'), 1, "_");
@@ -286,15 +291,17 @@ TEST_F(LivePipelineTest, KilledAtSeededRandomBatchesRepeatedly) {
   std::mt19937 rng(20261122);
   std::string fleet = WriteFleet(33, 40, 80);  // about 80 batches of 40
   std::vector<std::string> faults;
-  for (int round = 0; round < 5; ++round) {
-    faults.push_back((rng() % 2 ? "after_store:" : "before_store:") +
-                     std::to_string(1 + rng() % 8));
+  const char* points[] = {"after_store:", "before_store:", "before_states:",
+                          "after_states:"};
+  for (int round = 0; round < 6; ++round) {
+    faults.push_back(points[rng() % 4] + std::to_string(1 + rng() % 8));
   }
-  StartServer(faults[0]);
+  StartServer(faults[0], kStateFlags);
   auto send = Send(fleet);
   for (size_t round = 0; round < faults.size(); ++round) {
     EXPECT_EQ(server_->WaitFor(60), 128 + SIGKILL) << faults[round];
-    StartServer(round + 1 < faults.size() ? faults[round + 1] : "");
+    StartServer(round + 1 < faults.size() ? faults[round + 1] : "",
+                kStateFlags);
   }
   EXPECT_EQ(send->WaitFor(120), 0) << "see " << dir_ << "/send.log";
   ExpectLiveEqualsReplay(fleet);
