@@ -69,6 +69,38 @@ void AddHealthFamilies(const IngestStats& s, const LiveState::Stats& live,
   out->push_back(std::move(lag));
 }
 
+// Restores of jobs from the store and the state records behind them
+// (storage/KEY_LAYOUT.md, "Running jobs' states").
+void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
+                      std::vector<MetricFamilyData>* out) {
+  auto restores = NewFamily(
+      "goodput_job_restores_total",
+      "Jobs restored from the store (restart, late event, evicted job's "
+      "event), by where the restore started: a state record or the job's "
+      "first event.",
+      MetricKind::kCounter);
+  AddSample(&restores, {{"from", "state"}}, live.restores_from_state);
+  AddSample(&restores, {{"from", "events"}},
+            live.restores - live.restores_from_state);
+  auto read = NewFamily("goodput_job_restore_events_read_total",
+                        "Stored events read by job restores.",
+                        MetricKind::kCounter);
+  AddSample(&read, {}, live.restored_events);
+  auto records = NewFamily(
+      "goodput_state_records_total",
+      "Running jobs' state records: written, failed (write errors), stale "
+      "(skipped: a later-stored event sorts before them) and unreadable "
+      "(skipped: torn or from another version).",
+      MetricKind::kCounter);
+  AddSample(&records, {{"result", "written"}}, s.states_written);
+  AddSample(&records, {{"result", "failed"}}, s.state_errors);
+  AddSample(&records, {{"result", "stale"}}, live.stale_states);
+  AddSample(&records, {{"result", "unreadable"}}, live.unreadable_states);
+  out->push_back(std::move(restores));
+  out->push_back(std::move(read));
+  out->push_back(std::move(records));
+}
+
 // Every limit and reason has a sample (0 until hit), so rate() and alerts
 // see the first hit.
 void AddRefusalFamilies(const IngestLimitStats& s, const TokenAuth* tokens,
@@ -146,6 +178,7 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
   const IngestStats stats = ingestor_->stats();
   AddBatchFamilies(stats, &out);
   AddHealthFamilies(stats, live, applied_ns, clock_->NowNanos(), &out);
+  AddStateFamilies(stats, live, &out);
   AddRefusalFamilies(limits_ != nullptr ? limits_->stats() : IngestLimitStats{},
                      tokens_, &out);
   AddMemoryFamily(live_jobs, evicted_jobs, &out);
