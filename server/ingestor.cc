@@ -217,23 +217,28 @@ void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
 }
 
 absl::StatusOr<core::FleetReport> Ingestor::Report(
-    int64_t as_of_ns, std::optional<int64_t> since_ns) {
+    int64_t as_of_ns, std::optional<int64_t> since_ns,
+    const std::function<bool()>& cancelled) {
   absl::MutexLock lock(&mu_);
   core::Config config = live_->config();
   if (!since_ns && as_of_ns >= live_->applied_through_ns()) {
     return live_->Report(as_of_ns);
   }
   if (since_ns) config.since_ns = *since_ns;
-  return ReplayStore(config, as_of_ns);
+  return ReplayStore(config, as_of_ns, cancelled);
 }
 
 absl::StatusOr<core::FleetReport> Ingestor::ReplayStore(
-    const core::Config& config, int64_t as_of_ns) {
+    const core::Config& config, int64_t as_of_ns,
+    const std::function<bool()>& cancelled) {
   std::vector<core::JobReport> deleted;
   absl::Status s = AddDeletedJobs(config, as_of_ns, &deleted);
   if (!s.ok()) return s;
   std::vector<v1::Event> events;
   s = store_->ScanBatches([&](uint64_t, std::vector<v1::Event>* batch) {
+    if (cancelled && cancelled()) {
+      return absl::CancelledError("report: the query was cancelled");
+    }
     for (v1::Event& e : *batch) {
       if (core::EventTimeNanos(e) <= as_of_ns) events.push_back(std::move(e));
     }

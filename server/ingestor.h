@@ -82,9 +82,12 @@ class Ingestor {
   absl::StatusOr<v1::Ack> IngestTaking(v1::Batch* batch);
 
   // The live report as of `as_of_ns`; exact for any as-of (replays the
-  // store when `as_of_ns` or `since_ns` needs it).
-  absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns,
-                                           std::optional<int64_t> since_ns);
+  // store when `as_of_ns` or `since_ns` needs it). A replay checks
+  // `cancelled` (if set) once per stored batch and returns Cancelled once
+  // it is true.
+  absl::StatusOr<core::FleetReport> Report(
+      int64_t as_of_ns, std::optional<int64_t> since_ns,
+      const std::function<bool()>& cancelled = nullptr);
 
   // Calls `fn` with the live state under the ingest lock (metrics).
   void VisitLive(const std::function<void(const LiveState&)>& fn);
@@ -108,8 +111,9 @@ class Ingestor {
   // Fills `write` and `ack` with the judgement of each event of `batch`.
   void Judge(v1::Batch* batch, storage::BatchWrite* write, v1::Ack* ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<core::FleetReport> ReplayStore(const core::Config& config,
-                                                int64_t as_of_ns)
+  absl::StatusOr<core::FleetReport> ReplayStore(
+      const core::Config& config, int64_t as_of_ns,
+      const std::function<bool()>& cancelled)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Adds to `jobs` the final reports of the jobs retention deleted that a
   // replay as of `as_of_ns` under `config` must show; an error if one of

@@ -133,6 +133,24 @@ TEST_F(IngestorTest, SinceWindowReplaysTheStore) {
                      Replay(events, windowed, kAsOf));
 }
 
+TEST_F(IngestorTest, ReplayChecksCancelledOncePerBatchAndStops) {
+  auto events = RandomFleet(5, 10, 60);
+  SendAll(events, 50);
+  core::Config windowed = config_;  // a window always replays the store
+  windowed.since_ns = kAsOf - 3600 * core::kNanosPerSecond;
+  int checks = 0;
+  auto never = [&checks] { return ++checks < 0; };
+  auto r = ingestor_->Report(kAsOf, windowed.since_ns, never);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectEqualReports(*r, Replay(events, windowed, kAsOf));
+  EXPECT_EQ(checks, static_cast<int>(seq_));  // once per stored batch
+  checks = 0;
+  auto third = [&checks] { return ++checks == 3; };
+  r = ingestor_->Report(kAsOf, windowed.since_ns, third);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled) << r.status();
+  EXPECT_EQ(checks, 3);  // stopped at the third batch
+}
+
 TEST_F(IngestorTest, RedeliveredBatchCountsOnce) {
   auto events = ParseEvents(Timeline(R"(
 10:00:00 {"started":{}}
