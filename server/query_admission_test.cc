@@ -2,7 +2,11 @@
 // slots given back.
 #include "server/query_admission.h"
 
+#include <algorithm>
+#include <atomic>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -40,6 +44,33 @@ TEST(QueryAdmissionTest, WorksWithoutACallback) {
   QueryAdmission admission(1, nullptr);
   ASSERT_TRUE(admission.Enter().ok());
   EXPECT_EQ(admission.Enter().code(), absl::StatusCode::kResourceExhausted);
+}
+
+// Many threads entering and leaving at once: never more than the cap
+// inside, every attempt either admitted or counted as refused.
+TEST(QueryAdmissionTest, ConcurrentQueriesNeverExceedTheCap) {
+  constexpr int kCap = 3, kThreads = 8, kAttempts = 2000;
+  std::atomic<int> refused{0}, admitted{0}, inside{0}, most{0};
+  QueryAdmission admission(kCap, [&refused] { ++refused; });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kAttempts; ++i) {
+        if (!admission.Enter().ok()) continue;
+        ++admitted;
+        const int now = ++inside;
+        int seen = most.load();
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+        --inside;
+        admission.Leave();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_LE(most.load(), kCap);
+  EXPECT_EQ(admitted + refused, kThreads * kAttempts);
+  EXPECT_EQ(admission.running(), 0);
 }
 
 }  // namespace
