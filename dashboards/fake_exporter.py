@@ -98,7 +98,8 @@ def _ingest_families():
             ('limit="%s"' % limit, _counter(0.1 if limit == "agent_rate"
                                             else 0)) for limit in
             ("max_batch_events", "max_batch_bytes", "agent_rate", "max_jobs",
-             "max_labels", "max_string_bytes", "max_streams")]),
+             "max_labels", "max_string_bytes", "max_streams",
+             "max_concurrent_queries")]),
         "goodput_auth_refused_total": ("counter", [
             ('reason="%s"' % reason, _counter(0)) for reason in
             ("missing_token", "malformed_token", "unknown_token")]),

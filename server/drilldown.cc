@@ -44,6 +44,14 @@ void KeepLast(size_t limit, core::JobView* view) {
   t.erase(t.begin(), t.begin() + view->timeline_omitted);
 }
 
+// Cancelled once `cancelled` (if set) says the query was.
+absl::Status CheckCancelled(const std::function<bool()>& cancelled) {
+  if (cancelled && cancelled()) {
+    return absl::CancelledError("query: the call was cancelled");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status NotFound(const std::string& job_id, int64_t as_of_ns) {
   return absl::NotFoundError(
       absl::StrCat("job '", job_id, "' not found (no events at or before ",
@@ -57,27 +65,28 @@ std::vector<NamedWindow> DefaultJobWindows() {
       {"5m", 5 * kMinute}, {"1h", 60 * kMinute}, {"24h", 24 * 60 * kMinute}};
 }
 
-absl::StatusOr<core::JobsView> Drilldown::Jobs(int64_t as_of_ns,
-                                               std::optional<int64_t> since_ns,
-                                               const core::JobFilter& filter) {
+absl::StatusOr<core::JobsView> Drilldown::Jobs(
+    int64_t as_of_ns, std::optional<int64_t> since_ns,
+    const core::JobFilter& filter, const std::function<bool()>& cancelled) {
   for (const auto& [dimension, value] : filter.segments) {
     if (absl::Status s = core::CheckDimension(dimension); !s.ok()) return s;
   }
   absl::StatusOr<core::FleetReport> report =
-      ingestor_->Report(as_of_ns, since_ns);
+      ingestor_->Report(as_of_ns, since_ns, cancelled);
   if (!report.ok()) return report.status();
   return core::RankJobs(ingestor_->config(), *report, filter);
 }
 
 absl::StatusOr<core::JobView> Drilldown::Job(
     const std::string& job_id, int64_t as_of_ns,
-    const std::vector<NamedWindow>& windows, size_t timeline_limit) {
+    const std::vector<NamedWindow>& windows, size_t timeline_limit,
+    const std::function<bool()>& cancelled) {
   absl::StatusOr<std::optional<storage::JobSnapshot>> deleted =
       ingestor_->DeletedJob(job_id);
   if (!deleted.ok()) return deleted.status();
   if (*deleted) return DeletedJobView(**deleted, as_of_ns);
   absl::StatusOr<std::optional<core::JobReport>> one =
-      ingestor_->JobReport(job_id, as_of_ns, std::nullopt);
+      ingestor_->JobReport(job_id, as_of_ns, std::nullopt, cancelled);
   if (!one.ok()) return one.status();
   if (!*one) return NotFound(job_id, as_of_ns);
   const core::JobReport* job = &**one;
@@ -88,11 +97,7 @@ absl::StatusOr<core::JobView> Drilldown::Job(
   core::JobView view;
   view.as_of_ns = as_of_ns;
   view.job = *job;
-  for (const NamedWindow& w : windows) {
-    const int64_t since = as_of_ns - w.length_ns;
-    view.windows.push_back(
-        {w.name, since, WindowReport(*job, events, as_of_ns, since)});
-  }
+  if (s = AddWindows(windows, events, cancelled, &view); !s.ok()) return s;
   view.windows.push_back({"all", std::nullopt, *job});
   view.timeline = core::BuildJobTimeline(events, as_of_ns);
   KeepLast(timeline_limit, &view);
@@ -124,6 +129,20 @@ absl::StatusOr<core::JobView> Drilldown::DeletedJobView(
   return view;
 }
 
+absl::Status Drilldown::AddWindows(const std::vector<NamedWindow>& windows,
+                                   const std::vector<v1::Event>& events,
+                                   const std::function<bool()>& cancelled,
+                                   core::JobView* view) {
+  for (const NamedWindow& w : windows) {
+    if (absl::Status s = CheckCancelled(cancelled); !s.ok()) return s;
+    const int64_t since = view->as_of_ns - w.length_ns;
+    view->windows.push_back(
+        {w.name, since,
+         WindowReport(view->job, events, view->as_of_ns, since)});
+  }
+  return CheckCancelled(cancelled);
+}
+
 core::JobReport Drilldown::WindowReport(const core::JobReport& all_time,
                                         const std::vector<v1::Event>& events,
                                         int64_t as_of_ns, int64_t since_ns) {
@@ -135,10 +154,11 @@ core::JobReport Drilldown::WindowReport(const core::JobReport& all_time,
 }
 
 absl::StatusOr<core::FleetView> Drilldown::Fleet(
-    int64_t as_of_ns, std::optional<int64_t> since_ns, const std::string& by) {
+    int64_t as_of_ns, std::optional<int64_t> since_ns, const std::string& by,
+    const std::function<bool()>& cancelled) {
   if (absl::Status s = core::CheckDimension(by); !s.ok()) return s;
   absl::StatusOr<core::FleetReport> report =
-      ingestor_->Report(as_of_ns, since_ns);
+      ingestor_->Report(as_of_ns, since_ns, cancelled);
   if (!report.ok()) return report.status();
   return core::MakeFleetView(*report, by, kWorstJobs);
 }

@@ -243,5 +243,25 @@ TEST_F(DrilldownTest, FleetByDimension) {
   EXPECT_THAT(std::string(bad.message()), HasSubstr("'team'"));
 }
 
+// A cancelled query stops: the replays behind a window or an as-of in the
+// past, and a job's windows.
+TEST_F(DrilldownTest, CancelledQueriesStop) {
+  Send(ParseEvents(Timeline(kFleet)));
+  Drilldown d(ingestor_.get(), &store_);
+  auto cancelled = [] { return true; };
+  const int64_t past = T("2026-11-22T10:30:00Z");
+  EXPECT_EQ(d.Jobs(past, std::nullopt, {}, cancelled).status().code(),
+            absl::StatusCode::kCancelled);
+  EXPECT_EQ(
+      d.Fleet(clock_.NowNanos(), past, "workload", cancelled).status().code(),
+      absl::StatusCode::kCancelled);
+  EXPECT_EQ(d.Job("llm-7", clock_.NowNanos(), DefaultJobWindows(), 0, cancelled)
+                .status()
+                .code(),
+            absl::StatusCode::kCancelled);
+  auto running = [] { return false; };
+  EXPECT_TRUE(d.Jobs(past, std::nullopt, {}, running).ok());
+}
+
 }  // namespace
 }  // namespace goodput::server

@@ -7,10 +7,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <iostream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "grpcpp/resource_quota.h"
 #include "grpcpp/server_builder.h"
 #include "server/threadpool_refusals.h"
@@ -18,6 +21,21 @@
 #include "util/basic_auth.h"
 
 namespace goodput::server {
+namespace {
+
+// --fault=hold_query:N: the Nth admitted heavy query logs that it is held
+// and waits, polling, until its call is cancelled.
+QueryService::FaultHook HoldQuery(int64_t n) {
+  auto count = std::make_shared<std::atomic<int64_t>>(0);
+  return [n, count](const std::function<bool()>& cancelled) {
+    if (++*count != n) return;
+    std::cout << "goodputd: fault hold_query: holding query " << n
+              << " until it is cancelled" << std::endl;
+    while (!cancelled()) absl::SleepFor(absl::Milliseconds(10));
+  };
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Goodputd>> Goodputd::Start(
     GoodputdOptions options, Clock* clock) {
@@ -46,14 +64,21 @@ absl::Status Goodputd::Init(Clock* clock) {
   // free now; give it back to the OS instead of keeping the peak (glibc
   // keeps freed heap pages otherwise).
   malloc_trim(0);
+  MakeServices(clock);
   if (absl::Status s = InstallFault(); !s.ok()) return s;
   if (absl::Status s = LoadTokens(); !s.ok()) return s;
   if (absl::Status s = StartMetrics(clock); !s.ok()) return s;
+  return StartGrpc();
+}
+
+void Goodputd::MakeServices(Clock* clock) {
   ingest_service_ =
       std::make_unique<IngestService>(ingestor_.get(), limits_.get());
-  query_service_ =
-      std::make_unique<QueryService>(ingestor_.get(), store_.get(), clock);
-  return StartGrpc();
+  admission_ = std::make_unique<QueryAdmission>(
+      options_.max_concurrent_queries,
+      [limits = limits_.get()] { limits->CountRefusedQuery(); });
+  query_service_ = std::make_unique<QueryService>(ingestor_.get(), store_.get(),
+                                                  clock, admission_.get());
 }
 
 absl::Status Goodputd::LoadTokens() {
@@ -96,11 +121,15 @@ absl::Status Goodputd::InstallFault() {
   const std::set<std::string> points = {"before_store", "after_store",
                                          "before_states", "after_states"};
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[1], &n) || n < 1 ||
-      points.count(parts[0]) == 0) {
+      (points.count(parts[0]) == 0 && parts[0] != "hold_query")) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--fault: want POINT:N with POINT one of before_store, after_store, "
-        "before_states, after_states; got ",
+        "before_states, after_states, hold_query; got ",
         options_.fault));
+  }
+  if (parts[0] == "hold_query") {
+    query_service_->set_fault_hook(HoldQuery(n));
+    return absl::OkStatus();
   }
   auto count = std::make_shared<std::atomic<int64_t>>(0);
   ingestor_->set_fault_hook([point = parts[0], n, count](const char* at) {
@@ -131,10 +160,9 @@ absl::Status Goodputd::StartMetrics(Clock* clock) {
 }
 
 void Goodputd::Shutdown() {
-  // Open ingest streams are cancelled after a grace period; their agents
-  // resend whatever was not acknowledged.
   if (grpc_) {
-    grpc_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    grpc_->Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::nanoseconds(options_.shutdown_grace_ns));
     grpc_.reset();
     // Nothing is ingested any more: record every job's state, so the next
     // start reads no event twice. Best effort: a failure only costs time.

@@ -16,6 +16,7 @@
 #include "server/live_state.h"
 #include "server/metrics_exporter.h"
 #include "server/metrics_source.h"
+#include "server/query_admission.h"
 #include "server/query_service.h"
 #include "server/token_auth.h"
 #include "storage/event_store.h"
@@ -43,9 +44,11 @@ struct GoodputdOptions {
   // --metrics_basic_auth_file (util/basic_auth.h); empty = no auth.
   std::string metrics_basic_auth_file;
   core::MetricsOptions metrics;
-  // Fault injection for kill tests: "POINT:N" kills the process with
-  // SIGKILL the Nth time POINT (before_store, after_store, before_states,
-  // after_states: Ingestor::FaultHook) is reached.
+  // Fault injection for tests: "POINT:N" kills the process with SIGKILL
+  // the Nth time POINT (before_store, after_store, before_states,
+  // after_states: Ingestor::FaultHook) is reached; "hold_query:N" holds the
+  // Nth admitted Report, Jobs or Fleet query until its call is cancelled
+  // (shutdown tests).
   std::string fault;
   // Security and limits (docs/security.md).
   ServerTlsFlags tls;
@@ -53,6 +56,11 @@ struct GoodputdOptions {
   IngestLimitOptions limits;
   codec::ValidationLimits validation;  // string sizes, labels per job
   int max_streams = 256;               // concurrent RPCs (server threads)
+  // Report, Jobs and Fleet queries running at once (QueryAdmission); more
+  // are refused RESOURCE_EXHAUSTED.
+  int max_concurrent_queries = 4;
+  // How long Shutdown lets calls in flight finish before cancelling them.
+  int64_t shutdown_grace_ns = 10 * core::kNanosPerSecond;
 };
 
 // The aggregator process: opens the store, recovers the live state from
@@ -70,6 +78,12 @@ class Goodputd {
   // Limit counters (IngestLimitStats) and refused calls, for metrics.
   IngestLimitStats limit_stats() const { return limits_->stats(); }
   int64_t auth_refused() const { return tokens_ ? tokens_->refused() : 0; }
+  // Stops serving gRPC: new calls are refused at once; calls in flight get
+  // `shutdown_grace_ns` to finish, then are cancelled (queries stop at
+  // their next cancellation check; agents resend what was not
+  // acknowledged). Returns once every call has returned. Everything
+  // acknowledged is durable already; destroying the Goodputd then closes
+  // the store. Idempotent; the destructor calls it.
   void Shutdown();
 
  private:
@@ -77,6 +91,7 @@ class Goodputd {
   absl::Status Init(Clock* clock);
   absl::Status InstallFault();
   absl::Status LoadTokens();
+  void MakeServices(Clock* clock);
   absl::Status StartGrpc();
   absl::Status StartMetrics(Clock* clock);
 
@@ -87,6 +102,7 @@ class Goodputd {
   std::unique_ptr<IngestLimits> limits_;
   std::shared_ptr<TokenAuth> tokens_;
   std::unique_ptr<IngestService> ingest_service_;
+  std::unique_ptr<QueryAdmission> admission_;
   std::unique_ptr<QueryService> query_service_;
   std::unique_ptr<grpc::Server> grpc_;
   int port_ = 0;

@@ -28,7 +28,8 @@ struct Flags {
   bool help = false, fsync = false;
   std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
       stall_after, fault, max_job_series, ended_job_grace, windows,
-      segment_labels, retention, state_every, state_every_events;
+      segment_labels, retention, state_every, state_every_events,
+      shutdown_grace;
   goodput::server::SecurityFlags security;
 };
 
@@ -136,7 +137,9 @@ absl::Status ToOptions(const Flags& flags,
   for (auto [flag, value, out] :
        {std::tuple("--lateness", &flags.lateness, &options->lateness_ns),
         std::tuple("--stall_after", &flags.stall_after,
-                   &options->config.stall_after_ns)}) {
+                   &options->config.stall_after_ns),
+        std::tuple("--shutdown_grace", &flags.shutdown_grace,
+                   &options->shutdown_grace_ns)}) {
     if (!*value) continue;
     auto ns = goodput::cli::ParseDurationNanos(**value);
     if (!ns.ok()) {
@@ -189,9 +192,13 @@ void AddFlags(goodput::cli::FlagParser* parser, Flags* flags) {
                     "events (default 1000)");
   parser->AddString("state_every", "DURATION", &flags->state_every,
                     "... or once its event time moved this far (default 1m)");
+  parser->AddString("shutdown_grace", "DURATION", &flags->shutdown_grace,
+                    "on SIGTERM/SIGINT, calls in flight get this long to "
+                    "finish before they are cancelled (default 10s)");
   parser->AddString("fault", "POINT:N", &flags->fault,
                     "tests only: SIGKILL at the Nth before_store|after_store|"
-                    "before_states|after_states");
+                    "before_states|after_states, or hold the Nth hold_query "
+                    "until it is cancelled");
 }
 
 }  // namespace
@@ -244,5 +251,7 @@ int main(int argc, char** argv) {
   int sig = WaitForSignal(signals);
   std::cout << "goodputd: signal " << sig << ", shutting down" << std::endl;
   (*server)->Shutdown();
+  server->reset();  // closes the store
+  std::cout << "goodputd: stopped" << std::endl;
   return 0;
 }

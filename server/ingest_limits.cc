@@ -124,6 +124,11 @@ void IngestLimits::CountRefusedStream() {
   ++stats_.refused_streams;
 }
 
+void IngestLimits::CountRefusedQuery() {
+  absl::MutexLock lock(&mu_);
+  ++stats_.refused_queries;
+}
+
 IngestLimitStats IngestLimits::stats() const {
   absl::MutexLock lock(&mu_);
   return stats_;

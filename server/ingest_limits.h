@@ -3,8 +3,8 @@
 // bucket on the server's clock) and the number of jobs held in memory.
 // A hit limit is an error naming the flag, the limit and the value, and
 // bumps a counter in stats(); so do the limits enforced elsewhere (the
-// validator's sizes, gRPC's threads) through the Count* calls. Does not own
-// the clock. Thread-safe.
+// validator's sizes, gRPC's threads, QueryAdmission's query cap) through
+// the Count* calls. Does not own the clock. Thread-safe.
 #ifndef GOODPUT_SERVER_INGEST_LIMITS_H_
 #define GOODPUT_SERVER_INGEST_LIMITS_H_
 
@@ -39,6 +39,7 @@ struct IngestLimitStats {
   int64_t labels_limited_events = 0;   // max_labels (events)
   int64_t strings_limited_events = 0;  // max_string_bytes (events)
   int64_t refused_streams = 0;         // max_streams (calls)
+  int64_t refused_queries = 0;         // max_concurrent_queries (calls)
 };
 
 class IngestLimits {
@@ -71,6 +72,8 @@ class IngestLimits {
   void CountInvalidEvent(const absl::Status& invalid);
   // Counts a call gRPC refused because --max_streams calls were running.
   void CountRefusedStream();
+  // Counts a query refused because --max_concurrent_queries were running.
+  void CountRefusedQuery();
 
   IngestLimitStats stats() const;
   const IngestLimitOptions& options() const { return options_; }

@@ -123,6 +123,8 @@ TEST(IngestLimitsTest, CountsTheValidatorsSizeLimitsOnly) {
   EXPECT_EQ(limits.stats().strings_limited_events, 1);
   limits.CountRefusedStream();
   EXPECT_EQ(limits.stats().refused_streams, 1);
+  limits.CountRefusedQuery();
+  EXPECT_EQ(limits.stats().refused_queries, 1);
 }
 
 TEST(IngestLimitsTest, ConcurrentAgentsEachGetTheirOwnBucket) {

@@ -234,7 +234,7 @@ absl::StatusOr<core::FleetReport> Ingestor::Report(
 
 absl::StatusOr<std::optional<core::JobReport>> Ingestor::JobReport(
     const std::string& job_id, int64_t as_of_ns,
-    std::optional<int64_t> since_ns) {
+    std::optional<int64_t> since_ns, const std::function<bool()>& cancelled) {
   core::Config config;
   uint64_t through_batch = 0;
   {
@@ -246,7 +246,7 @@ absl::StatusOr<std::optional<core::JobReport>> Ingestor::JobReport(
     through_batch = last_batch_id_;
   }
   if (since_ns) config.since_ns = *since_ns;
-  StoreReplay replay(store_, std::move(config), through_batch, nullptr);
+  StoreReplay replay(store_, std::move(config), through_batch, cancelled);
   return replay.Job(job_id, as_of_ns);
 }
 

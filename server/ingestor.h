@@ -98,7 +98,8 @@ class Ingestor {
   // ingest lock). nullopt if it has no event at or before `as_of_ns`.
   absl::StatusOr<std::optional<core::JobReport>> JobReport(
       const std::string& job_id, int64_t as_of_ns,
-      std::optional<int64_t> since_ns);
+      std::optional<int64_t> since_ns,
+      const std::function<bool()>& cancelled = nullptr);
 
   // When running jobs' states are recorded (LiveState::StatePolicy). Call
   // before Recover.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "core/testing/expect.h"
 #include "core/testing/random_fleet.h"
@@ -142,6 +143,28 @@ TEST_F(IngestorTest, SinceWindowReplaysTheStore) {
   windowed.since_ns = kAsOf - 3600 * core::kNanosPerSecond;
   ExpectEqualReports(LiveReport(kAsOf, windowed.since_ns),
                      Replay(events, windowed, kAsOf));
+}
+
+TEST_F(IngestorTest, ReplayChecksCancelledOncePerJobAndStops) {
+  auto events = RandomFleet(5, 10, 60);
+  SendAll(events, 50);
+  core::Config windowed = config_;  // a window always replays the store
+  windowed.since_ns = kAsOf - 3600 * core::kNanosPerSecond;
+  int checks = 0;
+  auto never = [&checks] { return ++checks < 0; };
+  auto r = ingestor_->Report(kAsOf, windowed.since_ns, never);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectEqualReports(*r, Replay(events, windowed, kAsOf));
+  std::set<std::string> jobs;
+  for (const v1::Event& e : events) {
+    if (!e.has_heartbeat()) jobs.insert(e.job_id());
+  }
+  EXPECT_EQ(checks, static_cast<int>(jobs.size()));  // once per stored job
+  checks = 0;
+  auto third = [&checks] { return ++checks == 3; };
+  r = ingestor_->Report(kAsOf, windowed.since_ns, third);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled) << r.status();
+  EXPECT_EQ(checks, 3);  // stopped at the third job
 }
 
 TEST_F(IngestorTest, RedeliveredBatchCountsOnce) {

@@ -109,7 +109,8 @@ void AddRefusalFamilies(const IngestLimitStats& s, const TokenAuth* tokens,
       "goodput_limit_rejected_total",
       "Refusals by the limit hit (docs/security.md): batches for "
       "max_batch_events, max_batch_bytes and agent_rate, events for "
-      "max_jobs, max_labels and max_string_bytes, calls for max_streams.",
+      "max_jobs, max_labels and max_string_bytes, calls for max_streams "
+      "and max_concurrent_queries.",
       MetricKind::kCounter);
   for (const auto& [limit, n] :
        {std::pair("max_batch_events", s.batches_too_large),
@@ -118,7 +119,8 @@ void AddRefusalFamilies(const IngestLimitStats& s, const TokenAuth* tokens,
         std::pair("max_jobs", s.jobs_limited_events),
         std::pair("max_labels", s.labels_limited_events),
         std::pair("max_string_bytes", s.strings_limited_events),
-        std::pair("max_streams", s.refused_streams)}) {
+        std::pair("max_streams", s.refused_streams),
+        std::pair("max_concurrent_queries", s.refused_queries)}) {
     AddSample(&limits, {{"limit", limit}}, n);
   }
   auto auth = NewFamily("goodput_auth_refused_total",

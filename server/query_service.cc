@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "cli/drilldown_json.h"
 #include "cli/drilldown_table.h"
 #include "cli/report_json.h"
@@ -39,6 +40,15 @@ std::vector<NamedWindow> Windows(const v1::JobRequest& request) {
   return windows;
 }
 
+// Whether the call was cancelled (client, deadline or server shutdown).
+std::function<bool()> CancelledFn(grpc::ServerContext* context) {
+  return [context] { return context->IsCancelled(); };
+}
+
+grpc::Status CancelledStatus() {
+  return ToGrpc(absl::CancelledError("query: the call was cancelled"));
+}
+
 // Fills `response` (json and table) from a rendered view.
 template <typename Response>
 grpc::Status Render(absl::StatusOr<std::string> json, std::string table,
@@ -51,6 +61,21 @@ grpc::Status Render(absl::StatusOr<std::string> json, std::string table,
 
 }  // namespace
 
+grpc::Status QueryService::RunHeavy(grpc::ServerContext* context,
+                                    const QueryFn& query) {
+  if (admission_ != nullptr) {
+    if (absl::Status s = admission_->Enter(); !s.ok()) return ToGrpc(s);
+  }
+  absl::Cleanup leave = [this] {
+    if (admission_ != nullptr) admission_->Leave();
+  };
+  const std::function<bool()> cancelled = CancelledFn(context);
+  if (fault_hook_) fault_hook_(cancelled);
+  if (cancelled()) return CancelledStatus();
+  grpc::Status status = query(cancelled);
+  return cancelled() ? CancelledStatus() : status;
+}
+
 grpc::Status QueryService::Report(grpc::ServerContext* context,
                                   const v1::ReportRequest* request,
                                   v1::ReportResponse* response) {
@@ -58,17 +83,20 @@ grpc::Status QueryService::Report(grpc::ServerContext* context,
       request->has_as_of() ? Nanos(request->as_of()) : clock_->NowNanos();
   std::optional<int64_t> since;
   if (request->has_since()) since = Nanos(request->since());
-  absl::StatusOr<core::FleetReport> report = ingestor_->Report(as_of, since);
-  if (!report.ok()) return ToGrpc(report.status());
-  if (request->shard_data()) {
-    *response->mutable_shard() = cli::ToShardReport(*report);
+  return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
+    absl::StatusOr<core::FleetReport> report =
+        ingestor_->Report(as_of, since, cancelled);
+    if (!report.ok()) return ToGrpc(report.status());
+    if (request->shard_data()) {
+      *response->mutable_shard() = cli::ToShardReport(*report);
+      return grpc::Status::OK;
+    }
+    absl::StatusOr<std::string> json = cli::WriteReportJson(*report);
+    if (!json.ok()) return ToGrpc(json.status());
+    response->set_json(*std::move(json));
+    response->set_table(cli::FormatReportTable(*report));
     return grpc::Status::OK;
-  }
-  absl::StatusOr<std::string> json = cli::WriteReportJson(*report);
-  if (!json.ok()) return ToGrpc(json.status());
-  response->set_json(*std::move(json));
-  response->set_table(cli::FormatReportTable(*report));
-  return grpc::Status::OK;
+  });
 }
 
 grpc::Status QueryService::DeadLetters(grpc::ServerContext* context,
@@ -89,12 +117,16 @@ grpc::Status QueryService::Jobs(grpc::ServerContext* context,
                                 v1::JobsResponse* response) {
   absl::StatusOr<core::JobFilter> filter = cli::JobFilterFromRequest(*request);
   if (!filter.ok()) return ToGrpc(filter.status());
-  absl::StatusOr<core::JobsView> view = drilldown_.Jobs(
-      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),
-      Since(request->has_since(), request->since()), *filter);
-  if (!view.ok()) return ToGrpc(view.status());
-  return Render(cli::WriteJobsJson(*view, *filter),
-                cli::FormatJobsTable(*view, *filter), response);
+  const int64_t as_of =
+      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_);
+  return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
+    absl::StatusOr<core::JobsView> view =
+        drilldown_.Jobs(as_of, Since(request->has_since(), request->since()),
+                        *filter, cancelled);
+    if (!view.ok()) return ToGrpc(view.status());
+    return Render(cli::WriteJobsJson(*view, *filter),
+                  cli::FormatJobsTable(*view, *filter), response);
+  });
 }
 
 grpc::Status QueryService::Job(grpc::ServerContext* context,
@@ -108,7 +140,7 @@ grpc::Status QueryService::Job(grpc::ServerContext* context,
   absl::StatusOr<core::JobView> view = drilldown_.Job(
       request->job_id(),
       AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),
-      Windows(*request), limit);
+      Windows(*request), limit, CancelledFn(context));
   if (!view.ok()) return ToGrpc(view.status());
   return Render(cli::WriteJobViewJson(*view), cli::FormatJobViewTable(*view),
                 response);
@@ -117,13 +149,16 @@ grpc::Status QueryService::Job(grpc::ServerContext* context,
 grpc::Status QueryService::Fleet(grpc::ServerContext* context,
                                  const v1::FleetRequest* request,
                                  v1::FleetResponse* response) {
-  absl::StatusOr<core::FleetView> view = drilldown_.Fleet(
-      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),
-      Since(request->has_since(), request->since()),
-      request->by().empty() ? "accelerator" : request->by());
-  if (!view.ok()) return ToGrpc(view.status());
-  return Render(cli::WriteFleetViewJson(*view),
-                cli::FormatFleetViewTable(*view), response);
+  const int64_t as_of =
+      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_);
+  return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
+    absl::StatusOr<core::FleetView> view = drilldown_.Fleet(
+        as_of, Since(request->has_since(), request->since()),
+        request->by().empty() ? "accelerator" : request->by(), cancelled);
+    if (!view.ok()) return ToGrpc(view.status());
+    return Render(cli::WriteFleetViewJson(*view),
+                  cli::FormatFleetViewTable(*view), response);
+  });
 }
 
 }  // namespace goodput::server

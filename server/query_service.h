@@ -1,9 +1,13 @@
 #ifndef GOODPUT_SERVER_QUERY_SERVICE_H_
 #define GOODPUT_SERVER_QUERY_SERVICE_H_
 
+#include <functional>
+#include <utility>
+
 #include "proto/service.grpc.pb.h"
 #include "server/drilldown.h"
 #include "server/ingestor.h"
+#include "server/query_admission.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
 
@@ -13,14 +17,28 @@ namespace goodput::server {
 // by the same JSON writer and table as goodputctl replay) as of a time
 // (default: the clock), dead letters, and the drill-down views (jobs, job,
 // fleet; server/drilldown.h) rendered by cli/drilldown_{json,table}.h.
+// Every query but DeadLetters stops with CANCELLED once its call is
+// cancelled (by the client, its deadline, or the server's shutdown);
+// Report, Jobs and Fleet run only if `admission` (if set; the cap
+// --max_concurrent_queries) admits them, RESOURCE_EXHAUSTED otherwise.
 // Does not own its collaborators. Thread-safe.
 class QueryService final : public v1::Query::Service {
  public:
-  QueryService(Ingestor* ingestor, storage::EventStore* store, Clock* clock)
+  // Test-only fault (goodputd --fault=hold_query:N): called with the
+  // call's cancellation when a Report, Jobs or Fleet query is admitted,
+  // before its work.
+  using FaultHook = std::function<void(const std::function<bool()>& cancelled)>;
+
+  QueryService(Ingestor* ingestor, storage::EventStore* store, Clock* clock,
+               QueryAdmission* admission = nullptr)
       : ingestor_(ingestor),
         store_(store),
         clock_(clock),
+        admission_(admission),
         drilldown_(ingestor, store) {}
+
+  // Call before serving.
+  void set_fault_hook(FaultHook hook) { fault_hook_ = std::move(hook); }
 
   grpc::Status Report(grpc::ServerContext* context,
                       const v1::ReportRequest* request,
@@ -38,10 +56,17 @@ class QueryService final : public v1::Query::Service {
                      v1::FleetResponse* response) override;
 
  private:
+  using QueryFn = std::function<grpc::Status(const std::function<bool()>&)>;
+  // Runs `query` with the call's cancellation once `admission_` admits it
+  // (and leaves after); CANCELLED if the call is cancelled before or after.
+  grpc::Status RunHeavy(grpc::ServerContext* context, const QueryFn& query);
+
   Ingestor* ingestor_;
   storage::EventStore* store_;
   Clock* clock_;
+  QueryAdmission* admission_;
   Drilldown drilldown_;
+  FaultHook fault_hook_;
 };
 
 }  // namespace goodput::server

@@ -65,6 +65,9 @@ void AddSecurityFlags(cli::FlagParser* parser, SecurityFlags* f) {
                     "per-agent event rate, bursts of 2 s (0 = unlimited)");
   parser->AddString("max_streams", "N", &f->max_streams,
                     "concurrent gRPC calls at most (256)");
+  parser->AddString("max_concurrent_queries", "N", &f->max_concurrent_queries,
+                    "report, jobs and fleet queries running at once at most; "
+                    "more are refused (4)");
 }
 
 absl::Status ApplySecurityFlags(const SecurityFlags& f,
@@ -89,6 +92,8 @@ absl::Status ApplySecurityFlags(const SecurityFlags& f,
                    &limits.max_batch_bytes),
         ParseCount("--max_streams", f.max_streams, 1, 100000,
                    &options->max_streams),
+        ParseCount("--max_concurrent_queries", f.max_concurrent_queries, 1,
+                   100000, &options->max_concurrent_queries),
         ParseRate(f.max_agent_rate, &limits.agent_events_per_second)}) {
     if (!s.ok()) return s;
   }

@@ -17,7 +17,8 @@ struct SecurityFlags {
   std::optional<std::string> tls_cert, tls_key, tls_client_ca, auth_tokens,
       metrics_basic_auth_file;
   std::optional<std::string> max_jobs, max_labels, max_string_bytes,
-      max_batch_events, max_batch_bytes, max_agent_rate, max_streams;
+      max_batch_events, max_batch_bytes, max_agent_rate, max_streams,
+      max_concurrent_queries;
 };
 
 // Registers every flag of SecurityFlags on `parser`, which must not

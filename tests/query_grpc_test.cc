@@ -1,14 +1,21 @@
 // Query.Jobs/Job/Fleet of goodputd over real gRPC (loopback, port 0) and
 // real RocksDB: status codes and messages of bad requests, defaults (as-of
-// from the server's clock, windows, --by), and a custom window and limit.
+// from the server's clock, windows, --by), a custom window and limit, and
+// the cap on concurrent heavy queries (--max_concurrent_queries).
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
+#include "absl/synchronization/notification.h"
 #include "core/testing/timeline.h"
 #include "grpcpp/create_channel.h"
+#include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/service.grpc.pb.h"
 #include "server/goodputd.h"
+#include "server/query_service.h"
+#include "storage/memory_event_store.h"
 
 namespace goodput {
 namespace {
@@ -163,6 +170,100 @@ TEST_F(QueryGrpcTest, CustomWindowTimelineLimitAndJobsLimit) {
   ASSERT_EQ(ranked["jobs"].size(), 1u);
   EXPECT_EQ(ranked["matched"], 2);
   EXPECT_EQ(ranked["jobs"][0]["job_id"], "llm-7");
+}
+
+// QueryService alone over real gRPC with a cap of one heavy query, and a
+// fault hook that holds the first admitted query until the test releases
+// it.
+class QueryCapTest : public ::testing::Test {
+ protected:
+  QueryCapTest() : admission_(1, [this] { ++refused_; }) {
+    live_ = std::make_unique<server::LiveState>(&config_, 0, &store_);
+    ingestor_ = std::make_unique<server::Ingestor>(
+        &store_, live_.get(), &clock_, codec::ValidationLimits());
+    EXPECT_TRUE(ingestor_->Recover().ok());
+    service_ = std::make_unique<server::QueryService>(ingestor_.get(), &store_,
+                                                      &clock_, &admission_);
+    service_->set_fault_hook([this](const std::function<bool()>&) {
+      if (admitted_++ > 0) return;
+      entered_.Notify();
+      release_.WaitForNotification();
+    });
+    Serve();
+  }
+  ~QueryCapTest() override {
+    if (!release_.HasBeenNotified()) release_.Notify();
+    server_->Shutdown();
+  }
+
+  void Serve() {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    query_ = v1::Query::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                            grpc::InsecureChannelCredentials()));
+  }
+
+  grpc::Status Report() {
+    grpc::ClientContext context;
+    v1::ReportResponse response;
+    return query_->Report(&context, v1::ReportRequest(), &response);
+  }
+
+  core::Config config_;
+  storage::MemoryEventStore store_;
+  FakeClock clock_{T("2026-11-22T10:10:00Z")};
+  std::unique_ptr<server::LiveState> live_;
+  std::unique_ptr<server::Ingestor> ingestor_;
+  std::atomic<int> refused_{0};
+  std::atomic<int> admitted_{0};
+  server::QueryAdmission admission_;
+  absl::Notification entered_, release_;
+  std::unique_ptr<server::QueryService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<v1::Query::Stub> query_;
+};
+
+TEST_F(QueryCapTest, HeavyQueriesBeyondTheCapAreRefusedAtOnce) {
+  grpc::Status first;
+  std::thread held([&] { first = Report(); });
+  entered_.WaitForNotification();
+  std::vector<grpc::Status> refused;
+  refused.push_back(Report());
+  {
+    grpc::ClientContext context;
+    v1::JobsResponse response;
+    refused.push_back(query_->Jobs(&context, v1::JobsRequest(), &response));
+  }
+  {
+    grpc::ClientContext context;
+    v1::FleetResponse response;
+    refused.push_back(query_->Fleet(&context, v1::FleetRequest(), &response));
+  }
+  for (const grpc::Status& s : refused) {
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_NE(s.error_message().find("--max_concurrent_queries=1"),
+              std::string::npos)
+        << s.error_message();
+  }
+  EXPECT_EQ(refused_, 3);
+  {  // One job's view is not capped: it runs (and finds no such job).
+    grpc::ClientContext context;
+    v1::JobRequest request;
+    request.set_job_id("ghost");
+    v1::JobResponse response;
+    EXPECT_EQ(query_->Job(&context, request, &response).error_code(),
+              grpc::StatusCode::NOT_FOUND);
+  }
+  release_.Notify();
+  held.join();
+  EXPECT_TRUE(first.ok()) << first.error_message();
+  EXPECT_TRUE(Report().ok());  // the held query gave its slot back
+  EXPECT_EQ(refused_, 3);
 }
 
 }  // namespace
