@@ -244,6 +244,11 @@ class LiveState {
   // Makes `job` what the store holds of it through `through_batch`: its
   // newest stored state that fits (or nothing) plus the events after it.
   void Restore(const std::string& job_id, uint64_t through_batch, LiveJob* job);
+  // The same from `states` (the job's stored states, oldest first) and
+  // `events` (a reader of the job's stored events).
+  void Restore(const std::string& job_id, uint64_t through_batch,
+               std::vector<internal::v1::StoredJobState>* states,
+               storage::JobEventsReader* events, LiveJob* job);
   // Loads `state` into `job` if it fits `tail` (the job's stored events
   // after it) and parses; false (counted) if not.
   // Replaces `job` by a fresh one on `tracker`, keeping what is not about
@@ -251,7 +256,9 @@ class LiveState {
   void ResetJob(LiveJob* job, core::JobTracker tracker);
   bool LoadState(const internal::v1::StoredJobState& state,
                  const std::vector<v1::Event>& tail, LiveJob* job);
-  void RecoverJob(const std::string& job_id, uint64_t through_batch);
+  void RecoverJob(const std::string& job_id, uint64_t through_batch,
+                  std::vector<internal::v1::StoredJobState>* states,
+                  storage::JobEventsReader* events);
   bool StateDue(const LiveJob& job) const;
   void NoteTaken(const std::string* job_id, LiveJob* job);
   internal::v1::StoredJobState StateRecord(const std::string& job_id,

@@ -34,10 +34,12 @@ absl::Status LiveState::Recover(uint64_t through_batch) {
         return absl::OkStatus();
       });
   if (!s.ok()) return s;
-  s = store_->ListJobs([&](const std::string& job_id) {
-    RecoverJob(job_id, through_batch);
-    return absl::OkStatus();
-  });
+  s = store_->ScanJobsForRestore(
+      [&](const std::string& job_id, std::vector<StoredJobState>* states,
+          storage::JobEventsReader* events) {
+        RecoverJob(job_id, through_batch, states, events);
+        return absl::OkStatus();
+      });
   if (!s.ok()) return s;
   std::sort(leftover_deletions_.begin(), leftover_deletions_.end());
   leftover_deletions_.erase(
@@ -46,7 +48,9 @@ absl::Status LiveState::Recover(uint64_t through_batch) {
   return absl::OkStatus();
 }
 
-void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch) {
+void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch,
+                           std::vector<StoredJobState>* states,
+                           storage::JobEventsReader* events) {
   auto it = JobEntry(job_id);
   LiveJob& job = it->second;
   if (job.final) {
@@ -55,35 +59,60 @@ void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch) {
       return;
     }
     std::vector<v1::Event> tail;
-    absl::Status s =
-        store_->ReadJob(job_id, job.final->through_batch, through_batch, &tail);
+    absl::Status s = events->Read(job.final->through_batch, through_batch, &tail);
     if (s.ok() && tail.empty()) return;  // the snapshot covers every event
     if (!s.ok()) ++stats_.apply_errors;
   }
-  Restore(job_id, through_batch, &job);
+  Restore(job_id, through_batch, states, events, &job);
   job.snapshot_due = job.ended_ns && !job.final;
   NoteTaken(&it->first, &job);
 }
 
+namespace {
+
+// JobEventsReader over EventStore::ReadJob (one job, outside a scan).
+class StoreJobReader : public storage::JobEventsReader {
+ public:
+  StoreJobReader(storage::EventStore* store, const std::string& job_id)
+      : store_(store), job_id_(job_id) {}
+  absl::Status Read(uint64_t after_batch, uint64_t through_batch,
+                    std::vector<v1::Event>* out) override {
+    return store_->ReadJob(job_id_, after_batch, through_batch, out);
+  }
+
+ private:
+  storage::EventStore* store_;
+  const std::string& job_id_;
+};
+
+}  // namespace
+
 void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
                         LiveJob* job) {
-  ++stats_.restores;
-  ++job->generation;
-  job->rebuild = false;
-  job->final.reset();
   std::vector<StoredJobState> states;
   int unreadable = 0;
   if (!store_->ReadJobStates(job_id, &states, &unreadable).ok()) {
     ++stats_.apply_errors;  // restore from the events alone
   }
   stats_.unreadable_states += unreadable;
+  StoreJobReader events(store_, job_id);
+  Restore(job_id, through_batch, &states, &events, job);
+}
+
+void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
+                        std::vector<StoredJobState>* stored,
+                        storage::JobEventsReader* events, LiveJob* job) {
+  ++stats_.restores;
+  ++job->generation;
+  job->rebuild = false;
+  job->final.reset();
+  const std::vector<StoredJobState>& states = *stored;
   std::vector<v1::Event> tail;
   uint64_t used = 0;
   for (auto it = states.rbegin(); it != states.rend(); ++it) {
     if (it->through_batch() > through_batch) continue;
     tail.clear();
-    absl::Status s =
-        store_->ReadJob(job_id, it->through_batch(), through_batch, &tail);
+    absl::Status s = events->Read(it->through_batch(), through_batch, &tail);
     if (s.ok() && LoadState(*it, tail, job)) {
       used = it->through_batch();
       break;
@@ -92,9 +121,7 @@ void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
   if (used == 0) {
     ResetJob(job, core::JobTracker(job_id, config_));
     tail.clear();
-    if (!store_->ReadJob(job_id, 0, through_batch, &tail).ok()) {
-      ++stats_.apply_errors;
-    }
+    if (!events->Read(0, through_batch, &tail).ok()) ++stats_.apply_errors;
   } else {
     ++stats_.restores_from_state;
   }

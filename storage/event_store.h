@@ -26,6 +26,15 @@ struct BatchWrite {
   std::vector<v1::DeadLetter> dead_letters;
 };
 
+// Reads one job's stored events by batch range (EventStore::ReadJob's
+// contract, for the job it was made for). Not thread-safe.
+class JobEventsReader {
+ public:
+  virtual ~JobEventsReader() = default;
+  virtual absl::Status Read(uint64_t after_batch, uint64_t through_batch,
+                            std::vector<v1::Event>* out) = 0;
+};
+
 // The durable store of acknowledged events behind goodputd (layout in
 // storage/KEY_LAYOUT.md). Narrow on purpose: the server's only I/O
 // boundary to disk; MemoryEventStore is its in-memory fake. Implementations
@@ -63,6 +72,16 @@ class EventStore {
   using BatchVisitor = std::function<absl::Status(
       uint64_t batch_id, std::vector<v1::Event>* events)>;
   virtual absl::Status ScanHeartbeats(const BatchVisitor& visit) = 0;
+
+  // Restart recovery in one ordered pass over the jobs: calls `visit` for
+  // every job with stored events (ListJobs' order) with its stored states
+  // (oldest first; those that do not parse left out) and a reader of its
+  // events, both valid only during the call; stops at the first error.
+  using RestoreVisitor = std::function<absl::Status(
+      const std::string& job_id,
+      std::vector<internal::v1::StoredJobState>* states,
+      JobEventsReader* events)>;
+  virtual absl::Status ScanJobsForRestore(const RestoreVisitor& visit) = 0;
 
   // Stores `states` (each under its job and through_batch) and deletes the
   // states of `remove` (job id, through_batch), in one atomic write.

@@ -5,6 +5,7 @@
 #include <memory>
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -264,6 +265,37 @@ TEST_P(EventStoreTest, DeleteJobEventsKeepsOtherJobsInPlace) {
   EXPECT_EQ(beats, (std::vector<std::pair<uint64_t, size_t>>{{1, 1}}));
   if (rocks()) Reopen();  // batch ids go on after the deletion
   EXPECT_EQ(Write("a", 4, "10:00:04 {\"job_id\":\"y\",\"step\":{}}"), 4u);
+}
+
+TEST_P(EventStoreTest, ScanJobsForRestoreGivesEachJobItsStatesAndEvents) {
+  Write("a", 1, R"(
+10:00:00 {"job_id":"x","step":{"step":1}}
+10:00:00 {"job_id":"y","step":{"step":1}}
+)");
+  Write("a", 2, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  Write("a", 3, "10:00:03 {\"job_id\":\"x\",\"step\":{\"step\":3}}");
+  std::vector<internal::v1::StoredJobState> put(3);
+  put[0].set_job_id("x");
+  put[0].set_through_batch(2);
+  put[1].set_job_id("w");  // a job with states but no events: not visited
+  put[1].set_through_batch(1);
+  put[2].set_job_id("y");
+  put[2].set_through_batch(1);
+  ASSERT_TRUE(store_->WriteJobStates(put, {}).ok());
+  std::vector<std::string> seen;
+  ASSERT_TRUE(store_
+                  ->ScanJobsForRestore([&](const std::string& job,
+                                           std::vector<internal::v1::StoredJobState>* states,
+                                           JobEventsReader* events) {
+                    std::vector<v1::Event> tail, all;
+                    EXPECT_TRUE(events->Read(2, 3, &tail).ok());
+                    EXPECT_TRUE(events->Read(0, 3, &all).ok());
+                    seen.push_back(absl::StrCat(job, ":", states->size(), ":",
+                                                tail.size(), ":", all.size()));
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"x:1:1:3", "y:1:0:1"}));
 }
 
 TEST_P(EventStoreTest, MetaRecordsRoundTrip) {

@@ -22,6 +22,7 @@ class MemoryEventStore : public EventStore {
                        std::vector<v1::Event>* out) override;
   absl::Status ListJobs(const JobVisitor& visit) override;
   absl::Status ScanHeartbeats(const BatchVisitor& visit) override;
+  absl::Status ScanJobsForRestore(const RestoreVisitor& visit) override;
   absl::Status WriteJobStates(
       const std::vector<internal::v1::StoredJobState>& states,
       const std::vector<std::pair<std::string, uint64_t>>& remove) override;

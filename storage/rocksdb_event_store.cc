@@ -153,6 +153,9 @@ absl::StatusOr<std::unique_ptr<RocksDbEventStore>> RocksDbEventStore::Open(
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
+  // A restart after a crash replays the WAL into the memtables without
+  // flushing them first (they flush as they fill, as during ingest).
+  db_options.avoid_flush_during_recovery = true;
   // Small column families (agents) would otherwise pin every WAL file and
   // make a restart replay all of them.
   db_options.max_total_wal_size = 256 << 20;
@@ -343,6 +346,81 @@ absl::Status RocksDbEventStore::ListJobs(const JobVisitor& visit) {
     it->Seek(JobLimit(JobPrefix(job_id)));  // the next job
   }
   return FromRocks(it->status(), "list jobs");
+}
+
+namespace {
+
+// JobEventsReader on an iterator of job_events shared by a whole pass:
+// seeks inside the job's key range.
+class IteratorJobReader : public JobEventsReader {
+ public:
+  IteratorJobReader(rocksdb::Iterator* it, const std::string& prefix)
+      : it_(it), prefix_(prefix) {}
+  absl::Status Read(uint64_t after_batch, uint64_t through_batch,
+                    std::vector<v1::Event>* out) override {
+    if (after_batch >= through_batch) return absl::OkStatus();
+    internal::v1::StoredJobEvents stored;
+    for (it_->Seek(prefix_ + BatchKey(after_batch + 1));
+         it_->Valid() && it_->key().starts_with(prefix_); it_->Next()) {
+      const uint64_t id = GetBigEndian(it_->key().data() + prefix_.size(), 8);
+      if (id > through_batch) break;
+      if (!stored.ParseFromArray(it_->value().data(),
+                                 static_cast<int>(it_->value().size()))) {
+        return absl::DataLossError(absl::StrCat(
+            "rocksdb job_events: batch ", id, " of ", prefix_.substr(4),
+            " does not parse"));
+      }
+      for (v1::Event& e : *stored.mutable_events()) {
+        out->push_back(std::move(e));
+      }
+    }
+    return FromRocks(it_->status(), "read job");
+  }
+
+ private:
+  rocksdb::Iterator* it_;
+  const std::string& prefix_;
+};
+
+}  // namespace
+
+absl::Status RocksDbEventStore::ScanJobsForRestore(
+    const RestoreVisitor& visit) {
+  std::unique_ptr<rocksdb::Iterator> events(
+      db_->NewIterator(FullScan(), handles_[kJobEvents]));
+  std::unique_ptr<rocksdb::Iterator> states(
+      db_->NewIterator(FullScan(), handles_[kJobStates]));
+  states->SeekToFirst();
+  std::vector<internal::v1::StoredJobState> found;
+  for (events->SeekToFirst(); events->Valid();) {
+    const rocksdb::Slice key = events->key();
+    const uint64_t len = key.size() >= 4 ? GetBigEndian(key.data(), 4) : 0;
+    if (key.size() != 4 + len + 8) {
+      return absl::DataLossError("rocksdb job_events: malformed key");
+    }
+    const std::string job_id(key.data() + 4, len);
+    const std::string prefix = JobPrefix(job_id);
+    found.clear();
+    for (; states->Valid() && states->key().compare(prefix) < 0;) {
+      states->Next();  // states of jobs without events (deleted)
+    }
+    for (; states->Valid() && states->key().starts_with(prefix);
+         states->Next()) {
+      internal::v1::StoredJobState& state = found.emplace_back();
+      if (!state.ParseFromArray(states->value().data(),
+                                static_cast<int>(states->value().size()))) {
+        found.pop_back();
+      }
+    }
+    IteratorJobReader reader(events.get(), prefix);
+    if (absl::Status s = visit(job_id, &found, &reader); !s.ok()) return s;
+    events->Seek(JobLimit(prefix));  // the next job
+  }
+  if (absl::Status s = FromRocks(states->status(), "scan job states");
+      !s.ok()) {
+    return s;
+  }
+  return FromRocks(events->status(), "scan jobs for restore");
 }
 
 absl::Status RocksDbEventStore::ScanHeartbeats(const BatchVisitor& visit) {
