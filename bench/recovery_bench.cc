@@ -24,8 +24,21 @@
 //        parse    the same plus StoredJobEvents::ParseFromArray per value;
 //        list     RocksDbEventStore::ListJobs (one seek per job);
 //        recover  LiveState::LoadSnapshots + Recover (Recover's work: each
-//                 job from its newest state record plus the events after).
+//                 job from its newest state record plus the events after);
+//        queries  on a started Goodputd, 5 times each: Ingestor::Report with
+//                 --since = the newest event - 1h, with --as_of = the newest
+//                 event - 1h, and Ingestor::JobReport of one job (in-process,
+//                 no gRPC or JSON), with the process RSS before and after.
 //       The first `start` after `fill` also replays RocksDB's WAL.
+//
+//   recovery_bench mixed DIR [--jobs=10000 --steps=1000 --new_jobs=200
+//                             --new_steps=1000 --batch=500 --queries=100]
+//       On a filled store, in an in-process Goodputd: ingests half of a
+//       fresh fleet alone, then the other half while a second thread asks,
+//       once a second, report --since=1h, report --as_of=<1 h before the
+//       newest event> and job ID (Ingestor calls: no gRPC or JSON). Prints
+//       both ingest rates and their ratio; then asks the three queries
+//       `queries` times back to back and prints the RSS before and after.
 //
 //   recovery_bench storm DIR [--jobs=1000 --steps=10000 --late=10
 //                             --new_jobs=200 --new_steps=1000 --batch=500]
@@ -40,14 +53,20 @@
 //       --phases=start` measures the restart right after.
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <sstream>
 #include <thread>
+#include <atomic>
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bench/bench_events.h"
 #include "bench/bench_util.h"
 #include "bench/ingest_client.h"
@@ -321,6 +340,65 @@ double IngestRate(server::Ingestor* ingestor,
   return accepted / t0.wall();
 }
 
+// The three queries of `mixed` once; dies on an error.
+void AskQueries(server::Ingestor* ingestor, int64_t newest) {
+  const int64_t hour = 3600 * core::kNanosPerSecond;
+  for (auto [as_of, since] :
+       {std::pair(newest, std::optional<int64_t>(newest - hour)),
+        std::pair(newest - hour, std::optional<int64_t>())}) {
+    auto r = ingestor->Report(as_of, since);
+    if (!r.ok()) Die(r.status());
+  }
+  auto r = ingestor->JobReport("job-0", newest, std::nullopt);
+  if (!r.ok()) Die(r.status());
+}
+
+int Mixed(const std::string& dir, const Args& args) {
+  const size_t batch = static_cast<size_t>(args.Int("batch", 500));
+  std::vector<v1::Event> fresh = Fleet(
+      static_cast<int>(args.Int("new_jobs", 200)), args.Int("new_steps", 1000));
+  for (v1::Event& e : fresh) e.set_job_id("new-" + e.job_id());
+  const std::vector<v1::Batch> normal = Batches(fresh, batch, "bench-normal");
+  FakeClock clock(NowFor(Fleet(1, 1)) +
+                  400LL * 24 * 3600 * core::kNanosPerSecond);
+  server::GoodputdOptions options;
+  options.data_dir = dir;
+  options.grpc_address = "127.0.0.1:0";
+  auto d = server::Goodputd::Start(options, &clock);
+  if (!d.ok()) Die(d.status());
+  server::Ingestor* ingestor = (*d)->ingestor();
+  int64_t newest = 0;
+  ingestor->VisitLive([&](const server::LiveState& live) {
+    newest = live.applied_through_ns();
+  });
+  const size_t half = normal.size() / 2;
+  const double alone = IngestRate(ingestor, normal, 0, half);
+  std::atomic<bool> done{false};
+  int asked = 0;
+  std::thread queries([&] {
+    while (!done) {
+      const auto next = SteadyClock::now() + std::chrono::seconds(1);
+      AskQueries(ingestor, newest);
+      ++asked;
+      std::this_thread::sleep_until(next);  // pacing of the load, not a sync
+    }
+  });
+  const double mixed = IngestRate(ingestor, normal, half, normal.size());
+  done = true;
+  queries.join();
+  const int64_t rss0 = RssKiB();
+  const int n = static_cast<int>(args.Int("queries", 100));
+  for (int i = 0; i < n; ++i) AskQueries(ingestor, newest);
+  std::printf(
+      "mixed    fresh fleet alone %.0f events/s; with the query loop %.0f "
+      "events/s (ratio %.2f; %d rounds of 3 queries); RSS %.0f MiB before "
+      "%d more rounds, %.0f MiB after (%+.1f%%)\n",
+      alone, mixed, mixed / alone, asked, rss0 / 1024.0, n, RssKiB() / 1024.0,
+      100.0 * (RssKiB() - rss0) / rss0);
+  std::fflush(stdout);
+  std::_Exit(0);  // leaves the store as it is (no final state records)
+}
+
 int Storm(const std::string& dir, const Args& args) {
   const int jobs = static_cast<int>(args.Int("jobs", 1000));
   const int64_t steps = args.Int("steps", 10000);
@@ -363,6 +441,55 @@ int Storm(const std::string& dir, const Args& args) {
   std::_Exit(0);  // as kill -9: `time DIR --phases=start` measures the restart
 }
 
+// Times `fn` `reps` times; "min/median/max" in ms.
+std::string TimeMs(int reps, const std::function<void()>& fn) {
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    Timer t;
+    fn();
+    ms.push_back(t.wall() * 1e3);
+  }
+  std::sort(ms.begin(), ms.end());
+  return absl::StrFormat("%.1f/%.1f/%.1f ms", ms.front(), ms[ms.size() / 2],
+                         ms.back());
+}
+
+void PhaseQueries(const std::string& dir, int64_t now_ns) {
+  FakeClock clock(now_ns);
+  server::GoodputdOptions options;
+  options.data_dir = dir;
+  options.grpc_address = "127.0.0.1:0";
+  auto d = server::Goodputd::Start(options, &clock);
+  if (!d.ok()) Die(d.status());
+  server::Ingestor* ingestor = (*d)->ingestor();
+  int64_t newest = 0;
+  ingestor->VisitLive(
+      [&](const server::LiveState& live) { newest = live.applied_through_ns(); });
+  const int64_t hour = 3600 * core::kNanosPerSecond;
+  const int64_t rss0 = RssKiB();
+  size_t jobs = 0;
+  auto check = [&](absl::StatusOr<core::FleetReport> r) {
+    if (!r.ok()) Die(r.status());
+    jobs = r->jobs.size();
+  };
+  const std::string since = TimeMs(5, [&] {
+    check(ingestor->Report(newest, newest - hour));
+  });
+  const size_t since_jobs = jobs;
+  const std::string as_of = TimeMs(5, [&] {
+    check(ingestor->Report(newest - hour, std::nullopt));
+  });
+  const std::string one = TimeMs(5, [&] {
+    auto r = ingestor->JobReport("job-0", newest, std::nullopt);
+    if (!r.ok()) Die(r.status());
+  });
+  std::printf(
+      "queries  report --since=1h (%zu jobs) %s; report --as_of=-1h (%zu jobs) "
+      "%s; job ID %s (min/median/max of 5); RSS %+.0f MiB\n",
+      since_jobs, since.c_str(), jobs, as_of.c_str(), one.c_str(),
+      (RssKiB() - rss0) / 1024.0);
+}
+
 int Time(const std::string& dir, const Args& args) {
   const int reps = static_cast<int>(args.Int("reps", 1));
   // The clock only matters for Report's default as-of: two hours after the
@@ -383,6 +510,8 @@ int Time(const std::string& dir, const Args& args) {
         PhaseScan(dir, false);
       } else if (phase == "parse") {
         PhaseScan(dir, true);
+      } else if (phase == "queries") {
+        PhaseQueries(dir, now_ns);
       } else if (phase == "list") {
         PhaseList(dir);
       } else if (phase == "recover") {
@@ -402,11 +531,12 @@ int Time(const std::string& dir, const Args& args) {
 int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash",
-                   "late", "new_jobs", "new_steps"});
+                   "late", "new_jobs", "new_steps", "queries"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
   if (pos.size() == 2 && pos[0] == "storm") return Storm(pos[1], args);
+  if (pos.size() == 2 && pos[0] == "mixed") return Mixed(pos[1], args);
   std::fprintf(stderr,
                "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
                "--batch=500 --crash=0]\n       recovery_bench time DIR [--reps=1]\n");

@@ -200,6 +200,10 @@ void LiveState::TakeJobStates(
     put->push_back(StateRecord(*job_id, *job, through_batch));
     job->since_state = 0;
     job->state_newest_ns = job->newest_ns;
+    if (!job->states.empty() &&
+        job->states.back().through_batch == through_batch) {
+      job->states.pop_back();  // the same key: the record is replaced
+    }
     job->states.push_back(StateRef{through_batch, job->newest_ns});
     PruneStates(*job_id, job, remove);
   }

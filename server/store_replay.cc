@@ -70,9 +70,10 @@ absl::StatusOr<core::FleetReport> StoreReplay::Report(int64_t as_of_ns) {
 absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Job(
     const std::string& job_id, int64_t as_of_ns) {
   if (absl::Status s = LoadSnapshots(); !s.ok()) return s;
-  if (std::optional<core::JobReport> r = FromSnapshot(job_id, as_of_ns)) {
+  if (std::optional<std::optional<core::JobReport>> r =
+          FromSnapshot(job_id, as_of_ns)) {
     ++stats_.from_snapshot;
-    return r;
+    return *r;
   }
   auto it = snapshots_.find(job_id);
   if (it != snapshots_.end() && it->second.events_deleted) {
@@ -81,19 +82,22 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Job(
   return Replay(job_id, as_of_ns);
 }
 
-std::optional<core::JobReport> StoreReplay::FromSnapshot(
+std::optional<std::optional<core::JobReport>> StoreReplay::FromSnapshot(
     const std::string& job_id, int64_t as_of_ns) {
   auto it = snapshots_.find(job_id);
   if (it == snapshots_.end()) return std::nullopt;
   const storage::JobSnapshot& s = it->second;
   if (s.events_deleted || as_of_ns < s.ended_ns) return std::nullopt;
-  if (windowed() && config_.since_ns > s.first_event_ns) return std::nullopt;
+  const bool cut = windowed() && config_.since_ns > s.first_event_ns;
+  const bool before = windowed() && config_.since_ns >= s.ended_ns;
+  if (cut && !before) return std::nullopt;  // the window cuts its life
   std::vector<v1::Event> tail;  // events stored after it make it stale
   if (!store_->ReadJob(job_id, s.through_batch, through_batch_, &tail).ok() ||
       !tail.empty()) {
     return std::nullopt;
   }
-  return s.report;
+  if (before) return std::optional<core::JobReport>();  // ended before it
+  return std::optional<core::JobReport>(s.report);
 }
 
 absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
@@ -103,6 +107,11 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
   if (absl::Status s = store_->ReadJobStates(job_id, &states, &unreadable);
       !s.ok()) {
     return s;
+  }
+  if (absl::StatusOr<bool> begun = BegunBy(job_id, states, as_of_ns);
+      !begun.ok() || !*begun) {
+    if (!begun.ok()) return begun.status();
+    return std::nullopt;  // its first event is after the as-of
   }
   // A state fits the question if it was recorded with nothing applied
   // after the window's start (or the as-of).
@@ -143,6 +152,27 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
   core::SortForApply(events, &order);
   for (uint32_t i : order) (void)tracker->Apply(events[i]);
   return tracker->Report(as_of_ns);
+}
+
+absl::StatusOr<bool> StoreReplay::BegunBy(
+    const std::string& job_id,
+    const std::vector<internal::v1::StoredJobState>& states, int64_t as_of_ns) {
+  auto newest = states.rbegin();
+  while (newest != states.rend() && newest->through_batch() > through_batch_) {
+    ++newest;
+  }
+  if (newest == states.rend()) return true;  // the replay finds out
+  if (newest->first_ns() <= as_of_ns) return true;
+  // The record's first event is after the as-of; an event stored after it
+  // could still be earlier.
+  std::vector<v1::Event> tail;
+  absl::Status s =
+      store_->ReadJob(job_id, newest->through_batch(), through_batch_, &tail);
+  if (!s.ok()) return s;
+  for (const v1::Event& e : tail) {
+    if (core::EventTimeNanos(e) <= as_of_ns) return true;
+  }
+  return false;
 }
 
 absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Deleted(

@@ -53,9 +53,17 @@ class StoreReplay {
 
  private:
   bool windowed() const;
-  // The final snapshot of `job_id` if it answers as of `as_of_ns`.
-  std::optional<core::JobReport> FromSnapshot(const std::string& job_id,
-                                              int64_t as_of_ns);
+  // If the final snapshot of `job_id` answers as of `as_of_ns`: its report,
+  // or no report when the job ended before the window.
+  std::optional<std::optional<core::JobReport>> FromSnapshot(
+      const std::string& job_id, int64_t as_of_ns);
+  // Whether the job had an event at or before `as_of_ns`, from its newest
+  // state record (its first event time) and the events stored after it, so
+  // that a job that began later costs no replay.
+  absl::StatusOr<bool> BegunBy(
+      const std::string& job_id,
+      const std::vector<internal::v1::StoredJobState>& states,
+      int64_t as_of_ns);
   absl::StatusOr<std::optional<core::JobReport>> Replay(
       const std::string& job_id, int64_t as_of_ns);
   // The report of a job whose events retention deleted, or an error if the
