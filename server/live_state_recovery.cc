@@ -7,6 +7,7 @@
 
 #include "proto/tracker_state.pb.h"
 #include "server/job_state_fit.h"
+#include "storage/read_job_reader.h"
 
 namespace goodput::server {
 namespace {
@@ -68,25 +69,6 @@ void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch,
   NoteTaken(&it->first, &job);
 }
 
-namespace {
-
-// JobEventsReader over EventStore::ReadJob (one job, outside a scan).
-class StoreJobReader : public storage::JobEventsReader {
- public:
-  StoreJobReader(storage::EventStore* store, const std::string& job_id)
-      : store_(store), job_id_(job_id) {}
-  absl::Status Read(uint64_t after_batch, uint64_t through_batch,
-                    std::vector<v1::Event>* out) override {
-    return store_->ReadJob(job_id_, after_batch, through_batch, out);
-  }
-
- private:
-  storage::EventStore* store_;
-  const std::string& job_id_;
-};
-
-}  // namespace
-
 void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
                         LiveJob* job) {
   std::vector<StoredJobState> states;
@@ -95,7 +77,7 @@ void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
     ++stats_.apply_errors;  // restore from the events alone
   }
   stats_.unreadable_states += unreadable;
-  StoreJobReader events(store_, job_id);
+  storage::ReadJobReader events(store_, job_id);
   Restore(job_id, through_batch, &states, &events, job);
 }
 

@@ -9,6 +9,7 @@
 #include "core/job_tracker.h"
 #include "proto/tracker_state.pb.h"
 #include "server/job_state_fit.h"
+#include "storage/read_job_reader.h"
 
 namespace goodput::server {
 
@@ -39,19 +40,23 @@ absl::Status StoreReplay::LoadSnapshots() {
 absl::StatusOr<core::FleetReport> StoreReplay::Report(int64_t as_of_ns) {
   if (absl::Status s = LoadSnapshots(); !s.ok()) return s;
   std::vector<core::JobReport> jobs;
-  absl::Status s = store_->ListJobs([&](const std::string& job_id) {
-    if (cancelled_ && cancelled_()) {
-      return absl::CancelledError("report: the request was cancelled");
-    }
-    auto it = snapshots_.find(job_id);
-    if (it != snapshots_.end() && it->second.events_deleted) {
-      return absl::OkStatus();  // retention is deleting it: see below
-    }
-    absl::StatusOr<std::optional<core::JobReport>> job = Job(job_id, as_of_ns);
-    if (!job.ok()) return job.status();
-    if (*job) jobs.push_back(**std::move(job));
-    return absl::OkStatus();
-  });
+  absl::Status s = store_->ScanJobsForRestore(
+      [&](const std::string& job_id,
+          std::vector<internal::v1::StoredJobState>* states,
+          storage::JobEventsReader* events) {
+        if (cancelled_ && cancelled_()) {
+          return absl::CancelledError("report: the request was cancelled");
+        }
+        auto it = snapshots_.find(job_id);
+        if (it != snapshots_.end() && it->second.events_deleted) {
+          return absl::OkStatus();  // retention is deleting it: see below
+        }
+        absl::StatusOr<std::optional<core::JobReport>> job =
+            JobFrom(job_id, *states, events, as_of_ns);
+        if (!job.ok()) return job.status();
+        if (*job) jobs.push_back(**std::move(job));
+        return absl::OkStatus();
+      });
   if (!s.ok()) return s;
   for (const auto& [job_id, snapshot] : snapshots_) {
     if (!snapshot.events_deleted) continue;
@@ -70,8 +75,22 @@ absl::StatusOr<core::FleetReport> StoreReplay::Report(int64_t as_of_ns) {
 absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Job(
     const std::string& job_id, int64_t as_of_ns) {
   if (absl::Status s = LoadSnapshots(); !s.ok()) return s;
+  std::vector<internal::v1::StoredJobState> states;
+  int unreadable = 0;
+  if (absl::Status s = store_->ReadJobStates(job_id, &states, &unreadable);
+      !s.ok()) {
+    return s;
+  }
+  storage::ReadJobReader events(store_, job_id);
+  return JobFrom(job_id, states, &events, as_of_ns);
+}
+
+absl::StatusOr<std::optional<core::JobReport>> StoreReplay::JobFrom(
+    const std::string& job_id,
+    const std::vector<internal::v1::StoredJobState>& states,
+    storage::JobEventsReader* events, int64_t as_of_ns) {
   if (std::optional<std::optional<core::JobReport>> r =
-          FromSnapshot(job_id, as_of_ns)) {
+          FromSnapshot(job_id, events, as_of_ns)) {
     ++stats_.from_snapshot;
     return *r;
   }
@@ -79,11 +98,12 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Job(
   if (it != snapshots_.end() && it->second.events_deleted) {
     return Deleted(it->second, as_of_ns);
   }
-  return Replay(job_id, as_of_ns);
+  return Replay(job_id, states, events, as_of_ns);
 }
 
 std::optional<std::optional<core::JobReport>> StoreReplay::FromSnapshot(
-    const std::string& job_id, int64_t as_of_ns) {
+    const std::string& job_id, storage::JobEventsReader* events,
+    int64_t as_of_ns) {
   auto it = snapshots_.find(job_id);
   if (it == snapshots_.end()) return std::nullopt;
   const storage::JobSnapshot& s = it->second;
@@ -92,7 +112,7 @@ std::optional<std::optional<core::JobReport>> StoreReplay::FromSnapshot(
   const bool before = windowed() && config_.since_ns >= s.ended_ns;
   if (cut && !before) return std::nullopt;  // the window cuts its life
   std::vector<v1::Event> tail;  // events stored after it make it stale
-  if (!store_->ReadJob(job_id, s.through_batch, through_batch_, &tail).ok() ||
+  if (!events->Read(s.through_batch, through_batch_, &tail).ok() ||
       !tail.empty()) {
     return std::nullopt;
   }
@@ -101,14 +121,10 @@ std::optional<std::optional<core::JobReport>> StoreReplay::FromSnapshot(
 }
 
 absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
-    const std::string& job_id, int64_t as_of_ns) {
-  std::vector<internal::v1::StoredJobState> states;
-  int unreadable = 0;
-  if (absl::Status s = store_->ReadJobStates(job_id, &states, &unreadable);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::StatusOr<bool> begun = BegunBy(job_id, states, as_of_ns);
+    const std::string& job_id,
+    const std::vector<internal::v1::StoredJobState>& states,
+    storage::JobEventsReader* reader, int64_t as_of_ns) {
+  if (absl::StatusOr<bool> begun = BegunBy(states, reader, as_of_ns);
       !begun.ok() || !*begun) {
     if (!begun.ok()) return begun.status();
     return std::nullopt;  // its first event is after the as-of
@@ -124,8 +140,7 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
       continue;
     }
     events.clear();
-    absl::Status s =
-        store_->ReadJob(job_id, it->through_batch(), through_batch_, &events);
+    absl::Status s = reader->Read(it->through_batch(), through_batch_, &events);
     if (!s.ok()) return s;
     if (!StateFits(*it, events)) continue;
     internal::v1::JobTrackerState saved;
@@ -139,7 +154,7 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
   }
   if (!tracker) {
     events.clear();
-    absl::Status s = store_->ReadJob(job_id, 0, through_batch_, &events);
+    absl::Status s = reader->Read(0, through_batch_, &events);
     if (!s.ok()) return s;
   }
   stats_.events_read += static_cast<int64_t>(events.size());
@@ -155,8 +170,8 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
 }
 
 absl::StatusOr<bool> StoreReplay::BegunBy(
-    const std::string& job_id,
-    const std::vector<internal::v1::StoredJobState>& states, int64_t as_of_ns) {
+    const std::vector<internal::v1::StoredJobState>& states,
+    storage::JobEventsReader* reader, int64_t as_of_ns) {
   auto newest = states.rbegin();
   while (newest != states.rend() && newest->through_batch() > through_batch_) {
     ++newest;
@@ -166,8 +181,7 @@ absl::StatusOr<bool> StoreReplay::BegunBy(
   // The record's first event is after the as-of; an event stored after it
   // could still be earlier.
   std::vector<v1::Event> tail;
-  absl::Status s =
-      store_->ReadJob(job_id, newest->through_batch(), through_batch_, &tail);
+  absl::Status s = reader->Read(newest->through_batch(), through_batch_, &tail);
   if (!s.ok()) return s;
   for (const v1::Event& e : tail) {
     if (core::EventTimeNanos(e) <= as_of_ns) return true;

@@ -56,16 +56,24 @@ class StoreReplay {
   // If the final snapshot of `job_id` answers as of `as_of_ns`: its report,
   // or no report when the job ended before the window.
   std::optional<std::optional<core::JobReport>> FromSnapshot(
-      const std::string& job_id, int64_t as_of_ns);
+      const std::string& job_id, storage::JobEventsReader* events,
+      int64_t as_of_ns);
   // Whether the job had an event at or before `as_of_ns`, from its newest
   // state record (its first event time) and the events stored after it, so
   // that a job that began later costs no replay.
   absl::StatusOr<bool> BegunBy(
+      const std::vector<internal::v1::StoredJobState>& states,
+      storage::JobEventsReader* events, int64_t as_of_ns);
+  // The job's report from `states` (its stored states, oldest first) and
+  // `events` (a reader of its stored events).
+  absl::StatusOr<std::optional<core::JobReport>> JobFrom(
       const std::string& job_id,
       const std::vector<internal::v1::StoredJobState>& states,
-      int64_t as_of_ns);
+      storage::JobEventsReader* events, int64_t as_of_ns);
   absl::StatusOr<std::optional<core::JobReport>> Replay(
-      const std::string& job_id, int64_t as_of_ns);
+      const std::string& job_id,
+      const std::vector<internal::v1::StoredJobState>& states,
+      storage::JobEventsReader* events, int64_t as_of_ns);
   // The report of a job whose events retention deleted, or an error if the
   // question cuts it; nullopt if it does not count as of `as_of_ns`.
   absl::StatusOr<std::optional<core::JobReport>> Deleted(

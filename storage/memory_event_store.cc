@@ -1,5 +1,7 @@
 #include "storage/memory_event_store.h"
 
+#include "storage/read_job_reader.h"
+
 #include <algorithm>
 #include <set>
 
@@ -63,25 +65,6 @@ absl::Status MemoryEventStore::ListJobs(const JobVisitor& visit) {
   }
   return absl::OkStatus();
 }
-
-namespace {
-
-// JobEventsReader over EventStore::ReadJob.
-class ReadJobReader : public JobEventsReader {
- public:
-  ReadJobReader(EventStore* store, const std::string& job_id)
-      : store_(store), job_id_(job_id) {}
-  absl::Status Read(uint64_t after_batch, uint64_t through_batch,
-                    std::vector<v1::Event>* out) override {
-    return store_->ReadJob(job_id_, after_batch, through_batch, out);
-  }
-
- private:
-  EventStore* store_;
-  const std::string& job_id_;
-};
-
-}  // namespace
 
 absl::Status MemoryEventStore::ScanJobsForRestore(const RestoreVisitor& visit) {
   return ListJobs([&](const std::string& job_id) {
