@@ -158,6 +158,9 @@ class FleetMetrics {
                        const std::string& field);
   absl::Status LoadSegment(const internal::v1::FleetMetricsState::Segment& in,
                            const std::string& field);
+  static absl::Status LoadHistograms(
+      const internal::v1::FleetMetricsState::Segment& in,
+      const std::string& field, Segment* seg);
   absl::Status LoadGroup(const internal::v1::FleetMetricsState::Group& in,
                          const std::string& field);
   absl::Status LoadTotals(const internal::v1::FleetMetricsState& state);

@@ -51,9 +51,8 @@ std::string WindowsText(const Windows& windows, int buckets) {
 
 absl::Status Refused(absl::string_view field, absl::string_view saved,
                      absl::string_view now) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(field, ": the state was saved under ", saved,
-                   ", this server has ", now, "; start with empty windows"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      field, ": the state was saved under ", saved, ", this server has ", now));
 }
 
 }  // namespace
@@ -236,8 +235,9 @@ absl::Status FleetMetrics::LoadJob(const Proto::Job& in,
   absl::Status s = job.ledger.LoadState(in.ledger(), field + ".ledger");
   if (s.ok()) s = LoadKey(in.key(), field + ".key", !in.updated(), &job.key);
   if (s.ok()) s = LoadRecognized(in.last(), field + ".last", &job.last);
-  if (s.ok())
+  if (s.ok()) {
     s = LoadWindows(in.windows(), field + ".windows", true, &job.windows);
+  }
   if (!s.ok()) return s;
   job.key_event_ns = in.key_event_ns();
   job.updated = in.updated();
@@ -268,32 +268,40 @@ absl::Status FleetMetrics::LoadSegment(const Proto::Segment& in,
                   &seg.interruptions);
   }
   if (s.ok()) s = LoadArray(in.notices(), field + ".notices", &seg.notices);
-  if (s.ok())
+  if (s.ok()) {
     s = LoadWindows(in.windows(), field + ".windows", false, &seg.windows);
-  if (s.ok() && in.histograms_size() != kNumHistograms) {
-    s = CorruptField(
-        field + ".histograms",
-        absl::StrCat(in.histograms_size(), ", want ", kNumHistograms));
   }
+  if (s.ok()) s = LoadHistograms(in, field + ".histograms", &seg);
   if (!s.ok()) return s;
-  const size_t counts = DurationBucketBounds().size() + 1;
-  for (int h = 0; h < kNumHistograms; ++h) {
-    const Proto::Histogram& hist = in.histograms(h);
-    if (!hist.counts().empty() &&
-        static_cast<size_t>(hist.counts_size()) != counts) {
-      return CorruptField(Indexed(field + ".histograms", h) + ".counts",
-                          absl::StrCat(hist.counts_size(), ", want ", counts));
-    }
-    seg.histograms[h].counts.assign(hist.counts().begin(), hist.counts().end());
-    seg.histograms[h].count = hist.count();
-    seg.histograms[h].sum = hist.sum();
-  }
   seg.ideal = in.ideal();
   seg.costed = in.costed();
   seg.pg_above_one = in.pg_above_one();
   seg.at_risk = in.at_risk();
   if (!segments_.emplace(std::move(key), std::move(seg)).second) {
     return CorruptField(field + ".key", "twice");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FleetMetrics::LoadHistograms(const Proto::Segment& in,
+                                          const std::string& field,
+                                          Segment* seg) {
+  if (in.histograms_size() != kNumHistograms) {
+    return CorruptField(
+        field, absl::StrCat(in.histograms_size(), ", want ", kNumHistograms));
+  }
+  const size_t counts = DurationBucketBounds().size() + 1;
+  for (int h = 0; h < kNumHistograms; ++h) {
+    const Proto::Histogram& hist = in.histograms(h);
+    if (!hist.counts().empty() &&
+        static_cast<size_t>(hist.counts_size()) != counts) {
+      return CorruptField(Indexed(field, h) + ".counts",
+                          absl::StrCat(hist.counts_size(), ", want ", counts));
+    }
+    Histogram& out = seg->histograms[h];
+    out.counts.assign(hist.counts().begin(), hist.counts().end());
+    out.count = hist.count();
+    out.sum = hist.sum();
   }
   return absl::OkStatus();
 }
