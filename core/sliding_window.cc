@@ -65,7 +65,7 @@ WindowAmounts SlidingWindow::Sum(int64_t now_ns) const {
 void SlidingWindow::SaveState(internal::v1::SlidingWindowState* state) const {
   state->Clear();
   state->set_bucket_ns(bucket_ns_);
-  state->set_buckets(n_);
+  state->set_window_buckets(n_);
   state->set_dropped(dropped_);
   for (const auto& [index, a] : buckets_) {
     internal::v1::SlidingWindowState::Bucket* b = state->add_bucket();
@@ -81,10 +81,10 @@ void SlidingWindow::SaveState(internal::v1::SlidingWindowState* state) const {
 
 absl::Status SlidingWindow::LoadState(
     const internal::v1::SlidingWindowState& state) {
-  if (state.bucket_ns() != bucket_ns_ || state.buckets() != n_) {
+  if (state.bucket_ns() != bucket_ns_ || state.window_buckets() != n_) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "bucket_ns, buckets: saved ", state.bucket_ns(), " x ", state.buckets(),
-        ", this window has ", bucket_ns_, " x ", n_));
+        "bucket_ns, window_buckets: saved ", state.bucket_ns(), " x ",
+        state.window_buckets(), ", this window has ", bucket_ns_, " x ", n_));
   }
   std::deque<std::pair<int64_t, WindowAmounts>> buckets;
   for (int i = 0; i < state.bucket_size(); ++i) {

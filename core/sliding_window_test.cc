@@ -116,7 +116,7 @@ TEST(JobLedgerTest, ObservationsAreConsumedOnce) {
 // drops, and the same further adds and evictions of old buckets.
 TEST(SlidingWindowTest, SaveAndLoadKeepTheBuckets) {
   SlidingWindow w(60 * kSec, 6);
-  for (int i = 0; i < 9; ++i) w.Add(i * 7 * kSec, Total(i, i / 2.0));
+  for (int i = 0; i < 10; ++i) w.Add(i * 9 * kSec, Total(i, i / 2.0));
   w.Add(0, Total(100));  // dropped
   internal::v1::SlidingWindowState state;
   w.SaveState(&state);
