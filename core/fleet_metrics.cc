@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "absl/numeric/int128.h"
 #include "core/fleet_report.h"
 
 namespace goodput::core {
@@ -91,7 +92,8 @@ void FleetMetrics::Begin() {
 bool FleetMetrics::Changed(const std::string& job_id, uint64_t generation) {
   Job& job = jobs_[job_id];
   job.seen = update_;
-  const bool changed = !job.updated || job.generation != generation;
+  const bool changed =
+      !job.updated || job.restored || job.generation != generation;
   job.generation = generation;
   return changed;
 }
@@ -109,6 +111,10 @@ void FleetMetrics::UpdateJob(const JobTracker& tracker) {
 
 void FleetMetrics::UpdateEndedJob(const JobReport& report, int64_t ended_ns) {
   Job& job = jobs_[report.job_id];
+  if (job.restored && job.last.state == JobStateKind::kEnded) {
+    job.restored = false;  // its totals as the tracker had them (LoadState)
+    return;
+  }
   job.key = KeyOf(report);
   job.key_event_ns = ended_ns;
   Count(RecognizedOf(report, ended_ns), &job);
@@ -153,6 +159,7 @@ void FleetMetrics::CountGroups() {
 
 FleetMetrics::Segment& FleetMetrics::Count(Recognized now, Job* job) {
   job->updated = true;
+  job->restored = false;
   job->last = std::move(now);
   const CounterIncrease up = job->ledger.Update(job->last);
   Segment& segment = SegmentFor(job->key);
@@ -246,8 +253,10 @@ void FleetMetrics::AddCapacity(const std::map<std::string, double>& capacity) {
 }
 
 // Gauges from every job's last totals: at risk, jobs by state, no chips.
+// At risk is summed in integer chip-nanoseconds, so that the order of the
+// jobs (a hash map's) cannot change it.
 void FleetMetrics::AddGauges() {
-  for (auto& [key, segment] : segments_) segment.at_risk = 0;
+  std::map<SegmentKey, absl::int128> at_risk;  // chip-nanoseconds
   for (JobStateKind s : {JobStateKind::kQueued, JobStateKind::kRunning,
                          JobStateKind::kRecovering, JobStateKind::kEnded}) {
     jobs_by_state_[JobStateName(s)] = 0;
@@ -257,18 +266,19 @@ void FleetMetrics::AddGauges() {
     if (!job.updated) continue;
     jobs_by_state_[JobStateName(job.last.state)] += 1;
     if (job.last.chips <= 0) ++jobs_without_chips_;
-    const double chips =
-        static_cast<double>(std::max<int64_t>(0, job.last.chips));
-    segments_[job.key].at_risk +=
-        static_cast<double>(job.last.at_risk_ns) * 1e-9 * chips;
+    at_risk[job.key] += absl::int128(job.last.at_risk_ns) *
+                        std::max<int64_t>(0, job.last.chips);
   }
   for (const auto& [key, group] : groups_) {
     jobs_by_state_[JobStateName(JobStateKind::kEnded)] +=
         static_cast<double>(group.jobs);
     if (key.second <= 0) jobs_without_chips_ += static_cast<double>(group.jobs);
-    const double chips = static_cast<double>(std::max<int64_t>(0, key.second));
-    segments_[key.first].at_risk +=
-        static_cast<double>(group.sum.at_risk_ns) * 1e-9 * chips;
+    at_risk[key.first] +=
+        absl::int128(group.sum.at_risk_ns) * std::max<int64_t>(0, key.second);
+  }
+  for (auto& [key, segment] : segments_) segment.at_risk = 0;
+  for (const auto& [key, ns] : at_risk) {
+    SegmentFor(key).at_risk = static_cast<double>(ns) / 1e9;
   }
 }
 

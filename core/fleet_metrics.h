@@ -9,11 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "core/config.h"
 #include "core/job_ledger.h"
 #include "core/job_tracker.h"
 #include "core/metric_family.h"
 #include "core/sliding_window.h"
+#include "proto/metrics_state.pb.h"
 
 namespace goodput::core {
 
@@ -30,6 +33,9 @@ struct MetricsOptions {
   std::vector<std::string> segment_labels;  // --segment_labels keys
 };
 
+// The FleetMetricsState layout that SaveState writes and LoadState reads.
+inline constexpr uint32_t kFleetMetricsStateVersion = 1;
+
 // Upper bounds (seconds) of the duration histograms' buckets.
 const std::vector<double>& DurationBucketBounds();
 
@@ -41,8 +47,9 @@ const std::vector<double>& DurationBucketBounds();
 // jobs, Finish. A job that Changed saw once and no longer sees has been
 // evicted into a group: Finish folds its ledger into the group's, so its
 // time counts once. Memory: one ledger per job held and per group,
-// windows per segment and per job with series. `config` must outlive it.
-// Not thread-safe.
+// windows per segment and per job with series. Its whole state can be
+// saved and loaded (SaveState, LoadState) so that a restarted server goes
+// on as if it had not stopped. `config` must outlive it. Not thread-safe.
 class FleetMetrics {
  public:
   FleetMetrics(const Config* config, MetricsOptions options);
@@ -71,6 +78,21 @@ class FleetMetrics {
 
   std::vector<MetricFamilyData> Families() const;
 
+  // Everything future updates and families depend on, between updates
+  // (after Finish): counters, histograms, every window's buckets, each
+  // job's and group's ledger and last totals. Deterministic: the same
+  // state gives the same bytes.
+  void SaveState(internal::v1::FleetMetricsState* state) const;
+  // Replaces the state by `state`. A state saved under other options
+  // (windows, buckets per window, segment labels) or another version is
+  // InvalidArgument; one that does not hold together is DataLoss; both
+  // name the field, and leave this as it was. The generations of the jobs
+  // are not kept (they count a process's events): the first update asks
+  // for every job again, and a job that had ended comes back unchanged if
+  // it is then held as its final snapshot (UpdateEndedJob), as a server
+  // that had not stopped would still hold its tracker's totals.
+  absl::Status LoadState(const internal::v1::FleetMetricsState& state);
+
  private:
   struct Histogram {
     std::vector<uint64_t> counts;  // per bound, not cumulative; +Inf last
@@ -97,6 +119,7 @@ class FleetMetrics {
     uint64_t seen = 0;     // the last update whose Changed asked for it
     bool updated = false;  // ever
     bool series = false;
+    bool restored = false;  // loaded by LoadState, not updated since
     std::vector<SlidingWindow> windows;  // only while it has series
   };
 
@@ -123,6 +146,35 @@ class FleetMetrics {
   void AddGauges();
   void SelectJobs(int64_t now_ns);
   MetricLabels SegmentLabels(const SegmentKey& key) const;
+
+  // SaveState and LoadState by part (fleet_metrics_state.cc).
+  void SaveOptions(internal::v1::FleetMetricsState* state) const;
+  void SaveJobs(internal::v1::FleetMetricsState* state) const;
+  void SaveSegments(internal::v1::FleetMetricsState* state) const;
+  void SaveGroups(internal::v1::FleetMetricsState* state) const;
+  void SaveTotals(internal::v1::FleetMetricsState* state) const;
+  absl::Status CheckOptions(const internal::v1::FleetMetricsState& state) const;
+  absl::Status LoadJob(const internal::v1::FleetMetricsState::Job& in,
+                       const std::string& field);
+  absl::Status LoadSegment(const internal::v1::FleetMetricsState::Segment& in,
+                           const std::string& field);
+  static absl::Status LoadHistograms(
+      const internal::v1::FleetMetricsState::Segment& in,
+      const std::string& field, Segment* seg);
+  absl::Status LoadGroup(const internal::v1::FleetMetricsState::Group& in,
+                         const std::string& field);
+  absl::Status LoadTotals(const internal::v1::FleetMetricsState& state);
+  absl::Status LoadParts(const internal::v1::FleetMetricsState& state);
+  // `in` as a segment key: dimensions_.size() values (or none if `empty_ok`).
+  template <typename Repeated>
+  absl::Status LoadKey(const Repeated& in, const std::string& field,
+                       bool empty_ok, SegmentKey* key) const;
+  // `in` as one window per option (or none if `empty_ok`).
+  template <typename Repeated>
+  absl::Status LoadWindows(const Repeated& in, const std::string& field,
+                           bool empty_ok,
+                           std::vector<SlidingWindow>* windows) const;
+  void RebuildSeries();
 
   // Families, by table of docs/metrics.md.
   void FleetFamilies(std::vector<MetricFamilyData>* out) const;

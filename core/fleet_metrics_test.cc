@@ -3,9 +3,13 @@
 // ratios of the counters' increases, the per-job cap, and rebuild clamps.
 #include "core/fleet_metrics.h"
 
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/event_order.h"
 #include "core/fleet_tracker.h"
 #include "core/testing/random_fleet.h"
@@ -397,6 +401,234 @@ TEST(FleetMetricsTest, EvictedJobsCountOnceThroughTheirGroup) {
                 report.fleet.chip_seconds[c], 1e-6);
   }
   EXPECT_EQ(*Value(f, "goodput_jobs", {{"state", "ENDED"}}), 3);
+}
+
+}  // namespace
+}  // namespace goodput::core
+
+namespace goodput::core {
+namespace {
+
+// Every family of `metrics` as text, values to the last bit.
+std::string FamiliesText(const FleetMetrics& metrics) {
+  std::string out;
+  for (const MetricFamilyData& f : metrics.Families()) {
+    for (const MetricSample& s : f.samples) {
+      absl::StrAppend(&out, f.name, "{");
+      for (const auto& [k, v] : s.labels) absl::StrAppend(&out, k, "=", v, ",");
+      absl::StrAppend(&out, "} ", absl::StrFormat("%a", s.value), " ", s.count,
+                      " ", absl::StrFormat("%a", s.sum));
+      for (uint64_t c : s.cumulative) absl::StrAppend(&out, " ", c);
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+// `metrics`' state through its bytes into a new FleetMetrics.
+std::unique_ptr<FleetMetrics> Reload(const FleetMetrics& metrics,
+                                     const Config* config,
+                                     const MetricsOptions& options) {
+  internal::v1::FleetMetricsState state;
+  metrics.SaveState(&state);
+  std::string bytes;
+  EXPECT_TRUE(state.SerializeToString(&bytes));
+  internal::v1::FleetMetricsState parsed;
+  EXPECT_TRUE(parsed.ParseFromString(bytes));
+  auto loaded = std::make_unique<FleetMetrics>(config, options);
+  EXPECT_TRUE(loaded->LoadState(parsed).ok());
+  return loaded;
+}
+
+// A random fleet scraped as goodputd scrapes it: jobs by generation, ended
+// jobs evicted into groups a scrape after their end (every other one), and
+// after a restart the ended jobs held as their final snapshots.
+class ScrapedFleet {
+ public:
+  ScrapedFleet(const Config* config, uint32_t seed)
+      : fleet_(config), events_(testing::RandomFleet(seed, 30, 60)) {
+    order_ = ApplyOrder(events_);
+  }
+  size_t size() const { return order_.size(); }
+  void Apply(size_t i) {
+    const v1::Event& e = events_[order_[i]];
+    if (fleet_.Apply(e).ok() && !e.job_id().empty()) {
+      ++generation_[e.job_id()];
+    }
+    now_ = std::max(now_, EventTimeNanos(e));
+  }
+  // From now on a restarted server holds the ended jobs held one by one
+  // as final snapshots.
+  void Restart() {
+    for (const auto& [id, gen] : generation_) {
+      if (Ended(id) && !evicted_.count(id)) final_.insert(id);
+    }
+  }
+  // Scrapes into `m`; with `restarted`, it holds the final_ jobs as
+  // snapshots (generation 0), else as trackers.
+  void Scrape(FleetMetrics* m, bool restarted = false) {
+    const FleetReport report = fleet_.Report(now_);
+    m->Begin();
+    for (const auto& [id, gen] : generation_) {
+      if (evicted_.count(id)) continue;
+      const bool final = restarted && final_.count(id);
+      if (!m->Changed(id, final ? 0 : gen)) continue;
+      if (final) {
+        m->UpdateEndedJob(Job(report, id), EndOf(id));
+      } else {
+        m->UpdateJob(*fleet_.FindJob(id));
+      }
+    }
+    for (const auto& [id, ended_ns] : evicted_) {
+      m->UpdateEndedGroup(Job(report, id), 1, ended_ns);
+    }
+    m->Finish({{"tpu", static_cast<double>(now_ / kNanosPerSecond) * 64}},
+              now_);
+  }
+  // Evicts every other ended job (by id) not evicted yet.
+  void Evict() {
+    for (const auto& [id, gen] : generation_) {
+      if (Ended(id) && std::hash<std::string>()(id) % 2 == 0) {
+        evicted_.emplace(id, EndOf(id));
+        final_.erase(id);
+      }
+    }
+  }
+
+ private:
+  bool Ended(const std::string& id) const {
+    return fleet_.FindJob(id)->Recognize().state == JobStateKind::kEnded;
+  }
+  int64_t EndOf(const std::string& id) const {
+    return fleet_.FindJob(id)->Recognize().last_event_ns;
+  }
+
+  FleetTracker fleet_;
+  std::vector<v1::Event> events_;
+  std::vector<uint32_t> order_;
+  std::map<std::string, uint64_t> generation_;
+  std::map<std::string, int64_t> evicted_;  // id -> its end
+  std::set<std::string> final_;
+  int64_t now_ = 0;
+};
+
+// Save, load into a new FleetMetrics, then both take the same further
+// scrapes: every family (windows, counters, histograms, job series) stays
+// identical, also with the restarted one's ended jobs held as snapshots.
+TEST(FleetMetricsStateTest, ALoadedStateScrapesLikeTheUninterruptedOne) {
+  Config config;
+  MetricsOptions options;
+  options.max_job_series = 12;  // some jobs without series
+  options.ended_job_grace_ns = 120 * kNanosPerSecond;
+  for (uint32_t seed : {3u, 4u, 5u}) {
+    ScrapedFleet fleet(&config, seed);
+    FleetMetrics uninterrupted(&config, options);
+    std::unique_ptr<FleetMetrics> restarted;
+    const size_t cut = fleet.size() / 2;
+    int compared = 0;
+    for (size_t i = 0; i < fleet.size(); ++i) {
+      fleet.Apply(i);
+      if (i % 23 != 0 && i != cut) continue;
+      if (i % 69 == 0) fleet.Evict();
+      fleet.Scrape(&uninterrupted);
+      if (restarted) fleet.Scrape(restarted.get(), true);
+      if (i == cut) {
+        restarted = Reload(uninterrupted, &config, options);
+        fleet.Restart();
+      }
+      if (!restarted) continue;
+      ASSERT_EQ(FamiliesText(*restarted), FamiliesText(uninterrupted))
+          << "seed " << seed << " event " << i;
+      ++compared;
+    }
+    EXPECT_GT(compared, 20);
+    EXPECT_NE(FamiliesText(uninterrupted).find("window=5m"), std::string::npos);
+  }
+}
+
+// What a fresh FleetMetrics would show instead: the windows start empty
+// and the recovered totals land in one bucket (what LoadState avoids).
+TEST(FleetMetricsStateTest, WithoutTheStateWindowsDiffer) {
+  Config config;
+  ScrapedFleet fleet(&config, 3);
+  FleetMetrics uninterrupted(&config, MetricsOptions());
+  FleetMetrics fresh(&config, MetricsOptions());
+  for (size_t i = 0; i < fleet.size(); ++i) {
+    fleet.Apply(i);
+    if (i % 23 == 0) fleet.Scrape(&uninterrupted);
+  }
+  fleet.Scrape(&uninterrupted);
+  fleet.Scrape(&fresh, true);
+  EXPECT_NE(FamiliesText(fresh), FamiliesText(uninterrupted));
+}
+
+TEST(FleetMetricsStateTest, StatesOfOtherOptionsAreRefused) {
+  Config config;
+  ScrapedFleet fleet(&config, 3);
+  FleetMetrics metrics(&config, MetricsOptions());
+  for (size_t i = 0; i < fleet.size(); ++i) fleet.Apply(i);
+  fleet.Scrape(&metrics);
+  internal::v1::FleetMetricsState state;
+  metrics.SaveState(&state);
+  MetricsOptions other;
+  other.windows = {{"5m", 300 * kNanosPerSecond},
+                   {"1h", 3600 * kNanosPerSecond}};
+  FleetMetrics shorter(&config, other);
+  absl::Status s = shorter.LoadState(state);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("windows"), std::string::npos) << s;
+  other = MetricsOptions();
+  other.window_buckets = 60;
+  EXPECT_EQ(FleetMetrics(&config, other).LoadState(state).code(),
+            absl::StatusCode::kInvalidArgument);
+  other = MetricsOptions();
+  other.segment_labels = {"team"};
+  s = FleetMetrics(&config, other).LoadState(state);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("segment_labels"), std::string::npos) << s;
+  state.set_version(kFleetMetricsStateVersion + 1);
+  EXPECT_EQ(FleetMetrics(&config, MetricsOptions()).LoadState(state).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(FleetMetricsStateTest, BrokenStatesNameTheFieldAndChangeNothing) {
+  Config config;
+  ScrapedFleet fleet(&config, 3);
+  FleetMetrics metrics(&config, MetricsOptions());
+  for (size_t i = 0; i < fleet.size(); ++i) fleet.Apply(i);
+  fleet.Scrape(&metrics);
+  internal::v1::FleetMetricsState good;
+  metrics.SaveState(&good);
+  const std::string before = FamiliesText(metrics);
+  auto expect_refused = [&](internal::v1::FleetMetricsState bad,
+                            const std::string& field) {
+    absl::Status s = metrics.LoadState(bad);
+    EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+    EXPECT_EQ(s.message().substr(0, field.size()), field) << s;
+    EXPECT_EQ(FamiliesText(metrics), before);
+  };
+  auto bad = good;
+  bad.mutable_jobs(1)->mutable_ledger()->mutable_high()->add_nanos(1);
+  expect_refused(bad, "jobs[1].ledger.high.nanos");
+  bad = good;
+  bad.mutable_segments(0)->mutable_key()->RemoveLast();
+  expect_refused(bad, "segments[0].key");
+  bad = good;
+  auto* bucket = bad.mutable_segments(0)->mutable_windows(2)->add_bucket();
+  bucket->set_index(-1);
+  expect_refused(bad, "segments[0].windows[2].bucket[");
+  bad = good;
+  *bad.add_jobs() = good.jobs(0);
+  expect_refused(bad, absl::StrCat("jobs[", good.jobs_size(), "].id"));
+  bad = good;
+  bad.mutable_jobs(0)->mutable_last()->set_state(
+      static_cast<internal::v1::RecognizedState::JobState>(9));
+  expect_refused(bad, "jobs[0].last.state");
+  bad = good;
+  bad.mutable_capacity_windows()->RemoveLast();
+  expect_refused(bad, "capacity_windows");
+  ASSERT_TRUE(metrics.LoadState(good).ok());
+  EXPECT_EQ(FamiliesText(metrics), before);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/state_fields.h"
+
 namespace goodput::core {
 namespace {
 
@@ -51,6 +53,27 @@ size_t JobLedger::Consume(size_t size) {
   const size_t from = std::min(observations_, size);
   observations_ = std::max(observations_, size);
   return from;
+}
+
+void JobLedger::SaveState(internal::v1::JobLedgerState* state) const {
+  SaveRecognized(high_, state->mutable_high());
+  SaveArray(last_nanos_, state->mutable_last_nanos());
+  state->set_observations(observations_);
+}
+
+absl::Status JobLedger::LoadState(const internal::v1::JobLedgerState& state,
+                                  absl::string_view field) {
+  JobLedger loaded;
+  absl::Status s =
+      LoadRecognized(state.high(), SubField(field, "high"), &loaded.high_);
+  if (s.ok()) {
+    s = LoadArray(state.last_nanos(), SubField(field, "last_nanos"),
+                  &loaded.last_nanos_);
+  }
+  if (!s.ok()) return s;
+  loaded.observations_ = static_cast<size_t>(state.observations());
+  *this = loaded;
+  return absl::OkStatus();
 }
 
 }  // namespace goodput::core

@@ -4,8 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "core/category.h"
 #include "core/recognition.h"
+#include "proto/metrics_state.pb.h"
 
 namespace goodput::core {
 
@@ -43,6 +46,12 @@ class JobLedger {
   void Absorb(const JobLedger& other);
 
   const Recognized& counted() const { return high_; }
+
+  // Everything it holds, and back; a state that does not load is DataLoss
+  // naming `field` and the field inside it, and leaves the ledger as it was.
+  void SaveState(internal::v1::JobLedgerState* state) const;
+  absl::Status LoadState(const internal::v1::JobLedgerState& state,
+                         absl::string_view field);
 
  private:
   Recognized high_;             // high-water marks

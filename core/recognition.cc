@@ -1,5 +1,7 @@
 #include "core/recognition.h"
 
+#include "core/state_fields.h"
+
 namespace goodput::core {
 
 int ReasonIndex(v1::Interruption::Reason reason) {
@@ -34,6 +36,53 @@ void AddCounters(const Recognized& from, Recognized* to) {
   to->pg_above_one_steps += from.pg_above_one_steps;
   to->duplicates += from.duplicates;
   to->steps += from.steps;
+}
+
+void SaveRecognized(const Recognized& r, internal::v1::RecognizedState* out) {
+  SaveArray(r.nanos, out->mutable_nanos());
+  out->set_costed_productive_ns(r.costed_productive_ns);
+  out->set_ideal_seconds(r.ideal_seconds);
+  SaveArray(r.interruptions, out->mutable_interruptions());
+  SaveArray(r.notices, out->mutable_notices());
+  out->set_pg_above_one_steps(r.pg_above_one_steps);
+  out->set_duplicates(r.duplicates);
+  out->set_steps(r.steps);
+  out->set_at_risk_ns(r.at_risk_ns);
+  if (r.last_step_ns) out->set_last_step_ns(*r.last_step_ns);
+  if (r.last_checkpoint_ns) out->set_last_checkpoint_ns(*r.last_checkpoint_ns);
+  out->set_state(static_cast<internal::v1::RecognizedState::JobState>(r.state));
+  out->set_chips(r.chips);
+  out->set_last_event_ns(r.last_event_ns);
+}
+
+absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
+                            absl::string_view field, Recognized* out) {
+  Recognized r;
+  for (absl::Status s :
+       {LoadArray(in.nanos(), SubField(field, "nanos"), &r.nanos),
+        LoadArray(in.interruptions(), SubField(field, "interruptions"),
+                  &r.interruptions),
+        LoadArray(in.notices(), SubField(field, "notices"), &r.notices)}) {
+    if (!s.ok()) return s;
+  }
+  if (!internal::v1::RecognizedState::JobState_IsValid(in.state())) {
+    return CorruptField(SubField(field, "state"), absl::StrCat(in.state()));
+  }
+  r.costed_productive_ns = in.costed_productive_ns();
+  r.ideal_seconds = in.ideal_seconds();
+  r.pg_above_one_steps = in.pg_above_one_steps();
+  r.duplicates = in.duplicates();
+  r.steps = in.steps();
+  r.at_risk_ns = in.at_risk_ns();
+  if (in.has_last_step_ns()) r.last_step_ns = in.last_step_ns();
+  if (in.has_last_checkpoint_ns()) {
+    r.last_checkpoint_ns = in.last_checkpoint_ns();
+  }
+  r.state = static_cast<JobStateKind>(in.state());
+  r.chips = in.chips();
+  r.last_event_ns = in.last_event_ns();
+  *out = r;
+  return absl::OkStatus();
 }
 
 }  // namespace goodput::core

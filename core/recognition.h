@@ -5,9 +5,12 @@
 #include <cstdint>
 #include <optional>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "core/category.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
+#include "proto/metrics_state.pb.h"
 
 namespace goodput::core {
 
@@ -55,6 +58,13 @@ struct Recognized {
 // the totals of several jobs counted as one (JobLedger::Absorb, the groups
 // of evicted jobs in FleetMetrics). The gauges of `*to` stay as they are.
 void AddCounters(const Recognized& from, Recognized* to);
+
+// `r` as a RecognizedState (proto/metrics_state.proto), and back: a state
+// with arrays of another length or an unknown job state is DataLoss naming
+// `field` and the field inside it.
+void SaveRecognized(const Recognized& r, internal::v1::RecognizedState* out);
+absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
+                            absl::string_view field, Recognized* out);
 
 }  // namespace goodput::core
 

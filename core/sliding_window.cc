@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 namespace goodput::core {
 
 void WindowAmounts::Add(const WindowAmounts& o) {
@@ -58,6 +60,47 @@ WindowAmounts SlidingWindow::Sum(int64_t now_ns) const {
     if (b > last - n_ && b <= last) sum.Add(amounts);
   }
   return sum;
+}
+
+void SlidingWindow::SaveState(internal::v1::SlidingWindowState* state) const {
+  state->Clear();
+  state->set_bucket_ns(bucket_ns_);
+  state->set_window_buckets(n_);
+  state->set_dropped(dropped_);
+  for (const auto& [index, a] : buckets_) {
+    internal::v1::SlidingWindowState::Bucket* b = state->add_bucket();
+    b->set_index(index);
+    b->set_total(a.total);
+    b->set_unallocated(a.unallocated);
+    b->set_productive(a.productive);
+    b->set_ideal(a.ideal);
+    b->set_costed(a.costed);
+    b->set_capacity(a.capacity);
+  }
+}
+
+absl::Status SlidingWindow::LoadState(
+    const internal::v1::SlidingWindowState& state) {
+  if (state.bucket_ns() != bucket_ns_ || state.window_buckets() != n_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bucket_ns, window_buckets: saved ", state.bucket_ns(), " x ",
+        state.window_buckets(), ", this window has ", bucket_ns_, " x ", n_));
+  }
+  std::deque<std::pair<int64_t, WindowAmounts>> buckets;
+  for (int i = 0; i < state.bucket_size(); ++i) {
+    const auto& b = state.bucket(i);
+    if (!buckets.empty() && (b.index() <= buckets.back().first ||
+                             buckets.front().first <= b.index() - n_)) {
+      return absl::DataLossError(absl::StrCat(
+          "bucket[", i, "].index: ", b.index(), " out of order or range"));
+    }
+    buckets.emplace_back(
+        b.index(), WindowAmounts{b.total(), b.unallocated(), b.productive(),
+                                 b.ideal(), b.costed(), b.capacity()});
+  }
+  buckets_ = std::move(buckets);
+  dropped_ = state.dropped();
+  return absl::OkStatus();
 }
 
 int64_t SlidingWindow::SpanStart(int64_t now_ns) const {

@@ -5,7 +5,9 @@
 #include <deque>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "core/report.h"
+#include "proto/metrics_state.pb.h"
 
 namespace goodput::core {
 
@@ -41,6 +43,13 @@ class SlidingWindow {
   int64_t SpanStart(int64_t now_ns) const;
   int64_t dropped() const { return dropped_; }
   size_t bucket_count() const { return buckets_.size(); }
+
+  // Its shape, buckets and dropped count, and back. LoadState replaces
+  // everything; a state of another shape (bucket length, buckets) is
+  // InvalidArgument, and buckets out of order or further apart than the
+  // window are DataLoss, both naming the field. On error it is unchanged.
+  void SaveState(internal::v1::SlidingWindowState* state) const;
+  absl::Status LoadState(const internal::v1::SlidingWindowState& state);
 
  private:
   int64_t BucketOf(int64_t time_ns) const;

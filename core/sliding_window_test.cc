@@ -112,5 +112,46 @@ TEST(JobLedgerTest, ObservationsAreConsumedOnce) {
   EXPECT_EQ(ledger.Consume(6), 5u);
 }
 
+// A loaded window holds the same buckets: the same sums, the same
+// drops, and the same further adds and evictions of old buckets.
+TEST(SlidingWindowTest, SaveAndLoadKeepTheBuckets) {
+  SlidingWindow w(60 * kSec, 6);
+  for (int i = 0; i < 10; ++i) w.Add(i * 9 * kSec, Total(i, i / 2.0));
+  w.Add(0, Total(100));  // dropped
+  internal::v1::SlidingWindowState state;
+  w.SaveState(&state);
+  SlidingWindow loaded(60 * kSec, 6);
+  ASSERT_TRUE(loaded.LoadState(state).ok());
+  EXPECT_EQ(loaded.dropped(), 1);
+  EXPECT_EQ(loaded.bucket_count(), w.bucket_count());
+  for (SlidingWindow* x : {&w, &loaded}) x->Add(75 * kSec, Total(3, 1));
+  for (int64_t now = 40 * kSec; now < 200 * kSec; now += 5 * kSec) {
+    EXPECT_EQ(loaded.Sum(now).total, w.Sum(now).total) << now;
+    EXPECT_EQ(loaded.Sum(now).productive, w.Sum(now).productive) << now;
+  }
+  EXPECT_EQ(loaded.bucket_count(), w.bucket_count());
+}
+
+TEST(SlidingWindowTest, LoadRefusesOtherShapesAndDisorder) {
+  SlidingWindow w(60 * kSec, 6);
+  w.Add(5 * kSec, Total(1));
+  w.Add(25 * kSec, Total(1));
+  internal::v1::SlidingWindowState state;
+  w.SaveState(&state);
+  EXPECT_EQ(SlidingWindow(60 * kSec, 12).LoadState(state).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SlidingWindow(120 * kSec, 6).LoadState(state).code(),
+            absl::StatusCode::kInvalidArgument);
+  auto swapped = state;
+  swapped.mutable_bucket()->SwapElements(0, 1);
+  absl::Status s = w.LoadState(swapped);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(s.message().substr(0, 15), "bucket[1].index") << s;
+  auto far = state;
+  far.mutable_bucket(1)->set_index(6);  // 6 buckets after bucket 0
+  EXPECT_EQ(w.LoadState(far).code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(w.Sum(25 * kSec).total, 2);  // unchanged
+}
+
 }  // namespace
 }  // namespace goodput::core

@@ -149,7 +149,7 @@ absl::Status Goodputd::StartMetrics(Clock* clock) {
   }
   metrics_source_ = std::make_unique<MetricsSource>(
       &options_.config, options_.metrics, ingestor_.get(), clock, limits_.get(),
-      tokens_.get());
+      tokens_.get(), store_.get());
   auto exporter = MetricsExporter::Start(
       options_.metrics_address,
       [source = metrics_source_.get()] { return source->Collect(); },

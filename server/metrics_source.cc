@@ -1,6 +1,10 @@
 #include "server/metrics_source.h"
 
+#include <iostream>
+#include <optional>
 #include <utility>
+
+#include "proto/metrics_state.pb.h"
 
 namespace goodput::server {
 namespace {
@@ -141,12 +145,65 @@ void AddRefusalFamilies(const IngestLimitStats& s, const TokenAuth* tokens,
 MetricsSource::MetricsSource(const core::Config* config,
                              core::MetricsOptions options, Ingestor* ingestor,
                              Clock* clock, const IngestLimits* limits,
-                             const TokenAuth* tokens)
+                             const TokenAuth* tokens,
+                             storage::EventStore* store)
     : ingestor_(ingestor),
       clock_(clock),
       limits_(limits),
       tokens_(tokens),
-      fleet_(config, std::move(options)) {}
+      store_(store),
+      fleet_(config, std::move(options)) {
+  absl::MutexLock lock(&mu_);
+  LoadState();
+}
+
+void MetricsSource::LoadState() {
+  if (store_ == nullptr) return;
+  std::optional<std::string> bytes;
+  absl::Status s = store_->ReadMeta(kStateName, &bytes);
+  if (s.ok() && !bytes) return;  // a new store, or one from before windows
+  internal::v1::FleetMetricsState state;
+  if (s.ok() && !state.ParseFromString(*bytes)) {
+    s = absl::DataLossError("does not parse");
+  }
+  if (s.ok()) s = fleet_.LoadState(state);
+  if (s.ok()) {
+    saved_ = *std::move(bytes);
+    std::cerr << "goodputd: metrics windows restored from the store\n";
+    return;
+  }
+  ++load_failures_;
+  std::cerr << "goodputd: metrics windows not restored (meta/" << kStateName
+            << ": " << s.message() << "); they start empty\n";
+}
+
+void MetricsSource::SaveState() {
+  if (store_ == nullptr) return;
+  internal::v1::FleetMetricsState state;
+  fleet_.SaveState(&state);
+  std::string bytes;
+  if (!state.SerializeToString(&bytes)) {
+    ++write_failures_;
+    return;
+  }
+  if (bytes == saved_) return;
+  absl::Status s = store_->WriteMeta(kStateName, bytes);
+  if (!s.ok()) {
+    ++write_failures_;  // the next Collect tries again
+    return;
+  }
+  saved_ = std::move(bytes);
+}
+
+void MetricsSource::AddStateFamily(std::vector<MetricFamilyData>* out) const {
+  auto f = NewFamily("goodput_windows_state_failures_total",
+                     "Failures to load (at start) or write (after a scrape) "
+                     "the metrics windows' state in the store.",
+                     MetricKind::kCounter);
+  AddSample(&f, {{"op", "load"}}, static_cast<double>(load_failures_));
+  AddSample(&f, {{"op", "write"}}, static_cast<double>(write_failures_));
+  out->push_back(std::move(f));
+}
 
 std::vector<MetricFamilyData> MetricsSource::Collect() {
   absl::MutexLock lock(&mu_);
@@ -176,7 +233,9 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
     live_jobs = state.job_count();
     evicted_jobs = state.evicted_totals().jobs();
   });
+  SaveState();
   std::vector<MetricFamilyData> out = fleet_.Families();
+  AddStateFamily(&out);
   const IngestStats stats = ingestor_->stats();
   AddBatchFamilies(stats, &out);
   AddHealthFamilies(stats, live, applied_ns, clock_->NowNanos(), &out);

@@ -1,6 +1,8 @@
 #ifndef GOODPUT_SERVER_METRICS_SOURCE_H_
 #define GOODPUT_SERVER_METRICS_SOURCE_H_
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -10,6 +12,7 @@
 #include "server/ingest_limits.h"
 #include "server/ingestor.h"
 #include "server/token_auth.h"
+#include "storage/event_store.h"
 #include "util/clock.h"
 
 namespace goodput::server {
@@ -18,24 +21,43 @@ namespace goodput::server {
 // Collect it takes the live state's recognized time into core::FleetMetrics
 // under the ingest lock (one pass over the jobs; the ingest path itself
 // does no metrics work), then adds ingest health, limit and auth refusals.
-// Does not own the ingestor, clock, limits or tokens (either may be null),
-// which must outlive it; `config` too. Thread-safe.
+// With a store, the FleetMetrics state (windows, ledgers, counters) is
+// kept in it as the meta record "windows": loaded when constructed, and
+// written after each Collect that changed it, so a restarted server's
+// gauges go on where they were. Does not own the ingestor, clock, limits,
+// tokens or store (all but the ingestor and clock may be null), which must
+// outlive it; `config` too. Thread-safe.
 class MetricsSource {
  public:
   MetricsSource(const core::Config* config, core::MetricsOptions options,
                 Ingestor* ingestor, Clock* clock,
                 const IngestLimits* limits = nullptr,
-                const TokenAuth* tokens = nullptr);
+                const TokenAuth* tokens = nullptr,
+                storage::EventStore* store = nullptr);
 
   std::vector<core::MetricFamilyData> Collect();
 
+  // The meta record that holds the FleetMetrics state.
+  static constexpr char kStateName[] = "windows";
+
  private:
+  // Loads the stored state into fleet_, if any; says why not on stderr.
+  void LoadState() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes fleet_'s state if it differs from the last one written.
+  void SaveState() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AddStateFamily(std::vector<core::MetricFamilyData>* out) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   Ingestor* ingestor_;
   Clock* clock_;
   const IngestLimits* limits_;
   const TokenAuth* tokens_;
+  storage::EventStore* store_;
   absl::Mutex mu_;
   core::FleetMetrics fleet_ ABSL_GUARDED_BY(mu_);
+  std::string saved_ ABSL_GUARDED_BY(mu_);  // the state last read or written
+  int64_t load_failures_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t write_failures_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace goodput::server
