@@ -376,6 +376,14 @@ TEST_F(RocksDbStoreTest, MigratesALayoutOneStore) {
                   })
                   .ok());
   EXPECT_EQ(beats, 1u);
+  std::vector<std::string> jobs;  // job_heads were filled at open
+  ASSERT_TRUE(store_
+                  ->ListJobs([&](const std::string& id) {
+                    jobs.push_back(id);
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(jobs, (std::vector<std::string>{"x", "y"}));
   EXPECT_EQ(Write("a", 2, "10:00:04 {\"job_id\":\"x\",\"step\":{\"step\":3}}"),
             2u);
   store_.reset();

@@ -18,12 +18,14 @@ namespace {
 
 constexpr const char* kFamilyNames[] = {
     "default",      "batches",   "job_events", "agents",
-    "dead_letters", "snapshots", "job_states"};
+    "dead_letters", "snapshots", "job_states", "job_heads"};
 
 // The layout this code reads and writes (storage/KEY_LAYOUT.md); a store
 // without the key is layout 1 and is migrated at open.
 constexpr char kLayoutKey[] = "schema_version";
 constexpr char kLayout[] = "2";
+// Set once job_heads holds every job's newest batch.
+constexpr char kHeadsKey[] = "job_heads_complete";
 
 // Reads of a whole column family (restart recovery, replays, reports of
 // evicted jobs) do not fill the block cache: it would otherwise hold the
@@ -120,6 +122,7 @@ std::string EncodeJobEvents(const std::vector<const v1::Event*>& events) {
 // events without a body left out), under batch key `batch_key`. Returns how
 // many events it stored.
 uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
+                      rocksdb::ColumnFamilyHandle* heads,
                       const std::string& batch_key,
                       const std::vector<const v1::Event*>& events,
                       rocksdb::WriteBatch* wb) {
@@ -140,8 +143,9 @@ uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
     for (; j < by_job.size() && *by_job[j].first == *by_job[i].first; ++j) {
       run.push_back(events[by_job[j].second]);
     }
-    wb->Put(family, JobPrefix(*by_job[i].first) + batch_key,
-            EncodeJobEvents(run));
+    const std::string prefix = JobPrefix(*by_job[i].first);
+    wb->Put(family, prefix + batch_key, EncodeJobEvents(run));
+    wb->Put(heads, prefix, batch_key);
     i = j;
   }
   return static_cast<uint32_t>(by_job.size());
@@ -208,6 +212,9 @@ RocksDbEventStore::RocksDbEventStore(
     : db_(db), handles_(std::move(handles)), options_(options) {}
 
 RocksDbEventStore::~RocksDbEventStore() {
+  // A clean close leaves no WAL to replay: the next open is quick. (After a
+  // crash the WAL holds at most the memtables, 64 MiB.)
+  (void)db_->Flush(rocksdb::FlushOptions(), handles_);
   for (auto* h : handles_) (void)db_->DestroyColumnFamilyHandle(h);
 }
 
@@ -223,7 +230,7 @@ absl::Status RocksDbEventStore::CheckLayout() {
   std::string layout;
   rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), handles_[kDefault],
                                  kLayoutKey, &layout);
-  if (got.ok() && layout == kLayout) return absl::OkStatus();
+  if (got.ok() && layout == kLayout) return EnsureJobHeads();
   if (got.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "store: layout version \"", layout, "\" is not one this goodputd "
@@ -232,9 +239,39 @@ absl::Status RocksDbEventStore::CheckLayout() {
   }
   if (!got.IsNotFound()) return FromRocks(got, "read layout version");
   if (absl::Status s = MigrateFromLayout1(); !s.ok()) return s;
-  return FromRocks(db_->Put(rocksdb::WriteOptions(), handles_[kDefault],
-                            kLayoutKey, kLayout),
-                   "write layout version");
+  absl::Status s = FromRocks(db_->Put(rocksdb::WriteOptions(),
+                                      handles_[kDefault], kLayoutKey, kLayout),
+                             "write layout version");
+  return s.ok() ? EnsureJobHeads() : s;
+}
+
+absl::Status RocksDbEventStore::EnsureJobHeads() {
+  std::string marker;
+  rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), handles_[kDefault],
+                                 kHeadsKey, &marker);
+  if (got.ok()) return absl::OkStatus();
+  if (!got.IsNotFound()) return FromRocks(got, "read job heads marker");
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(FullScan(), handles_[kJobEvents]));
+  rocksdb::WriteBatch wb;
+  for (it->SeekToFirst(); it->Valid();) {
+    const rocksdb::Slice key = it->key();
+    const uint64_t len = key.size() >= 4 ? GetBigEndian(key.data(), 4) : 0;
+    if (key.size() != 4 + len + 8) {
+      return absl::DataLossError("rocksdb job_events: malformed key");
+    }
+    const std::string prefix(key.data(), 4 + len);
+    it->SeekForPrev(JobLimit(prefix));  // the job's newest batch
+    wb.Put(handles_[kJobHeads], prefix,
+           rocksdb::Slice(it->key().data() + prefix.size(), 8));
+    it->Seek(JobLimit(prefix));
+  }
+  if (absl::Status s = FromRocks(it->status(), "scan job heads"); !s.ok()) {
+    return s;
+  }
+  wb.Put(handles_[kDefault], kHeadsKey, "1");
+  return FromRocks(db_->Write(rocksdb::WriteOptions(), &wb),
+                   "write job heads");
 }
 
 absl::Status RocksDbEventStore::MigrateFromLayout1() {
@@ -265,7 +302,8 @@ absl::Status RocksDbEventStore::MigrateBatch(
   std::vector<const v1::Event*> events;
   for (const v1::Event& e : stored->events()) events.push_back(&e);
   rocksdb::WriteBatch wb;
-  const uint32_t n = PutJobEvents(handles_[kJobEvents], key, events, &wb);
+  const uint32_t n = PutJobEvents(handles_[kJobEvents], handles_[kJobHeads],
+                                  key, events, &wb);
   internal::v1::StoredBatch rewritten;
   rewritten.set_agent_id(stored->agent_id());
   rewritten.set_sequence(stored->sequence());
@@ -288,7 +326,8 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   std::vector<const v1::Event*> events;
   events.reserve(batch.accepted.size());
   for (const v1::Event& e : batch.accepted) events.push_back(&e);
-  const uint32_t n = PutJobEvents(handles_[kJobEvents], key, events, &wb);
+  const uint32_t n = PutJobEvents(handles_[kJobEvents], handles_[kJobHeads],
+                                  key, events, &wb);
   wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n));
   std::string seq;
   PutBigEndian(batch.sequence, 8, &seq);
@@ -353,16 +392,16 @@ absl::Status RocksDbEventStore::ReadJob(const std::string& job_id,
 
 absl::Status RocksDbEventStore::ListJobs(const JobVisitor& visit) {
   std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(FullScan(), handles_[kJobEvents]));
-  for (it->SeekToFirst(); it->Valid();) {
+      db_->NewIterator(FullScan(), handles_[kJobHeads]));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const rocksdb::Slice key = it->key();
-    const uint64_t len = key.size() >= 4 ? GetBigEndian(key.data(), 4) : 0;
-    if (key.size() != 4 + len + 8) {
-      return absl::DataLossError("rocksdb job_events: malformed key");
+    if (key.size() < 4 || key.size() != 4 + GetBigEndian(key.data(), 4)) {
+      return absl::DataLossError("rocksdb job_heads: malformed key");
     }
-    std::string job_id(key.data() + 4, len);
-    if (absl::Status s = visit(job_id); !s.ok()) return s;
-    it->Seek(JobLimit(JobPrefix(job_id)));  // the next job
+    if (absl::Status s = visit(std::string(key.data() + 4, key.size() - 4));
+        !s.ok()) {
+      return s;
+    }
   }
   return FromRocks(it->status(), "list jobs");
 }
@@ -373,11 +412,15 @@ namespace {
 // seeks inside the job's key range.
 class IteratorJobReader : public JobEventsReader {
  public:
-  IteratorJobReader(rocksdb::Iterator* it, const std::string& prefix)
-      : it_(it), prefix_(prefix) {}
+  IteratorJobReader(rocksdb::Iterator* it, const std::string& prefix,
+                    uint64_t last_batch)
+      : it_(it), prefix_(prefix), last_batch_(last_batch) {}
   absl::Status Read(uint64_t after_batch, uint64_t through_batch,
                     std::vector<v1::Event>* out) override {
-    if (after_batch >= through_batch) return absl::OkStatus();
+    // Nothing after the job's newest batch: no seek at all.
+    if (after_batch >= std::min(through_batch, last_batch_)) {
+      return absl::OkStatus();
+    }
     internal::v1::StoredJobEvents stored;
     for (it_->Seek(prefix_ + BatchKey(after_batch + 1));
          it_->Valid() && it_->key().starts_with(prefix_); it_->Next()) {
@@ -399,28 +442,29 @@ class IteratorJobReader : public JobEventsReader {
  private:
   rocksdb::Iterator* it_;
   const std::string& prefix_;
+  const uint64_t last_batch_;
 };
 
 }  // namespace
 
 absl::Status RocksDbEventStore::ScanJobsForRestore(
     const RestoreVisitor& visit) {
-  std::unique_ptr<rocksdb::Iterator> events(
-      db_->NewIterator(FullScan(), handles_[kJobEvents]));
+  std::unique_ptr<rocksdb::Iterator> heads(
+      db_->NewIterator(FullScan(), handles_[kJobHeads]));
   std::unique_ptr<rocksdb::Iterator> states(
       db_->NewIterator(FullScan(), handles_[kJobStates]));
+  std::unique_ptr<rocksdb::Iterator> events(
+      db_->NewIterator(FullScan(), handles_[kJobEvents]));
   states->SeekToFirst();
   std::vector<internal::v1::StoredJobState> found;
-  for (events->SeekToFirst(); events->Valid();) {
-    const rocksdb::Slice key = events->key();
-    const uint64_t len = key.size() >= 4 ? GetBigEndian(key.data(), 4) : 0;
-    if (key.size() != 4 + len + 8) {
-      return absl::DataLossError("rocksdb job_events: malformed key");
+  for (heads->SeekToFirst(); heads->Valid(); heads->Next()) {
+    const std::string prefix = heads->key().ToString();
+    if (prefix.size() < 4 || prefix.size() != 4 + GetBigEndian(prefix.data(), 4) ||
+        heads->value().size() != 8) {
+      return absl::DataLossError("rocksdb job_heads: malformed record");
     }
-    const std::string job_id(key.data() + 4, len);
-    const std::string prefix = JobPrefix(job_id);
     found.clear();
-    for (; states->Valid() && states->key().compare(prefix) < 0;) {
+    while (states->Valid() && states->key().compare(prefix) < 0) {
       states->Next();  // states of jobs without events (deleted)
     }
     for (; states->Valid() && states->key().starts_with(prefix);
@@ -431,15 +475,19 @@ absl::Status RocksDbEventStore::ScanJobsForRestore(
         found.pop_back();
       }
     }
-    IteratorJobReader reader(events.get(), prefix);
-    if (absl::Status s = visit(job_id, &found, &reader); !s.ok()) return s;
-    events->Seek(JobLimit(prefix));  // the next job
+    IteratorJobReader reader(events.get(), prefix,
+                             GetBigEndian(heads->value().data(), 8));
+    if (absl::Status s = visit(prefix.substr(4), &found, &reader); !s.ok()) {
+      return s;
+    }
   }
-  if (absl::Status s = FromRocks(states->status(), "scan job states");
-      !s.ok()) {
-    return s;
+  for (rocksdb::Iterator* it : {heads.get(), states.get(), events.get()}) {
+    if (absl::Status s = FromRocks(it->status(), "scan jobs for restore");
+        !s.ok()) {
+      return s;
+    }
   }
-  return FromRocks(events->status(), "scan jobs for restore");
+  return absl::OkStatus();
 }
 
 absl::Status RocksDbEventStore::ScanHeartbeats(const BatchVisitor& visit) {
@@ -550,6 +598,7 @@ absl::Status RocksDbEventStore::DeleteJobEvents(
     const std::string prefix = JobPrefix(job_id);
     wb.DeleteRange(handles_[kJobEvents], prefix, JobLimit(prefix));
     wb.DeleteRange(handles_[kJobStates], prefix, JobLimit(prefix));
+    wb.Delete(handles_[kJobHeads], prefix);
   }
   rocksdb::WriteOptions wo;
   wo.sync = options_.fsync;

@@ -76,6 +76,7 @@ class RocksDbEventStore : public EventStore {
     kDeadLetters,
     kSnapshots,
     kJobStates,
+    kJobHeads,
     kCount
   };
 
@@ -88,6 +89,9 @@ class RocksDbEventStore : public EventStore {
   // migration goes on at the next open) and marks the store layout 2.
   absl::Status CheckLayout();
   absl::Status MigrateFromLayout1();
+  // Fills job_heads from job_events once (a store written before it
+  // existed), then marks it complete.
+  absl::Status EnsureJobHeads();
   absl::Status MigrateBatch(const std::string& key,
                             internal::v1::StoredBatch* stored);
 
