@@ -222,6 +222,7 @@ absl::StatusOr<core::FleetReport> Ingestor::Report(
     absl::MutexLock lock(&mu_);
     config = live_->config();
     if (!since_ns && as_of_ns >= live_->applied_through_ns()) {
+      live_->FinishRebuilds();
       return live_->Report(as_of_ns);
     }
     through_batch = last_batch_id_;

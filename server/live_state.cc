@@ -97,20 +97,42 @@ void LiveState::Revive(const std::string& job_id, LiveJob* job) {
 }
 
 void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
+  last_batch_id_ = batch_id;
   std::vector<std::pair<const std::string*, LiveJob*>> touched;
   for (v1::Event& e : *events) {
     auto taken = Take(&e);
     if (taken.second != nullptr) touched.push_back(taken);
   }
   for (auto& [job_id, job] : touched) {
-    if (job->rebuild) {
-      Rebuild(*job_id, batch_id, job);
-    } else {
+    if (job->rebuild && !job->queued) {
+      job->queued = true;
+      ++stats_.rebuilds_pending;
+      rebuild_queue_.push_back(*job_id);
+    } else if (!job->rebuild) {
       Flush(job, job->newest_ns - lateness_ns_);
     }
     job->snapshot_due = job->ended_ns.has_value();
     NoteTaken(job_id, job);
   }
+  RunRebuilds(std::max<int64_t>(1, static_cast<int64_t>(events->size())));
+}
+
+void LiveState::RunRebuilds(int64_t budget) {
+  const int64_t start = stats_.restored_events;
+  while (!rebuild_queue_.empty() && stats_.restored_events - start < budget) {
+    const std::string job_id = std::move(rebuild_queue_.front());
+    rebuild_queue_.pop_front();
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || !it->second.queued) continue;  // done already
+    it->second.queued = false;
+    --stats_.rebuilds_pending;
+    Rebuild(it->first, last_batch_id_, &it->second);
+    NoteTaken(&it->first, &it->second);
+  }
+}
+
+void LiveState::FinishRebuilds() {
+  RunRebuilds(std::numeric_limits<int64_t>::max());
 }
 
 void LiveState::NoteTaken(const std::string* job_id, LiveJob* job) {
@@ -244,6 +266,7 @@ void LiveState::ForEachJob(
     const std::function<void(const core::JobTracker&)>& fn) const {
   for (const auto& [id, job] : jobs_) {
     if (job.final || job.evicted) continue;  // counted by other means
+    if (job.rebuild) continue;  // stale until rebuilt (then changed again)
     if (!changed(id, job.generation)) continue;
     if (!job.ended_ns || job.buffer.empty()) {
       fn(job.tracker);
@@ -282,10 +305,15 @@ absl::StatusOr<core::FleetReport> LiveState::Report(int64_t as_of_ns) const {
 }
 
 absl::StatusOr<std::optional<core::JobReport>> LiveState::ReportOne(
-    const std::string& job_id, int64_t as_of_ns) const {
+    const std::string& job_id, int64_t as_of_ns) {
   std::optional<core::JobReport> out;
   if (auto it = jobs_.find(job_id); it != jobs_.end()) {
-    const LiveJob& job = it->second;
+    LiveJob& job = it->second;
+    if (job.rebuild) {  // leaves the queue: RunRebuilds skips it
+      if (job.queued) --stats_.rebuilds_pending;
+      job.queued = false;
+      Rebuild(it->first, last_batch_id_, &job);
+    }
     if (job.final || job.last_applied ||
         (!job.buffer.empty() && job.buffer.front().time_ns <= as_of_ns)) {
       out = ReportJob(job, as_of_ns);

@@ -255,7 +255,7 @@ std::vector<storage::JobSnapshot> LiveState::TakeSnapshots(
     uint64_t through_batch) {
   std::vector<storage::JobSnapshot> out;
   for (auto& [job_id, job] : jobs_) {
-    if (!job.snapshot_due) continue;
+    if (!job.snapshot_due || job.rebuild) continue;  // due again once rebuilt
     job.snapshot_due = false;
     out.push_back(Snapshot(job_id, job, through_batch));
   }
@@ -316,6 +316,7 @@ absl::StatusOr<std::vector<storage::JobSnapshot>> LiveState::RetirementsDue(
   for (const auto& [job_id, job] : jobs_) {
     if (!job.ended_ns || *job.ended_ns >= horizon_ns) continue;
     if (job.final && job.final->events_deleted) continue;
+    if (job.rebuild) continue;  // at a later check, once rebuilt
     storage::JobSnapshot& s = out.emplace_back(
         Snapshot(job_id, job, std::numeric_limits<uint64_t>::max()));
     s.events_deleted = true;

@@ -100,9 +100,16 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
   AddSample(&records, {{"result", "failed"}}, s.state_errors);
   AddSample(&records, {{"result", "stale"}}, live.stale_states);
   AddSample(&records, {{"result", "unreadable"}}, live.unreadable_states);
+  auto pending = NewFamily(
+      "goodput_job_rebuilds_pending",
+      "Jobs waiting in the late-event rebuild queue (their series lag until "
+      "rebuilt).",
+      MetricKind::kGauge);
+  AddSample(&pending, {}, static_cast<double>(live.rebuilds_pending));
   out->push_back(std::move(restores));
   out->push_back(std::move(read));
   out->push_back(std::move(records));
+  out->push_back(std::move(pending));
 }
 
 // Every limit and reason has a sample (0 until hit), so rate() and alerts
