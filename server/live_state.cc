@@ -114,12 +114,18 @@ void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
     job->snapshot_due = job->ended_ns.has_value();
     NoteTaken(job_id, job);
   }
-  RunRebuilds(std::max<int64_t>(1, static_cast<int64_t>(events->size())));
+  // Credit for rebuilds: the events this batch carried. A rebuild reads
+  // about as many stored events as its cost, so queued rebuilds take at
+  // most about half of ingest's time.
+  rebuild_credit_ = rebuild_queue_.empty()
+                        ? 0
+                        : rebuild_credit_ + static_cast<int64_t>(events->size());
+  RunRebuilds(&rebuild_credit_);
 }
 
-void LiveState::RunRebuilds(int64_t budget) {
-  const int64_t start = stats_.restored_events;
-  while (!rebuild_queue_.empty() && stats_.restored_events - start < budget) {
+void LiveState::RunRebuilds(int64_t* credit) {
+  while (!rebuild_queue_.empty() && *credit > 0) {
+    const int64_t read_before = stats_.restored_events;
     const std::string job_id = std::move(rebuild_queue_.front());
     rebuild_queue_.pop_front();
     auto it = jobs_.find(job_id);
@@ -128,11 +134,13 @@ void LiveState::RunRebuilds(int64_t budget) {
     --stats_.rebuilds_pending;
     Rebuild(it->first, last_batch_id_, &it->second);
     NoteTaken(&it->first, &it->second);
+    *credit -= std::max<int64_t>(1, stats_.restored_events - read_before);
   }
 }
 
 void LiveState::FinishRebuilds() {
-  RunRebuilds(std::numeric_limits<int64_t>::max());
+  int64_t unlimited = std::numeric_limits<int64_t>::max();
+  RunRebuilds(&unlimited);
 }
 
 void LiveState::NoteTaken(const std::string* job_id, LiveJob* job) {

@@ -87,10 +87,10 @@ class LiveState {
   // store. A job with an event later than the lateness is rebuilt from the
   // store (which holds the event): it waits in a queue, taking no events
   // into memory (they are read back from the store), so that several late
-  // batches of one job cost one rebuild; each batch then rebuilds queued
-  // jobs until it has read about as many stored events as it carried (at
-  // least one job), so a storm of late events slows the rest of ingest by
-  // at most about half. Moves from `*events`.
+  // batches of one job cost one rebuild. Each batch earns a credit of the
+  // events it carried, and queued jobs are rebuilt while the credit lasts
+  // (each taking the stored events it read), so a storm of late events
+  // slows the rest of ingest by about half at most. Moves from `*events`.
   void ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events);
 
   // Rebuilds every queued job now (reports and snapshots need them exact).
@@ -304,8 +304,10 @@ class LiveState {
   std::vector<std::pair<std::string, uint64_t>> stale_states_;
   std::deque<std::string> rebuild_queue_;  // jobs with `rebuild`, in order
   uint64_t last_batch_id_ = 0;             // the newest stored batch
-  // Rebuilds queued jobs until `budget` stored events were read.
-  void RunRebuilds(int64_t budget);
+  int64_t rebuild_credit_ = 0;  // stored events rebuilds may read now
+  // Rebuilds queued jobs while `*credit` > 0, taking the stored events each
+  // read from it.
+  void RunRebuilds(int64_t* credit);
   int64_t applied_through_ns_ = 0;
   Stats stats_;
 };
