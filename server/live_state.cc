@@ -111,7 +111,7 @@ void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
     } else if (!job->rebuild) {
       Flush(job, job->newest_ns - lateness_ns_);
     }
-    job->snapshot_due = job->ended_ns.has_value();
+    if (job->ended_ns) MarkSnapshotDue(*job_id, job);
     NoteTaken(job_id, job);
   }
   // Credit for rebuilds: the events this batch carried. A rebuild reads
@@ -141,6 +141,12 @@ void LiveState::RunRebuilds(int64_t* credit) {
 void LiveState::FinishRebuilds() {
   int64_t unlimited = std::numeric_limits<int64_t>::max();
   RunRebuilds(&unlimited);
+}
+
+void LiveState::MarkSnapshotDue(const std::string& job_id, LiveJob* job) {
+  if (job->snapshot_due) return;
+  job->snapshot_due = true;
+  snapshot_due_.push_back(job_id);
 }
 
 void LiveState::NoteTaken(const std::string* job_id, LiveJob* job) {

@@ -303,6 +303,10 @@ class LiveState {
   std::vector<std::pair<const std::string*, LiveJob*>> state_due_;
   std::vector<std::pair<std::string, uint64_t>> stale_states_;
   std::deque<std::string> rebuild_queue_;  // jobs with `rebuild`, in order
+  // Ended jobs changed since their snapshot (snapshot_due), so that
+  // TakeSnapshots visits them and not every job.
+  std::vector<std::string> snapshot_due_;
+  void MarkSnapshotDue(const std::string& job_id, LiveJob* job);
   uint64_t last_batch_id_ = 0;             // the newest stored batch
   int64_t rebuild_credit_ = 0;  // stored events rebuilds may read now
   // Rebuilds queued jobs while `*credit` > 0, taking the stored events each

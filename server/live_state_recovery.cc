@@ -29,6 +29,7 @@ void LiveState::LoadSnapshots(std::vector<storage::JobSnapshot> snapshots) {
 }
 
 absl::Status LiveState::Recover(uint64_t through_batch) {
+  last_batch_id_ = through_batch;
   absl::Status s = store_->ScanHeartbeats(
       [this](uint64_t, std::vector<v1::Event>* beats) {
         for (const v1::Event& e : *beats) ApplyHeartbeat(e);
@@ -65,7 +66,7 @@ void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch,
     if (!s.ok()) ++stats_.apply_errors;
   }
   Restore(job_id, through_batch, states, events, &job);
-  job.snapshot_due = job.ended_ns && !job.final;
+  if (job.ended_ns && !job.final) MarkSnapshotDue(job_id, &job);
   NoteTaken(&it->first, &job);
 }
 
@@ -254,10 +255,17 @@ storage::JobSnapshot LiveState::Snapshot(const std::string& job_id,
 std::vector<storage::JobSnapshot> LiveState::TakeSnapshots(
     uint64_t through_batch) {
   std::vector<storage::JobSnapshot> out;
-  for (auto& [job_id, job] : jobs_) {
-    if (!job.snapshot_due || job.rebuild) continue;  // due again once rebuilt
-    job.snapshot_due = false;
-    out.push_back(Snapshot(job_id, job, through_batch));
+  std::vector<std::string> due;
+  due.swap(snapshot_due_);
+  for (std::string& job_id : due) {
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || !it->second.snapshot_due) continue;
+    if (it->second.rebuild) {  // due again once rebuilt
+      snapshot_due_.push_back(std::move(job_id));
+      continue;
+    }
+    it->second.snapshot_due = false;
+    out.push_back(Snapshot(it->first, it->second, through_batch));
   }
   return out;
 }
