@@ -1,6 +1,7 @@
 #include "storage/rocksdb_event_store.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -149,6 +150,61 @@ uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
     i = j;
   }
   return static_cast<uint32_t>(by_job.size());
+}
+
+// JobEventsReader on an iterator of job_events (ReadJob's own, or one shared
+// by a whole pass): seeks inside the job's key range.
+class IteratorJobReader : public JobEventsReader {
+ public:
+  IteratorJobReader(rocksdb::Iterator* it, const std::string& prefix,
+                    uint64_t last_batch)
+      : it_(it), prefix_(prefix), last_batch_(last_batch) {}
+  absl::Status Read(uint64_t after_batch, uint64_t through_batch,
+                    std::vector<v1::Event>* out) override {
+    // Nothing after the job's newest batch: no seek at all.
+    if (after_batch >= std::min(through_batch, last_batch_)) {
+      return absl::OkStatus();
+    }
+    internal::v1::StoredJobEvents stored;
+    for (it_->Seek(prefix_ + BatchKey(after_batch + 1));
+         it_->Valid() && it_->key().starts_with(prefix_); it_->Next()) {
+      const uint64_t id = GetBigEndian(it_->key().data() + prefix_.size(), 8);
+      if (id > through_batch) break;
+      if (!stored.ParseFromArray(it_->value().data(),
+                                 static_cast<int>(it_->value().size()))) {
+        return absl::DataLossError(absl::StrCat(
+            "rocksdb job_events: batch ", id, " of ", prefix_.substr(4),
+            " does not parse"));
+      }
+      for (v1::Event& e : *stored.mutable_events()) {
+        out->push_back(std::move(e));
+      }
+    }
+    return FromRocks(it_->status(), "read job");
+  }
+
+ private:
+  rocksdb::Iterator* it_;
+  const std::string& prefix_;
+  const uint64_t last_batch_;
+};
+
+// Appends to `out` the job_states records at `it` and after that belong to
+// the job of `prefix` (len + job_id); counts in `*unreadable` those that do
+// not parse or name another job.
+void CollectStates(rocksdb::Iterator* it, const std::string& prefix,
+                   std::vector<internal::v1::StoredJobState>* out,
+                   int* unreadable) {
+  const std::string job_id = prefix.substr(4);
+  for (; it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    internal::v1::StoredJobState& state = out->emplace_back();
+    if (!state.ParseFromArray(it->value().data(),
+                              static_cast<int>(it->value().size())) ||
+        state.job_id() != job_id) {
+      out->pop_back();
+      ++*unreadable;
+    }
+  }
 }
 
 // The job prefix (len + job_id) of job_events and job_states keys. With it
@@ -368,26 +424,12 @@ absl::Status RocksDbEventStore::ReadJob(const std::string& job_id,
                                         uint64_t after_batch,
                                         uint64_t through_batch,
                                         std::vector<v1::Event>* out) {
-  if (after_batch >= through_batch) return absl::OkStatus();
   const std::string prefix = JobPrefix(job_id);
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobEvents]));
-  internal::v1::StoredJobEvents stored;
-  for (it->Seek(prefix + BatchKey(after_batch + 1));
-       it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    const uint64_t id = GetBigEndian(it->key().data() + prefix.size(), 8);
-    if (id > through_batch) break;
-    if (!stored.ParseFromArray(it->value().data(),
-                               static_cast<int>(it->value().size()))) {
-      return absl::DataLossError(absl::StrCat(
-          "rocksdb job_events: job ", job_id, " batch ", id,
-          " does not parse"));
-    }
-    for (v1::Event& e : *stored.mutable_events()) {
-      out->push_back(std::move(e));
-    }
-  }
-  return FromRocks(it->status(), "read job");
+  IteratorJobReader reader(it.get(), prefix,
+                           std::numeric_limits<uint64_t>::max());
+  return reader.Read(after_batch, through_batch, out);
 }
 
 absl::Status RocksDbEventStore::ListJobs(const JobVisitor& visit) {
@@ -405,47 +447,6 @@ absl::Status RocksDbEventStore::ListJobs(const JobVisitor& visit) {
   }
   return FromRocks(it->status(), "list jobs");
 }
-
-namespace {
-
-// JobEventsReader on an iterator of job_events shared by a whole pass:
-// seeks inside the job's key range.
-class IteratorJobReader : public JobEventsReader {
- public:
-  IteratorJobReader(rocksdb::Iterator* it, const std::string& prefix,
-                    uint64_t last_batch)
-      : it_(it), prefix_(prefix), last_batch_(last_batch) {}
-  absl::Status Read(uint64_t after_batch, uint64_t through_batch,
-                    std::vector<v1::Event>* out) override {
-    // Nothing after the job's newest batch: no seek at all.
-    if (after_batch >= std::min(through_batch, last_batch_)) {
-      return absl::OkStatus();
-    }
-    internal::v1::StoredJobEvents stored;
-    for (it_->Seek(prefix_ + BatchKey(after_batch + 1));
-         it_->Valid() && it_->key().starts_with(prefix_); it_->Next()) {
-      const uint64_t id = GetBigEndian(it_->key().data() + prefix_.size(), 8);
-      if (id > through_batch) break;
-      if (!stored.ParseFromArray(it_->value().data(),
-                                 static_cast<int>(it_->value().size()))) {
-        return absl::DataLossError(absl::StrCat(
-            "rocksdb job_events: batch ", id, " of ", prefix_.substr(4),
-            " does not parse"));
-      }
-      for (v1::Event& e : *stored.mutable_events()) {
-        out->push_back(std::move(e));
-      }
-    }
-    return FromRocks(it_->status(), "read job");
-  }
-
- private:
-  rocksdb::Iterator* it_;
-  const std::string& prefix_;
-  const uint64_t last_batch_;
-};
-
-}  // namespace
 
 absl::Status RocksDbEventStore::ScanJobsForRestore(
     const RestoreVisitor& visit) {
@@ -467,14 +468,8 @@ absl::Status RocksDbEventStore::ScanJobsForRestore(
     while (states->Valid() && states->key().compare(prefix) < 0) {
       states->Next();  // states of jobs without events (deleted)
     }
-    for (; states->Valid() && states->key().starts_with(prefix);
-         states->Next()) {
-      internal::v1::StoredJobState& state = found.emplace_back();
-      if (!state.ParseFromArray(states->value().data(),
-                                static_cast<int>(states->value().size()))) {
-        found.pop_back();
-      }
-    }
+    int unreadable = 0;  // left out (restores read more events instead)
+    CollectStates(states.get(), prefix, &found, &unreadable);
     IteratorJobReader reader(events.get(), prefix,
                              GetBigEndian(heads->value().data(), 8));
     if (absl::Status s = visit(prefix.substr(4), &found, &reader); !s.ok()) {
@@ -533,16 +528,8 @@ absl::Status RocksDbEventStore::ReadJobStates(
   const std::string prefix = JobPrefix(job_id);
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobStates]));
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
-       it->Next()) {
-    internal::v1::StoredJobState& state = out->emplace_back();
-    if (!state.ParseFromArray(it->value().data(),
-                              static_cast<int>(it->value().size())) ||
-        state.job_id() != job_id) {
-      out->pop_back();
-      ++*unreadable;
-    }
-  }
+  it->Seek(prefix);
+  CollectStates(it.get(), prefix, out, unreadable);
   return FromRocks(it->status(), "read job states");
 }
 
