@@ -99,6 +99,18 @@ int64_t NowFor(const std::vector<v1::Event>& events) {
   return MaxEventTimeNanos(events) + core::kNanosPerSecond;
 }
 
+// An in-process goodputd on `dir` (gRPC on a free loopback port); dies on
+// an error.
+std::unique_ptr<server::Goodputd> StartOn(const std::string& dir,
+                                          Clock* clock) {
+  server::GoodputdOptions options;
+  options.data_dir = dir;
+  options.grpc_address = "127.0.0.1:0";
+  auto d = server::Goodputd::Start(options, clock);
+  if (!d.ok()) Die(d.status());
+  return *std::move(d);
+}
+
 int Fill(const std::string& dir, const Args& args) {
   if (std::filesystem::exists(dir) && !std::filesystem::is_empty(dir)) {
     std::fprintf(stderr, "fill: %s is not empty\n", dir.c_str());
@@ -112,11 +124,7 @@ int Fill(const std::string& dir, const Args& args) {
   std::printf("generated Fleet(%d, %lld) = %zu events in %.1fs\n", jobs,
               static_cast<long long>(steps), events.size(), SecondsSince(t0));
   FakeClock clock(NowFor(events));
-  server::GoodputdOptions options;
-  options.data_dir = dir;
-  options.grpc_address = "127.0.0.1:0";
-  auto d = server::Goodputd::Start(options, &clock);
-  if (!d.ok()) Die(d.status());
+  auto d = StartOn(dir, &clock);
   t0 = SteadyClock::now();
   uint64_t sequence = 0;
   int64_t accepted = 0;
@@ -126,7 +134,7 @@ int Fill(const std::string& dir, const Args& args) {
     b.set_sequence(++sequence);
     const size_t end = std::min(events.size(), i + batch);
     for (size_t j = i; j < end; ++j) *b.add_events() = events[j];
-    auto ack = (*d)->ingestor()->Ingest(b);
+    auto ack = d->ingestor()->Ingest(b);
     if (!ack.ok()) Die(ack.status());
     accepted += ack->accepted();
   }
@@ -137,8 +145,8 @@ int Fill(const std::string& dir, const Args& args) {
     std::fflush(stdout);
     std::_Exit(0);  // RocksDB's WAL has every acknowledged batch
   }
-  (*d)->Shutdown();
-  d->reset();
+  d->Shutdown();
+  d.reset();
   std::printf(
       "filled %s: %lld events accepted of %zu in %llu batches, "
       "%.1fs (%.0f events/s through Ingestor::Ingest); dir %.1f MiB\n",
@@ -150,20 +158,16 @@ int Fill(const std::string& dir, const Args& args) {
 
 void TimeStart(const std::string& dir, int64_t now_ns, const char* label) {
   FakeClock clock(now_ns);
-  server::GoodputdOptions options;
-  options.data_dir = dir;
-  options.grpc_address = "127.0.0.1:0";
   const int64_t rss0 = RssKiB();
   Timer timer;
-  auto d = server::Goodputd::Start(options, &clock);
+  auto d = StartOn(dir, &clock);
   const std::string start_s = timer.str();
-  if (!d.ok()) Die(d.status());
   auto stub =
-      v1::Query::NewStub(NewChannel(absl::StrCat("127.0.0.1:", (*d)->port())));
+      v1::Query::NewStub(NewChannel(absl::StrCat("127.0.0.1:", d->port())));
   v1::ReportResponse response;
   auto report_s = TimeReport(stub.get(), &response);
   if (!report_s.ok()) Die(report_s.status());
-  const auto live = (*d)->ingestor()->live_stats();
+  const auto live = d->ingestor()->live_stats();
   std::printf(
       "%-8s Goodputd::Start %s until serving; then first Report %.3fs "
       "(%.1f KiB JSON); applied=%lld restored_events=%lld "
@@ -340,6 +344,28 @@ double IngestRate(server::Ingestor* ingestor,
   return accepted / t0.wall();
 }
 
+// A clock long after any bench fleet (validation's "future" check only).
+const int64_t kLongAfter =
+    NowFor(Fleet(1, 1)) + 400LL * 24 * 3600 * core::kNanosPerSecond;
+
+// The `mixed` and `storm` fresh fleet: Fleet(new_jobs, new_steps) under new
+// job ids, in batches of `batch`.
+std::vector<v1::Batch> FreshBatches(const Args& args, size_t batch) {
+  std::vector<v1::Event> fresh = Fleet(
+      static_cast<int>(args.Int("new_jobs", 200)), args.Int("new_steps", 1000));
+  for (v1::Event& e : fresh) e.set_job_id("new-" + e.job_id());
+  return Batches(fresh, batch, "bench-normal");
+}
+
+// The newest event time the live state applied.
+int64_t NewestApplied(server::Ingestor* ingestor) {
+  int64_t newest = 0;
+  ingestor->VisitLive([&](const server::LiveState& live) {
+    newest = live.applied_through_ns();
+  });
+  return newest;
+}
+
 // The three queries of `mixed` once; dies on an error.
 void AskQueries(server::Ingestor* ingestor, int64_t newest) {
   const int64_t hour = 3600 * core::kNanosPerSecond;
@@ -355,22 +381,11 @@ void AskQueries(server::Ingestor* ingestor, int64_t newest) {
 
 int Mixed(const std::string& dir, const Args& args) {
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
-  std::vector<v1::Event> fresh = Fleet(
-      static_cast<int>(args.Int("new_jobs", 200)), args.Int("new_steps", 1000));
-  for (v1::Event& e : fresh) e.set_job_id("new-" + e.job_id());
-  const std::vector<v1::Batch> normal = Batches(fresh, batch, "bench-normal");
-  FakeClock clock(NowFor(Fleet(1, 1)) +
-                  400LL * 24 * 3600 * core::kNanosPerSecond);
-  server::GoodputdOptions options;
-  options.data_dir = dir;
-  options.grpc_address = "127.0.0.1:0";
-  auto d = server::Goodputd::Start(options, &clock);
-  if (!d.ok()) Die(d.status());
-  server::Ingestor* ingestor = (*d)->ingestor();
-  int64_t newest = 0;
-  ingestor->VisitLive([&](const server::LiveState& live) {
-    newest = live.applied_through_ns();
-  });
+  const std::vector<v1::Batch> normal = FreshBatches(args, batch);
+  FakeClock clock(kLongAfter);
+  auto d = StartOn(dir, &clock);
+  server::Ingestor* ingestor = d->ingestor();
+  const int64_t newest = NewestApplied(ingestor);
   const size_t half = normal.size() / 2;
   const double alone = IngestRate(ingestor, normal, 0, half);
   std::atomic<bool> done{false};
@@ -403,23 +418,16 @@ int Storm(const std::string& dir, const Args& args) {
   const int jobs = static_cast<int>(args.Int("jobs", 1000));
   const int64_t steps = args.Int("steps", 10000);
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
-  std::vector<v1::Event> fresh = Fleet(static_cast<int>(args.Int("new_jobs", 200)),
-                                       args.Int("new_steps", 1000));
-  for (v1::Event& e : fresh) e.set_job_id("new-" + e.job_id());
-  const std::vector<v1::Batch> normal = Batches(fresh, batch, "bench-normal");
+  const std::vector<v1::Batch> normal = FreshBatches(args, batch);
   const std::vector<v1::Batch> late = Batches(
       LateEvents(NewestPerJob(jobs, steps), static_cast<int>(args.Int("late", 10))),
       batch, "bench-late");
-  FakeClock clock(NowFor(Fleet(1, 1)) + 400LL * 24 * 3600 * core::kNanosPerSecond);
-  server::GoodputdOptions options;
-  options.data_dir = dir;
-  options.grpc_address = "127.0.0.1:0";
+  FakeClock clock(kLongAfter);
   Timer t_start;
-  auto d = server::Goodputd::Start(options, &clock);
-  if (!d.ok()) Die(d.status());
+  auto d = StartOn(dir, &clock);
   std::printf("start    %s; %zu fresh batches, %zu late batches (%d jobs)\n",
               t_start.str().c_str(), normal.size(), late.size(), jobs);
-  server::Ingestor* ingestor = (*d)->ingestor();
+  server::Ingestor* ingestor = d->ingestor();
   const size_t half = normal.size() / 2;
   const double alone = IngestRate(ingestor, normal, 0, half);
   const auto before = ingestor->live_stats();
@@ -456,15 +464,9 @@ std::string TimeMs(int reps, const std::function<void()>& fn) {
 
 void PhaseQueries(const std::string& dir, int64_t now_ns) {
   FakeClock clock(now_ns);
-  server::GoodputdOptions options;
-  options.data_dir = dir;
-  options.grpc_address = "127.0.0.1:0";
-  auto d = server::Goodputd::Start(options, &clock);
-  if (!d.ok()) Die(d.status());
-  server::Ingestor* ingestor = (*d)->ingestor();
-  int64_t newest = 0;
-  ingestor->VisitLive(
-      [&](const server::LiveState& live) { newest = live.applied_through_ns(); });
+  auto d = StartOn(dir, &clock);
+  server::Ingestor* ingestor = d->ingestor();
+  const int64_t newest = NewestApplied(ingestor);
   const int64_t hour = 3600 * core::kNanosPerSecond;
   const int64_t rss0 = RssKiB();
   size_t jobs = 0;
