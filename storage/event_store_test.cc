@@ -394,6 +394,29 @@ TEST_F(RocksDbStoreTest, MigratesALayoutOneStore) {
   EXPECT_EQ(JobSteps("x", 2), (std::vector<std::string>{"x:1", "x:3"}));
 }
 
+TEST_F(RocksDbStoreTest, AnUnknownLayoutIsRefusedByName) {
+  store_.reset();
+  dir_ += "/layout9";
+  {
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {"default", rocksdb::ColumnFamilyOptions()}};
+    rocksdb::DBOptions options;
+    options.create_if_missing = true;
+    options.create_missing_column_families = true;
+    rocksdb::DB* raw = nullptr;
+    std::vector<rocksdb::ColumnFamilyHandle*> h;
+    ASSERT_TRUE(rocksdb::DB::Open(options, dir_, families, &h, &raw).ok());
+    ASSERT_TRUE(raw->Put({}, h[0], "schema_version", "9").ok());
+    for (auto* handle : h) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
+    delete raw;
+  }
+  auto opened = RocksDbEventStore::Open(dir_, {});
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(opened.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(opened.status().message()),
+              ::testing::HasSubstr("layout version \"9\""));
+}
+
 TEST_F(RocksDbStoreTest, OpenFailureIsAStatus) {
   auto bad = RocksDbEventStore::Open("/proc/no/such/dir", {});
   ASSERT_FALSE(bad.ok());

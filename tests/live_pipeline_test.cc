@@ -257,6 +257,31 @@ TEST_F(LivePipelineTest, RetentionKeepsFinalReportsAndRefusesCutReports) {
   EXPECT_NE(text.find("deleted by --retention"), std::string::npos) << text;
 }
 
+// A bad state-record flag is one clear line naming the flag and the value,
+// and a non-zero exit before anything is opened.
+TEST_F(LivePipelineTest, BadStateFlagsNameTheFlag) {
+  for (const auto& [flag, want] :
+       {std::pair<std::string, std::string>("--state_every_events=0",
+                                            "--state_every_events"),
+        std::pair<std::string, std::string>("--state_every_events=many",
+                                            "\"many\""),
+        std::pair<std::string, std::string>("--state_every=-5s",
+                                            "--state_every"),
+        std::pair<std::string, std::string>("--state_every=soon",
+                                            "--state_every")}) {
+    const std::string log = dir_ + "/bad_flag.log";
+    std::string out;
+    EXPECT_NE(RunCapture({GOODPUTD_PATH, "--data_dir=" + dir_ + "/bad", flag},
+                         log, &out),
+              0)
+        << flag;
+    std::ifstream in(log);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find(want), std::string::npos) << flag << ": " << text;
+  }
+}
+
 class KillTest : public LivePipelineTest,
                  public ::testing::WithParamInterface<std::string> {};
 
