@@ -51,18 +51,18 @@
 //       rates of the fresh fleet and their ratio, the restores' reads, and
 //       ends without a shutdown (as kill -9) so that `time DIR
 //       --phases=start` measures the restart right after.
-#include <cstdio>
-#include <cstdlib>
 #include <algorithm>
-#include <functional>
-#include <filesystem>
-#include <map>
-#include <sstream>
-#include <thread>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -192,9 +192,8 @@ std::unique_ptr<storage::RocksDbEventStore> OpenStore(const std::string& dir) {
 int64_t RawScan(const std::string& dir, bool parse, uint64_t* batches,
                 uint64_t* bytes) {
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  for (const char* name :
-       {"default", "batches", "job_events", "agents", "dead_letters",
-        "snapshots", "job_states"}) {
+  for (const char* name : {"default", "batches", "job_events", "agents",
+                           "dead_letters", "snapshots", "job_states"}) {
     families.emplace_back(name, rocksdb::ColumnFamilyOptions());
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -302,10 +301,11 @@ std::vector<v1::Event> LateEvents(const std::map<std::string, int64_t>& newest,
     for (int k = 0; k < late; ++k) {
       v1::Event& e = out.emplace_back();
       e.set_job_id(job_id);
-      const int64_t at = t - (600 - 590 * k / std::max(1, late)) *
-                                 core::kNanosPerSecond;
+      const int64_t at =
+          t - (600 - 590 * k / std::max(1, late)) * core::kNanosPerSecond;
       e.mutable_time()->set_seconds(at / core::kNanosPerSecond);
-      e.mutable_time()->set_nanos(static_cast<int32_t>(at % core::kNanosPerSecond));
+      e.mutable_time()->set_nanos(
+          static_cast<int32_t>(at % core::kNanosPerSecond));
       e.mutable_checkpoint()->set_step(k + 1);
     }
   }
@@ -419,9 +419,10 @@ int Storm(const std::string& dir, const Args& args) {
   const int64_t steps = args.Int("steps", 10000);
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
   const std::vector<v1::Batch> normal = FreshBatches(args, batch);
-  const std::vector<v1::Batch> late = Batches(
-      LateEvents(NewestPerJob(jobs, steps), static_cast<int>(args.Int("late", 10))),
-      batch, "bench-late");
+  const std::vector<v1::Batch> late =
+      Batches(LateEvents(NewestPerJob(jobs, steps),
+                         static_cast<int>(args.Int("late", 10))),
+              batch, "bench-late");
   FakeClock clock(kLongAfter);
   Timer t_start;
   auto d = StartOn(dir, &clock);
@@ -432,7 +433,8 @@ int Storm(const std::string& dir, const Args& args) {
   const double alone = IngestRate(ingestor, normal, 0, half);
   const auto before = ingestor->live_stats();
   double late_rate = 0;
-  std::thread storm([&] { late_rate = IngestRate(ingestor, late, 0, late.size()); });
+  std::thread storm(
+      [&] { late_rate = IngestRate(ingestor, late, 0, late.size()); });
   const double with_storm = IngestRate(ingestor, normal, half, normal.size());
   storm.join();
   const auto after = ingestor->live_stats();
@@ -474,13 +476,11 @@ void PhaseQueries(const std::string& dir, int64_t now_ns) {
     if (!r.ok()) Die(r.status());
     jobs = r->jobs.size();
   };
-  const std::string since = TimeMs(5, [&] {
-    check(ingestor->Report(newest, newest - hour));
-  });
+  const std::string since =
+      TimeMs(5, [&] { check(ingestor->Report(newest, newest - hour)); });
   const size_t since_jobs = jobs;
-  const std::string as_of = TimeMs(5, [&] {
-    check(ingestor->Report(newest - hour, std::nullopt));
-  });
+  const std::string as_of =
+      TimeMs(5, [&] { check(ingestor->Report(newest - hour, std::nullopt)); });
   const std::string one = TimeMs(5, [&] {
     auto r = ingestor->JobReport("job-0", newest, std::nullopt);
     if (!r.ok()) Die(r.status());
@@ -498,8 +498,7 @@ int Time(const std::string& dir, const Args& args) {
   // fleet's start, after every event of a fill of up to ~7000 steps.
   const int64_t now_ns = NowFor(Fleet(1, 1)) + 7200 * core::kNanosPerSecond;
   std::printf("store %s: %.1f MiB\n", dir.c_str(), DirBytes(dir) / 1048576.0);
-  const std::string phases =
-      args.Str("phases", "start,open,list,recover");
+  const std::string phases = args.Str("phases", "start,open,list,recover");
   for (int rep = 1; rep <= reps; ++rep) {
     std::stringstream list(phases);
     std::string phase;
@@ -532,16 +531,17 @@ int Time(const std::string& dir, const Args& args) {
 
 int Main(int argc, char** argv) {
   Args args(argc, argv);
-  args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash",
-                   "late", "new_jobs", "new_steps", "queries"});
+  args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash", "late",
+                   "new_jobs", "new_steps", "queries"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
   if (pos.size() == 2 && pos[0] == "storm") return Storm(pos[1], args);
   if (pos.size() == 2 && pos[0] == "mixed") return Mixed(pos[1], args);
-  std::fprintf(stderr,
-               "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
-               "--batch=500 --crash=0]\n       recovery_bench time DIR [--reps=1]\n");
+  std::fprintf(
+      stderr,
+      "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
+      "--batch=500 --crash=0]\n       recovery_bench time DIR [--reps=1]\n");
   return 2;
 }
 

@@ -6,17 +6,17 @@
 #include <random>
 #include <set>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/event_order.h"
 #include "core/testing/expect.h"
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/store_replay.h"
 #include "storage/job_snapshot.h"
 #include "storage/memory_event_store.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "core/event_order.h"
-#include "server/store_replay.h"
 
 namespace goodput::server {
 namespace {
@@ -75,9 +75,8 @@ class IngestorTest : public ::testing::Test {
   }
 
   core::Config config_;
-  LiveState::StatePolicy policy_{.every_events = 7,
-                                 .every_ns = 600 * core::kNanosPerSecond,
-                                 .keep = 4};
+  LiveState::StatePolicy policy_{
+      .every_events = 7, .every_ns = 600 * core::kNanosPerSecond, .keep = 4};
   std::unique_ptr<storage::MemoryEventStore> store_ =
       std::make_unique<storage::MemoryEventStore>();
   FakeClock clock_{kAsOf};
@@ -410,8 +409,8 @@ TEST_F(IngestorTest, StaleSnapshotIsIgnored) {
 std::vector<v1::Event> SteppingJob(const std::string& job, int steps) {
   std::string text = "10:00:00 {\"started\":{}}\n";
   for (int i = 1; i <= steps; ++i) {
-    text += absl::StrFormat("10:%02d:%02d {\"step\":{\"step\":%d}}\n",
-                            i / 60, i % 60, i);
+    text += absl::StrFormat("10:%02d:%02d {\"step\":{\"step\":%d}}\n", i / 60,
+                            i % 60, i);
   }
   return JobEvents(job, text);
 }
@@ -427,7 +426,8 @@ TEST_F(IngestorTest, RestartRestoresEachJobFromItsNewestStatePlusTail) {
   EXPECT_GT(stats.restores_from_state, 0);
   // Each job reads only what came after its newest record: fewer events
   // than a record's interval, plus one batch of its own.
-  EXPECT_LT(stats.restored_events, stats.restores * (policy_.every_events + 40));
+  EXPECT_LT(stats.restored_events,
+            stats.restores * (policy_.every_events + 40));
   EXPECT_LT(stats.restored_events, static_cast<int64_t>(events.size()) / 3);
   EXPECT_EQ(stats.apply_errors, 0);
 }

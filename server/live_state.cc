@@ -117,9 +117,10 @@ void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
   // Credit for rebuilds: the events this batch carried. A rebuild reads
   // about as many stored events as its cost, so queued rebuilds take at
   // most about half of ingest's time.
-  rebuild_credit_ = rebuild_queue_.empty()
-                        ? 0
-                        : rebuild_credit_ + static_cast<int64_t>(events->size());
+  rebuild_credit_ =
+      rebuild_queue_.empty()
+          ? 0
+          : rebuild_credit_ + static_cast<int64_t>(events->size());
   RunRebuilds(&rebuild_credit_);
 }
 

@@ -44,19 +44,19 @@ namespace goodput::server {
 class LiveState {
  public:
   struct Stats {
-    int64_t applied = 0;             // events applied to trackers
-    int64_t duplicates = 0;          // of those, duplicates (rule 3)
-    int64_t late_rebuilds = 0;       // jobs rebuilt from the store
-    int64_t heartbeats_dropped = 0;  // older than the host's last one
-    int64_t apply_errors = 0;        // rejected by a tracker (a bug if > 0)
-    int64_t restores = 0;            // jobs restored from the store
+    int64_t applied = 0;              // events applied to trackers
+    int64_t duplicates = 0;           // of those, duplicates (rule 3)
+    int64_t late_rebuilds = 0;        // jobs rebuilt from the store
+    int64_t heartbeats_dropped = 0;   // older than the host's last one
+    int64_t apply_errors = 0;         // rejected by a tracker (a bug if > 0)
+    int64_t restores = 0;             // jobs restored from the store
     int64_t restores_from_state = 0;  // ... starting from a stored state
     int64_t restored_events = 0;      // stored events read by restores
-    int64_t stale_states = 0;       // stored states skipped (a later event
-                                    // sorts before them)
-    int64_t unreadable_states = 0;  // stored states that did not load
-    int64_t states_taken = 0;       // state records handed to the caller
-    int64_t rebuilds_pending = 0;   // jobs waiting for a late-event rebuild
+    int64_t stale_states = 0;         // stored states skipped (a later event
+                                      // sorts before them)
+    int64_t unreadable_states = 0;    // stored states that did not load
+    int64_t states_taken = 0;         // state records handed to the caller
+    int64_t rebuilds_pending = 0;     // jobs waiting for a late-event rebuild
   };
 
   // When a job's live state is recorded (TakeJobStates): after `every_events`
@@ -176,9 +176,9 @@ class LiveState {
     return jobs_.count(job_id) > 0;
   }
   // For the metrics exporter (jobs queued for a rebuild are skipped until
-  // rebuilt: their counters lag, never go wrong): for every job, asks `changed(job_id,
-  // generation)` (the generation grows whenever an event of the job
-  // arrives) and, if true, calls `fn` with the job's tracker: applied
+  // rebuilt: their counters lag, never go wrong): for every job, asks
+  // `changed(job_id, generation)` (the generation grows whenever an event of
+  // the job arrives) and, if true, calls `fn` with the job's tracker: applied
   // events only, but for an ended job, whose last events wait in its
   // reorder buffer for good, a copy with them applied. Jobs held as their
   // final snapshot alone (after a restart, or retention) are skipped, and
@@ -208,7 +208,7 @@ class LiveState {
   };
   struct LiveJob {
     explicit LiveJob(core::JobTracker t) : tracker(std::move(t)) {}
-    int64_t newest_ns = 0;   // newest event time seen
+    int64_t newest_ns = 0;  // newest event time seen
     int64_t first_ns = std::numeric_limits<int64_t>::max();  // oldest seen
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
     bool rebuild = false;             // its tracker is stale: rebuild it
@@ -223,10 +223,10 @@ class LiveState {
     core::JobTracker tracker;
     std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
     std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
-    int64_t applied_events = 0;   // events given to the tracker
-    int64_t since_state = 0;      // events taken since the last state record
-    int64_t state_newest_ns = 0;  // newest_ns at the last state record
-    bool state_due = false;       // in state_due_
+    int64_t applied_events = 0;    // events given to the tracker
+    int64_t since_state = 0;       // events taken since the last state record
+    int64_t state_newest_ns = 0;   // newest_ns at the last state record
+    bool state_due = false;        // in state_due_
     std::vector<StateRef> states;  // stored state records, oldest first
   };
   using JobMap = std::unordered_map<std::string, LiveJob>;
@@ -307,7 +307,7 @@ class LiveState {
   // TakeSnapshots visits them and not every job.
   std::vector<std::string> snapshot_due_;
   void MarkSnapshotDue(const std::string& job_id, LiveJob* job);
-  uint64_t last_batch_id_ = 0;             // the newest stored batch
+  uint64_t last_batch_id_ = 0;  // the newest stored batch
   int64_t rebuild_credit_ = 0;  // stored events rebuilds may read now
   // Rebuilds queued jobs while `*credit` > 0, taking the stored events each
   // read from it.

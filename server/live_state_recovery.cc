@@ -3,10 +3,9 @@
 #include <tuple>
 
 #include "core/event_order.h"
-#include "server/live_state.h"
-
 #include "proto/tracker_state.pb.h"
 #include "server/job_state_fit.h"
+#include "server/live_state.h"
 #include "storage/read_job_reader.h"
 
 namespace goodput::server {
@@ -30,18 +29,18 @@ void LiveState::LoadSnapshots(std::vector<storage::JobSnapshot> snapshots) {
 
 absl::Status LiveState::Recover(uint64_t through_batch) {
   last_batch_id_ = through_batch;
-  absl::Status s = store_->ScanHeartbeats(
-      [this](uint64_t, std::vector<v1::Event>* beats) {
+  absl::Status s =
+      store_->ScanHeartbeats([this](uint64_t, std::vector<v1::Event>* beats) {
         for (const v1::Event& e : *beats) ApplyHeartbeat(e);
         return absl::OkStatus();
       });
   if (!s.ok()) return s;
-  s = store_->ScanJobsForRestore(
-      [&](const std::string& job_id, std::vector<StoredJobState>* states,
-          storage::JobEventsReader* events) {
-        RecoverJob(job_id, through_batch, states, events);
-        return absl::OkStatus();
-      });
+  s = store_->ScanJobsForRestore([&](const std::string& job_id,
+                                     std::vector<StoredJobState>* states,
+                                     storage::JobEventsReader* events) {
+    RecoverJob(job_id, through_batch, states, events);
+    return absl::OkStatus();
+  });
   if (!s.ok()) return s;
   std::sort(leftover_deletions_.begin(), leftover_deletions_.end());
   leftover_deletions_.erase(
@@ -61,7 +60,8 @@ void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch,
       return;
     }
     std::vector<v1::Event> tail;
-    absl::Status s = events->Read(job.final->through_batch, through_batch, &tail);
+    absl::Status s =
+        events->Read(job.final->through_batch, through_batch, &tail);
     if (s.ok() && tail.empty()) return;  // the snapshot covers every event
     if (!s.ok()) ++stats_.apply_errors;
   }
@@ -158,7 +158,8 @@ bool LiveState::LoadState(const StoredJobState& state,
   if (state.has_ended_ns()) job->ended_ns = state.ended_ns();
   if (state.has_last_applied_ns()) {
     job->last_applied = {state.last_applied_ns(), state.last_applied_rank()};
-    applied_through_ns_ = std::max(applied_through_ns_, state.last_applied_ns());
+    applied_through_ns_ =
+        std::max(applied_through_ns_, state.last_applied_ns());
   }
   job->applied_events = state.applied_events();
   job->state_newest_ns = state.newest_ns();
@@ -224,7 +225,8 @@ void LiveState::PruneStates(
     // (roughly geometric: a late event finds one not far before it).
     const double newest = static_cast<double>(refs.back().newest_ns);
     auto score = [&](size_t i) {
-      return static_cast<double>(refs[i + 1].newest_ns - refs[i - 1].newest_ns) /
+      return static_cast<double>(refs[i + 1].newest_ns -
+                                 refs[i - 1].newest_ns) /
              std::max(1.0, newest - static_cast<double>(refs[i].newest_ns));
     };
     size_t victim = 1;

@@ -86,9 +86,9 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
   AddSample(&restores, {{"from", "state"}}, live.restores_from_state);
   AddSample(&restores, {{"from", "events"}},
             live.restores - live.restores_from_state);
-  auto read = NewFamily("goodput_job_restore_events_read_total",
-                        "Stored events read by job restores.",
-                        MetricKind::kCounter);
+  auto read =
+      NewFamily("goodput_job_restore_events_read_total",
+                "Stored events read by job restores.", MetricKind::kCounter);
   AddSample(&read, {}, live.restored_events);
   auto records = NewFamily(
       "goodput_state_records_total",

@@ -211,7 +211,8 @@ absl::StatusOr<std::map<std::string, double>> StoreReplay::Capacity(
       [&](uint64_t batch_id, std::vector<v1::Event>* events) {
         if (batch_id > through_batch_) return absl::OkStatus();
         for (v1::Event& e : *events) {
-          if (core::EventTimeNanos(e) <= as_of_ns) beats.push_back(std::move(e));
+          if (core::EventTimeNanos(e) <= as_of_ns)
+            beats.push_back(std::move(e));
         }
         return absl::OkStatus();
       });

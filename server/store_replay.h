@@ -29,10 +29,10 @@ namespace goodput::server {
 class StoreReplay {
  public:
   struct Stats {
-    int64_t jobs = 0;             // jobs reported
-    int64_t from_snapshot = 0;    // ... from an ended job's final snapshot
-    int64_t from_state = 0;       // ... starting from a stored state
-    int64_t events_read = 0;      // stored events read
+    int64_t jobs = 0;           // jobs reported
+    int64_t from_snapshot = 0;  // ... from an ended job's final snapshot
+    int64_t from_state = 0;     // ... starting from a stored state
+    int64_t events_read = 0;    // stored events read
   };
 
   // `config.since_ns` is the window's start (its default: no window).
@@ -47,7 +47,7 @@ class StoreReplay {
 
   // One job's report as of `as_of_ns`; nullopt if it has no event then.
   absl::StatusOr<std::optional<core::JobReport>> Job(const std::string& job_id,
-                                                    int64_t as_of_ns);
+                                                     int64_t as_of_ns);
 
   const Stats& stats() const { return stats_; }
 

@@ -1,9 +1,9 @@
 // One contract, two stores: every test runs against MemoryEventStore and
 // against RocksDbEventStore in a fresh temporary directory.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "core/testing/timeline.h"
@@ -284,16 +284,18 @@ TEST_P(EventStoreTest, ScanJobsForRestoreGivesEachJobItsStatesAndEvents) {
   ASSERT_TRUE(store_->WriteJobStates(put, {}).ok());
   std::vector<std::string> seen;
   ASSERT_TRUE(store_
-                  ->ScanJobsForRestore([&](const std::string& job,
-                                           std::vector<internal::v1::StoredJobState>* states,
-                                           JobEventsReader* events) {
-                    std::vector<v1::Event> tail, all;
-                    EXPECT_TRUE(events->Read(2, 3, &tail).ok());
-                    EXPECT_TRUE(events->Read(0, 3, &all).ok());
-                    seen.push_back(absl::StrCat(job, ":", states->size(), ":",
-                                                tail.size(), ":", all.size()));
-                    return absl::OkStatus();
-                  })
+                  ->ScanJobsForRestore(
+                      [&](const std::string& job,
+                          std::vector<internal::v1::StoredJobState>* states,
+                          JobEventsReader* events) {
+                        std::vector<v1::Event> tail, all;
+                        EXPECT_TRUE(events->Read(2, 3, &tail).ok());
+                        EXPECT_TRUE(events->Read(0, 3, &all).ok());
+                        seen.push_back(absl::StrCat(job, ":", states->size(),
+                                                    ":", tail.size(), ":",
+                                                    all.size()));
+                        return absl::OkStatus();
+                      })
                   .ok());
   EXPECT_EQ(seen, (std::vector<std::string>{"x:1:1:3", "y:1:0:1"}));
 }
@@ -359,7 +361,8 @@ TEST_F(RocksDbStoreTest, MigratesALayoutOneStore) {
     ASSERT_TRUE(raw->Put({}, h[2], std::string("\0\0\0\x01y", 5) + key,
                          std::string("\x02", 1))
                     .ok());
-    for (auto* handle : h) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
+    for (auto* handle : h)
+      ASSERT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
     delete raw;
   }
   auto opened = RocksDbEventStore::Open(dir_, {});
@@ -407,7 +410,8 @@ TEST_F(RocksDbStoreTest, AnUnknownLayoutIsRefusedByName) {
     std::vector<rocksdb::ColumnFamilyHandle*> h;
     ASSERT_TRUE(rocksdb::DB::Open(options, dir_, families, &h, &raw).ok());
     ASSERT_TRUE(raw->Put({}, h[0], "schema_version", "9").ok());
-    for (auto* handle : h) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
+    for (auto* handle : h)
+      ASSERT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
     delete raw;
   }
   auto opened = RocksDbEventStore::Open(dir_, {});

@@ -1,9 +1,9 @@
 #include "storage/memory_event_store.h"
 
-#include "storage/read_job_reader.h"
-
 #include <algorithm>
 #include <set>
+
+#include "storage/read_job_reader.h"
 
 namespace goodput::storage {
 

@@ -172,9 +172,9 @@ class IteratorJobReader : public JobEventsReader {
       if (id > through_batch) break;
       if (!stored.ParseFromArray(it_->value().data(),
                                  static_cast<int>(it_->value().size()))) {
-        return absl::DataLossError(absl::StrCat(
-            "rocksdb job_events: batch ", id, " of ", prefix_.substr(4),
-            " does not parse"));
+        return absl::DataLossError(absl::StrCat("rocksdb job_events: batch ",
+                                                id, " of ", prefix_.substr(4),
+                                                " does not parse"));
       }
       for (v1::Event& e : *stored.mutable_events()) {
         out->push_back(std::move(e));
@@ -284,12 +284,13 @@ absl::Status RocksDbEventStore::LoadNextBatchId() {
 
 absl::Status RocksDbEventStore::CheckLayout() {
   std::string layout;
-  rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), handles_[kDefault],
-                                 kLayoutKey, &layout);
+  rocksdb::Status got =
+      db_->Get(rocksdb::ReadOptions(), handles_[kDefault], kLayoutKey, &layout);
   if (got.ok() && layout == kLayout) return EnsureJobHeads();
   if (got.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "store: layout version \"", layout, "\" is not one this goodputd "
+        "store: layout version \"", layout,
+        "\" is not one this goodputd "
         "reads (it reads 1 and 2, storage/KEY_LAYOUT.md); use the goodputd "
         "that wrote it"));
   }
@@ -303,8 +304,8 @@ absl::Status RocksDbEventStore::CheckLayout() {
 
 absl::Status RocksDbEventStore::EnsureJobHeads() {
   std::string marker;
-  rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), handles_[kDefault],
-                                 kHeadsKey, &marker);
+  rocksdb::Status got =
+      db_->Get(rocksdb::ReadOptions(), handles_[kDefault], kHeadsKey, &marker);
   if (got.ok()) return absl::OkStatus();
   if (!got.IsNotFound()) return FromRocks(got, "read job heads marker");
   std::unique_ptr<rocksdb::Iterator> it(
@@ -326,8 +327,7 @@ absl::Status RocksDbEventStore::EnsureJobHeads() {
     return s;
   }
   wb.Put(handles_[kDefault], kHeadsKey, "1");
-  return FromRocks(db_->Write(rocksdb::WriteOptions(), &wb),
-                   "write job heads");
+  return FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), "write job heads");
 }
 
 absl::Status RocksDbEventStore::MigrateFromLayout1() {
@@ -338,12 +338,11 @@ absl::Status RocksDbEventStore::MigrateFromLayout1() {
     const uint64_t id = GetBigEndian(it->key().data(), 8);
     if (!stored.ParseFromArray(it->value().data(),
                                static_cast<int>(it->value().size()))) {
-      return absl::DataLossError(absl::StrCat(
-          "store migration: batch ", id, " does not parse"));
+      return absl::DataLossError(
+          absl::StrCat("store migration: batch ", id, " does not parse"));
     }
     if (stored.layout() == 2) continue;  // migrated by an interrupted run
-    if (absl::Status s = MigrateBatch(it->key().ToString(), &stored);
-        !s.ok()) {
+    if (absl::Status s = MigrateBatch(it->key().ToString(), &stored); !s.ok()) {
       return s;
     }
     ++migrated_batches_;
@@ -358,8 +357,8 @@ absl::Status RocksDbEventStore::MigrateBatch(
   std::vector<const v1::Event*> events;
   for (const v1::Event& e : stored->events()) events.push_back(&e);
   rocksdb::WriteBatch wb;
-  const uint32_t n = PutJobEvents(handles_[kJobEvents], handles_[kJobHeads],
-                                  key, events, &wb);
+  const uint32_t n =
+      PutJobEvents(handles_[kJobEvents], handles_[kJobHeads], key, events, &wb);
   internal::v1::StoredBatch rewritten;
   rewritten.set_agent_id(stored->agent_id());
   rewritten.set_sequence(stored->sequence());
@@ -382,8 +381,8 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   std::vector<const v1::Event*> events;
   events.reserve(batch.accepted.size());
   for (const v1::Event& e : batch.accepted) events.push_back(&e);
-  const uint32_t n = PutJobEvents(handles_[kJobEvents], handles_[kJobHeads],
-                                  key, events, &wb);
+  const uint32_t n =
+      PutJobEvents(handles_[kJobEvents], handles_[kJobHeads], key, events, &wb);
   wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n));
   std::string seq;
   PutBigEndian(batch.sequence, 8, &seq);
@@ -460,7 +459,8 @@ absl::Status RocksDbEventStore::ScanJobsForRestore(
   std::vector<internal::v1::StoredJobState> found;
   for (heads->SeekToFirst(); heads->Valid(); heads->Next()) {
     const std::string prefix = heads->key().ToString();
-    if (prefix.size() < 4 || prefix.size() != 4 + GetBigEndian(prefix.data(), 4) ||
+    if (prefix.size() < 4 ||
+        prefix.size() != 4 + GetBigEndian(prefix.data(), 4) ||
         heads->value().size() != 8) {
       return absl::DataLossError("rocksdb job_heads: malformed record");
     }
@@ -499,7 +499,8 @@ absl::Status RocksDbEventStore::ScanHeartbeats(const BatchVisitor& visit) {
     }
     if (stored.events_size() == 0) continue;
     events.clear();
-    for (v1::Event& e : *stored.mutable_events()) events.push_back(std::move(e));
+    for (v1::Event& e : *stored.mutable_events())
+      events.push_back(std::move(e));
     if (absl::Status s = visit(id, &events); !s.ok()) return s;
   }
   return FromRocks(it->status(), "scan heartbeats");
@@ -596,16 +597,16 @@ absl::Status RocksDbEventStore::WriteMeta(const std::string& name,
                                           const std::string& value) {
   rocksdb::WriteOptions wo;
   wo.sync = options_.fsync;
-  return FromRocks(
-      db_->Put(wo, handles_[kDefault], "meta/" + name, value), "write meta");
+  return FromRocks(db_->Put(wo, handles_[kDefault], "meta/" + name, value),
+                   "write meta");
 }
 
 absl::Status RocksDbEventStore::ReadMeta(const std::string& name,
                                          std::optional<std::string>* value) {
   value->reset();
   std::string got;
-  rocksdb::Status s =
-      db_->Get(rocksdb::ReadOptions(), handles_[kDefault], "meta/" + name, &got);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), handles_[kDefault],
+                               "meta/" + name, &got);
   if (s.IsNotFound()) return absl::OkStatus();
   if (!s.ok()) return FromRocks(s, "read meta");
   *value = std::move(got);

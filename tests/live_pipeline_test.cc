@@ -316,8 +316,8 @@ TEST_F(LivePipelineTest, KilledAtSeededRandomBatchesRepeatedly) {
   std::mt19937 rng(20261122);
   std::string fleet = WriteFleet(33, 40, 80);  // about 80 batches of 40
   std::vector<std::string> faults;
-  const char* points[] = {"after_store:", "before_store:", "before_states:",
-                          "after_states:"};
+  const char* points[] = {
+      "after_store:", "before_store:", "before_states:", "after_states:"};
   for (int round = 0; round < 6; ++round) {
     faults.push_back(points[rng() % 4] + std::to_string(1 + rng() % 8));
   }
