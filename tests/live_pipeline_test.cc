@@ -36,6 +36,8 @@ class LivePipelineTest : public ::testing::Test {
   void SetUp() override {
     std::string tmpl = ::testing::TempDir() + "pipeline_XXXXXX";
     dir_ = mkdtemp(tmpl.data());
+    port_ = goodput::testing::RestartablePort();
+    ASSERT_GT(port_, 0);
   }
   void TearDown() override {
     agent_.reset();
@@ -43,7 +45,7 @@ class LivePipelineTest : public ::testing::Test {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
 
-  // Starts goodputd on `port_` (0 the first time) with an optional fault
+  // Starts goodputd on `port_` (a RestartablePort) with an optional fault
   // and more flags.
   void StartServer(const std::string& fault = "",
                    const std::vector<std::string>& flags = {}) {

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -115,6 +116,23 @@ int WaitForLogInt(const std::string& log_path, const std::string& pattern,
 int WaitForPort(const std::string& log_path, double timeout_s) {
   return WaitForLogInt(log_path, "goodputd: listening on port ([0-9]+)",
                        timeout_s);
+}
+
+int RestartablePort() {
+  std::mt19937 gen{std::random_device{}()};
+  std::uniform_int_distribution<int> below_ephemeral(20000, 31999);
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    int port = below_ephemeral(gen);
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    if (free) return port;
+  }
+  return -1;
 }
 
 bool Eventually(const std::function<bool()>& done, double timeout_s) {

@@ -45,6 +45,11 @@ int WaitForLogInt(const std::string& log_path, const std::string& pattern,
 // WaitForLogInt for goodputd's "goodputd: listening on port N".
 int WaitForPort(const std::string& log_path, double timeout_s);
 
+// A TCP port on 127.0.0.1 that was free a moment ago, from below the kernel's
+// ephemeral range (32768-60999), so a server killed and started again on it
+// cannot lose it to another test's outgoing connection. -1 if none is found.
+int RestartablePort();
+
 // Polls `done` every 20 ms until it returns true or `timeout_s` passes;
 // returns its last value. For conditions in other processes.
 bool Eventually(const std::function<bool()>& done, double timeout_s);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <deque>
+#include <random>
 #include <thread>
 #include <utility>
 
@@ -160,9 +161,25 @@ TestIngestServer::TestIngestServer() : service_(std::make_unique<Service>()) {}
 
 TestIngestServer::~TestIngestServer() { Stop(); }
 
+// Tests stop this server and start it again on the same port. A port from
+// the kernel's ephemeral range (32768-60999 here) can be taken in between by
+// any outgoing connection of a test running beside it, so a fresh server picks
+// one below that range, where only other listeners go.
 absl::Status TestIngestServer::Start(int port) {
   if (port == 0) port = port_;
   service_->Shutdown(false);
+  if (port != 0) return Listen(port);
+  std::mt19937 gen{std::random_device{}()};
+  std::uniform_int_distribution<int> below_ephemeral(20000, 31999);
+  absl::Status status;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    status = Listen(below_ephemeral(gen));
+    if (status.ok()) return status;
+  }
+  return status;
+}
+
+absl::Status TestIngestServer::Listen(int port) {
   grpc::ServerBuilder builder;
   int bound = 0;
   builder.AddListeningPort(absl::StrCat("127.0.0.1:", port),

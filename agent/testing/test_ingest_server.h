@@ -40,7 +40,9 @@ class TestIngestServer {
   TestIngestServer();
   ~TestIngestServer();
 
-  // Starts serving on 127.0.0.1:`port` (0 picks one, kept for restarts).
+  // Starts serving on 127.0.0.1:`port` (0: the port of the last start, or a
+  // free one below the ephemeral range on the first, so a restart can have it
+  // back).
   absl::Status Start(int port = 0);
   // Shuts down at once, cancelling open streams.
   void Stop();
@@ -64,6 +66,8 @@ class TestIngestServer {
 
  private:
   class Service;
+
+  absl::Status Listen(int port);
 
   std::unique_ptr<Service> service_;
   std::unique_ptr<grpc::Server> server_;
