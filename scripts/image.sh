@@ -63,7 +63,7 @@ podman import --quiet \
   --change 'ENV PATH=/usr/bin:/bin' \
   --change 'ENTRYPOINT ["/usr/bin/goodputd"]' \
   --change 'CMD ["--data_dir=/var/lib/goodput/data", "--grpc_address=0.0.0.0:7700", "--metrics_address=0.0.0.0:7701"]' \
-  --change 'EXPOSE 7700 7701' \
+  --change 'EXPOSE 7700' --change 'EXPOSE 7701' \
   --change "LABEL org.opencontainers.image.title=goodput org.opencontainers.image.version=$VERSION" \
   "$WORK/rootfs.tar" "$IMAGE" >/dev/null
 mkdir -p "$(dirname "$OUT")"

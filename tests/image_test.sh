@@ -12,14 +12,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 ((EUID == 0)) || skip "needs root (podman and mmdebstrap run as root here)"
 
 TMP=$(mktemp -d)
+IMAGE=localhost/goodput:image-test
 NAMES=()
 cleanup() {
   for n in "${NAMES[@]}"; do podman rm -f "$n" >/dev/null 2>&1 || true; done
+  podman rmi -f "$IMAGE" >/dev/null 2>&1 || true
   rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-IMAGE=localhost/goodput:image-test
 IMAGE=$IMAGE bash scripts/image.sh "$TMP/goodput.oci.tar" ||
   fail "scripts/image.sh failed"
 size=$(du -m "$TMP/goodput.oci.tar" | cut -f1)

@@ -14,7 +14,9 @@ fi
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() {
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do
+    { kill -TERM "$p" && wait "$p"; } 2>/dev/null || true
+  done
   rm -rf "$TMP"
 }
 trap cleanup EXIT
