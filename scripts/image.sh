@@ -20,15 +20,20 @@ BINARIES=(server/goodputd agent/goodput-agent cli/goodputctl sim/goodput-sim)
 TARGETS=(goodputd goodput-agent goodputctl goodput-sim)
 
 # The Debian packages that own the shared libraries the binaries load,
-# comma-separated; fails naming a library no package owns.
+# comma-separated; fails naming a library no package owns. One dpkg -S for
+# all (each call reads dpkg's whole file list).
 packages() {
-  local lib owner
-  for b in "${BINARIES[@]}"; do ldd "$BUILD_DIR/$b"; done |
-    awk '$3 ~ /^\// { print $3 }' | sort -u | while read -r lib; do
-      owner=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "$(realpath "$lib")" \
-        2>/dev/null) || { echo "image: no package owns $lib" >&2; return 1; }
-      echo "${owner%%:*}"
-    done | sort -u | paste -sd,
+  local libs=() lib owners
+  mapfile -t libs < <(for b in "${BINARIES[@]}"; do ldd "$BUILD_DIR/$b"; done |
+    awk '$3 ~ /^\// { print $3 }' | sort -u)
+  owners=$(for lib in "${libs[@]}"; do echo "$lib"; realpath "$lib"; done |
+    sort -u | xargs dpkg -S 2>/dev/null || true)
+  for lib in "${libs[@]}"; do
+    awk -F': ' -v a="$lib" -v b="$(realpath "$lib")" \
+      '$2 == a || $2 == b { found = 1 } END { exit !found }' <<<"$owners" ||
+      { echo "image: no package owns $lib" >&2; return 1; }
+  done
+  cut -d: -f1 <<<"$owners" | sort -u | paste -sd,
 }
 
 if [[ "${1:-}" == --packages ]]; then  # of binaries already in BUILD_DIR
