@@ -22,6 +22,7 @@ TEST_PACKAGES=(
   clang libclang-rt-14-dev          # libFuzzer + sanitizers for clang
   bazel-bootstrap                   # Bazel 4.2.3, offline (see WORKSPACE)
   python3                           # use /usr/bin/python3 for any Python
+  python3-venv python3-setuptools python3-wheel  # pip install clients/python
   openssl                           # tests make TLS certificates at run time
   python3-torch                     # examples/pytorch, tests/pytorch_job_test
   libbenchmark-dev                  # bench/
