@@ -60,8 +60,9 @@ void FleetSim::BuildJobs() {
     jobs_.push_back(std::make_unique<JobRun>(std::move(spec), &rng_));
   }
   grants_.resize(jobs_.size());
-  if (steady()) AddSteadyArrival(jobs_.empty() ? config_.start_ms
-                                               : jobs_.back()->spec().submit_ms);
+  if (steady())
+    AddSteadyArrival(jobs_.empty() ? config_.start_ms
+                                   : jobs_.back()->spec().submit_ms);
 }
 
 // Steady mode: the next job arrives an exponential time after `after_ms`,
