@@ -72,9 +72,10 @@ class JobTracker {
   //    (a window that starts at or after every instant attributed so
   //    far): all time attributed so far lies before the window, so its
   //    window parts become zero (category and custom nanos, productive
-  //    costed time and ideal seconds, the open step's time is all before
-  //    the window, completions' window time and ideal, first steps' time
-  //    all before the window, recognition's pending sums); the rest
+  //    costed time and ideal seconds, the open step's time and rule 2's
+  //    start gap are all before the window, completions' window time and
+  //    ideal, first steps' time all before the window, recognition's
+  //    pending sums); the rest
   //    (steps, durability, at-risk time, the compile mean, observations,
   //    counters) does not depend on the window and is kept.
   // Any other config (since_ns before the state's cursor, a state saved
