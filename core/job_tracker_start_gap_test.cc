@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/event_order.h"
 #include "core/job_tracker.h"
 #include "core/testing/expect.h"
@@ -465,6 +466,52 @@ TEST(StartGapStateTest, SavedInTheGapRestoresAndContinuesAsAReplay) {
   }
   ExpectSeconds(restored->Report(At("10:00:10")), 10,
                 {{"compile", 4}, {"productive", 6}});
+}
+
+// A notice inside the gap: a state saved there holds a gap.
+constexpr char kNoticeInTheGap[] = R"(
+10:00:00 {"started":{}}
+10:00:03 {"interruption":{"reason":"MAINTENANCE","notice":true}}
+10:00:07 {"step":{"step":1}}
+10:00:10 {"step":{"step":2}}
+)";
+
+// Every timeline above, saved after each event (in the gap or not) and
+// restored, then given the rest: the same report as one replay, also under
+// a window that starts at the saved cursor (the clipped-state path).
+TEST(StartGapStateTest, EveryCutRestoresToTheReplay) {
+  for (const char* text : {kTrainingAt4, kStepsOnly, kRestart, kServing,
+                           kAllocatedThenSteps, kNoticeInTheGap}) {
+    std::vector<v1::Event> events = ParseEvents(Timeline(text));
+    std::vector<uint32_t> order(events.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    SortForApply(events, &order);
+    const int64_t end = EventTimeNanos(events[order.back()]) + S(1);
+    for (size_t cut = 1; cut < order.size(); ++cut) {
+      SCOPED_TRACE(absl::StrCat(text, " cut after event ", cut));
+      Config plain;
+      JobTracker head("j", &plain);
+      for (size_t i = 0; i < cut; ++i) {
+        ASSERT_TRUE(head.Apply(events[order[i]]).ok());
+      }
+      internal::v1::JobTrackerState state;
+      head.SaveState(&state);
+      Config windowed;
+      windowed.since_ns = head.cursor_ns();
+      for (const Config* config : {&plain, &windowed}) {
+        absl::StatusOr<JobTracker> t = JobTracker::FromState(state, config);
+        ASSERT_TRUE(t.ok()) << t.status();
+        for (size_t i = cut; i < order.size(); ++i) {
+          ASSERT_TRUE(t->Apply(events[order[i]]).ok());
+        }
+        const JobReport want = Job(Replay(events, *config, end), "j");
+        const JobReport got = t->Report(end);
+        EXPECT_EQ(got.nanos, want.nanos);
+        EXPECT_EQ(got.total_ns, want.total_ns);
+        EXPECT_EQ(got.at_risk_ns, want.at_risk_ns);
+      }
+    }
+  }
 }
 
 TEST(StartGapStateTest, AVersionOneRecordIsRebuiltNotLoaded) {
