@@ -88,10 +88,11 @@ void Agent::StartPipeline(const std::string& host) {
   std::vector<EventSink*> sinks;
   for (size_t i = 0; i < lanes_.size(); ++i) {
     Lane& lane = lanes_[i];
-    lane.batcher = std::make_unique<Batcher>(
-        Batcher::Options{flags_.batch_events, flags_.batch_delay, host,
-                         [this] { Kick(); }},
-        lane.spool.get(), clock_, &metrics_);
+    Batcher::Options batching{flags_.batch_events, flags_.batch_delay, host,
+                              [this] { Kick(); }};
+    batching.batch_bytes = flags_.batch_bytes;
+    lane.batcher = std::make_unique<Batcher>(batching, lane.spool.get(), clock_,
+                                             &metrics_);
     lane.uplink = std::make_unique<Uplink>(UplinkOptions(i), lane.spool.get(),
                                            clock_, sleeper_, &metrics_);
     lane.spool->SetAppendListener([u = lane.uplink.get()] { u->Notify(); });
