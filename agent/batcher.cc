@@ -83,13 +83,23 @@ void Batcher::FlushLocked() {
   std::vector<v1::Event> batch;
   batch.swap(events_);
   events_.reserve(options_.batch_events);
+  const SpoolStats before = spool_->Stats();  // only this batcher appends
   absl::StatusOr<uint64_t> seq = spool_->Append(std::move(batch), first_ns_);
   if (!seq.ok()) {
+    CountWriteError(before, spool_->Stats());
     ReportDrop(n, seq.status());
     return;
   }
   metrics_->spooled_batches->Increment();
   metrics_->spooled_events->Increment(static_cast<double>(n));
+}
+
+void Batcher::CountWriteError(const SpoolStats& before,
+                              const SpoolStats& after) {
+  const uint64_t no_space = after.no_space - before.no_space;
+  const uint64_t errors = after.write_errors - before.write_errors;
+  metrics_->spool_errors_no_space->Increment(static_cast<double>(no_space));
+  metrics_->spool_errors_io->Increment(static_cast<double>(errors - no_space));
 }
 
 void Batcher::ReportDrop(size_t events, const absl::Status& status) {

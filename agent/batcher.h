@@ -6,8 +6,9 @@
 // `batch_delay` has passed on the Clock since its first event (in Poll,
 // which the agent's ticker calls; see DeadlineNanos). Fills in `host` on
 // events that lack it. When the spool refuses a batch (full or failing),
-// its events are dropped and counted (goodput_agent_dropped_events_total)
-// with at most one log line a minute: the agent never blocks its clients
+// its events are dropped and counted (goodput_agent_dropped_events_total,
+// and a failed write in goodput_agent_spool_write_errors_total) with at
+// most one log line a minute: the agent never blocks its clients
 // and never holds more than one batch in memory. Does not own the spool,
 // clock or metrics. Thread-safe.
 #ifndef GOODPUT_AGENT_BATCHER_H_
@@ -66,6 +67,8 @@ class Batcher : public EventSink {
   void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReportDrop(size_t events, const absl::Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts the failed writes between two Stats() of the spool by reason.
+  void CountWriteError(const SpoolStats& before, const SpoolStats& after);
 
   const Options options_;
   Spool* const spool_;
