@@ -62,6 +62,10 @@ AgentMetrics::AgentMetrics()
       r, "goodput_agent_spool_full",
       "1 while the spool refuses new batches (over --max_spool_bytes, or the "
       "disk is full).");
+  spool_failing = NewGauge(
+      r, "goodput_agent_spool_failing",
+      "1 while the spool's last write failed on an I/O error (write, fsync, "
+      "rename); cleared by the next write that works.");
   connected = NewGauge(r, "goodput_agent_connected",
                        "1 while a stream to the server is up.");
   sent_batches = NewCounter(r, "goodput_agent_sent_batches_total",

@@ -40,6 +40,7 @@ class AgentMetrics {
   prometheus::Gauge* spool_pending_batches;
   prometheus::Gauge* oldest_unsent_age;
   prometheus::Gauge* spool_full;
+  prometheus::Gauge* spool_failing;
   // Uplink (gRPC to goodputd).
   prometheus::Gauge* connected;
   prometheus::Counter* sent_batches;
