@@ -211,6 +211,7 @@ TEST_F(AgentTest, FullDiskIsSpoolFullInHealthzMetricsAndClearsWhenItHasRoom) {
   auto agent = Agent::Start(flags, &clock_, &sleeper_, &disk);
   ASSERT_TRUE(agent.ok()) << agent.status();
   disk.Inject(Fault::kNoSpace, -1);
+  ::testing::internal::CaptureStderr();
   Send(StepLine("job-d", 1) + StepLine("job-d", 2) + StepLine("job-d", 3));
   ASSERT_TRUE((*agent)->intake().AwaitStats(
       [](const Intake::Stats& s) { return s.accepted_lines == 3; }, kTimeout));
@@ -218,6 +219,10 @@ TEST_F(AgentTest, FullDiskIsSpoolFullInHealthzMetricsAndClearsWhenItHasRoom) {
   ASSERT_TRUE(health.ok());
   EXPECT_EQ(health->status, 503);
   EXPECT_THAT(health->body, StartsWith("spool full\n"));
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("spool: dropped 1 events since the last message: "
+                        "RESOURCE_EXHAUSTED: spool full: no space left on the "
+                        "disk: write "));
   nlohmann::json json = HealthJson(*health);
   EXPECT_EQ(json["spool_full"], true);
   EXPECT_EQ(json["dropped_events"], 3);
@@ -251,6 +256,7 @@ TEST_F(AgentTest, FailingDiskIsReportedAndLosesNothingSpooled) {
   Send(StepLine("job-e", 1));
   ASSERT_TRUE(WaitFor([&] { return (*agent)->spool().Pending().size() == 1; }));
   disk.Inject(Fault::kRenameFails, -1);
+  ::testing::internal::CaptureStderr();
   Send(StepLine("job-e", 2));
   ASSERT_TRUE((*agent)->intake().AwaitStats(
       [](const Intake::Stats& s) { return s.accepted_lines == 2; }, kTimeout));
@@ -258,6 +264,9 @@ TEST_F(AgentTest, FailingDiskIsReportedAndLosesNothingSpooled) {
   ASSERT_TRUE(health.ok());
   EXPECT_EQ(health->status, 503);
   EXPECT_THAT(health->body, StartsWith("spool failing\n"));
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("spool: dropped 1 events since the last message: "
+                        "UNKNOWN: rename "));
   nlohmann::json json = HealthJson(*health);
   EXPECT_EQ(json["spool_failing"], true);
   EXPECT_EQ(json["spool_full"], false);
