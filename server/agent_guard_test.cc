@@ -1,6 +1,9 @@
 #include "server/agent_guard.h"
 
+#include <atomic>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -95,6 +98,26 @@ TEST(AgentGuardTest, StreamIdleLongerThanTheTakeoverTimeYieldsItsId) {
   absl::Status s = guard.Admit(kA, "id-1", "peer-1", &old_stream);
   EXPECT_TRUE(absl::IsAlreadyExists(s)) << s;
   EXPECT_EQ(guard.refused(AgentGuard::kIdInUse), 2);
+}
+
+TEST(AgentGuardTest, ConcurrentStreamsForOneIdGetItOnce) {
+  FakeClock clock(0);
+  AgentGuard guard({}, nullptr, &clock);
+  constexpr int kStreams = 8;
+  std::vector<std::unique_ptr<AgentGuard::Claims>> claims;
+  for (int i = 0; i < kStreams; ++i) {
+    claims.push_back(std::make_unique<AgentGuard::Claims>(&guard));
+  }
+  std::atomic<int> admitted{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kStreams; ++i) {
+    threads.emplace_back([&, i] {
+      if (guard.Admit(kA, "id-1", "peer", claims[i].get()).ok()) ++admitted;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(admitted.load(), 1);
+  EXPECT_EQ(guard.refused(AgentGuard::kIdInUse), kStreams - 1);
 }
 
 TEST(AgentGuardTest, LongIdsAreRefusedNamingTheFlag) {

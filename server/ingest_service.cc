@@ -66,7 +66,7 @@ grpc::Status IngestService::Stream(grpc::ServerContext* context,
     }
     v1::Ack ack;
     if (status = Store(&batch, &ack); !status.ok()) {
-      if (absl::IsOutOfRange(status)) Loud(*context, status);
+      if (absl::IsOutOfRange(status)) status = Loud(*context, status);
       break;
     }
     grpc::ByteBuffer out;
