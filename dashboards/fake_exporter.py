@@ -103,6 +103,10 @@ def _ingest_families():
         "goodput_auth_refused_total": ("counter", [
             ('reason="%s"' % reason, _counter(0)) for reason in
             ("missing_token", "malformed_token", "unknown_token")]),
+        "goodput_agent_refused_total": ("counter", [
+            ('reason="%s"' % reason, _counter(0)) for reason in
+            ("id_too_long", "identity_mismatch", "id_in_use",
+             "sequence_jump")]),
     }
 
 
