@@ -7,12 +7,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/flags.h"
 #include "cli/remote_util.h"
 #include "cli/shard_query.h"
-#include "cli/time_format.h"
 #include "proto/service.grpc.pb.h"
+#include "util/flags.h"
 #include "util/grpc_status.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "cli/time_format.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/time_format.h"
 #include "nlohmann/json.hpp"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {

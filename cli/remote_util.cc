@@ -1,9 +1,9 @@
 #include "cli/remote_util.h"
 
 #include "absl/strings/str_cat.h"
-#include "cli/time_format.h"
 #include "grpcpp/create_channel.h"
 #include "util/grpc_credentials.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 

@@ -40,7 +40,7 @@ absl::Status ParseRate(const std::optional<std::string>& value, double* out) {
 
 }  // namespace
 
-void AddSecurityFlags(cli::FlagParser* parser, SecurityFlags* f) {
+void AddSecurityFlags(FlagParser* parser, SecurityFlags* f) {
   parser->AddString("tls_cert", "FILE", &f->tls_cert,
                     "PEM certificate: serve gRPC over TLS (with --tls_key)");
   parser->AddString("tls_key", "FILE", &f->tls_key, "PEM key of --tls_cert");

@@ -1,0 +1,43 @@
+#include "report/report_table.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "report/test_util.h"
+
+namespace goodput::report {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(ReportTableTest, TwoJobsGolden) {
+  testing::ExpectMatchesGolden("two_jobs_table.txt",
+                               FormatReportTable(testing::TwoJobReport()));
+}
+
+TEST(ReportTableTest, NullRatiosPrintAsDash) {
+  std::string table = FormatReportTable(testing::OneEmptyJobReport());
+  EXPECT_THAT(table, HasSubstr("pending"));
+  EXPECT_THAT(table, HasSubstr("goodput -  SG -  RG -  PG -  MPG -"));
+  EXPECT_THAT(table, Not(HasSubstr("nan")));
+  EXPECT_THAT(table, Not(HasSubstr("CAPACITY")));
+}
+
+TEST(ReportTableTest, TopBadputIsTheLargestNonProductiveCategory) {
+  std::string table = FormatReportTable(testing::TwoJobReport());
+  // llm-7: lost 660 s of 7231.25 s; serve-1: idle 600 s of 3690 s.
+  EXPECT_THAT(table, HasSubstr("lost 9.1%"));
+  EXPECT_THAT(table, HasSubstr("idle 16.3%"));
+}
+
+TEST(ReportTableTest, EmptyFleetSaysNoJobs) {
+  core::FleetReport report;
+  std::string table = FormatReportTable(report);
+  EXPECT_THAT(table, HasSubstr("(no jobs)"));
+  EXPECT_THAT(table, HasSubstr("FLEET  0 jobs"));
+}
+
+}  // namespace
+}  // namespace goodput::report
