@@ -100,9 +100,9 @@ INSTANTIATE_TEST_SUITE_P(AllTimeAndWindow, ShardReportTest, ::testing::Bool());
 
 TEST(MergeShardReportsTest, AJobOnTwoShardsIsAnError) {
   v1::ShardReport a;
-  v1::ShardJob* job = a.add_jobs();
+  v1::JobReport* job = a.add_jobs();
   job->set_job_id("j1");
-  job->set_state("RUNNING");
+  job->set_state(v1::JOB_STATE_RUNNING);
   for (int c = 0; c < core::kNumCategories; ++c) job->add_category_ns(0);
   absl::StatusOr<core::FleetReport> merged =
       MergeShardReports({{"h1:1", a}, {"h2:2", a}}, 0, std::nullopt);
@@ -115,7 +115,7 @@ TEST(MergeShardReportsTest, AJobOnTwoShardsIsAnError) {
 TEST(MergeShardReportsTest, AMalformedJobIsNamed) {
   v1::ShardReport a;
   a.add_jobs()->set_job_id("j1");
-  a.mutable_jobs(0)->set_state("RUNNING");
+  a.mutable_jobs(0)->set_state(v1::JOB_STATE_RUNNING);
   absl::StatusOr<core::FleetReport> merged =
       MergeShardReports({{"h1:1", a}}, 0, std::nullopt);
   ASSERT_FALSE(merged.ok());
