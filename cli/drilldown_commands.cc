@@ -12,6 +12,7 @@
 #include "proto/service.grpc.pb.h"
 #include "util/flags.h"
 #include "util/grpc_status.h"
+#include "util/proto_time.h"
 #include "util/time_format.h"
 
 namespace goodput::cli {
@@ -95,9 +96,7 @@ absl::Status WindowsFlag(const std::optional<std::string>& windows,
       return absl::InvalidArgumentError(
           absl::StrCat("--windows: want durations like 5m,1h, got '", w, "'"));
     }
-    google::protobuf::Duration* d = request->add_windows();
-    d->set_seconds(*ns / 1'000'000'000);
-    d->set_nanos(static_cast<int32_t>(*ns % 1'000'000'000));
+    *request->add_windows() = NanosToDuration(*ns);
   }
   return absl::OkStatus();
 }

@@ -19,6 +19,7 @@
 #include "report/report_table.h"
 #include "report/shard_report.h"
 #include "util/grpc_status.h"
+#include "util/proto_time.h"
 
 namespace goodput::cli {
 namespace {
@@ -26,17 +27,13 @@ namespace {
 // As goodputd's Query.Fleet (server/drilldown.cc).
 constexpr size_t kWorstJobs = 5;
 
-int64_t Nanos(const google::protobuf::Timestamp& t) {
-  return t.seconds() * 1'000'000'000 + t.nanos();
-}
-
 std::optional<int64_t> Since(bool has, const google::protobuf::Timestamp& t) {
   if (!has) return std::nullopt;
-  return Nanos(t);
+  return TimestampToNanos(t);
 }
 
 int64_t AsOf(bool has, const google::protobuf::Timestamp& t) {
-  return has ? Nanos(t) : absl::GetCurrentTimeNanos();
+  return has ? TimestampToNanos(t) : absl::GetCurrentTimeNanos();
 }
 
 // Query.Report with shard_data from `address`; errors name the address.
@@ -89,14 +86,8 @@ absl::StatusOr<core::FleetReport> FetchMergedReport(
     std::optional<int64_t> since_ns) {
   v1::ReportRequest request;
   request.set_shard_data(true);
-  request.mutable_as_of()->set_seconds(as_of_ns / 1'000'000'000);
-  request.mutable_as_of()->set_nanos(
-      static_cast<int32_t>(as_of_ns % 1'000'000'000));
-  if (since_ns) {
-    request.mutable_since()->set_seconds(*since_ns / 1'000'000'000);
-    request.mutable_since()->set_nanos(
-        static_cast<int32_t>(*since_ns % 1'000'000'000));
-  }
+  *request.mutable_as_of() = NanosToTimestamp(as_of_ns);
+  if (since_ns) *request.mutable_since() = NanosToTimestamp(*since_ns);
   std::vector<absl::StatusOr<v1::ShardReport>> answers(shards.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < shards.size(); ++i) {

@@ -12,29 +12,26 @@
 #include "report/report_table.h"
 #include "report/shard_report.h"
 #include "util/grpc_status.h"
+#include "util/proto_time.h"
 #include "util/time_format.h"
 
 namespace goodput::server {
 namespace {
 
-int64_t Nanos(const google::protobuf::Timestamp& t) {
-  return t.seconds() * 1'000'000'000 + t.nanos();
-}
-
 int64_t AsOf(const google::protobuf::Timestamp* as_of, Clock* clock) {
-  return as_of != nullptr ? Nanos(*as_of) : clock->NowNanos();
+  return as_of != nullptr ? TimestampToNanos(*as_of) : clock->NowNanos();
 }
 
 std::optional<int64_t> Since(bool has, const google::protobuf::Timestamp& t) {
   if (!has) return std::nullopt;
-  return Nanos(t);
+  return TimestampToNanos(t);
 }
 
 std::vector<NamedWindow> Windows(const v1::JobRequest& request) {
   if (request.windows().empty()) return DefaultJobWindows();
   std::vector<NamedWindow> windows;
   for (const auto& d : request.windows()) {
-    const int64_t ns = d.seconds() * 1'000'000'000 + d.nanos();
+    const int64_t ns = DurationToNanos(d);
     windows.push_back({FormatShortDuration(ns), ns});
   }
   return windows;
@@ -79,10 +76,11 @@ grpc::Status QueryService::RunHeavy(grpc::ServerContext* context,
 grpc::Status QueryService::Report(grpc::ServerContext* context,
                                   const v1::ReportRequest* request,
                                   v1::ReportResponse* response) {
-  const int64_t as_of =
-      request->has_as_of() ? Nanos(request->as_of()) : clock_->NowNanos();
+  const int64_t as_of = request->has_as_of()
+                            ? TimestampToNanos(request->as_of())
+                            : clock_->NowNanos();
   std::optional<int64_t> since;
-  if (request->has_since()) since = Nanos(request->since());
+  if (request->has_since()) since = TimestampToNanos(request->since());
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
     absl::StatusOr<core::FleetReport> report =
         ingestor_->Report(as_of, since, cancelled);
