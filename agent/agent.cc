@@ -22,8 +22,9 @@ std::string HostName() {
 
 absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(const AgentFlags& flags,
                                                     Clock* clock,
-                                                    Sleeper* sleeper) {
-  std::unique_ptr<Agent> agent(new Agent(flags, clock, sleeper));
+                                                    Sleeper* sleeper,
+                                                    FileSystem* fs) {
+  std::unique_ptr<Agent> agent(new Agent(flags, clock, sleeper, fs));
   absl::Status s = agent->Init();
   if (!s.ok()) {
     agent->Stop();
@@ -32,11 +33,13 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(const AgentFlags& flags,
   return agent;
 }
 
-Agent::Agent(const AgentFlags& flags, Clock* clock, Sleeper* sleeper)
+Agent::Agent(const AgentFlags& flags, Clock* clock, Sleeper* sleeper,
+             FileSystem* fs)
     : flags_(flags),
       clock_(clock),
       own_sleeper_(sleeper ? nullptr : std::make_unique<RealSleeper>()),
-      sleeper_(sleeper ? sleeper : own_sleeper_.get()) {}
+      sleeper_(sleeper ? sleeper : own_sleeper_.get()),
+      fs_(fs) {}
 
 Agent::~Agent() { Stop(); }
 
@@ -67,7 +70,7 @@ absl::Status Agent::OpenSpools() {
   if (!map.ok()) return map.status();
   for (size_t i = 0; i < map->size(); ++i) {
     auto spool = Spool::Open({ShardSpoolDir(flags_.spool_dir, i, map->size()),
-                              flags_.max_spool_bytes});
+                              flags_.max_spool_bytes, fs_});
     if (!spool.ok()) return spool.status();
     lanes_.push_back({*std::move(spool), nullptr, nullptr});
   }
@@ -88,10 +91,11 @@ void Agent::StartPipeline(const std::string& host) {
   std::vector<EventSink*> sinks;
   for (size_t i = 0; i < lanes_.size(); ++i) {
     Lane& lane = lanes_[i];
-    lane.batcher = std::make_unique<Batcher>(
-        Batcher::Options{flags_.batch_events, flags_.batch_delay, host,
-                         [this] { Kick(); }},
-        lane.spool.get(), clock_, &metrics_);
+    Batcher::Options batching{flags_.batch_events, flags_.batch_delay, host,
+                              [this] { Kick(); }};
+    batching.batch_bytes = flags_.batch_bytes;
+    lane.batcher = std::make_unique<Batcher>(batching, lane.spool.get(), clock_,
+                                             &metrics_);
     lane.uplink = std::make_unique<Uplink>(UplinkOptions(i), lane.spool.get(),
                                            clock_, sleeper_, &metrics_);
     lane.spool->SetAppendListener([u = lane.uplink.get()] { u->Notify(); });
@@ -221,6 +225,11 @@ SpoolStats Agent::SpoolTotals() const {
       total.oldest_received_ns = s.oldest_received_ns;
     }
     total.full = total.full || s.full;
+    total.failing = total.failing || s.failing;
+    if (total.last_error.empty()) total.last_error = s.last_error;
+    total.write_errors += s.write_errors;
+    total.no_space += s.no_space;
+    total.dead_letters += s.dead_letters;
   }
   return total;
 }
@@ -243,11 +252,13 @@ void Agent::RefreshGauges() {
   }
   metrics_.oldest_unsent_age->Set(age);
   metrics_.spool_full->Set(s.full ? 1 : 0);
+  metrics_.spool_failing->Set(s.failing ? 1 : 0);
   metrics_.connected->Set(AllConnected() ? 1 : 0);
 }
 
 std::string Agent::HealthJson() {
   RefreshGauges();
+  const SpoolStats spool = SpoolTotals();
   nlohmann::json j = {
       {"agent_id", agent_id()},
       {"spool_bytes", static_cast<uint64_t>(metrics_.spool_bytes->Value())},
@@ -259,6 +270,10 @@ std::string Agent::HealthJson() {
        static_cast<uint64_t>(metrics_.dropped_events->Value())},
       {"connected", metrics_.connected->Value() > 0},
       {"spool_full", metrics_.spool_full->Value() > 0},
+      {"spool_failing", metrics_.spool_failing->Value() > 0},
+      {"spool_write_errors", spool.write_errors},
+      {"spool_last_error", spool.last_error},
+      {"dead_letter_batches", spool.dead_letters},
   };
   return j.dump();
 }
@@ -275,6 +290,9 @@ HttpResponse Agent::HandleHttp(absl::string_view method,
     std::string json = HealthJson();
     if (metrics_.spool_full->Value() > 0) {
       return {503, "text/plain", absl::StrCat("spool full\n", json, "\n")};
+    }
+    if (metrics_.spool_failing->Value() > 0) {
+      return {503, "text/plain", absl::StrCat("spool failing\n", json, "\n")};
     }
     return {200, "text/plain", absl::StrCat("ok\n", json, "\n")};
   }

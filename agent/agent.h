@@ -38,16 +38,19 @@
 #include "agent/spool.h"
 #include "agent/uplink.h"
 #include "util/clock.h"
+#include "util/file_system.h"
 
 namespace goodput::agent {
 
 class Agent {
  public:
   // Opens the spool, binds the socket and the HTTP address, and starts.
-  // `sleeper` may be null (a RealSleeper is used).
+  // `sleeper` may be null (a RealSleeper is used); so may `fs` (the spools
+  // use the real disk). Neither is owned.
   static absl::StatusOr<std::unique_ptr<Agent>> Start(const AgentFlags& flags,
                                                       Clock* clock,
-                                                      Sleeper* sleeper);
+                                                      Sleeper* sleeper,
+                                                      FileSystem* fs = nullptr);
   ~Agent();
   Agent(const Agent&) = delete;
   Agent& operator=(const Agent&) = delete;
@@ -67,8 +70,8 @@ class Agent {
   Intake& intake() { return *intake_; }
   AgentMetrics& metrics() { return metrics_; }
 
-  // The spools of every shard together: bytes and batches summed, the
-  // oldest batch of any, full if any is.
+  // The spools of every shard together: bytes, batches and errors summed,
+  // the oldest batch of any, full (failing) if any is, a last error of any.
   SpoolStats SpoolTotals() const;
 
   // GET /metrics and GET /healthz.
@@ -84,7 +87,8 @@ class Agent {
     std::unique_ptr<Uplink> uplink;
   };
 
-  Agent(const AgentFlags& flags, Clock* clock, Sleeper* sleeper);
+  Agent(const AgentFlags& flags, Clock* clock, Sleeper* sleeper,
+        FileSystem* fs);
   absl::Status Init();
   // Opens one spool per shard of --server.
   absl::Status OpenSpools();
@@ -110,6 +114,7 @@ class Agent {
   Clock* const clock_;
   std::unique_ptr<RealSleeper> own_sleeper_;
   Sleeper* const sleeper_;
+  FileSystem* const fs_;  // null: the real disk
   AgentMetrics metrics_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;  // of --tls_*
   std::optional<ShardMap> shard_map_;                      // of --server

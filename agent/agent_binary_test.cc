@@ -225,5 +225,22 @@ TEST_F(RunningAgentTest, SigkillLosesNothingAlreadySpooled) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(events[i].step().step(), i + 1);
 }
 
+// Issue 15 item 3: a second agent on a spool directory in use exits 1 with
+// one line naming the directory and the pid holding it.
+TEST_F(RunningAgentTest, SecondAgentOnTheSameSpoolDirExitsOne) {
+  ASSERT_GT(Start({}), 0);
+  Process second = Spawn({absl::StrCat("--server=", server_.address()),
+                          absl::StrCat("--socket=", tmp_.File("b.sock")),
+                          absl::StrCat("--spool_dir=", tmp_.File("spool")),
+                          "--metrics_address=127.0.0.1:0"});
+  ReadAll(second.out);
+  const std::string err = ReadAll(second.err);
+  EXPECT_EQ(Wait(second.pid), 1);
+  EXPECT_THAT(err, HasSubstr(absl::StrCat("spool_dir ", tmp_.File("spool"),
+                                          " is in use by another agent")));
+  EXPECT_THAT(err, HasSubstr(absl::StrCat("locked by pid ", process_.pid)));
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
 }  // namespace
 }  // namespace goodput::agent

@@ -98,6 +98,10 @@ std::vector<FlagSpec> Specs() {
        Duration(&AgentFlags::heartbeat_interval)},
       {"batch_events", "N", "events per batch at most (default 500)",
        Count(&AgentFlags::batch_events, size_t{1})},
+      {"batch_bytes", "BYTES",
+       "serialized bytes per batch at most; keep it below goodputd's "
+       "--max_batch_bytes (default 1MiB)",
+       Bytes(&AgentFlags::batch_bytes)},
       {"batch_delay", "DURATION",
        "longest wait before a batch is spooled (default 200ms)",
        Duration(&AgentFlags::batch_delay)},

@@ -25,6 +25,9 @@ struct AgentFlags {
   std::string accelerator;                         // required with chips
   absl::Duration heartbeat_interval = absl::Seconds(60);
   size_t batch_events = 500;
+  // Serialized bytes per batch at most; below goodputd's --max_batch_bytes
+  // (4 MiB by default), which refuses a larger batch.
+  uint64_t batch_bytes = uint64_t{1} << 20;
   absl::Duration batch_delay = absl::Milliseconds(200);
   uint64_t max_spool_bytes = uint64_t{1} << 30;
   size_t max_in_flight = 8;

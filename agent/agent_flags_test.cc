@@ -26,6 +26,7 @@ TEST(AgentFlagsTest, RequiredFlagsAndDefaults) {
   EXPECT_EQ(f->spool_dir, "/var/spool/goodput");
   EXPECT_EQ(f->metrics_address, "127.0.0.1:7702");  // loopback by default
   EXPECT_EQ(f->batch_events, 500u);
+  EXPECT_EQ(f->batch_bytes, uint64_t{1} << 20);
   EXPECT_EQ(f->batch_delay, absl::Milliseconds(200));
   EXPECT_EQ(f->max_spool_bytes, uint64_t{1} << 30);
   EXPECT_EQ(f->chips, 0);
@@ -36,8 +37,8 @@ TEST(AgentFlagsTest, EveryFlagParses) {
   auto f = ParseAgentFlags(With(
       {"--host=h1", "--metrics_address", "127.0.0.1:9000", "--chips=4",
        "--accelerator=tpu-v5p", "--heartbeat_interval=30s", "--batch_events=10",
-       "--batch_delay=50ms", "--max_spool_bytes=64MiB", "--max_in_flight=2",
-       "--max_line_bytes=4KiB", "--max_connections=9"}));
+       "--batch_bytes=256KiB", "--batch_delay=50ms", "--max_spool_bytes=64MiB",
+       "--max_in_flight=2", "--max_line_bytes=4KiB", "--max_connections=9"}));
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->host, "h1");
   EXPECT_EQ(f->metrics_address, "127.0.0.1:9000");
@@ -45,6 +46,7 @@ TEST(AgentFlagsTest, EveryFlagParses) {
   EXPECT_EQ(f->accelerator, "tpu-v5p");
   EXPECT_EQ(f->heartbeat_interval, absl::Seconds(30));
   EXPECT_EQ(f->batch_events, 10u);
+  EXPECT_EQ(f->batch_bytes, uint64_t{256} << 10);
   EXPECT_EQ(f->batch_delay, absl::Milliseconds(50));
   EXPECT_EQ(f->max_spool_bytes, uint64_t{64} << 20);
   EXPECT_EQ(f->max_in_flight, 2u);
@@ -65,6 +67,7 @@ TEST(AgentFlagsTest, ErrorsNameTheFlag) {
       {With({"--batch_delay=-1s"}), "--batch_delay: must be a positive"},
       {With({"--batch_events=0"}), "--batch_events: must be an integer >= 1"},
       {With({"--max_spool_bytes=1XB"}), "--max_spool_bytes: must be a"},
+      {With({"--batch_bytes=0"}), "--batch_bytes: must be a positive size"},
       {With({"--chips=4"}), "--accelerator: required with --chips"},
       {With({"--accelerator=tpu-v4"}), "--chips: required with"},
       {With({"--chips=-2", "--accelerator=x"}), "--chips: must be an integer"},
@@ -86,10 +89,11 @@ TEST(AgentFlagsTest, HelpNeedsNoOtherFlagAndListsEveryFlag) {
   EXPECT_TRUE(f->help);
   EXPECT_TRUE(ParseAgentFlags({"-h"})->help);
   const std::string usage = AgentUsage();
-  for (const char* flag : {"--server=", "--socket=", "--spool_dir=", "--host=",
-                           "--metrics_address=", "--chips=", "--accelerator=",
-                           "--heartbeat_interval=", "--batch_events=",
-                           "--batch_delay=", "--max_spool_bytes=", "--help"}) {
+  for (const char* flag :
+       {"--server=", "--socket=", "--spool_dir=", "--host=",
+        "--metrics_address=", "--chips=", "--accelerator=",
+        "--heartbeat_interval=", "--batch_events=", "--batch_bytes=",
+        "--batch_delay=", "--max_spool_bytes=", "--help"}) {
     EXPECT_THAT(usage, HasSubstr(flag));
   }
 }

@@ -14,6 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "util/fault_injecting_file_system.h"
+#include "util/posix_file_system.h"
 
 namespace goodput::agent {
 namespace {
@@ -27,6 +29,7 @@ using testing::StepLine;
 using testing::TestIngestServer;
 using testing::WaitFor;
 using Stats = TestIngestServer::Stats;
+using Fault = FaultInjectingFileSystem::Fault;
 
 constexpr absl::Duration kTimeout = absl::Seconds(30);
 
@@ -191,6 +194,113 @@ TEST_F(AgentTest, HealthzIs503AndEventsAreCountedWhenTheSpoolIsFull) {
   EXPECT_EQ(dropped + pending, 20);  // every accepted event is accounted for
   EXPECT_LE(json["spool_bytes"].get<int>(), 400);
   EXPECT_GE(json["oldest_unsent_age_seconds"].get<double>(), 0.0);
+}
+
+// The JSON after /healthz's first line.
+nlohmann::json HealthJson(const testing::HttpResult& health) {
+  return nlohmann::json::parse(health.body.substr(health.body.find('\n') + 1));
+}
+
+// Issue 15 item 7: a full disk used to drop events with /healthz 200 and
+// spool_full false.
+TEST_F(AgentTest, FullDiskIsSpoolFullInHealthzMetricsAndClearsWhenItHasRoom) {
+  PosixFileSystem posix;
+  FaultInjectingFileSystem disk(&posix);
+  AgentFlags flags = Flags();
+  flags.batch_events = 1;
+  auto agent = Agent::Start(flags, &clock_, &sleeper_, &disk);
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  disk.Inject(Fault::kNoSpace, -1);
+  ::testing::internal::CaptureStderr();
+  Send(StepLine("job-d", 1) + StepLine("job-d", 2) + StepLine("job-d", 3));
+  ASSERT_TRUE((*agent)->intake().AwaitStats(
+      [](const Intake::Stats& s) { return s.accepted_lines == 3; }, kTimeout));
+  auto health = HttpGet((*agent)->metrics_port(), "/healthz");
+  ASSERT_TRUE(health.ok());
+  EXPECT_EQ(health->status, 503);
+  EXPECT_THAT(health->body, StartsWith("spool full\n"));
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("spool: dropped 1 events since the last message: "
+                        "RESOURCE_EXHAUSTED: spool full: no space left on the "
+                        "disk: write "));
+  nlohmann::json json = HealthJson(*health);
+  EXPECT_EQ(json["spool_full"], true);
+  EXPECT_EQ(json["dropped_events"], 3);
+  EXPECT_EQ(json["spool_write_errors"], 3);
+  EXPECT_THAT(json["spool_last_error"].get<std::string>(),
+              HasSubstr("No space left on device"));
+  auto metrics = HttpGet((*agent)->metrics_port(), "/metrics");
+  ASSERT_TRUE(metrics.ok());
+  EXPECT_THAT(metrics->body, HasSubstr("goodput_agent_spool_full 1"));
+  EXPECT_THAT(
+      metrics->body,
+      HasSubstr(
+          "goodput_agent_spool_write_errors_total{reason=\"no_space\"} 3"));
+  disk.Clear();  // room again: the next event is spooled and delivered
+  Send(StepLine("job-d", 4));
+  ASSERT_TRUE(server_.Await([](const Stats& s) { return s.events.size() == 1; },
+                            kTimeout));
+  health = HttpGet((*agent)->metrics_port(), "/healthz");
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(HealthJson(*health)["spool_full"], false);
+}
+
+TEST_F(AgentTest, FailingDiskIsReportedAndLosesNothingSpooled) {
+  PosixFileSystem posix;
+  FaultInjectingFileSystem disk(&posix);
+  server_.HoldAcks(true);
+  AgentFlags flags = Flags();
+  flags.batch_events = 1;
+  auto agent = Agent::Start(flags, &clock_, &sleeper_, &disk);
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  Send(StepLine("job-e", 1));
+  ASSERT_TRUE(WaitFor([&] { return (*agent)->spool().Pending().size() == 1; }));
+  disk.Inject(Fault::kRenameFails, -1);
+  ::testing::internal::CaptureStderr();
+  Send(StepLine("job-e", 2));
+  ASSERT_TRUE((*agent)->intake().AwaitStats(
+      [](const Intake::Stats& s) { return s.accepted_lines == 2; }, kTimeout));
+  auto health = HttpGet((*agent)->metrics_port(), "/healthz");
+  ASSERT_TRUE(health.ok());
+  EXPECT_EQ(health->status, 503);
+  EXPECT_THAT(health->body, StartsWith("spool failing\n"));
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("spool: dropped 1 events since the last message: "
+                        "UNKNOWN: rename "));
+  nlohmann::json json = HealthJson(*health);
+  EXPECT_EQ(json["spool_failing"], true);
+  EXPECT_EQ(json["spool_full"], false);
+  EXPECT_EQ(json["dropped_events"], 1);
+  EXPECT_THAT(json["spool_last_error"].get<std::string>(), HasSubstr("rename"));
+  auto metrics = HttpGet((*agent)->metrics_port(), "/metrics");
+  EXPECT_THAT(metrics->body, HasSubstr("goodput_agent_spool_failing 1"));
+  EXPECT_THAT(
+      metrics->body,
+      HasSubstr("goodput_agent_spool_write_errors_total{reason=\"io\"} 1"));
+  disk.Clear();
+  server_.HoldAcks(false);  // the batch spooled before the fault is delivered
+  ASSERT_TRUE(server_.Await([](const Stats& s) { return s.events.size() == 1; },
+                            kTimeout));
+  EXPECT_EQ(server_.stats().events[0].step().step(), 1);
+}
+
+// Issue 15 item 3 (agent half): two agents on one spool dir would share an
+// identity and the server would drop one's batches as duplicates.
+TEST_F(AgentTest, SecondAgentOnTheSameSpoolDirIsRefused) {
+  auto first = StartAgent(Flags());
+  ASSERT_NE(first, nullptr);
+  AgentFlags flags = Flags();
+  flags.socket_path = tmp_.File("other.sock");
+  auto second = Agent::Start(flags, &clock_, &sleeper_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
+  EXPECT_THAT(second.status().message(),
+              HasSubstr(absl::StrCat("spool_dir ", flags.spool_dir,
+                                     " is in use by another agent")));
+  EXPECT_THAT(second.status().message(),
+              HasSubstr(absl::StrCat("locked by pid ", ::getpid())));
+  first.reset();
+  EXPECT_NE(StartAgent(flags), nullptr);
 }
 
 TEST_F(AgentTest, StartFailsWithAClearErrorAndLeavesNothingRunning) {

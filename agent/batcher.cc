@@ -6,6 +6,16 @@
 #include "agent/log.h"
 
 namespace goodput::agent {
+namespace {
+
+// A Batch's own fields: agent_id (a 36-byte UUID) and sequence, tagged.
+constexpr uint64_t kBatchOverheadBytes = 64;
+
+}  // namespace
+
+uint64_t Batcher::EventBytes(const v1::Event& event) {
+  return event.ByteSizeLong() + 1 + 10;  // tag, length varint (<= 10)
+}
 
 Batcher::Batcher(Options options, Spool* spool, Clock* clock,
                  AgentMetrics* metrics)
@@ -19,15 +29,25 @@ Batcher::Batcher(Options options, Spool* spool, Clock* clock,
 
 void Batcher::Add(v1::Event event) {
   if (event.host().empty()) event.set_host(options_.host);
+  const uint64_t bytes = EventBytes(event);
   bool started = false;
   {
     absl::MutexLock lock(&mu_);
+    // Split before the event that would take the batch over batch_bytes.
+    if (!events_.empty() && bytes_ + bytes > options_.batch_bytes) {
+      FlushLocked();
+    }
     if (events_.empty()) {
       first_ns_ = clock_->NowNanos();
+      bytes_ = kBatchOverheadBytes;
       started = true;
     }
     events_.push_back(std::move(event));
-    if (events_.size() >= options_.batch_events) FlushLocked();
+    bytes_ += bytes;
+    if (events_.size() >= options_.batch_events ||
+        bytes_ >= options_.batch_bytes) {
+      FlushLocked();
+    }
   }
   if (started && options_.on_batch_started) options_.on_batch_started();
 }
@@ -63,13 +83,23 @@ void Batcher::FlushLocked() {
   std::vector<v1::Event> batch;
   batch.swap(events_);
   events_.reserve(options_.batch_events);
+  const SpoolStats before = spool_->Stats();  // only this batcher appends
   absl::StatusOr<uint64_t> seq = spool_->Append(std::move(batch), first_ns_);
   if (!seq.ok()) {
+    CountWriteError(before, spool_->Stats());
     ReportDrop(n, seq.status());
     return;
   }
   metrics_->spooled_batches->Increment();
   metrics_->spooled_events->Increment(static_cast<double>(n));
+}
+
+void Batcher::CountWriteError(const SpoolStats& before,
+                              const SpoolStats& after) {
+  const uint64_t no_space = after.no_space - before.no_space;
+  const uint64_t errors = after.write_errors - before.write_errors;
+  metrics_->spool_errors_no_space->Increment(static_cast<double>(no_space));
+  metrics_->spool_errors_io->Increment(static_cast<double>(errors - no_space));
 }
 
 void Batcher::ReportDrop(size_t events, const absl::Status& status) {

@@ -1,10 +1,14 @@
 // Batcher: gathers accepted events into batches for the Spool. A batch is
-// written when it holds `batch_events` events (in Add) or when
+// written when it holds `batch_events` events or when the next event would
+// take its serialized size over `batch_bytes` (in Add: the batch is split on
+// that event's boundary; an event larger than `batch_bytes` goes alone), or
+// when
 // `batch_delay` has passed on the Clock since its first event (in Poll,
 // which the agent's ticker calls; see DeadlineNanos). Fills in `host` on
 // events that lack it. When the spool refuses a batch (full or failing),
-// its events are dropped and counted (goodput_agent_dropped_events_total)
-// with at most one log line a minute: the agent never blocks its clients
+// its events are dropped and counted (goodput_agent_dropped_events_total,
+// and a failed write in goodput_agent_spool_write_errors_total) with at
+// most one log line a minute: the agent never blocks its clients
 // and never holds more than one batch in memory. Does not own the spool,
 // clock or metrics. Thread-safe.
 #ifndef GOODPUT_AGENT_BATCHER_H_
@@ -36,7 +40,13 @@ class Batcher : public EventSink {
     // Called (outside the lock) when an empty batcher gets its first
     // event, so the ticker can recompute its deadline.
     std::function<void()> on_batch_started;
+    // Serialized Batch bytes at most (agent_id and sequence included).
+    uint64_t batch_bytes = uint64_t{1} << 20;
   };
+
+  // An upper bound of what `event` adds to a serialized Batch: its bytes
+  // plus the field's tag and length.
+  static uint64_t EventBytes(const v1::Event& event);
 
   Batcher(Options options, Spool* spool, Clock* clock, AgentMetrics* metrics);
   Batcher(const Batcher&) = delete;
@@ -57,6 +67,8 @@ class Batcher : public EventSink {
   void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReportDrop(size_t events, const absl::Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts the failed writes between two Stats() of the spool by reason.
+  void CountWriteError(const SpoolStats& before, const SpoolStats& after);
 
   const Options options_;
   Spool* const spool_;
@@ -67,6 +79,7 @@ class Batcher : public EventSink {
   mutable absl::Mutex mu_;
   std::vector<v1::Event> events_ ABSL_GUARDED_BY(mu_);
   int64_t first_ns_ ABSL_GUARDED_BY(mu_) = 0;  // arrival of events_[0]
+  uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;    // Batch bytes of events_
   int64_t dropped_unlogged_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

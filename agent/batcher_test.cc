@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "agent/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -22,16 +23,30 @@ v1::Event Step(int step, const std::string& host = "") {
   return e;
 }
 
+// A job_submitted event with 32 labels of 256-byte values (~8.6 KB), as in
+// issue 15, where 300 of them made a batch goodputd refused.
+v1::Event BigEvent(int i) {
+  v1::Event e;
+  e.set_job_id(absl::StrCat("job-", i));
+  auto* labels = e.mutable_job_submitted()->mutable_labels();
+  for (int l = 0; l < 32; ++l) {
+    (*labels)[absl::StrCat("label-", l)] = std::string(256, 'a' + l % 26);
+  }
+  return e;
+}
+
 class BatcherTest : public ::testing::Test {
  protected:
-  void Open(size_t batch_events, uint64_t max_bytes = uint64_t{1} << 30) {
+  void Open(size_t batch_events, uint64_t max_bytes = uint64_t{1} << 30,
+            uint64_t batch_bytes = uint64_t{1} << 20) {
     auto spool = Spool::Open({tmp_.path(), max_bytes});
     ASSERT_TRUE(spool.ok()) << spool.status();
     spool_ = *std::move(spool);
-    batcher_ = std::make_unique<Batcher>(
-        Batcher::Options{batch_events, absl::Milliseconds(200), "host-1",
-                         [this] { ++started_; }},
-        spool_.get(), &clock_, &metrics_);
+    Batcher::Options options{batch_events, absl::Milliseconds(200), "host-1",
+                             [this] { ++started_; }};
+    options.batch_bytes = batch_bytes;
+    batcher_ =
+        std::make_unique<Batcher>(options, spool_.get(), &clock_, &metrics_);
   }
 
   testing::TempDir tmp_;
@@ -102,6 +117,39 @@ TEST_F(BatcherTest, FullSpoolDropsAndCountsEvents) {
   EXPECT_EQ(metrics_.dropped_events->Value(), 6);
   EXPECT_EQ(metrics_.spooled_events->Value(), 0);
   EXPECT_EQ(batcher_->buffered(), 0u);  // memory stays bounded
+}
+
+TEST_F(BatcherTest, SplitsBatchesOnTheEventBoundaryBeforeBatchBytes) {
+  constexpr uint64_t kCap = 100 * 1000;
+  Open(/*batch_events=*/500, uint64_t{1} << 30, kCap);
+  for (int i = 0; i < 300; ++i) batcher_->Add(BigEvent(i));
+  batcher_->Flush();
+  int next = 0;
+  for (uint64_t seq : spool_->Pending()) {
+    auto batch = spool_->Read(seq);
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    EXPECT_LE(batch->ByteSizeLong(), kCap) << "batch " << seq;
+    // Full batches: one more event would not have fit.
+    if (seq != spool_->Pending().back()) {
+      EXPECT_GT(batch->ByteSizeLong() + BigEvent(next).ByteSizeLong(), kCap);
+    }
+    for (const v1::Event& e : batch->events()) {
+      EXPECT_EQ(e.job_id(), absl::StrCat("job-", next++));  // order kept
+    }
+  }
+  EXPECT_EQ(next, 300);
+  EXPECT_GE(spool_->Pending().size(), 26u);  // 300 x ~8.6 KB / 100 KB
+}
+
+TEST_F(BatcherTest, AnEventOverBatchBytesGoesAlone) {
+  Open(/*batch_events=*/500, uint64_t{1} << 30, /*batch_bytes=*/1000);
+  batcher_->Add(Step(1));
+  batcher_->Add(BigEvent(0));
+  batcher_->Add(Step(2));
+  batcher_->Flush();
+  ASSERT_THAT(spool_->Pending(), ElementsAre(1, 2, 3));
+  EXPECT_EQ(spool_->Read(2)->events_size(), 1);
+  EXPECT_EQ(spool_->Read(2)->events(0).job_id(), "job-0");
 }
 
 TEST_F(BatcherTest, FlushWritesAPartialBatch) {

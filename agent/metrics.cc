@@ -58,8 +58,14 @@ AgentMetrics::AgentMetrics()
   oldest_unsent_age =
       NewGauge(r, "goodput_agent_oldest_unsent_event_age_seconds",
                "Age of the oldest event not yet acknowledged (0 when none).");
-  spool_full = NewGauge(r, "goodput_agent_spool_full",
-                        "1 while the spool refuses new batches.");
+  spool_full = NewGauge(
+      r, "goodput_agent_spool_full",
+      "1 while the spool refuses new batches (over --max_spool_bytes, or the "
+      "disk is full).");
+  spool_failing = NewGauge(
+      r, "goodput_agent_spool_failing",
+      "1 while the spool's last write failed on an I/O error (write, fsync, "
+      "rename); cleared by the next write that works.");
   connected = NewGauge(r, "goodput_agent_connected",
                        "1 while a stream to the server is up.");
   sent_batches = NewCounter(r, "goodput_agent_sent_batches_total",
@@ -77,6 +83,26 @@ AgentMetrics::AgentMetrics()
   corrupt_batches =
       NewCounter(r, "goodput_agent_corrupt_batches_total",
                  "Spool files that could not be read back and were discarded.");
+  auto& dead_letters =
+      prometheus::BuildCounter()
+          .Name("goodput_agent_dead_letter_batches_total")
+          .Help(
+              "Batches moved to the spool's dead-letter/ directory and never "
+              "sent again: corrupt (checksum or parse) or refused (the server "
+              "answered INVALID_ARGUMENT, e.g. over --max_batch_bytes).")
+          .Register(r);
+  dead_letter_corrupt = &dead_letters.Add({{"reason", "corrupt"}});
+  dead_letter_refused = &dead_letters.Add({{"reason", "refused"}});
+  auto& spool_errors =
+      prometheus::BuildCounter()
+          .Name("goodput_agent_spool_write_errors_total")
+          .Help(
+              "Batches the spool failed to write (their events are dropped): "
+              "no_space (ENOSPC/EDQUOT: the disk is full), io (failed write, "
+              "fsync or rename).")
+          .Register(r);
+  spool_errors_no_space = &spool_errors.Add({{"reason", "no_space"}});
+  spool_errors_io = &spool_errors.Add({{"reason", "io"}});
   heartbeats = NewCounter(r, "goodput_agent_heartbeats_total",
                           "Heartbeat events emitted by the agent.");
 }

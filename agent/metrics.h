@@ -40,6 +40,7 @@ class AgentMetrics {
   prometheus::Gauge* spool_pending_batches;
   prometheus::Gauge* oldest_unsent_age;
   prometheus::Gauge* spool_full;
+  prometheus::Gauge* spool_failing;
   // Uplink (gRPC to goodputd).
   prometheus::Gauge* connected;
   prometheus::Counter* sent_batches;
@@ -48,6 +49,12 @@ class AgentMetrics {
   prometheus::Counter* server_rejected_events;
   prometheus::Counter* stream_errors;
   prometheus::Counter* corrupt_batches;
+  // Batches moved to the spool's dead-letter/ directory, by reason.
+  prometheus::Counter* dead_letter_corrupt;  // reason="corrupt"
+  prometheus::Counter* dead_letter_refused;  // reason="refused" (by server)
+  // Spool writes (Append) that failed, by reason.
+  prometheus::Counter* spool_errors_no_space;  // reason="no_space"
+  prometheus::Counter* spool_errors_io;        // reason="io"
   // Heartbeat.
   prometheus::Counter* heartbeats;
 

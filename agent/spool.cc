@@ -1,11 +1,8 @@
 #include "agent/spool.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -15,83 +12,89 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "util/crc32c.h"
+#include "util/posix_file_system.h"
 #include "util/uuid.h"
 
 namespace goodput::agent {
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr char kAgentIdFile[] = "agent_id";
 constexpr char kLastSequenceFile[] = "last_sequence";
+constexpr char kLockFile[] = "lock";
+constexpr char kDeadLetterDir[] = "dead-letter";
 constexpr char kTmpSuffix[] = ".tmp";
-
-absl::Status Errno(absl::string_view what, const std::string& path) {
-  return absl::ErrnoToStatus(errno, absl::StrCat(what, " ", path));
-}
+// Batch files start with this magic and the CRC-32C of the rest. A
+// serialized Batch never starts with 'G' (field 8, wire type 7 does not
+// exist), so a file without it is an earlier agent's bare Batch.
+constexpr absl::string_view kBatchMagic = "GPB1";
+constexpr size_t kHeaderBytes = 8;
 
 std::string Join(const std::string& dir, absl::string_view name) {
   return absl::StrCat(dir, "/", name);
 }
 
-absl::Status FsyncDir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("open", dir);
-  int rc = ::fsync(fd);
-  int saved = errno;
-  ::close(fd);
-  errno = saved;
-  return rc == 0 ? absl::OkStatus() : Errno("fsync", dir);
-}
-
-absl::Status WriteAll(int fd, absl::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Errno("write", path);
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return absl::OkStatus();
-}
-
-// tmp file, fsync, rename, fsync of the directory.
-absl::Status WriteFileAtomically(const std::string& dir, absl::string_view name,
+// tmp file (written and fsync'ed), read back and compared, renamed into
+// place, fsync of the directory. Nothing is left behind on error.
+absl::Status WriteFileAtomically(FileSystem* fs, const std::string& dir,
+                                 absl::string_view name,
                                  absl::string_view data) {
   const std::string path = Join(dir, name);
   const std::string tmp = absl::StrCat(path, kTmpSuffix);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("open", tmp);
-  absl::Status s = WriteAll(fd, data, tmp);
-  if (s.ok() && ::fsync(fd) != 0) s = Errno("fsync", tmp);
-  ::close(fd);
-  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    s = Errno("rename", tmp);
+  absl::Status s = fs->WriteFile(tmp, data);
+  if (s.ok()) {
+    absl::StatusOr<std::string> back = fs->ReadFile(tmp);
+    if (!back.ok()) s = back.status();
+    if (back.ok() && *back != data) {
+      s = absl::DataLossError(absl::StrCat(
+          "write ", tmp, ": read back ", back->size(), " of ", data.size(),
+          " bytes, not what was written (torn write)"));
+    }
   }
+  if (s.ok()) s = fs->Rename(tmp, path);
   if (!s.ok()) {
-    ::unlink(tmp.c_str());
+    (void)fs->Remove(tmp);
     return s;
   }
-  return FsyncDir(dir);
+  return fs->SyncDir(dir);
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Errno("open", path);
-  std::string out;
-  char buf[65536];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      absl::Status s = Errno("read", path);
-      ::close(fd);
-      return s;
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+void AppendLittleEndian32(uint32_t v, std::string* out) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+uint32_t LittleEndian32(absl::string_view four) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) {
+    v = (v << 8) | static_cast<unsigned char>(four[i]);
   }
-  ::close(fd);
+  return v;
+}
+
+std::string EncodeBatchFile(absl::string_view payload) {
+  std::string out(kBatchMagic);
+  AppendLittleEndian32(Crc32c(payload), &out);
+  out.append(payload.data(), payload.size());
   return out;
+}
+
+// The serialized Batch inside a batch file's `data`: DataLoss when the
+// checksum does not match. A file without the header is taken whole.
+absl::StatusOr<absl::string_view> DecodeBatchFile(absl::string_view data,
+                                                  const std::string& path) {
+  if (!absl::StartsWith(data, kBatchMagic)) return data;  // earlier agents
+  if (data.size() < kHeaderBytes) {
+    return absl::DataLossError(absl::StrCat(path, ": truncated header"));
+  }
+  const uint32_t want = LittleEndian32(data.substr(4, 4));
+  absl::string_view payload = data.substr(kHeaderBytes);
+  const uint32_t got = Crc32c(payload);
+  if (got != want) {
+    return absl::DataLossError(absl::StrFormat(
+        "%s: checksum mismatch (CRC-32C %08x, header says %08x)", path, got,
+        want));
+  }
+  return payload;
 }
 
 std::string BatchFileName(uint64_t sequence, int64_t received_ns) {
@@ -127,33 +130,35 @@ struct BatchFile {
 };
 
 // Removes leftovers of interrupted writes and lists the batch files.
-absl::StatusOr<std::vector<BatchFile>> ScanDir(const std::string& dir) {
-  std::error_code ec;
+absl::StatusOr<std::vector<BatchFile>> ScanDir(FileSystem* fs,
+                                               const std::string& dir) {
+  absl::StatusOr<std::vector<std::string>> names = fs->ListDir(dir);
+  if (!names.ok()) return names.status();
   std::vector<BatchFile> files;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
+  for (const std::string& name : *names) {
     if (absl::EndsWith(name, kTmpSuffix)) {
-      fs::remove(entry.path(), ec);
+      (void)fs->Remove(Join(dir, name));
       continue;
     }
     BatchFile f;
     if (!ParseBatchFileName(name, &f.sequence, &f.received_ns)) continue;
+    absl::StatusOr<uint64_t> bytes = fs->FileSize(Join(dir, name));
+    if (!bytes.ok()) return bytes.status();
     f.name = name;
-    f.bytes = fs::file_size(entry.path(), ec);
-    if (ec) return absl::InternalError(absl::StrCat(name, ": ", ec.message()));
+    f.bytes = *bytes;
     files.push_back(std::move(f));
   }
-  if (ec) return absl::InternalError(absl::StrCat(dir, ": ", ec.message()));
   return files;
 }
 
 // The identity in `dir`, created unless the directory holds batches of an
 // identity that was lost.
-absl::StatusOr<std::string> LoadOrCreateAgentId(const std::string& dir,
+absl::StatusOr<std::string> LoadOrCreateAgentId(FileSystem* fs,
+                                                const std::string& dir,
                                                 bool has_batches) {
   const std::string path = Join(dir, kAgentIdFile);
-  if (::access(path.c_str(), F_OK) == 0) {
-    auto text = ReadFile(path);
+  if (fs->Exists(path)) {
+    auto text = fs->ReadFile(path);
     if (!text.ok()) return text.status();
     std::string id(absl::StripAsciiWhitespace(*text));
     if (!IsUuid(id)) {
@@ -172,16 +177,17 @@ absl::StatusOr<std::string> LoadOrCreateAgentId(const std::string& dir,
   }
   auto id = RandomUuid();
   if (!id.ok()) return id.status();
-  absl::Status s = WriteFileAtomically(dir, kAgentIdFile, *id + "\n");
+  absl::Status s = WriteFileAtomically(fs, dir, kAgentIdFile, *id + "\n");
   if (!s.ok()) return s;
   return id;
 }
 
 // The persisted high-water mark (0 when the file does not exist).
-absl::StatusOr<uint64_t> LoadLastSequence(const std::string& dir) {
+absl::StatusOr<uint64_t> LoadLastSequence(FileSystem* fs,
+                                          const std::string& dir) {
   const std::string path = Join(dir, kLastSequenceFile);
-  if (::access(path.c_str(), F_OK) != 0) return uint64_t{0};
-  auto text = ReadFile(path);
+  if (!fs->Exists(path)) return uint64_t{0};
+  auto text = fs->ReadFile(path);
   if (!text.ok()) return text.status();
   uint64_t value = 0;
   if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &value)) {
@@ -193,25 +199,46 @@ absl::StatusOr<uint64_t> LoadLastSequence(const std::string& dir) {
   return value;
 }
 
-absl::Status WriteLastSequence(const std::string& dir, uint64_t sequence) {
-  return WriteFileAtomically(dir, kLastSequenceFile,
+absl::Status WriteLastSequence(FileSystem* fs, const std::string& dir,
+                               uint64_t sequence) {
+  return WriteFileAtomically(fs, dir, kLastSequenceFile,
                              absl::StrCat(sequence, "\n"));
+}
+
+// Creates `dir` and takes its lock: one process per identity.
+absl::StatusOr<std::unique_ptr<FileSystem::Lock>> LockSpoolDir(
+    FileSystem* fs, const std::string& dir) {
+  absl::Status s = fs->CreateDirs(dir);
+  if (s.ok()) s = fs->CreateDirs(Join(dir, kDeadLetterDir));
+  if (!s.ok())
+    return absl::Status(s.code(),
+                        absl::StrCat("spool_dir ", dir, ": ", s.message()));
+  auto lock =
+      fs->LockFile(Join(dir, kLockFile), absl::StrCat("pid ", ::getpid()));
+  if (absl::IsFailedPrecondition(lock.status())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "spool_dir ", dir, " is in use by another agent (",
+        lock.status().message(),
+        "): two agents must not share one spool directory and identity; "
+        "give each its own --spool_dir (docs/delivery.md, \"Agent "
+        "identity\")"));
+  }
+  return lock;
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(const Options& options) {
-  std::error_code ec;
-  fs::create_directories(options.dir, ec);
-  if (ec) {
-    return absl::InternalError(
-        absl::StrCat("spool_dir ", options.dir, ": ", ec.message()));
-  }
-  auto files = ScanDir(options.dir);
+  std::unique_ptr<FileSystem> own_fs;
+  if (options.fs == nullptr) own_fs = std::make_unique<PosixFileSystem>();
+  FileSystem* fs = options.fs ? options.fs : own_fs.get();
+  auto lock = LockSpoolDir(fs, options.dir);
+  if (!lock.ok()) return lock.status();
+  auto files = ScanDir(fs, options.dir);
   if (!files.ok()) return files.status();
-  auto agent_id = LoadOrCreateAgentId(options.dir, !files->empty());
+  auto agent_id = LoadOrCreateAgentId(fs, options.dir, !files->empty());
   if (!agent_id.ok()) return agent_id.status();
-  auto stored = LoadLastSequence(options.dir);
+  auto stored = LoadLastSequence(fs, options.dir);
   if (!stored.ok()) return stored.status();
   std::map<uint64_t, Entry> pending;
   uint64_t last = *stored;
@@ -222,18 +249,22 @@ absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(const Options& options) {
   // A crash between a batch's rename and the high-water write: persist the
   // mark now, before the batch can be acked and deleted.
   if (last != *stored) {
-    absl::Status s = WriteLastSequence(options.dir, last);
+    absl::Status s = WriteLastSequence(fs, options.dir, last);
     if (!s.ok()) return s;
   }
-  return std::unique_ptr<Spool>(new Spool(options.dir, options.max_bytes,
-                                          *std::move(agent_id), last,
-                                          std::move(pending)));
+  return std::unique_ptr<Spool>(
+      new Spool(options, std::move(own_fs), *std::move(lock),
+                *std::move(agent_id), last, std::move(pending)));
 }
 
-Spool::Spool(std::string dir, uint64_t max_bytes, std::string agent_id,
+Spool::Spool(const Options& options, std::unique_ptr<FileSystem> own_fs,
+             std::unique_ptr<FileSystem::Lock> lock, std::string agent_id,
              uint64_t last_sequence, std::map<uint64_t, Entry> pending)
-    : dir_(std::move(dir)),
-      max_bytes_(max_bytes),
+    : dir_(options.dir),
+      max_bytes_(options.max_bytes),
+      own_fs_(std::move(own_fs)),
+      fs_(options.fs ? options.fs : own_fs_.get()),
+      lock_(std::move(lock)),
       agent_id_(std::move(agent_id)),
       last_sequence_(last_sequence),
       pending_(std::move(pending)) {
@@ -261,7 +292,7 @@ absl::StatusOr<uint64_t> Spool::WriteBatch(std::vector<v1::Event> events,
   batch.set_agent_id(agent_id_);
   batch.set_sequence(sequence);
   for (v1::Event& e : events) *batch.add_events() = std::move(e);
-  const std::string data = batch.SerializeAsString();
+  const std::string data = EncodeBatchFile(batch.SerializeAsString());
   if (bytes_ + data.size() > max_bytes_) {
     full_ = true;
     return absl::ResourceExhaustedError(absl::StrFormat(
@@ -269,16 +300,35 @@ absl::StatusOr<uint64_t> Spool::WriteBatch(std::vector<v1::Event> events,
         bytes_, max_bytes_, data.size()));
   }
   const std::string name = BatchFileName(sequence, received_ns);
-  absl::Status s = WriteFileAtomically(dir_, name, data);
-  if (s.ok()) s = WriteLastSequence(dir_, sequence);
-  if (!s.ok()) {
-    ::unlink(Join(dir_, name).c_str());  // nothing written on error
-    return s;
-  }
+  absl::Status s = WriteBatchFiles(name, sequence, data);
+  if (!s.ok()) return NoteWriteError(std::move(s));
   last_sequence_ = sequence;
   pending_[sequence] = Entry{name, received_ns, data.size()};
   bytes_ += data.size();
+  full_ = false;
+  failing_ = false;
   return sequence;
+}
+
+absl::Status Spool::WriteBatchFiles(const std::string& name, uint64_t sequence,
+                                    absl::string_view data) {
+  absl::Status s = WriteFileAtomically(fs_, dir_, name, data);
+  if (s.ok()) s = WriteLastSequence(fs_, dir_, sequence);
+  if (!s.ok()) (void)fs_->Remove(Join(dir_, name));  // nothing written
+  return s;
+}
+
+absl::Status Spool::NoteWriteError(absl::Status s) {
+  ++write_errors_;
+  last_error_ = s.ToString();
+  if (!absl::IsResourceExhausted(s)) {
+    failing_ = true;
+    return s;
+  }
+  ++no_space_;
+  full_ = true;
+  return absl::ResourceExhaustedError(
+      absl::StrCat("spool full: no space left on the disk: ", s.message()));
 }
 
 std::vector<uint64_t> Spool::Pending() const {
@@ -307,11 +357,14 @@ absl::StatusOr<v1::Batch> Spool::Read(uint64_t sequence) const {
     }
     path = Join(dir_, it->second.file);
   }
-  auto data = ReadFile(path);  // an I/O error is not DataLoss: retry later
+  auto data = fs_->ReadFile(path);  // an I/O error is not DataLoss: retry
   if (!data.ok()) return data.status();
+  absl::StatusOr<absl::string_view> payload = DecodeBatchFile(*data, path);
+  if (!payload.ok()) return payload.status();
   v1::Batch batch;
-  if (!batch.ParseFromString(*data) || batch.sequence() != sequence ||
-      batch.agent_id() != agent_id_) {
+  if (!batch.ParseFromArray(payload->data(),
+                            static_cast<int>(payload->size())) ||
+      batch.sequence() != sequence || batch.agent_id() != agent_id_) {
     return absl::DataLossError(
         absl::StrCat(path, ": not batch ", sequence, " of ", agent_id_));
   }
@@ -319,10 +372,8 @@ absl::StatusOr<v1::Batch> Spool::Read(uint64_t sequence) const {
 }
 
 absl::Status Spool::RemoveLocked(std::map<uint64_t, Entry>::iterator it) {
-  const std::string path = Join(dir_, it->second.file);
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    return Errno("unlink", path);
-  }
+  absl::Status s = fs_->Remove(Join(dir_, it->second.file));
+  if (!s.ok() && !absl::IsNotFound(s)) return s;
   bytes_ -= it->second.bytes;
   full_ = false;  // space was freed: let the next Append try
   pending_.erase(it);
@@ -347,6 +398,25 @@ absl::Status Spool::Discard(uint64_t sequence) {
   return RemoveLocked(it);
 }
 
+absl::Status Spool::DeadLetter(uint64_t sequence, absl::string_view reason) {
+  absl::MutexLock lock(&mu_);
+  auto it = pending_.find(sequence);
+  if (it == pending_.end()) return absl::OkStatus();
+  const std::string& file = it->second.file;
+  const std::string to = Join(Join(dir_, kDeadLetterDir), file);
+  absl::Status s = fs_->Rename(Join(dir_, file), to);
+  if (s.ok()) {
+    s = fs_->WriteFile(absl::StrCat(to, ".reason"), absl::StrCat(reason, "\n"));
+  } else {
+    (void)fs_->Remove(Join(dir_, file));  // it must not block the spool
+  }
+  ++dead_letters_;
+  bytes_ -= it->second.bytes;
+  full_ = false;
+  pending_.erase(it);
+  return s;
+}
+
 SpoolStats Spool::Stats() const {
   absl::MutexLock lock(&mu_);
   SpoolStats stats;
@@ -357,6 +427,11 @@ SpoolStats Spool::Stats() const {
   }
   stats.last_sequence = last_sequence_;
   stats.full = full_;
+  stats.failing = failing_;
+  stats.last_error = last_error_;
+  stats.write_errors = write_errors_;
+  stats.no_space = no_space_;
+  stats.dead_letters = dead_letters_;
   return stats;
 }
 

@@ -1,24 +1,36 @@
 // Spool: the agent's durable queue of event batches on disk, and its
-// identity (SPEC section 5). Owns its directory's contents; thread-safe
-// (one mutex; the batcher appends while the uplink reads and acks).
+// identity (SPEC section 5). Owns its directory's contents and the lock on
+// it; reads and writes through a FileSystem (util/file_system.h) it does not
+// own unless none is given. Thread-safe (one mutex; the batcher appends
+// while the uplink reads and acks).
 //
 // Layout of the directory:
+//   lock           flock'ed by the one process using this identity; holds
+//                  "pid N". Open fails while another process holds it.
 //   agent_id       the agent's UUID, created on first start and never
 //                  changed (a new directory is a new agent).
 //   last_sequence  the highest sequence ever assigned (decimal), written
 //                  atomically on every Append, so sequences never go back
 //                  even after every batch was acknowledged and deleted.
 //   batch-<20-digit sequence>-<19-digit received ns>.pb
-//                  one serialized goodput.v1.Batch (agent_id, sequence,
-//                  events). The second number is when the batch's first
+//                  one batch: the 4 bytes "GPB1", the CRC-32C of the rest
+//                  (4 bytes, little-endian), then one serialized
+//                  goodput.v1.Batch (agent_id, sequence, events). Files of
+//                  earlier agents have no header (just the Batch) and are
+//                  still read. The second number is when the batch's first
 //                  event reached the agent (Unix ns): the age metric.
+//   dead-letter/   batches that are never sent again (DeadLetter): the
+//                  batch file as it was, and <file>.reason, one line why.
 //   *.tmp          a write in progress; removed at Open.
-// Every file is written to a .tmp name, fsync'ed, renamed into place and
-// the directory fsync'ed, so a crash leaves the old file or the new one.
+// Every file is written to a .tmp name, fsync'ed, read back and compared,
+// renamed into place and the directory fsync'ed, so a crash leaves the old
+// file or the new one, and a successful Append is on disk as written.
 //
 // Bounded: Append refuses with ResourceExhausted, writing nothing, when the
-// batch would take the batch files over `max_bytes`. The caller decides
-// what to do with the events (the agent drops and counts them).
+// batch would take the batch files over `max_bytes`, and when the disk is
+// full (ENOSPC, EDQUOT): both make the spool "full" until an Append works
+// or an Ack frees space. The caller decides what to do with the events
+// (the agent drops and counts them).
 #ifndef GOODPUT_AGENT_SPOOL_H_
 #define GOODPUT_AGENT_SPOOL_H_
 
@@ -32,9 +44,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/event.pb.h"
 #include "proto/service.pb.h"
+#include "util/file_system.h"
 
 namespace goodput::agent {
 
@@ -44,6 +58,13 @@ struct SpoolStats {
   std::optional<int64_t> oldest_received_ns;  // of the oldest pending batch
   uint64_t last_sequence = 0;                 // highest sequence ever assigned
   bool full = false;  // an Append was refused and nothing was acked since
+  // The last Append failed on an I/O error (not a full spool): the disk is
+  // failing. Cleared by the next Append that works.
+  bool failing = false;
+  std::string last_error;     // of the last failed Append; empty if none
+  uint64_t write_errors = 0;  // failed Appends (full disk or I/O)
+  uint64_t no_space = 0;      // of them, refused for ENOSPC/EDQUOT
+  uint64_t dead_letters = 0;  // batches moved to dead-letter/ since Open
 };
 
 class Spool {
@@ -51,6 +72,7 @@ class Spool {
   struct Options {
     std::string dir;                         // created if missing
     uint64_t max_bytes = uint64_t{1} << 30;  // of batch files
+    FileSystem* fs = nullptr;                // not owned; null: the real disk
   };
 
   // Opens (or creates) the spool in `options.dir`, reading what a previous
@@ -90,6 +112,11 @@ class Spool {
   // Deletes the one batch `sequence` (e.g. an unreadable file).
   absl::Status Discard(uint64_t sequence);
 
+  // Moves the batch `sequence` to dead-letter/ with `reason` beside it, so
+  // it is never sent again but can be inspected (the server refused it as
+  // invalid, or its file is corrupt). Not pending afterwards even on error.
+  absl::Status DeadLetter(uint64_t sequence, absl::string_view reason);
+
   SpoolStats Stats() const;
 
  private:
@@ -99,17 +126,28 @@ class Spool {
     uint64_t bytes = 0;
   };
 
-  Spool(std::string dir, uint64_t max_bytes, std::string agent_id,
+  Spool(const Options& options, std::unique_ptr<FileSystem> own_fs,
+        std::unique_ptr<FileSystem::Lock> lock, std::string agent_id,
         uint64_t last_sequence, std::map<uint64_t, Entry> pending);
 
   absl::StatusOr<uint64_t> WriteBatch(std::vector<v1::Event> events,
                                       int64_t received_ns);
+  // Writes the file and the high-water mark of batch `sequence`.
+  absl::Status WriteBatchFiles(const std::string& name, uint64_t sequence,
+                               absl::string_view data)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records a failed Append: full for ENOSPC, failing otherwise.
+  absl::Status NoteWriteError(absl::Status s)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes the file of `it` and forgets it.
   absl::Status RemoveLocked(std::map<uint64_t, Entry>::iterator it)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string dir_;
   const uint64_t max_bytes_;
+  std::unique_ptr<FileSystem> own_fs_;  // when Options::fs was null
+  FileSystem* const fs_;
+  std::unique_ptr<FileSystem::Lock> lock_;  // held for the spool's life
   const std::string agent_id_;
   std::function<void()> listener_;
 
@@ -118,6 +156,11 @@ class Spool {
   std::map<uint64_t, Entry> pending_ ABSL_GUARDED_BY(mu_);
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
   bool full_ ABSL_GUARDED_BY(mu_) = false;
+  bool failing_ ABSL_GUARDED_BY(mu_) = false;
+  std::string last_error_ ABSL_GUARDED_BY(mu_);
+  uint64_t write_errors_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t no_space_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t dead_letters_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace goodput::agent

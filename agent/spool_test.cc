@@ -1,22 +1,29 @@
 #include "agent/spool.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "agent/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "util/fault_injecting_file_system.h"
+#include "util/posix_file_system.h"
 
 namespace goodput::agent {
 namespace {
 
+using Fault = FaultInjectingFileSystem::Fault;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::MatchesRegex;
 using testing::TempDir;
@@ -210,6 +217,168 @@ TEST(SpoolTest, EmptyBatchIsRefusedAndListenerHearsAppends) {
   EXPECT_EQ(heard, 1);
   EXPECT_EQ(spool->NextPendingAfter(0), 1u);
   EXPECT_EQ(spool->NextPendingAfter(1), std::nullopt);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void WriteAll(const std::string& path, const std::string& data) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << data;
+}
+
+// The spool on the real disk under a FaultInjectingFileSystem.
+class FaultySpoolTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Spool> Open() {
+    auto spool = Spool::Open({tmp_.path(), uint64_t{1} << 30, &faulty_});
+    EXPECT_TRUE(spool.ok()) << spool.status();
+    return spool.ok() ? *std::move(spool) : nullptr;
+  }
+  std::set<std::string> BatchFiles() const {
+    std::set<std::string> out;
+    for (const std::string& f : Files(tmp_.path())) {
+      if (f != "agent_id" && f != "last_sequence" && f != "lock" &&
+          f != "dead-letter") {
+        out.insert(f);
+      }
+    }
+    return out;
+  }
+
+  TempDir tmp_;
+  PosixFileSystem posix_;
+  FaultInjectingFileSystem faulty_{&posix_};
+};
+
+TEST_F(FaultySpoolTest, NoSpaceIsSpoolFullAndLosesNothingAcknowledged) {
+  auto spool = Open();
+  ASSERT_TRUE(spool->Append(Events(2), 1).ok());
+  const std::set<std::string> before = BatchFiles();
+  faulty_.Inject(Fault::kNoSpace);
+  auto refused = spool->Append(Events(2), 2);
+  EXPECT_TRUE(absl::IsResourceExhausted(refused.status())) << refused.status();
+  EXPECT_THAT(refused.status().message(), HasSubstr("spool full: no space"));
+  SpoolStats stats = spool->Stats();
+  EXPECT_TRUE(stats.full);
+  EXPECT_FALSE(stats.failing);
+  EXPECT_EQ(stats.no_space, 1u);
+  EXPECT_EQ(stats.write_errors, 1u);
+  EXPECT_THAT(stats.last_error, HasSubstr("No space left on device"));
+  EXPECT_EQ(BatchFiles(), before);  // no half-written file, no .tmp
+  // The disk has room again: the next batch takes the next sequence.
+  EXPECT_EQ(*spool->Append(Events(1), 3), 2u);
+  EXPECT_FALSE(spool->Stats().full);
+  spool.reset();
+  spool = Open();
+  EXPECT_THAT(spool->Pending(), ElementsAre(1, 2));
+  EXPECT_EQ(spool->Read(1)->events_size(), 2);
+}
+
+class FailedWriteTest : public FaultySpoolTest,
+                        public ::testing::WithParamInterface<Fault> {};
+
+TEST_P(FailedWriteTest, IsAnErrorThatLosesNothingAcknowledged) {
+  auto spool = Open();
+  ASSERT_TRUE(spool->Append(Events(2), 1).ok());
+  const std::set<std::string> before = BatchFiles();
+  faulty_.Inject(GetParam());
+  auto failed = spool->Append(Events(2), 2);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_FALSE(absl::IsResourceExhausted(failed.status())) << failed.status();
+  ASSERT_EQ(faulty_.fired(GetParam()), 1);
+  SpoolStats stats = spool->Stats();
+  EXPECT_TRUE(stats.failing);
+  EXPECT_FALSE(stats.full);
+  EXPECT_EQ(stats.write_errors, 1u);
+  EXPECT_EQ(stats.last_error, failed.status().ToString());
+  EXPECT_EQ(stats.pending_batches, 1u);
+  EXPECT_EQ(BatchFiles(), before);
+  EXPECT_EQ(*spool->Append(Events(3), 3), 2u);  // no sequence burned
+  EXPECT_FALSE(spool->Stats().failing);
+  spool.reset();
+  spool = Open();
+  EXPECT_THAT(spool->Pending(), ElementsAre(1, 2));
+  EXPECT_EQ(spool->Read(1)->events_size(), 2);
+  EXPECT_EQ(spool->Read(2)->events_size(), 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, FailedWriteTest,
+                         ::testing::Values(Fault::kFsyncFails,
+                                           Fault::kRenameFails,
+                                           Fault::kTornWrite));
+
+TEST(SpoolChecksumTest, OneChangedByteOfAJobIdIsDataLoss) {
+  TempDir tmp;
+  auto spool = OpenOrDie(tmp.path());
+  ASSERT_TRUE(spool->Append(Events(1, "job-a"), 7).ok());
+  const std::string file =
+      tmp.File("batch-00000000000000000001-0000000000000000007.pb");
+  std::string data = ReadAll(file);
+  ASSERT_TRUE(absl::StartsWith(data, "GPB1"));
+  const size_t at = data.find("job-a");
+  ASSERT_NE(at, std::string::npos);
+  data[at + 4] = 'b';  // still a valid protobuf, of the wrong job
+  WriteAll(file, data);
+  auto batch = spool->Read(1);
+  EXPECT_TRUE(absl::IsDataLoss(batch.status())) << batch.status();
+  EXPECT_THAT(batch.status().message(), HasSubstr("checksum mismatch"));
+}
+
+TEST(SpoolChecksumTest, BareBatchFilesOfEarlierAgentsStillLoad) {
+  TempDir tmp;
+  std::string id;
+  {
+    auto spool = OpenOrDie(tmp.path());
+    id = spool->agent_id();
+  }
+  v1::Batch old;
+  old.set_agent_id(id);
+  old.set_sequence(4);
+  *old.add_events() = Events(1, "old-job")[0];
+  WriteAll(tmp.File("batch-00000000000000000004-0000000000000000009.pb"),
+           old.SerializeAsString());
+  auto spool = OpenOrDie(tmp.path());
+  auto batch = spool->Read(4);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_EQ(batch->events(0).job_id(), "old-job");
+  EXPECT_EQ(*spool->Append(Events(1), 0), 5u);
+}
+
+TEST(SpoolDeadLetterTest, MovesTheBatchAndItsReasonOutOfTheQueue) {
+  TempDir tmp;
+  {
+    auto spool = OpenOrDie(tmp.path());
+    ASSERT_TRUE(spool->Append(Events(2), 5).ok());
+    ASSERT_TRUE(spool->Append(Events(1), 6).ok());
+    const uint64_t bytes = spool->Stats().bytes;
+    ASSERT_TRUE(spool->DeadLetter(1, "server refused: too big").ok());
+    EXPECT_THAT(spool->Pending(), ElementsAre(2));
+    EXPECT_LT(spool->Stats().bytes, bytes);
+    EXPECT_EQ(spool->Stats().dead_letters, 1u);
+  }
+  const std::string dead =
+      tmp.File("dead-letter/batch-00000000000000000001-0000000000000000005.pb");
+  EXPECT_EQ(ReadAll(dead + ".reason"), "server refused: too big\n");
+  EXPECT_TRUE(absl::StartsWith(ReadAll(dead), "GPB1"));
+  auto spool = OpenOrDie(tmp.path());  // dead letters are not pending
+  EXPECT_THAT(spool->Pending(), ElementsAre(2));
+  EXPECT_EQ(*spool->Append(Events(1), 0), 3u);
+}
+
+TEST(SpoolLockTest, ADirectoryInUseIsRefusedUntilReleased) {
+  TempDir tmp;
+  auto first = OpenOrDie(tmp.path());
+  auto second = Spool::Open({tmp.path(), 1 << 20});
+  EXPECT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
+  EXPECT_THAT(
+      second.status().message(),
+      HasSubstr(absl::StrCat("in use by another agent (", tmp.File("lock"),
+                             " is locked by pid ", ::getpid(), ")")));
+  const std::string id = first->agent_id();
+  first.reset();
+  EXPECT_EQ(OpenOrDie(tmp.path())->agent_id(), id);
 }
 
 }  // namespace

@@ -133,15 +133,45 @@ absl::Status Uplink::RunSession() {
   reader.join();
   absl::Status finish = FromGrpc(stream->Finish());
   retry_hint_ = GetRetryHint(context);
+  if (std::optional<uint64_t> refused = EndSession(finish)) {
+    DeadLetterRefused(*refused, finish);
+  }
   absl::MutexLock lock(&mu_);
-  if (retry_hint_) ++stats_.retry_hints;
-  context_ = nullptr;
-  session_active_ = false;
-  in_flight_.clear();
   if (!session_error_.ok()) return session_error_;
   if (!finish.ok()) return finish;
   if (!write_status.ok()) return write_status;
   return absl::UnavailableError("the server closed the stream");
+}
+
+std::optional<uint64_t> Uplink::EndSession(const absl::Status& finish) {
+  absl::MutexLock lock(&mu_);
+  if (retry_hint_) ++stats_.retry_hints;
+  context_ = nullptr;
+  session_active_ = false;
+  std::optional<uint64_t> refused;
+  // The server judges batches in order: the one it refused is the oldest
+  // unacknowledged. Our own protocol errors are not a verdict on a batch.
+  if (absl::IsInvalidArgument(finish) && session_error_.ok() &&
+      !in_flight_.empty()) {
+    refused = in_flight_.front();
+  }
+  in_flight_.clear();
+  return refused;
+}
+
+void Uplink::DeadLetterRefused(uint64_t sequence, const absl::Status& status) {
+  absl::Status s = spool_->DeadLetter(
+      sequence,
+      absl::StrCat("refused by ", options_.server, ": ", status.ToString()));
+  LogLine(absl::StrCat(
+      "uplink: ", options_.server, " refused batch ", sequence, " as invalid (",
+      status.ToString(), "); never resending it: ",
+      s.ok() ? absl::StrCat("moved to ", spool_->dir(), "/dead-letter/")
+             : absl::StrCat("deleted, it could not be moved: ", s.ToString())));
+  metrics_->dead_letter_refused->Increment();
+  absl::MutexLock lock(&mu_);
+  ++stats_.dead_lettered;
+  session_acked_ = true;  // progress: the next stream starts without delay
 }
 
 absl::Status Uplink::WriteBatches(Stream* stream) {
@@ -195,13 +225,19 @@ std::optional<uint64_t> Uplink::WaitForNext(uint64_t last_sent) {
 absl::StatusOr<v1::Batch> Uplink::ReadForSending(uint64_t sequence) {
   absl::StatusOr<v1::Batch> batch = spool_->Read(sequence);
   if (!absl::IsDataLoss(batch.status())) return batch;
-  LogLine(absl::StrCat("spool: discarding unreadable batch ", sequence, ": ",
-                       batch.status().message()));
-  (void)spool_->Discard(sequence);
+  absl::Status s = spool_->DeadLetter(
+      sequence, absl::StrCat("corrupt: ", batch.status().ToString()));
+  LogLine(absl::StrCat(
+      "spool: batch ", sequence, " is corrupt (", batch.status().message(),
+      "); never sending it: ",
+      s.ok() ? absl::StrCat("moved to ", spool_->dir(), "/dead-letter/")
+             : absl::StrCat("deleted, it could not be moved: ", s.ToString())));
   metrics_->corrupt_batches->Increment();
+  metrics_->dead_letter_corrupt->Increment();
   absl::MutexLock lock(&mu_);
   ++stats_.corrupt_batches;
-  return absl::NotFoundError("discarded");
+  ++stats_.dead_lettered;
+  return absl::NotFoundError("dead-lettered");
 }
 
 void Uplink::ReadAcks(Stream* stream, grpc::ClientContext* context) {

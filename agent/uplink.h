@@ -11,7 +11,10 @@
 // server ends with a retry hint (RESOURCE_EXHAUSTED: over its rate limit,
 // util/retry_hint.h) is reopened no sooner than the hint. Events the
 // server rejects are logged with index and reason and counted, never
-// retried.
+// retried. A batch the server refuses whole (the stream ends with
+// INVALID_ARGUMENT, e.g. over its --max_batch_bytes) and a batch whose file
+// is corrupt are moved to the spool's dead-letter/ directory, logged and
+// counted, and the uplink goes on with the next: never retried.
 //
 // Owns its gRPC channel and its thread (one writer; each stream adds one
 // reader thread); does not own the spool, clock, sleeper or metrics.
@@ -63,7 +66,8 @@ class Uplink {
     int64_t duplicate_acks = 0;
     int64_t server_rejected_events = 0;
     int64_t corrupt_batches = 0;
-    int64_t retry_hints = 0;  // streams ended with a server retry hint
+    int64_t dead_lettered = 0;  // corrupt or refused by the server
+    int64_t retry_hints = 0;    // streams ended with a server retry hint
     size_t max_in_flight_seen = 0;
   };
 
@@ -92,12 +96,16 @@ class Uplink {
   void Run();
   // One stream from open to failure; its error.
   absl::Status RunSession();
+  // Clears the ended session's state; the batch the server refused as
+  // invalid (`finish`), if any.
+  std::optional<uint64_t> EndSession(const absl::Status& finish);
+  void DeadLetterRefused(uint64_t sequence, const absl::Status& status);
   // Writes pending batches until the stream breaks or Stop().
   absl::Status WriteBatches(Stream* stream);
   // The next pending batch above `last_sent` once the in-flight window has
   // room; nullopt when stopping or the stream broke.
   std::optional<uint64_t> WaitForNext(uint64_t last_sent);
-  // The batch to send; an unreadable one is discarded (NotFound).
+  // The batch to send; a corrupt one is dead-lettered (NotFound).
   absl::StatusOr<v1::Batch> ReadForSending(uint64_t sequence);
   void ReadAcks(Stream* stream, grpc::ClientContext* context);
   absl::Status HandleAck(const v1::Ack& ack);

@@ -238,7 +238,7 @@ TEST_F(UplinkTest, StopWithAcksOutstandingKeepsBatchesSpooled) {
   EXPECT_EQ(server_.stats().stored_batches, 0);
 }
 
-TEST_F(UplinkTest, UnreadableBatchIsDiscardedAndTheRestDelivered) {
+TEST_F(UplinkTest, CorruptBatchIsDeadLetteredAndTheRestDelivered) {
   AppendBatches(3);
   for (const auto& e : std::filesystem::directory_iterator(tmp_.path())) {
     if (absl::StartsWith(e.path().filename().string(),
@@ -251,6 +251,50 @@ TEST_F(UplinkTest, UnreadableBatchIsDiscardedAndTheRestDelivered) {
   ASSERT_TRUE(AwaitSpoolEmpty());
   EXPECT_THAT(server_.stats().stored_sequences, ::testing::ElementsAre(1, 3));
   EXPECT_EQ(metrics_.corrupt_batches->Value(), 1);
+  EXPECT_EQ(metrics_.dead_letter_corrupt->Value(), 1);
+  EXPECT_EQ(uplink_->stats().dead_lettered, 1);
+  EXPECT_TRUE(std::filesystem::exists(
+      tmp_.File("dead-letter/batch-00000000000000000002-0000000000000000000"
+                ".pb.reason")));
+}
+
+// Issue 15 item 1: goodputd refuses a batch over --max_batch_bytes with
+// INVALID_ARGUMENT. The agent used to resend it forever, holding up every
+// later batch; now it dead-letters it once and goes on.
+TEST_F(UplinkTest, BatchRefusedAsInvalidIsDeadLetteredOnceAndTheRestFlows) {
+  server_.SetMaxBatchBytes(4096);
+  AppendBatches(1);
+  ASSERT_TRUE(spool_->Append(Events(300, std::string(100, 'x'), 1000), 0).ok());
+  AppendBatches(2);
+  StartUplink(/*max_in_flight=*/1);
+  ASSERT_TRUE(AwaitStored(3));
+  ASSERT_TRUE(AwaitSpoolEmpty());
+  EXPECT_THAT(server_.stats().stored_sequences,
+              ::testing::ElementsAre(1, 3, 4));
+  EXPECT_EQ(server_.stats().refused_batches, 1);  // sent once, never again
+  ExpectExactlyOnce(9);
+  EXPECT_EQ(metrics_.dead_letter_refused->Value(), 1);
+  EXPECT_EQ(uplink_->stats().dead_lettered, 1);
+  std::ifstream reason(tmp_.File(
+      "dead-letter/batch-00000000000000000002-0000000000000000000.pb.reason"));
+  std::string line;
+  std::getline(reason, line);
+  EXPECT_THAT(line, ::testing::HasSubstr("INVALID_ARGUMENT: batch: "));
+  EXPECT_THAT(line, ::testing::HasSubstr("exceed --max_batch_bytes=4096"));
+}
+
+TEST_F(UplinkTest, RefusedBatchWithOthersInFlightDeadLettersOnlyItself) {
+  server_.SetMaxBatchBytes(4096);
+  AppendBatches(2);
+  ASSERT_TRUE(spool_->Append(Events(300, std::string(100, 'x'), 1000), 0).ok());
+  AppendBatches(3);
+  StartUplink(/*max_in_flight=*/8);
+  ASSERT_TRUE(AwaitStored(5));
+  ASSERT_TRUE(AwaitSpoolEmpty());
+  EXPECT_THAT(server_.stats().stored_sequences,
+              ::testing::ElementsAre(1, 2, 4, 5, 6));
+  EXPECT_EQ(server_.stats().refused_batches, 1);
+  ExpectExactlyOnce(15);
 }
 
 }  // namespace

@@ -3,12 +3,31 @@
 #include <algorithm>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "proto/service.grpc.pb.h"
 #include "util/grpc_status.h"
 
 namespace goodput::cli {
+namespace {
+
+// gRPC's refusal of a message over the receiver's limit: retrying the same
+// batch cannot help.
+bool IsMessageTooLarge(const absl::Status& s) {
+  return absl::IsResourceExhausted(s) &&
+         absl::StrContains(s.message(), "larger than max");
+}
+
+absl::Status TooLarge(const v1::Batch& batch, const absl::Status& s) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "batch ", batch.sequence(), " of ", batch.events_size(), " events is ",
+      batch.ByteSizeLong(), " bytes, more than goodputd accepts (", s.message(),
+      "): send fewer events per batch (goodputctl send --batch=N) or raise "
+      "goodputd's --max_batch_bytes"));
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<v1::Ack>> BatchSender::Send(
     const std::vector<v1::Batch>& batches, absl::Time deadline) {
@@ -20,8 +39,9 @@ absl::StatusOr<std::vector<v1::Ack>> BatchSender::Send(
     const size_t before = next_ack;
     last = Attempt(batches, deadline, &next_ack, &acks);
     if (next_ack == batches.size()) break;
+    if (IsMessageTooLarge(last)) return TooLarge(batches[next_ack], last);
     if (absl::IsUnauthenticated(last) || absl::IsPermissionDenied(last) ||
-        absl::IsInvalidArgument(last)) {
+        absl::IsInvalidArgument(last) || absl::IsOutOfRange(last)) {
       return last;  // retrying cannot help
     }
     if (next_ack > before) backoff = absl::Milliseconds(100);  // progress

@@ -15,7 +15,10 @@ namespace goodput::cli {
 // `window` unacknowledged; when the stream breaks it reconnects with
 // exponential backoff and resends every unacknowledged batch (the server
 // acknowledges redelivered ones as duplicates), until all are acknowledged
-// or the deadline passes. Does not own the channel. Not thread-safe.
+// or the deadline passes. Refusals that a resend cannot change end it at
+// once: bad credentials, an invalid batch, a sequence out of range, and a
+// batch over the server's message limit (the error gives its size and the
+// flags to change). Does not own the channel. Not thread-safe.
 class BatchSender {
  public:
   BatchSender(std::shared_ptr<grpc::Channel> channel, int window = 8)

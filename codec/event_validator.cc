@@ -8,6 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/time_util.h"
 
@@ -50,15 +51,41 @@ Status CheckSize(absl::string_view field, absl::string_view value,
       absl::StrCat(value.size(), " bytes ", Quote(value)));
 }
 
-Status CheckNonNegative(absl::string_view field, int64_t value) {
-  if (value >= 0) return absl::OkStatus();
-  return Invalid(field, "must be >= 0", absl::StrCat(value));
-}
-
 // FLOPs, bytes and seconds: finite and not negative.
 Status CheckAmount(absl::string_view field, double value) {
   if (std::isfinite(value) && value >= 0) return absl::OkStatus();
   return Invalid(field, "must be finite and >= 0", absl::StrCat(value));
+}
+
+// An amount (CheckAmount) at most `max`, the flag `flag`.
+Status CheckBoundedAmount(absl::string_view field, double value, double max,
+                          absl::string_view flag) {
+  if (Status s = CheckAmount(field, value); !s.ok()) return s;
+  if (value <= max) return absl::OkStatus();
+  return Invalid(field, absl::StrCat("must be at most ", max, " (", flag, ")"),
+                 absl::StrCat(value));
+}
+
+// A count (chips, a step number) in [min, max], the flag `flag`.
+Status CheckCount(absl::string_view field, int64_t value, int64_t min,
+                  int64_t max, absl::string_view flag) {
+  if (value < min) {
+    return Invalid(field, absl::StrCat("must be >= ", min),
+                   absl::StrCat(value));
+  }
+  if (value <= max) return absl::OkStatus();
+  return Invalid(field, absl::StrCat("must be at most ", max, " (", flag, ")"),
+                 absl::StrCat(value));
+}
+
+Status CheckChips(absl::string_view field, int64_t value, int64_t min,
+                  const ValidationLimits& limits) {
+  return CheckCount(field, value, min, limits.max_chips, "--max_chips");
+}
+
+Status CheckStepNumber(absl::string_view field, int64_t value,
+                       const ValidationLimits& limits) {
+  return CheckCount(field, value, 0, limits.max_step, "--max_step");
 }
 
 // Rejects 0 (*_UNSPECIFIED) and numbers the schema does not name.
@@ -101,16 +128,19 @@ Status CheckLabels(const v1::JobSubmitted& job,
 Status CheckJobSubmitted(const v1::JobSubmitted& job,
                          const ValidationLimits& limits) {
   return FirstError(
-      {job.chips() > 0 ? absl::OkStatus()
-                       : Invalid("job_submitted.chips", "must be > 0",
-                                 absl::StrCat(job.chips())),
+      {job.chips() > 0
+           ? CheckChips("job_submitted.chips", job.chips(), 1, limits)
+           : Invalid("job_submitted.chips", "must be > 0",
+                     absl::StrCat(job.chips())),
        CheckEnum("job_submitted.workload", job.workload(),
                  v1::JobSubmitted::Workload_descriptor()),
        CheckSize("job_submitted.accelerator", job.accelerator(), limits),
        CheckSize("job_submitted.framework", job.framework(), limits),
        CheckLabels(job, limits),
-       CheckAmount("job_submitted.step_flops", job.step_flops()),
-       CheckAmount("job_submitted.step_bytes", job.step_bytes())});
+       CheckBoundedAmount("job_submitted.step_flops", job.step_flops(),
+                          limits.max_flops, "--max_flops"),
+       CheckBoundedAmount("job_submitted.step_bytes", job.step_bytes(),
+                          limits.max_bytes, "--max_bytes")});
 }
 
 Status CheckActivity(const v1::Activity& activity,
@@ -118,31 +148,34 @@ Status CheckActivity(const v1::Activity& activity,
   return FirstError(
       {CheckEnum("activity.kind", activity.kind(),
                  v1::Activity::Kind_descriptor()),
-       activity.has_step() ? CheckNonNegative("activity.step", activity.step())
-                           : absl::OkStatus(),
+       activity.has_step()
+           ? CheckStepNumber("activity.step", activity.step(), limits)
+           : absl::OkStatus(),
        CheckSize("activity.name", activity.name(), limits),
        activity.kind() == v1::Activity::CUSTOM && activity.name().empty()
            ? absl::InvalidArgumentError("activity.name: required for CUSTOM")
            : absl::OkStatus()});
 }
 
-Status CheckStep(const v1::Step& step) {
+Status CheckStep(const v1::Step& step, const ValidationLimits& limits) {
   return FirstError(
-      {CheckNonNegative("step.step", step.step()),
-       CheckAmount("step.flops", step.flops()),
-       CheckAmount("step.bytes", step.bytes()),
+      {CheckStepNumber("step.step", step.step(), limits),
+       CheckBoundedAmount("step.flops", step.flops(), limits.max_flops,
+                          "--max_flops"),
+       CheckBoundedAmount("step.bytes", step.bytes(), limits.max_bytes,
+                          "--max_bytes"),
        CheckAmount("step.input_wait_seconds", step.input_wait_seconds()),
        CheckAmount("step.idle_seconds", step.idle_seconds())});
 }
 
 Status CheckHeartbeat(const v1::Event& e, const ValidationLimits& limits) {
-  return FirstError({e.host().empty()
-                         ? absl::InvalidArgumentError(
-                               "host: required for heartbeat, got \"\"")
-                         : absl::OkStatus(),
-                     CheckNonNegative("heartbeat.chips", e.heartbeat().chips()),
-                     CheckSize("heartbeat.accelerator",
-                               e.heartbeat().accelerator(), limits)});
+  return FirstError(
+      {e.host().empty() ? absl::InvalidArgumentError(
+                              "host: required for heartbeat, got \"\"")
+                        : absl::OkStatus(),
+       CheckChips("heartbeat.chips", e.heartbeat().chips(), 0, limits),
+       CheckSize("heartbeat.accelerator", e.heartbeat().accelerator(),
+                 limits)});
 }
 
 Status CheckBody(const v1::Event& e, const ValidationLimits& limits) {
@@ -150,13 +183,13 @@ Status CheckBody(const v1::Event& e, const ValidationLimits& limits) {
     case v1::Event::kJobSubmitted:
       return CheckJobSubmitted(e.job_submitted(), limits);
     case v1::Event::kAllocation:
-      return CheckNonNegative("allocation.chips", e.allocation().chips());
+      return CheckChips("allocation.chips", e.allocation().chips(), 0, limits);
     case v1::Event::kActivity:
       return CheckActivity(e.activity(), limits);
     case v1::Event::kStep:
-      return CheckStep(e.step());
+      return CheckStep(e.step(), limits);
     case v1::Event::kCheckpoint:
-      return CheckNonNegative("checkpoint.step", e.checkpoint().step());
+      return CheckStepNumber("checkpoint.step", e.checkpoint().step(), limits);
     case v1::Event::kInterruption:
       return CheckEnum("interruption.reason", e.interruption().reason(),
                        v1::Interruption::Reason_descriptor());
@@ -185,6 +218,18 @@ Status CheckTime(const v1::Event& e, const ValidationLimits& limits) {
   if (!limits.now_ns.has_value()) return absl::OkStatus();
   const absl::int128 at =
       absl::int128(t.seconds()) * kNanosPerSecond + t.nanos();
+  if (limits.max_age_ns > 0 &&
+      at < absl::int128(*limits.now_ns) - limits.max_age_ns) {
+    return Invalid(
+        "time",
+        absl::StrCat("more than ",
+                     absl::FormatDuration(absl::Nanoseconds(limits.max_age_ns)),
+                     " in the past (--max_event_age; now ",
+                     TimeUtil::ToString(
+                         TimeUtil::NanosecondsToTimestamp(*limits.now_ns)),
+                     ")"),
+        TimeUtil::ToString(t));
+  }
   if (at <= absl::int128(*limits.now_ns) + limits.max_future_ns) {
     return absl::OkStatus();
   }

@@ -24,9 +24,20 @@ struct ValidationLimits {
   // Most labels on one job_submitted.
   size_t max_labels = 32;
   // The receiver's clock (Unix ns). When set, events stamped more than
-  // `max_future_ns` after it are rejected; unset for offline replay.
+  // `max_future_ns` after it, or more than `max_age_ns` before it (0 = no
+  // limit), are rejected; unset for offline replay.
   std::optional<int64_t> now_ns;
   int64_t max_future_ns = int64_t{300} * 1000 * 1000 * 1000;
+  int64_t max_age_ns = int64_t{5} * 365 * 24 * 3600 * 1000 * 1000 * 1000;
+  // Largest values accepted (goodputd --max_chips and so on; values above
+  // them are rejected naming the field, like the limits above): chips of
+  // job_submitted, allocation and heartbeat; FLOPs and bytes of a step (and
+  // job_submitted's per-step defaults); step numbers of step, checkpoint
+  // and activity.
+  int64_t max_chips = int64_t{1} << 20;
+  double max_flops = 1e24;
+  double max_bytes = 1e22;
+  int64_t max_step = int64_t{1000} * 1000 * 1000 * 1000;
 };
 
 // OK, or InvalidArgument with the first problem found, formatted as

@@ -1,6 +1,7 @@
 #include "codec/event_validator.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "codec/reference_decoder.h"
@@ -105,6 +106,90 @@ TEST(EventValidatorTest, FutureLimitAppliesOnlyWithAClock) {
               HasSubstr("time: more than 300s in the future (now "
                         "2026-11-22T09:54:59.999999999Z), got "
                         "2026-11-22T10:00:00Z"));
+}
+
+// Absurd values (issue 15.9): each bound accepts its limit and rejects one
+// above it, naming the field, the bound's flag and the value.
+TEST(EventValidatorTest, ValuesAboveTheirBoundsAreRejectedNamingTheField) {
+  ValidationLimits limits;
+  limits.max_chips = 1000;
+  limits.max_flops = 1e20;
+  limits.max_bytes = 1e18;
+  limits.max_step = 100;
+  struct Case {
+    std::string ok, bad, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"("job_submitted":{"chips":1000,"workload":1})",
+            R"("job_submitted":{"chips":1001,"workload":1})",
+            "job_submitted.chips: must be at most 1000 (--max_chips), got "
+            "1001"},
+           {R"("allocation":{"chips":1000})",
+            R"("allocation":{"chips":9223372036854775807})",
+            "allocation.chips: must be at most 1000 (--max_chips), got "
+            "9223372036854775807"},
+           {R"("step":{"step":100,"flops":1e20,"bytes":1e18})",
+            R"("step":{"step":101})",
+            "step.step: must be at most 100 (--max_step), got 101"},
+           {R"("step":{"step":1,"flops":1e20})",
+            R"("step":{"step":1,"flops":1e308})",
+            "step.flops: must be at most 1e+20 (--max_flops), got 1e+308"},
+           {R"("step":{"step":1,"bytes":1e18})",
+            R"("step":{"step":1,"bytes":1.5e18})",
+            "step.bytes: must be at most 1e+18 (--max_bytes), got 1.5e+18"},
+           {R"("job_submitted":{"chips":1,"workload":1,"step_flops":1e20})",
+            R"("job_submitted":{"chips":1,"workload":1,"step_flops":2e20})",
+            "job_submitted.step_flops: must be at most 1e+20 (--max_flops), "
+            "got 2e+20"},
+           {R"("checkpoint":{"step":100})", R"("checkpoint":{"step":101})",
+            "checkpoint.step: must be at most 100 (--max_step), got 101"},
+           {R"("activity":{"kind":"RESTORE","step":100})",
+            R"("activity":{"kind":"RESTORE","step":101})",
+            "activity.step: must be at most 100 (--max_step), got 101"}}) {
+    EXPECT_TRUE(ValidateEvent(Parse(Line(c.ok)), limits).ok()) << c.ok;
+    EXPECT_EQ(Message(Parse(Line(c.bad)), limits), c.message);
+  }
+  v1::Event beat = Parse(
+      R"({"time":"2026-11-22T10:00:00Z","host":"h","heartbeat":{"chips":1001}})");
+  EXPECT_EQ(Message(beat, limits),
+            "heartbeat.chips: must be at most 1000 (--max_chips), got 1001");
+}
+
+TEST(EventValidatorTest, DefaultBoundsRejectTheAbsurd) {
+  const ValidationLimits limits;
+  EXPECT_THAT(
+      Message(
+          Parse(Line(
+              R"("job_submitted":{"chips":9223372036854775807,"workload":1})")),
+          limits),
+      HasSubstr("(--max_chips)"));
+  EXPECT_THAT(
+      Message(Parse(Line(R"("step":{"step":1,"flops":1e308})")), limits),
+      HasSubstr("(--max_flops)"));
+}
+
+TEST(EventValidatorTest, AgeLimitAppliesOnlyWithAClock) {
+  const v1::Event e = Parse(Line(R"("started":{})"));  // 10:00:00Z
+  ValidationLimits limits;
+  limits.max_age_ns = int64_t{86400} * 1000000000;  // one day
+  EXPECT_TRUE(ValidateEvent(e, limits).ok());
+  limits.now_ns = (int64_t{1795341600} + 86400) * 1000000000;
+  EXPECT_TRUE(ValidateEvent(e, limits).ok());  // exactly one day old
+  *limits.now_ns += 1;
+  EXPECT_EQ(Message(e, limits),
+            "time: more than 24h in the past (--max_event_age; now "
+            "2026-11-23T10:00:00.000000001Z), got 2026-11-22T10:00:00Z");
+  limits.max_age_ns = 0;  // no limit
+  EXPECT_TRUE(ValidateEvent(e, limits).ok());
+  // The default (5 years) refuses year 1 and ten years back.
+  const ValidationLimits defaults{.now_ns = *limits.now_ns};
+  v1::Event old = e;
+  old.mutable_time()->set_seconds(1795341600 - 10 * 365 * 86400);
+  EXPECT_THAT(Message(old, defaults), HasSubstr("--max_event_age"));
+  old.mutable_time()->set_seconds(-62135596800);  // 0001-01-01
+  EXPECT_THAT(Message(old, defaults), HasSubstr("--max_event_age"));
+  old.mutable_time()->set_seconds(1795341600 - 3 * 365 * 86400);
+  EXPECT_TRUE(ValidateEvent(old, defaults).ok());
 }
 
 TEST(EventValidatorTest, LimitsAreConfigurable) {

@@ -12,6 +12,9 @@ namespace {
 
 using Kind = TimelineEntry::Kind;
 
+// An attempt's state before its first activity or step (SPEC rule 2).
+constexpr char kNothingReported[] = "IDLE";
+
 // The text of an activity span, e.g. "CUSTOM eval" or "RESTORE step 500".
 std::string ActivityText(const v1::Activity& a) {
   std::string text = v1::Activity::Kind_Name(a.kind());
@@ -43,9 +46,11 @@ class TimelineBuilder {
   void Interruption(const v1::Event& e);
   void Ended(const v1::Event& e);
 
-  // Starts an attempt (named by the event's attempt, else "#N") in the
-  // stepping activity; `mark` adds a STARTED mark.
+  // Starts an attempt (named by the event's attempt, else "#N") that has
+  // reported nothing yet; `mark` adds a STARTED mark.
   void StartAttempt(const v1::Event& e, bool mark);
+  // The attempt's first report is a step: its spans so far were stepping.
+  void GapWasStepping();
   // Closes the open span at `t` and opens (attempt_, `what`) unless that
   // is already open.
   void Open(int64_t t, const std::string& what);
@@ -63,7 +68,8 @@ class TimelineBuilder {
   int attempts_ = 0;
   int64_t requested_ = 0;
   bool serving_ = false;
-  bool ran_ = false;  // ever all-allocated or started
+  bool ran_ = false;       // ever all-allocated or started
+  bool reported_ = false;  // the attempt sent an activity or step
   bool ended_ = false;
 };
 
@@ -117,12 +123,14 @@ void TimelineBuilder::Started(const v1::Event& e) {
 
 void TimelineBuilder::Activity(const v1::Event& e) {
   if (attempt_.empty()) StartAttempt(e, false);
+  reported_ = true;
   activity_ = ActivityText(e.activity());
   Open(EventTimeNanos(e), activity_);
 }
 
 void TimelineBuilder::Step(const v1::Event& e) {
   if (attempt_.empty()) StartAttempt(e, false);
+  if (!reported_) GapWasStepping();
   if (!Stepping()) {
     activity_ = SteppingKind();
     Open(EventTimeNanos(e), activity_);
@@ -171,8 +179,21 @@ void TimelineBuilder::StartAttempt(const v1::Event& e, bool mark) {
   attempt_ = e.attempt().empty() ? absl::StrCat("#", attempts_) : e.attempt();
   ran_ = true;
   if (mark) Mark(t, attempt_, "STARTED");
-  activity_ = SteppingKind();
+  activity_ = kNothingReported;
+  reported_ = false;
   Open(t, activity_);
+}
+
+void TimelineBuilder::GapWasStepping() {
+  reported_ = true;
+  activity_ = SteppingKind();
+  if (span_ && span_->what == kNothingReported) span_->what = activity_;
+  for (auto it = out_->rbegin(); it != out_->rend() && it->attempt == attempt_;
+       ++it) {
+    if (it->kind == Kind::kSpan && it->what == kNothingReported) {
+      it->what = activity_;
+    }
+  }
 }
 
 void TimelineBuilder::Open(int64_t t, const std::string& what) {

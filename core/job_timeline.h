@@ -22,7 +22,8 @@ struct TimelineEntry {
   int64_t end_ns = 0;   // == start_ns for marks
   std::string attempt;  // the attempt's id or "#N"; "" outside attempts
   // Spans: "QUEUED", "ALLOCATED", "RECOVERING", or the activity kind
-  // ("TRAINING", "CUSTOM eval", "RESTORE step 500"). Marks: "STARTED",
+  // ("TRAINING", "CUSTOM eval", "RESTORE step 500"; "IDLE" also for an
+  // attempt that has reported nothing yet). Marks: "STARTED",
   // "INTERRUPTED PREEMPTED", "NOTICE MAINTENANCE", "ENDED SUCCEEDED".
   std::string what;
   std::optional<int64_t> first_step;  // spans: steps completed in the span
@@ -36,7 +37,9 @@ struct TimelineEntry {
 // `as_of_ns` are ignored), applied in SPEC section 3 rule 1 order. It
 // describes the events, not the attribution: a span starts where the
 // job's state or activity changes (an attempt starts at `started` or at
-// its first activity or step; an interruption that is not a notice ends
+// its first activity or step, and is IDLE until its first report; if that
+// report is a step, its spans so far become TRAINING or SERVING: SPEC
+// section 3 rule 2; an interruption that is not a notice ends
 // it and starts RECOVERING; an allocation below the requested chips starts
 // RECOVERING, or QUEUED before the job first ran), and the last span ends
 // at job_ended or, still ongoing, at `as_of_ns`. Zero-length spans without

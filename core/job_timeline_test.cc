@@ -100,7 +100,7 @@ TEST(BuildJobTimelineTest, AllocatedBeforeTheProgramStarts) {
             "10:05:00"),
       ElementsAre("10:00:00-10:02:00 - QUEUED", "10:02:00-10:03:00 - ALLOCATED",
                   "10:03:00 #1 ! STARTED",
-                  "10:03:00-10:05:00 #1 TRAINING ongoing"));
+                  "10:03:00-10:05:00 #1 IDLE ongoing"));  // rule 2
 }
 
 TEST(BuildJobTimelineTest, ImplicitSubmissionAndAttemptAtFirstStep) {
@@ -123,10 +123,10 @@ TEST(BuildJobTimelineTest, AttemptIdsNameAttemptsAndDuplicateStartedIsIgnored) {
 10:00:30 {"attempt":"b2","started":{}}
 )",
             "10:00:40"),
-      ElementsAre("10:00:00 a1 ! STARTED", "10:00:00-10:00:20 a1 TRAINING",
+      ElementsAre("10:00:00 a1 ! STARTED", "10:00:00-10:00:20 a1 IDLE",
                   "10:00:20 a1 ! INTERRUPTED FAILED",
                   "10:00:20-10:00:30 - RECOVERING", "10:00:30 b2 ! STARTED",
-                  "10:00:30-10:00:40 b2 TRAINING ongoing"));
+                  "10:00:30-10:00:40 b2 IDLE ongoing"));
 }
 
 TEST(BuildJobTimelineTest, NoticeIsAMarkThatEndsNothing) {
@@ -251,15 +251,48 @@ TEST(BuildJobTimelineTest, InterruptionOutsideAnAttemptIsOnlyAMark) {
 }
 
 TEST(BuildJobTimelineTest, EventsAfterJobEndedAreIgnored) {
-  EXPECT_THAT(
-      Lines(R"(
+  EXPECT_THAT(Lines(R"(
 10:00:00 {"started":{}}
 10:00:10 {"job_ended":{"outcome":"SUCCEEDED"}}
 10:00:20 {"step":{"step":9}}
 )",
-            "10:00:30"),
-      ElementsAre("10:00:00 #1 ! STARTED", "10:00:00-10:00:10 #1 TRAINING",
-                  "10:00:10 #1 ! ENDED SUCCEEDED"));
+                    "10:00:30"),
+              ElementsAre("10:00:00 #1 ! STARTED", "10:00:00-10:00:10 #1 IDLE",
+                          "10:00:10 #1 ! ENDED SUCCEEDED"));
+}
+
+// SPEC rule 2: an attempt is IDLE until its first report; a first activity
+// leaves that span IDLE, a first step makes the attempt's spans so far
+// stepping (the short allocation's RECOVERING stays).
+TEST(BuildJobTimelineTest, BeforeTheFirstReportAnAttemptIsIdle) {
+  EXPECT_THAT(Lines(R"(
+10:00:00 {"started":{}}
+10:00:04 {"activity":{"kind":"TRAINING"}}
+10:00:07 {"step":{"step":1}}
+)",
+                    "10:00:07"),
+              ElementsAre("10:00:00 #1 ! STARTED", "10:00:00-10:00:04 #1 IDLE",
+                          "10:00:04-10:00:07 #1 TRAINING steps 1-1 ongoing"));
+}
+
+TEST(BuildJobTimelineTest, AFirstStepMakesTheAttemptsSpansStepping) {
+  const std::string events = R"(
+10:00:00 {"job_submitted":{"chips":4,"workload":"SERVING"}}
+10:00:00 {"allocation":{"chips":4}}
+10:00:00 {"started":{}}
+10:00:02 {"allocation":{"chips":2}}
+10:00:04 {"allocation":{"chips":4}}
+10:00:07 {"step":{"step":1}}
+)";
+  EXPECT_THAT(Lines(events, "10:00:05"),
+              ElementsAre("10:00:00 #1 ! STARTED", "10:00:00-10:00:02 #1 IDLE",
+                          "10:00:02-10:00:04 #1 RECOVERING",
+                          "10:00:04-10:00:05 #1 IDLE ongoing"));
+  EXPECT_THAT(
+      Lines(events, "10:00:07"),
+      ElementsAre("10:00:00 #1 ! STARTED", "10:00:00-10:00:02 #1 SERVING",
+                  "10:00:02-10:00:04 #1 RECOVERING",
+                  "10:00:04-10:00:07 #1 SERVING steps 1-1 ongoing"));
 }
 
 }  // namespace

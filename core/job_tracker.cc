@@ -165,11 +165,13 @@ void JobTracker::OnAllocation(int64_t chips) {
 void JobTracker::OnStarted(const Event& e, int64_t t) {
   job_event_seen_ = true;
   recovering_ = false;
+  GapToIdle(&sink_);  // the new attempt begins here (rule 2)
   StartAttempt(e.attempt());
 }
 
 void JobTracker::OnActivity(const Event& e, int64_t t) {
   EnsureRunning(e, t);
+  FirstReport(/*step=*/false);
   const Activity& act = e.activity();
   Attempt* a = Current();
   if (act.kind() == Activity::COMPILE && !a->max_step) a->compile_seen = true;
@@ -196,6 +198,7 @@ void JobTracker::OnStep(const Event& e, int64_t t) {
     recog_.recover_from_ns.reset();
     a = Current();
   }
+  FirstReport(/*step=*/true);
   const bool first = !a->max_step.has_value();
   StepTime st = MeasureStep(s, StepsCompleted(s));
   if (first && !a->resumed) Resume(s.step() - 1);
@@ -229,6 +232,7 @@ void JobTracker::OnInterruption(const Event& e) {
     ++recog_.notices[reason];
     return;
   }
+  GapToIdle(&sink_);
   if (running_) {
     recog_.ending_reason = reason;
     EndAttempt();
@@ -239,6 +243,7 @@ void JobTracker::OnInterruption(const Event& e) {
 
 void JobTracker::OnJobEnded(const v1::JobEnded& e, int64_t t) {
   const bool succeeded = e.outcome() == v1::JobEnded::SUCCEEDED;
+  GapToIdle(&sink_);
   if (running_) {
     FreezeFirstStep();
     SettleOpenStep(succeeded ? Category::kIdle : Category::kLost);
@@ -263,7 +268,7 @@ void JobTracker::Attribute(int64_t from, int64_t to, Sink* sink) const {
     Category c = ever_allocated_ ? Category::kRecovery : Category::kQueued;
     return AddInterval(c, from, to, sink);
   }
-  if (!running_) return AddInterval(Category::kIdle, from, to, sink);
+  if (!running_ || !Current()->reported) return AccrueGap(from, to, sink);
   if (Stepping()) return AccrueStep(from, to, sink);
   const Category c = CategoryOf(activity_);
   AddInterval(c, from, to, sink);
@@ -273,14 +278,44 @@ void JobTracker::Attribute(int64_t from, int64_t to, Sink* sink) const {
 }
 
 void JobTracker::AccrueStep(int64_t from, int64_t to, Sink* sink) const {
-  // Rule 2: in-flight time past stall_after after the last event is a hang.
+  AccrueUntilStall(from, to, &sink->open_ns, &sink->open_prefix_ns, sink);
+}
+
+// Rule 2: the gap may become step time, so it stalls as in-flight time does.
+void JobTracker::AccrueGap(int64_t from, int64_t to, Sink* sink) const {
+  AccrueUntilStall(from, to, &sink->gap_ns, &sink->gap_prefix_ns, sink);
+}
+
+// Adds [from, to) to `*ns` (and its part before the window to `*prefix_ns`)
+// up to stall_after after the last event; the rest is a hang: idle (rule 2).
+void JobTracker::AccrueUntilStall(int64_t from, int64_t to, int64_t* ns,
+                                  int64_t* prefix_ns, Sink* sink) const {
   const int64_t stall = last_event_ns_ + config_->stall_after_ns;
   const int64_t mid = std::clamp(stall, from, to);
-  sink->open_ns += mid - from;
+  *ns += mid - from;
   if (config_->since_ns > from) {
-    sink->open_prefix_ns += std::min(mid, config_->since_ns) - from;
+    *prefix_ns += std::min(mid, config_->since_ns) - from;
   }
   AddInterval(Category::kIdle, mid, to, sink);
+}
+
+// Rule 2: the gap before an attempt's first report stays idle unless that
+// report is a step.
+void JobTracker::GapToIdle(Sink* sink) const {
+  sink->nanos[Index(Category::kIdle)] += sink->gap_ns - sink->gap_prefix_ns;
+  sink->gap_ns = sink->gap_prefix_ns = 0;
+}
+
+// Rule 2: the current attempt's first activity leaves the gap idle; its
+// first step (an attempt that reports no activities) takes it as its time.
+void JobTracker::FirstReport(bool step) {
+  Attempt* a = Current();
+  if (a->reported) return;
+  a->reported = true;
+  if (!step) return GapToIdle(&sink_);
+  sink_.open_ns += sink_.gap_ns;
+  sink_.open_prefix_ns += sink_.gap_prefix_ns;
+  sink_.gap_ns = sink_.gap_prefix_ns = 0;
 }
 
 void JobTracker::AddInterval(Category c, int64_t from, int64_t to,
@@ -343,6 +378,7 @@ void JobTracker::StartAttempt(const std::string& id) {
 }
 
 void JobTracker::EndAttempt() {
+  GapToIdle(&sink_);
   FreezeFirstStep();
   ++recog_.interruptions[recog_.ending_reason];
   recog_.ending_reason = kNumReasons - 1;

@@ -19,7 +19,9 @@ namespace goodput::core {
 enum class ApplyResult { kApplied, kDuplicate };
 
 // The JobTrackerState layout that SaveState writes and FromState reads.
-inline constexpr uint32_t kJobTrackerStateVersion = 1;
+// Version 2: rule 2's start gap (Sink.gap_ns, Attempt.reported); a
+// version-1 record held the gap in the open step and is rebuilt instead.
+inline constexpr uint32_t kJobTrackerStateVersion = 2;
 
 // The goodput state machine of one job (SPEC section 3): takes the job's
 // events in apply order and attributes every instant of its lifetime to one
@@ -70,9 +72,10 @@ class JobTracker {
   //    (a window that starts at or after every instant attributed so
   //    far): all time attributed so far lies before the window, so its
   //    window parts become zero (category and custom nanos, productive
-  //    costed time and ideal seconds, the open step's time is all before
-  //    the window, completions' window time and ideal, first steps' time
-  //    all before the window, recognition's pending sums); the rest
+  //    costed time and ideal seconds, the open step's time and rule 2's
+  //    start gap are all before the window, completions' window time and
+  //    ideal, first steps' time all before the window, recognition's
+  //    pending sums); the rest
   //    (steps, durability, at-risk time, the compile mean, observations,
   //    counters) does not depend on the window and is kept.
   // Any other config (since_ns before the state's cursor, a state saved
@@ -110,6 +113,7 @@ class JobTracker {
     bool ended = false;
     bool compile_seen = false;  // a COMPILE activity before the first step
     bool resumed = false;       // its resume point was applied (rule 7)
+    bool reported = false;      // its first activity or step was applied
   };
 
   // Where attributed time goes: final category time plus the open step.
@@ -118,6 +122,12 @@ class JobTracker {
     std::map<std::string, int64_t> custom;
     int64_t open_ns = 0;         // time accrued to the next step
     int64_t open_prefix_ns = 0;  // ... of which before the window
+    // Rule 2: idle time before the attempt's first report (or, with no
+    // attempt running, since the job was last all-allocated), held apart
+    // until that report decides it: idle for an activity, the step's time
+    // for a step. Reports show it as idle; counters wait.
+    int64_t gap_ns = 0;
+    int64_t gap_prefix_ns = 0;  // ... of which before the window
   };
 
   // The first completed step of an attempt with no COMPILE before it;
@@ -164,6 +174,11 @@ class JobTracker {
   // --- Attribution.
   void Attribute(int64_t from, int64_t to, Sink* sink) const;
   void AccrueStep(int64_t from, int64_t to, Sink* sink) const;
+  void AccrueGap(int64_t from, int64_t to, Sink* sink) const;
+  void AccrueUntilStall(int64_t from, int64_t to, int64_t* ns,
+                        int64_t* prefix_ns, Sink* sink) const;
+  void GapToIdle(Sink* sink) const;
+  void FirstReport(bool step);
   void AddInterval(Category c, int64_t from, int64_t to, Sink* sink) const;
   bool AllAllocated() const;
   bool Stepping() const;

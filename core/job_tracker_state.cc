@@ -200,6 +200,7 @@ void JobTrackerStateCodec::SaveAttempt(const Attempt& a, Proto::Attempt* s) {
   s->set_ended(a.ended);
   s->set_compile_seen(a.compile_seen);
   s->set_resumed(a.resumed);
+  s->set_reported(a.reported);
 }
 
 void JobTrackerStateCodec::SaveSink(const Sink& sink, Proto::Sink* s) {
@@ -207,6 +208,8 @@ void JobTrackerStateCodec::SaveSink(const Sink& sink, Proto::Sink* s) {
   s->mutable_custom()->insert(sink.custom.begin(), sink.custom.end());
   s->set_open_ns(sink.open_ns);
   s->set_open_prefix_ns(sink.open_prefix_ns);
+  s->set_gap_ns(sink.gap_ns);
+  s->set_gap_prefix_ns(sink.gap_prefix_ns);
 }
 
 void JobTrackerStateCodec::SaveTotals(const JobTracker& t, Proto* s) {
@@ -403,6 +406,7 @@ absl::Status JobTrackerStateCodec::LoadAttempts(const Proto& s, JobTracker* t) {
     a.ended = in.ended();
     a.compile_seen = in.compile_seen();
     a.resumed = in.resumed();
+    a.reported = in.reported();
   }
   return absl::OkStatus();
 }
@@ -414,6 +418,8 @@ absl::Status JobTrackerStateCodec::LoadSink(const Proto::Sink& s, Sink* sink) {
   sink->custom.insert(s.custom().begin(), s.custom().end());
   sink->open_ns = s.open_ns();
   sink->open_prefix_ns = s.open_prefix_ns();
+  sink->gap_ns = s.gap_ns();
+  sink->gap_prefix_ns = s.gap_prefix_ns();
   return absl::OkStatus();
 }
 
@@ -532,6 +538,7 @@ void JobTrackerStateCodec::ClipToWindow(JobTracker* t) {
   t->sink_.nanos = {};
   for (auto& [name, nanos] : t->sink_.custom) nanos = 0;
   t->sink_.open_prefix_ns = t->sink_.open_ns;
+  t->sink_.gap_prefix_ns = t->sink_.gap_ns;
   t->costed_productive_ns_ = 0;
   t->ideal_s_ = 0;
   for (Completion& c : t->pending_) {

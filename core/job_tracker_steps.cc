@@ -243,6 +243,7 @@ JobReport JobTracker::Report(int64_t as_of_ns) const {
   Sink s = sink_;
   const int64_t end = ended_ ? end_ns_ : std::max(as_of_ns, last_event_ns_);
   if (!ended_) Attribute(cursor_ns_, end, &s);
+  GapToIdle(&s);  // nothing reported yet: idle (rule 2)
   // In-flight step time is productive while the job runs (rule 2).
   s.nanos[Index(Category::kProductive)] += s.open_ns - s.open_prefix_ns;
   r.at_risk_ns = at_risk_ns_ + (ServingLike() ? 0 : s.open_ns);

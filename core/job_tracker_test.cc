@@ -88,10 +88,9 @@ TEST_F(JobTimelineTest, PartialAllocationBeforeFirstFullIsQueued) {
 )",
                     "10:03:00");
   // queued 10:00 -> 10:02 = 120 although 4 chips came at 10:01; then 60 s
-  // in flight (productive, and at risk).
-  ExpectSeconds(j, 180, {{"queued", 120}, {"productive", 60}});
-  EXPECT_EQ(j.at_risk_ns,
-            T("2026-11-22T10:03:00Z") - T("2026-11-22T10:02:00Z"));
+  // of an attempt that has reported nothing yet: idle (rule 2), not at risk.
+  ExpectSeconds(j, 180, {{"queued", 120}, {"idle", 60}});
+  EXPECT_EQ(j.at_risk_ns, 0);
   EXPECT_EQ(j.state, JobStateKind::kRunning);
 }
 
@@ -243,6 +242,7 @@ TEST_F(JobTimelineTest, StallAfterIsConfigurable) {
   config_.stall_after_ns = 60'000'000'000;
   JobReport j = Run(R"(
 10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
 )",
                     "10:05:00");
   // 60 s in flight, then 240 s hung.
@@ -267,8 +267,9 @@ TEST_F(JobTimelineTest, CustomActivityByName) {
 10:00:50 {"activity":{"kind":"IDLE"}}
 )",
                     "10:01:00");
-  // step 1 = 10 + 10 = 20; custom "eval" 30; IDLE activity 10.
-  ExpectSeconds(j, 60, {{"custom", 30}, {"productive", 20}, {"idle", 10}});
+  // 10:00:00 -> 10:00:10 before the first report, an activity: idle 10
+  // (rule 2); custom "eval" 30; step 1 = 10; IDLE activity 10.
+  ExpectSeconds(j, 60, {{"custom", 30}, {"productive", 10}, {"idle", 20}});
   EXPECT_EQ(j.custom_nanos.at("eval"), 30'000'000'000);
 }
 
@@ -670,10 +671,8 @@ TEST_F(JobTimelineTest, InterruptionBeforeAnyAttemptIsRecovery) {
 )",
                     "10:06:00");
   // queued 60, idle 60 (allocated, nothing running), recovery 180, then 60
-  // in flight.
-  ExpectSeconds(
-      j, 360,
-      {{"queued", 60}, {"idle", 60}, {"recovery", 180}, {"productive", 60}});
+  // of an attempt that has reported nothing: idle (rule 2), 120 in all.
+  ExpectSeconds(j, 360, {{"queued", 60}, {"idle", 120}, {"recovery", 180}});
   EXPECT_EQ(j.interruptions, 0);  // no attempt had started
 }
 
@@ -722,7 +721,8 @@ TEST_F(JobTimelineTest, EventAfterJobEndedIsRejected) {
   ASSERT_FALSE(late.ok());
   EXPECT_THAT(std::string(late.status().message()),
               ::testing::HasSubstr("ended at 2026-11-22T10:00:10Z"));
-  ExpectSeconds(job.Report(T("2026-11-22T10:00:30Z")), 10, {{"lost", 10}});
+  // The attempt never reported: its 10 s are idle (rule 2), not lost.
+  ExpectSeconds(job.Report(T("2026-11-22T10:00:30Z")), 10, {{"idle", 10}});
 }
 
 TEST_F(JobTimelineTest, OutOfOrderEventIsRejected) {

@@ -1,9 +1,13 @@
 #include "report/report_table.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "report/report_json.h"
+#include "report/table_cells.h"
 #include "report/test_util.h"
 
 namespace goodput::report {
@@ -23,6 +27,23 @@ TEST(ReportTableTest, NullRatiosPrintAsDash) {
   EXPECT_THAT(table, HasSubstr("goodput -  SG -  RG -  PG -  MPG -"));
   EXPECT_THAT(table, Not(HasSubstr("nan")));
   EXPECT_THAT(table, Not(HasSubstr("CAPACITY")));
+}
+
+// A non-finite ratio (an absurd `flops` before the value bounds) printed
+// "inf" in the table and null in JSON; both now say "no value".
+TEST(ReportTableTest, NonFiniteRatiosPrintAsDashAsJsonPrintsNull) {
+  core::FleetReport report = testing::TwoJobReport();
+  for (core::JobReport& job : report.jobs) {
+    job.ideal_seconds = std::numeric_limits<double>::infinity();
+  }
+  report.fleet.ideal_chip_seconds = std::numeric_limits<double>::infinity();
+  const std::string table = FormatReportTable(report);
+  EXPECT_THAT(table, Not(HasSubstr("inf")));
+  const std::string json = JobReportToJson(report.jobs[0]).dump();
+  EXPECT_THAT(json, HasSubstr("\"pg\":null"));
+  EXPECT_EQ(FormatRatio(std::nan("")), "-");
+  EXPECT_EQ(FormatPercent(-std::numeric_limits<double>::infinity()), "-");
+  EXPECT_EQ(FormatRatio(0.5), "0.500");
 }
 
 TEST(ReportTableTest, TopBadputIsTheLargestNonProductiveCategory) {

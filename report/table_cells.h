@@ -1,6 +1,7 @@
 #ifndef GOODPUT_REPORT_TABLE_CELLS_H_
 #define GOODPUT_REPORT_TABLE_CELLS_H_
 
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -11,16 +12,18 @@
 namespace goodput::report {
 
 // Cells of goodputctl's text tables, shared by the report and drill-down
-// tables. Undefined values print as "-". Stateless, thread-safe functions.
+// tables. Undefined values print as "-", and so do non-finite ones, which
+// the JSON writers print as null (JSON has no inf or nan). Stateless,
+// thread-safe functions.
 
 // A ratio with 3 decimals, e.g. "0.822".
 inline std::string FormatRatio(const std::optional<double>& v) {
-  return v ? absl::StrFormat("%.3f", *v) : "-";
+  return v && std::isfinite(*v) ? absl::StrFormat("%.3f", *v) : "-";
 }
 
 // A share as a percentage with 1 decimal, e.g. "74.7%".
 inline std::string FormatPercent(const std::optional<double>& v) {
-  return v ? absl::StrFormat("%.1f%%", *v * 100) : "-";
+  return v && std::isfinite(*v) ? absl::StrFormat("%.1f%%", *v * 100) : "-";
 }
 
 // Chip-seconds as chip-hours with the unit, e.g. "12.3 chip-h".

@@ -4,12 +4,14 @@
 # several goodput-agents (one per simulated rack), and goodput-sim playing a
 # simulated fleet live into the agents at DEMO_SPEED x (default 60: one
 # simulated minute per second), with `goodputctl top` refreshing every 2 s.
-# Ctrl-C stops everything cleanly.
+# The fleet is steady (DEMO_DURATION=0): jobs keep arriving and ending for as
+# long as it runs. Ctrl-C stops everything cleanly.
 #
 #   scripts/demo.sh                      # live demo
 #   DEMO_SPEED=600 scripts/demo.sh       # faster
 #   DEMO_AGENTS=5 DEMO_HOSTS=256 DEMO_JOBS=200 scripts/demo.sh
 #   DEMO_DATA=/tmp/x DEMO_PORT=7800 scripts/demo.sh
+#   DEMO_DURATION=12h scripts/demo.sh    # a fixed window, truth in truth.json
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -19,10 +21,10 @@ PORT=${DEMO_PORT:-7700}
 AGENTS=${DEMO_AGENTS:-3}
 HOSTS=${DEMO_HOSTS:-96}
 JOBS=${DEMO_JOBS:-80}
-DURATION=${DEMO_DURATION:-12h}
+DURATION=${DEMO_DURATION:-0}
 SEED=${DEMO_SEED:-1}
 
-bash scripts/build.sh goodputd goodput-agent goodputctl goodput-sim
+SETUP=demo bash scripts/build.sh goodputd goodput-agent goodputctl goodput-sim
 
 B=build
 rm -rf "$DATA"
@@ -75,13 +77,20 @@ for s in "${SOCKETS[@]}"; do
   [[ -S "$s" ]] || { echo "demo: no agent socket $s" >&2; exit 1; }
 done
 
+TRUTH=()  # a steady fleet never ends, so it has no ground truth
+[[ "$DURATION" == 0 ]] || TRUTH=(--truth="$DATA/truth.json")
 "$B/sim/goodput-sim" --seed="$SEED" --hosts="$HOSTS" --jobs="$JOBS" \
   --duration="$DURATION" --mtbi=3h --speed="$SPEED" \
   --sockets="$(IFS=,; echo "${SOCKETS[*]}")" \
-  --truth="$DATA/truth.json" >"$DATA/sim.log" 2>&1 &
+  "${TRUTH[@]}" >"$DATA/sim.log" 2>&1 &
 PIDS+=($!)
 
-echo "goodput demo: $HOSTS simulated hosts, $JOBS jobs, $DURATION at ${SPEED}x"
+if [[ "$DURATION" == 0 ]]; then
+  echo "goodput demo: $HOSTS simulated hosts, about $JOBS jobs at a time" \
+    "(steady: jobs keep arriving and ending) at ${SPEED}x"
+else
+  echo "goodput demo: $HOSTS simulated hosts, $JOBS jobs, $DURATION at ${SPEED}x"
+fi
 echo "  goodputd 127.0.0.1:$PORT, metrics http://$METRICS/metrics"
 echo "  agent metrics: ${AGENT_URLS[*]}"
 echo "  logs and data in $DATA; Ctrl-C stops everything"

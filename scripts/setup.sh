@@ -1,27 +1,43 @@
 #!/usr/bin/env bash
-# Installs goodput's build and test dependencies from Debian 12 packages.
+# Installs goodput's dependencies from Debian 12 packages.
 # Idempotent: installs only what is missing, and runs `apt-get update` only
-# then. Run as root (or with sudo). Usage: scripts/setup.sh
+# then. Run as root (or with sudo).
+#   scripts/setup.sh        everything: builds, tests, fuzzers, dashboards
+#   scripts/setup.sh demo   only what building and running the demo needs
+#                           (scripts/demo.sh, the README's main command)
 set -euo pipefail
 
-# THE list of Debian packages the project needs. Add new ones here.
-PACKAGES=(
-  # C++ toolchain and build tools
-  g++ cmake ninja-build pkg-config git
+# THE lists of Debian packages the project needs. Add new ones here: to
+# DEMO_PACKAGES only if building goodputd, goodput-agent, goodputctl and
+# goodput-sim (or running them) needs it.
+DEMO_PACKAGES=(
+  g++ cmake ninja-build pkg-config
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev librocksdb-dev prometheus-cpp-dev
+  libgtest-dev libgmock-dev         # CMake configures every target
+  nlohmann-json3-dev libsimdjson-dev
+)
+TEST_PACKAGES=(
+  git
   clang libclang-rt-14-dev          # libFuzzer + sanitizers for clang
   bazel-bootstrap                   # Bazel 4.2.3, offline (see WORKSPACE)
   python3                           # use /usr/bin/python3 for any Python
+  python3-venv python3-setuptools python3-wheel  # pip install clients/python
   openssl                           # tests make TLS certificates at run time
   python3-torch                     # examples/pytorch, tests/pytorch_job_test
-  # Libraries
-  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libabsl-dev librocksdb-dev prometheus-cpp-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libsimdjson-dev
+  libbenchmark-dev                  # bench/
   # Dashboards: promtool + Prometheus, headless Chromium, node + npm (tsc)
   prometheus chromium nodejs
   rocksdb-tools                     # ldb: .ci/soak counts stored events
 )
+case "${1:-all}" in
+  demo) PACKAGES=("${DEMO_PACKAGES[@]}") ;;
+  all) PACKAGES=("${DEMO_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *)
+    echo "usage: scripts/setup.sh [all|demo]" >&2
+    exit 2
+    ;;
+esac
 
 # One dpkg-query for all: "name status" for each package dpkg knows.
 declare -A have=()
@@ -63,7 +79,7 @@ fi
 # npm (the dashboards' tsc check): NodeSource's nodejs ships it, Debian's
 # nodejs does not, and Debian's `npm` package conflicts with NodeSource's
 # nodejs. So install `npm` only when the command is missing after nodejs.
-if ! command -v npm >/dev/null 2>&1; then
+if [[ "${1:-all}" == all ]] && ! command -v npm >/dev/null 2>&1; then
   echo "setup: nodejs came without npm; installing Debian's npm"
   apt_install npm
 fi

@@ -3,11 +3,10 @@
 #include <malloc.h>
 #include <signal.h>
 
-#include <set>
-
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -59,21 +58,25 @@ absl::Status Goodputd::Init(Clock* clock) {
   limits_ = std::make_unique<IngestLimits>(options_.limits, clock);
   ingestor_->set_limits(limits_.get());
   ingestor_->set_ended_job_grace(options_.metrics.ended_job_grace_ns);
+  ingestor_->set_max_sequence_jump(options_.max_sequence_jump);
+  ingestor_->set_agent_series_ttl(options_.agent_series_ttl_ns);
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
   // Recovery's transient memory (every stored snapshot and state) is
   // free now; give it back to the OS instead of keeping the peak (glibc
   // keeps freed heap pages otherwise).
   malloc_trim(0);
+  if (absl::Status s = LoadTokens(); !s.ok()) return s;
   MakeServices(clock);
   if (absl::Status s = InstallFault(); !s.ok()) return s;
-  if (absl::Status s = LoadTokens(); !s.ok()) return s;
   if (absl::Status s = StartMetrics(clock); !s.ok()) return s;
   return StartGrpc();
 }
 
 void Goodputd::MakeServices(Clock* clock) {
-  ingest_service_ =
-      std::make_unique<IngestService>(ingestor_.get(), limits_.get());
+  guard_ =
+      std::make_unique<AgentGuard>(options_.agent_guard, store_.get(), clock);
+  ingest_service_ = std::make_unique<IngestService>(
+      ingestor_.get(), limits_.get(), guard_.get(), tokens_.get());
   admission_ = std::make_unique<QueryAdmission>(
       options_.max_concurrent_queries,
       [limits = limits_.get()] { limits->CountRefusedQuery(); });
@@ -119,7 +122,7 @@ absl::Status Goodputd::InstallFault() {
   std::vector<std::string> parts = absl::StrSplit(options_.fault, ':');
   int64_t n = 0;
   const std::set<std::string> points = {"before_store", "after_store",
-                                         "before_states", "after_states"};
+                                        "before_states", "after_states"};
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[1], &n) || n < 1 ||
       (points.count(parts[0]) == 0 && parts[0] != "hold_query")) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -149,7 +152,7 @@ absl::Status Goodputd::StartMetrics(Clock* clock) {
   }
   metrics_source_ = std::make_unique<MetricsSource>(
       &options_.config, options_.metrics, ingestor_.get(), clock, limits_.get(),
-      tokens_.get(), store_.get());
+      tokens_.get(), store_.get(), guard_.get());
   auto exporter = MetricsExporter::Start(
       options_.metrics_address,
       [source = metrics_source_.get()] { return source->Collect(); },

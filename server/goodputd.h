@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "core/fleet_metrics.h"
 #include "grpcpp/server.h"
+#include "server/agent_guard.h"
 #include "server/ingest_limits.h"
 #include "server/ingest_service.h"
 #include "server/ingestor.h"
@@ -54,8 +55,13 @@ struct GoodputdOptions {
   ServerTlsFlags tls;
   std::string auth_tokens;  // --auth_tokens FILE; empty = no tokens
   IngestLimitOptions limits;
-  codec::ValidationLimits validation;  // string sizes, labels per job
-  int max_streams = 256;               // concurrent RPCs (server threads)
+  codec::ValidationLimits validation;    // sizes, labels, value bounds, age
+  AgentGuard::Options agent_guard;       // --max_agent_id_bytes and so on
+  uint64_t max_sequence_jump = 1000000;  // --max_sequence_jump; 0 = none
+  // --agent_series_ttl: silent agents' last-seen series end after it.
+  std::optional<int64_t> agent_series_ttl_ns =
+      24 * 3600 * core::kNanosPerSecond;
+  int max_streams = 256;  // concurrent RPCs (server threads)
   // Report, Jobs and Fleet queries running at once (QueryAdmission); more
   // are refused RESOURCE_EXHAUSTED.
   int max_concurrent_queries = 4;
@@ -78,6 +84,10 @@ class Goodputd {
   // Limit counters (IngestLimitStats) and refused calls, for metrics.
   IngestLimitStats limit_stats() const { return limits_->stats(); }
   int64_t auth_refused() const { return tokens_ ? tokens_->refused() : 0; }
+  // Streams refused for their agent_id (AgentGuard), by reason.
+  int64_t agent_refused(AgentGuard::Reason reason) const {
+    return guard_->refused(reason);
+  }
   // Stops serving gRPC: new calls are refused at once; calls in flight get
   // `shutdown_grace_ns` to finish, then are cancelled (queries stop at
   // their next cancellation check; agents resend what was not
@@ -101,6 +111,7 @@ class Goodputd {
   std::unique_ptr<Ingestor> ingestor_;
   std::unique_ptr<IngestLimits> limits_;
   std::shared_ptr<TokenAuth> tokens_;
+  std::unique_ptr<AgentGuard> guard_;
   std::unique_ptr<IngestService> ingest_service_;
   std::unique_ptr<QueryAdmission> admission_;
   std::unique_ptr<QueryService> query_service_;

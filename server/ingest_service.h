@@ -1,9 +1,17 @@
 #ifndef GOODPUT_SERVER_INGEST_SERVICE_H_
 #define GOODPUT_SERVER_INGEST_SERVICE_H_
 
-#include "proto/service.grpc.pb.h"
+#include <string>
+
+#include "grpcpp/impl/codegen/service_type.h"
+#include "grpcpp/server_context.h"
+#include "grpcpp/support/byte_buffer.h"
+#include "grpcpp/support/sync_stream.h"
+#include "proto/service.pb.h"
+#include "server/agent_guard.h"
 #include "server/ingest_limits.h"
 #include "server/ingestor.h"
+#include "server/token_auth.h"
 
 namespace goodput::server {
 
@@ -15,24 +23,38 @@ namespace goodput::server {
 // stream with UNAVAILABLE so the agent reconnects and resends; a batch over
 // a limit (if `limits` is set) ends it with INVALID_ARGUMENT or, for the
 // per-agent rate, RESOURCE_EXHAUSTED with a retry hint (util/retry_hint.h).
-// Does not own the Ingestor or limits. Thread-safe (gRPC calls it from
-// many threads).
-class IngestService final : public v1::Ingest::Service {
+// A batch that does not parse (invalid UTF-8) ends it with INVALID_ARGUMENT
+// naming the event, so the method reads raw bytes (not generated code's
+// typed stream, which ends such a stream with OK). A batch whose agent_id
+// `guard` refuses ends it with that refusal; one whose sequence jumps too
+// far (the Ingestor's OUT_OF_RANGE) too. Does not own the Ingestor, limits,
+// guard or tokens. Thread-safe (gRPC calls it from many threads).
+class IngestService final : public grpc::Service {
  public:
-  explicit IngestService(Ingestor* ingestor, IngestLimits* limits = nullptr)
-      : ingestor_(ingestor), limits_(limits) {}
+  using RawStream =
+      grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>;
 
-  grpc::Status Stream(
-      grpc::ServerContext* context,
-      grpc::ServerReaderWriter<v1::Ack, v1::Batch>* stream) override;
+  // `limits`, `guard` and `tokens` may be null (no such checks).
+  IngestService(Ingestor* ingestor, IngestLimits* limits,
+                AgentGuard* guard = nullptr, const TokenAuth* tokens = nullptr);
+
+  grpc::Status Stream(grpc::ServerContext* context, RawStream* stream);
 
  private:
+  // The next batch in `*batch`: false at the end of the stream (`*status`
+  // OK) or on a bad batch (`*status` says why).
+  bool ReadBatch(RawStream* stream, v1::Batch* batch, absl::Status* status);
   // OK, or the status that ends the stream (with its retry hint set).
-  absl::Status Admit(grpc::ServerContext* context, const std::string& agent,
-                     const v1::Batch& batch);
+  absl::Status Admit(grpc::ServerContext* context, const CallIdentity& who,
+                     const v1::Batch& batch, size_t bytes,
+                     AgentGuard::Claims* claims);
+  absl::Status Store(v1::Batch* batch, v1::Ack* ack);
+  CallIdentity Identify(const grpc::ServerContext& context) const;
 
   Ingestor* ingestor_;
   IngestLimits* limits_;
+  AgentGuard* guard_;
+  const TokenAuth* tokens_;
 };
 
 }  // namespace goodput::server

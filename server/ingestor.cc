@@ -141,7 +141,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
   }
   absl::MutexLock lock(&mu_);
   ++stats_.batches;
-  stats_.agent_last_seen_ns[batch.agent_id()] = clock_->NowNanos();
+  SeeAgent(batch.agent_id(), clock_->NowNanos());
   v1::Ack ack;
   ack.set_sequence(batch.sequence());
   uint64_t& acked = agent_sequence_[batch.agent_id()];
@@ -150,6 +150,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
     ack.set_duplicate(true);
     return ack;
   }
+  if (absl::Status s = CheckJump(batch, acked); !s.ok()) return s;
   storage::BatchWrite write;
   Judge(batch_ptr, &write, &ack);
   if (fault_hook_) fault_hook_("before_store");
@@ -173,6 +174,40 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
     (void)EvictLocked();  // the same
   }
   return ack;
+}
+
+absl::Status Ingestor::CheckJump(const v1::Batch& batch, uint64_t acked) {
+  if (max_sequence_jump_ == 0 ||
+      batch.sequence() - acked <= max_sequence_jump_) {
+    return absl::OkStatus();
+  }
+  ++stats_.sequence_jumps;
+  return absl::OutOfRangeError(absl::StrCat(
+      "batch.sequence: ", batch.sequence(), " of agent ", batch.agent_id(),
+      " is more than --max_sequence_jump=", max_sequence_jump_,
+      " above its stored high-water mark ", acked,
+      "; nothing stored (a forged or corrupt sequence, or a server that lost "
+      "its store: docs/security.md, \"Agent identities\")"));
+}
+
+void Ingestor::SeeAgent(const std::string& agent, int64_t now_ns) {
+  stats_.agent_last_seen_ns[agent] = now_ns;
+  if (!agent_series_ttl_ns_ || now_ns < next_series_expiry_ns_) return;
+  next_series_expiry_ns_ =
+      now_ns + std::clamp<int64_t>(*agent_series_ttl_ns_ / 10,
+                                   core::kNanosPerSecond,
+                                   60 * core::kNanosPerSecond);
+  ExpireAgents(now_ns);
+}
+
+void Ingestor::ExpireAgents(int64_t now_ns) {
+  if (!agent_series_ttl_ns_) return;
+  std::map<std::string, int64_t>& seen = stats_.agent_last_seen_ns;
+  for (auto it = seen.begin(); it != seen.end();) {
+    const bool silent = now_ns - it->second > *agent_series_ttl_ns_;
+    stats_.expired_agent_series += silent ? 1 : 0;
+    it = silent ? seen.erase(it) : std::next(it);
+  }
 }
 
 void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
@@ -272,6 +307,16 @@ core::Config Ingestor::config() {
   return live_->config();
 }
 
+void Ingestor::set_max_sequence_jump(uint64_t jump) {
+  absl::MutexLock lock(&mu_);
+  max_sequence_jump_ = jump;
+}
+
+void Ingestor::set_agent_series_ttl(std::optional<int64_t> ttl_ns) {
+  absl::MutexLock lock(&mu_);
+  agent_series_ttl_ns_ = ttl_ns;
+}
+
 void Ingestor::set_fault_hook(FaultHook hook) {
   absl::MutexLock lock(&mu_);
   fault_hook_ = std::move(hook);
@@ -284,6 +329,7 @@ void Ingestor::set_limits(IngestLimits* limits) {
 
 IngestStats Ingestor::stats() {
   absl::MutexLock lock(&mu_);
+  ExpireAgents(clock_->NowNanos());
   return stats_;
 }
 

@@ -29,11 +29,13 @@ struct IngestStats {
   int64_t rejected_events = 0;  // kept as dead letters
   int64_t failed_batches = 0;   // not stored (the agent retries)
   std::map<std::string, int64_t> agent_last_seen_ns;  // server clock
-  int64_t snapshot_errors = 0;  // failed snapshot writes (restart replays)
-  int64_t retired_jobs = 0;     // jobs whose raw events retention deleted
-  int64_t evicted_jobs = 0;     // ended jobs dropped from memory
-  int64_t states_written = 0;   // running jobs' state records stored
-  int64_t state_errors = 0;     // failed state writes (restores read more)
+  int64_t expired_agent_series = 0;  // agents dropped from the map above
+  int64_t sequence_jumps = 0;        // batches refused by the jump limit
+  int64_t snapshot_errors = 0;       // failed snapshot writes (restart replays)
+  int64_t retired_jobs = 0;          // jobs whose raw events retention deleted
+  int64_t evicted_jobs = 0;          // ended jobs dropped from memory
+  int64_t states_written = 0;        // running jobs' state records stored
+  int64_t state_errors = 0;          // failed state writes (restores read more)
 };
 
 // The ingest path of goodputd, independent of gRPC: judges each event of
@@ -115,6 +117,16 @@ class Ingestor {
   // for queries that replay a job's stored events.
   core::Config config();
 
+  // A batch whose sequence is more than `jump` above its agent's
+  // high-water mark (0 for a new agent) is refused OutOfRange and stores
+  // nothing (--max_sequence_jump); 0 = no limit.
+  void set_max_sequence_jump(uint64_t jump);
+  // Agents silent for longer than `ttl_ns` leave stats().agent_last_seen_ns
+  // (their goodput_agent_last_seen_timestamp_seconds series ends); checked
+  // by every stats() and on ingest at most every clamp(ttl / 10, 1 s,
+  // 60 s). nullopt keeps them.
+  void set_agent_series_ttl(std::optional<int64_t> ttl_ns);
+
   void set_fault_hook(FaultHook hook);
   // Applies --max_jobs from `limits` and counts the validator's size-limit
   // rejections there (not owned; null = no limit).
@@ -130,6 +142,14 @@ class Ingestor {
   // Fills `write` and `ack` with the judgement of each event of `batch`.
   void Judge(v1::Batch* batch, storage::BatchWrite* write, v1::Ack* ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OK, or OutOfRange if `batch`'s sequence jumps too far above `acked`.
+  absl::Status CheckJump(const v1::Batch& batch, uint64_t acked)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records `agent`'s batch at `now_ns`, then ExpireAgents if due.
+  void SeeAgent(const std::string& agent, int64_t now_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Forgets agents silent longer than the series TTL.
+  void ExpireAgents(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SaveSnapshots() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SaveJobStates(bool all) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -149,6 +169,9 @@ class Ingestor {
   int64_t next_retention_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
   std::optional<int64_t> grace_ns_ ABSL_GUARDED_BY(mu_);
   int64_t next_eviction_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
+  uint64_t max_sequence_jump_ ABSL_GUARDED_BY(mu_) = 0;
+  std::optional<int64_t> agent_series_ttl_ns_ ABSL_GUARDED_BY(mu_);
+  int64_t next_series_expiry_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
 };
 
 }  // namespace goodput::server

@@ -3,6 +3,7 @@
 #include "server/ingestor.h"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -195,6 +196,51 @@ TEST_F(IngestorTest, BatchWithoutIdentityIsRefused) {
   batch.set_sequence(0);
   EXPECT_FALSE(ingestor_->Ingest(batch).ok());
   EXPECT_EQ(live_->job_count(), 0u);
+}
+
+// A forged sequence far ahead would make every later batch of the agent a
+// "duplicate"; it is refused and stores nothing (issue 15.2).
+TEST_F(IngestorTest, SequenceFarAboveTheHighWaterMarkIsRefused) {
+  ingestor_->set_max_sequence_jump(10);
+  auto events = ParseEvents(Timeline("10:00:00 {\"started\":{}}"));
+  v1::Batch batch;
+  batch.set_agent_id("agent-b");
+  *batch.add_events() = events[0];
+  batch.set_sequence(std::numeric_limits<uint64_t>::max());
+  auto ack = ingestor_->Ingest(batch);
+  ASSERT_TRUE(absl::IsOutOfRange(ack.status())) << ack.status();
+  EXPECT_EQ(ack.status().message(),
+            "batch.sequence: 18446744073709551615 of agent agent-b is more "
+            "than --max_sequence_jump=10 above its stored high-water mark 0; "
+            "nothing stored (a forged or corrupt sequence, or a server that "
+            "lost its store: docs/security.md, \"Agent identities\")");
+  batch.set_sequence(11);
+  EXPECT_TRUE(absl::IsOutOfRange(ingestor_->Ingest(batch).status()));
+  EXPECT_EQ(ingestor_->stats().sequence_jumps, 2);
+  EXPECT_EQ(live_->job_count(), 0u);
+  // The agent's own next batches still count: nothing was recorded.
+  EXPECT_FALSE(Send(events, 10, "agent-b").duplicate());
+  EXPECT_FALSE(Send(events, 20, "agent-b").duplicate());  // 10 above 10
+  EXPECT_EQ(ingestor_->stats().duplicate_batches, 0);
+}
+
+// Every goodputctl send is a new agent id: its last-seen series must not
+// stay forever (issue 15.10).
+TEST_F(IngestorTest, SilentAgentsLeaveTheLastSeenMapAfterTheTtl) {
+  ingestor_->set_agent_series_ttl(3600 * core::kNanosPerSecond);
+  auto events = ParseEvents(Timeline("10:00:00 {\"started\":{}}"));
+  Send(events, 1, "old");
+  clock_.Set(kAsOf + 1800 * core::kNanosPerSecond);
+  Send({}, 1, "young");
+  clock_.Set(kAsOf + 3600 * core::kNanosPerSecond);
+  EXPECT_EQ(ingestor_->stats().agent_last_seen_ns.size(), 2u);  // not over
+  clock_.Set(kAsOf + 3601 * core::kNanosPerSecond);
+  IngestStats stats = ingestor_->stats();
+  EXPECT_EQ(stats.agent_last_seen_ns.count("old"), 0u);
+  EXPECT_EQ(stats.agent_last_seen_ns.count("young"), 1u);
+  EXPECT_EQ(stats.expired_agent_series, 1);
+  Send({}, 2, "old");  // back: a new series
+  EXPECT_EQ(ingestor_->stats().agent_last_seen_ns.count("old"), 1u);
 }
 
 TEST_F(IngestorTest, DedupeSurvivesRestart) {

@@ -147,17 +147,47 @@ void AddRefusalFamilies(const IngestLimitStats& s, const TokenAuth* tokens,
   out->push_back(std::move(auth));
 }
 
+// Every reason has a sample (0 until hit), so increase() and alerts see the
+// first refusal.
+void AddAgentFamilies(const IngestStats& s, const AgentGuard* guard,
+                      std::vector<MetricFamilyData>* out) {
+  auto refused = NewFamily(
+      "goodput_agent_refused_total",
+      "Ingest streams ended for their batches' agent_id or sequence "
+      "(docs/security.md, \"Agent identities\"), by reason: id_too_long, "
+      "identity_mismatch (credentials not bound to the id), id_in_use (two "
+      "live streams for one id) and sequence_jump.",
+      MetricKind::kCounter);
+  for (int r = 0; r < AgentGuard::kNumReasons; ++r) {
+    const auto reason = static_cast<AgentGuard::Reason>(r);
+    const int64_t n = reason == AgentGuard::kSequenceJump ? s.sequence_jumps
+                      : guard != nullptr ? guard->refused(reason)
+                                         : 0;
+    AddSample(&refused, {{"reason", AgentGuard::ReasonName(reason)}}, n);
+  }
+  auto expired = NewFamily(
+      "goodput_agent_series_expired_total",
+      "Agents whose goodput_agent_last_seen_timestamp_seconds series ended "
+      "after --agent_series_ttl of silence.",
+      MetricKind::kCounter);
+  AddSample(&expired, {}, s.expired_agent_series);
+  out->push_back(std::move(refused));
+  out->push_back(std::move(expired));
+}
+
 }  // namespace
 
 MetricsSource::MetricsSource(const core::Config* config,
                              core::MetricsOptions options, Ingestor* ingestor,
                              Clock* clock, const IngestLimits* limits,
                              const TokenAuth* tokens,
-                             storage::EventStore* store)
+                             storage::EventStore* store,
+                             const AgentGuard* guard)
     : ingestor_(ingestor),
       clock_(clock),
       limits_(limits),
       tokens_(tokens),
+      guard_(guard),
       store_(store),
       fleet_(config, std::move(options)) {
   absl::MutexLock lock(&mu_);
@@ -250,6 +280,7 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
   AddRefusalFamilies(limits_ != nullptr ? limits_->stats() : IngestLimitStats{},
                      tokens_, &out);
   AddMemoryFamily(live_jobs, evicted_jobs, &out);
+  AddAgentFamilies(stats, guard_, &out);
   return out;
 }
 

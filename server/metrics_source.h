@@ -9,6 +9,7 @@
 #include "core/config.h"
 #include "core/fleet_metrics.h"
 #include "core/metric_family.h"
+#include "server/agent_guard.h"
 #include "server/ingest_limits.h"
 #include "server/ingestor.h"
 #include "server/token_auth.h"
@@ -33,7 +34,8 @@ class MetricsSource {
                 Ingestor* ingestor, Clock* clock,
                 const IngestLimits* limits = nullptr,
                 const TokenAuth* tokens = nullptr,
-                storage::EventStore* store = nullptr);
+                storage::EventStore* store = nullptr,
+                const AgentGuard* guard = nullptr);
 
   std::vector<core::MetricFamilyData> Collect();
 
@@ -52,6 +54,7 @@ class MetricsSource {
   Clock* clock_;
   const IngestLimits* limits_;
   const TokenAuth* tokens_;
+  const AgentGuard* guard_;
   storage::EventStore* store_;
   absl::Mutex mu_;
   core::FleetMetrics fleet_ ABSL_GUARDED_BY(mu_);

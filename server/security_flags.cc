@@ -2,9 +2,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "util/time_format.h"
 
 namespace goodput::server {
 namespace {
@@ -38,6 +40,91 @@ absl::Status ParseRate(const std::optional<std::string>& value, double* out) {
   return absl::OkStatus();
 }
 
+// Parses `value` of `flag` as a number in [1, max] into `out`.
+absl::Status ParseBound(const char* flag,
+                        const std::optional<std::string>& value, double max,
+                        double* out) {
+  if (!value) return absl::OkStatus();
+  double n = 0;
+  if (!absl::SimpleAtod(*value, &n) || !(n >= 1) || n > max) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flag, ": want a number in [1, ", max, "], got \"", *value, "\""));
+  }
+  *out = n;
+  return absl::OkStatus();
+}
+
+// Parses `value` of `flag` as a DURATION ("0" = none) into `out`.
+template <typename Out>
+absl::Status ParseAge(const char* flag, const std::optional<std::string>& value,
+                      Out* out) {
+  if (!value) return absl::OkStatus();
+  absl::StatusOr<int64_t> ns =
+      *value == "0" ? absl::StatusOr<int64_t>(0) : ParseDurationNanos(*value);
+  if (!ns.ok() || *ns < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag,
+                     ": want a duration such as 720h, or 0 for none, "
+                     "got \"",
+                     *value, "\""));
+  }
+  if constexpr (std::is_same_v<Out, int64_t>) {
+    *out = *ns;
+  } else {
+    *out = *ns > 0 ? Out(*ns) : std::nullopt;
+  }
+  return absl::OkStatus();
+}
+
+void AddIdentityFlags(FlagParser* parser, SecurityFlags* f) {
+  parser->AddString("max_agent_id_bytes", "N", &f->max_agent_id_bytes,
+                    "longest batch agent_id; longer ones end the stream (128)");
+  parser->AddString("agent_takeover_after", "DURATION",
+                    &f->agent_takeover_after,
+                    "a stream idle this long yields its agent id to a new "
+                    "stream of that id; a busier one refuses it (3m)");
+  parser->AddString("max_sequence_jump", "N", &f->max_sequence_jump,
+                    "batches more than N above their agent's acknowledged "
+                    "sequence are refused (1000000; 0 = no limit)");
+  parser->AddString("agent_series_ttl", "DURATION", &f->agent_series_ttl,
+                    "an agent's last-seen series ends after this silence "
+                    "(24h; 0 = never)");
+  parser->AddString("max_event_age", "DURATION", &f->max_event_age,
+                    "events older than this are rejected (43800h = 5 "
+                    "years; 0 = no limit)");
+  parser->AddString("max_chips", "N", &f->max_chips,
+                    "largest chips of an event (1048576)");
+  parser->AddString("max_flops", "X", &f->max_flops,
+                    "largest FLOPs of a step event or step_flops (1e24)");
+  parser->AddString("max_bytes", "X", &f->max_bytes,
+                    "largest bytes of a step event or step_bytes (1e22)");
+  parser->AddString("max_step", "N", &f->max_step,
+                    "largest step number (1000000000000)");
+}
+
+absl::Status ApplyIdentityFlags(const SecurityFlags& f,
+                                GoodputdOptions* options) {
+  codec::ValidationLimits& v = options->validation;
+  constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
+  for (absl::Status s :
+       {ParseCount("--max_agent_id_bytes", f.max_agent_id_bytes, 1, 1 << 16,
+                   &options->agent_guard.max_agent_id_bytes),
+        ParseAge("--agent_takeover_after", f.agent_takeover_after,
+                 &options->agent_guard.takeover_after_ns),
+        ParseCount("--max_sequence_jump", f.max_sequence_jump, 0, kMaxInt,
+                   &options->max_sequence_jump),
+        ParseAge("--agent_series_ttl", f.agent_series_ttl,
+                 &options->agent_series_ttl_ns),
+        ParseAge("--max_event_age", f.max_event_age, &v.max_age_ns),
+        ParseCount("--max_chips", f.max_chips, 1, kMaxInt, &v.max_chips),
+        ParseBound("--max_flops", f.max_flops, 1e300, &v.max_flops),
+        ParseBound("--max_bytes", f.max_bytes, 1e300, &v.max_bytes),
+        ParseCount("--max_step", f.max_step, 1, kMaxInt, &v.max_step)}) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AddSecurityFlags(FlagParser* parser, SecurityFlags* f) {
@@ -68,6 +155,7 @@ void AddSecurityFlags(FlagParser* parser, SecurityFlags* f) {
   parser->AddString("max_concurrent_queries", "N", &f->max_concurrent_queries,
                     "report, jobs and fleet queries running at once at most; "
                     "more are refused (4)");
+  AddIdentityFlags(parser, f);
 }
 
 absl::Status ApplySecurityFlags(const SecurityFlags& f,
@@ -97,7 +185,7 @@ absl::Status ApplySecurityFlags(const SecurityFlags& f,
         ParseRate(f.max_agent_rate, &limits.agent_events_per_second)}) {
     if (!s.ok()) return s;
   }
-  return absl::OkStatus();
+  return ApplyIdentityFlags(f, options);
 }
 
 }  // namespace goodput::server

@@ -19,6 +19,10 @@ struct SecurityFlags {
   std::optional<std::string> max_jobs, max_labels, max_string_bytes,
       max_batch_events, max_batch_bytes, max_agent_rate, max_streams,
       max_concurrent_queries;
+  // Agent identities and value bounds (docs/security.md).
+  std::optional<std::string> max_agent_id_bytes, agent_takeover_after,
+      max_sequence_jump, agent_series_ttl, max_event_age, max_chips, max_flops,
+      max_bytes, max_step;
 };
 
 // Registers every flag of SecurityFlags on `parser`, which must not

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "grpcpp/security/auth_context.h"
 #include "util/basic_auth.h"
 #include "util/grpc_credentials.h"
@@ -56,20 +57,55 @@ absl::StatusOr<std::shared_ptr<TokenAuth>> TokenAuth::Parse(
     if (line.empty() || line[0] == '#') continue;
     std::vector<std::string> fields =
         absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
-    if (fields.size() != 2) {
+    if (absl::Status s = auth->AddLine(fields); !s.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("line ", number, ": want \"agent_name token\""));
-    }
-    if (!auth->token_to_agent_.emplace(fields[1], fields[0]).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("line ", number, ": token of ", fields[0],
-                       " is already used by another agent"));
+          absl::StrCat("line ", number, ": ", s.message()));
     }
   }
   if (auth->token_to_agent_.empty()) {
     return absl::InvalidArgumentError("no \"agent_name token\" line");
   }
   return auth;
+}
+
+absl::Status TokenAuth::AddLine(const std::vector<std::string>& fields) {
+  if (fields.size() != 2 && fields.size() != 3) {
+    return absl::InvalidArgumentError(
+        "want \"agent_name token [agent_ids=PATTERN,...]\"");
+  }
+  if (fields.size() == 3) {
+    absl::string_view ids = fields[2];
+    if (!absl::ConsumePrefix(&ids, "agent_ids=") || ids.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "third field: want agent_ids=PATTERN,... got \"", fields[2], "\""));
+    }
+    std::vector<std::string>& patterns = agent_id_patterns_[fields[0]];
+    for (absl::string_view p : absl::StrSplit(ids, ',', absl::SkipEmpty())) {
+      patterns.emplace_back(p);
+    }
+  }
+  if (!token_to_agent_.emplace(fields[1], fields[0]).second) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "token of ", fields[0], " is already used by another agent"));
+  }
+  return absl::OkStatus();
+}
+
+const std::vector<std::string>* TokenAuth::AgentIdPatterns(
+    const std::string& agent) const {
+  auto it = agent_id_patterns_.find(agent);
+  return it == agent_id_patterns_.end() ? nullptr : &it->second;
+}
+
+bool AgentIdMatches(const std::vector<std::string>& patterns,
+                    absl::string_view agent_id) {
+  for (absl::string_view p : patterns) {
+    if (absl::ConsumeSuffix(&p, "*") ? absl::StartsWith(agent_id, p)
+                                     : agent_id == p) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string TokenAuth::AgentFor(absl::string_view token) const {

@@ -17,7 +17,8 @@ TEST(TokenAuthTest, MapsTokensToAgents) {
 TEST(TokenAuthTest, BadFilesNameTheLine) {
   auto one_field = TokenAuth::Parse("host-a tok-a\nhost-b\n");
   ASSERT_FALSE(one_field.ok());
-  EXPECT_EQ(one_field.status().message(), "line 2: want \"agent_name token\"");
+  EXPECT_EQ(one_field.status().message(),
+            "line 2: want \"agent_name token [agent_ids=PATTERN,...]\"");
   auto shared = TokenAuth::Parse("host-a tok\nhost-b tok\n");
   ASSERT_FALSE(shared.ok());
   EXPECT_EQ(shared.status().message(),
@@ -27,6 +28,26 @@ TEST(TokenAuthTest, BadFilesNameTheLine) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("--auth_tokens: cannot read"),
             absl::string_view::npos);
+}
+
+TEST(TokenAuthTest, AgentIdPatternsBindTokensToAgentIds) {
+  auto auth =
+      TokenAuth::Parse("host-a tok-a agent_ids=host-a-*,spare\nhost-b tok-b\n");
+  ASSERT_TRUE(auth.ok()) << auth.status();
+  const std::vector<std::string>* a = (*auth)->AgentIdPatterns("host-a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(AgentIdMatches(*a, "host-a-1f2e"));
+  EXPECT_TRUE(AgentIdMatches(*a, "host-a-"));
+  EXPECT_TRUE(AgentIdMatches(*a, "spare"));
+  EXPECT_FALSE(AgentIdMatches(*a, "spare2"));  // no '*': the whole id
+  EXPECT_FALSE(AgentIdMatches(*a, "host-b-1"));
+  EXPECT_FALSE(AgentIdMatches(*a, "host-a"));
+  EXPECT_EQ((*auth)->AgentIdPatterns("host-b"), nullptr);
+  auto bad = TokenAuth::Parse("host-a tok-a ids=x\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "line 1: third field: want agent_ids=PATTERN,... got \"ids=x\"");
+  EXPECT_FALSE(TokenAuth::Parse("host-a tok-a agent_ids=\n").ok());
 }
 
 // Refused calls never reach the AuthContext, so none is needed here.

@@ -20,6 +20,9 @@ class EventSink {
  public:
   virtual ~EventSink() = default;
   virtual void Emit(const v1::Event& event) = 0;
+  // True once nothing more can be delivered (e.g. the stream failed): the
+  // simulator stops. A steady fleet runs until this or a signal.
+  virtual bool Stopped() const { return false; }
   // Called once after the last event; returns the first error, if any.
   virtual absl::Status Finish() { return absl::OkStatus(); }
 };
@@ -30,6 +33,7 @@ class JsonLinesSink : public EventSink {
  public:
   explicit JsonLinesSink(std::ostream* out) : out_(out) {}
   void Emit(const v1::Event& event) override;
+  bool Stopped() const override { return !*out_; }
   absl::Status Finish() override;
   int64_t events() const { return events_; }
 

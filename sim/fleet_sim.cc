@@ -1,6 +1,7 @@
 #include "sim/fleet_sim.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 
@@ -18,7 +19,10 @@ constexpr size_t kBackfillDepth = 256;
 }  // namespace
 
 FleetSim::FleetSim(const SimConfig& config)
-    : config_(config), catalog_(core::Catalog::Default()), rng_(config.seed) {
+    : config_(config),
+      catalog_(core::Catalog::Default()),
+      rng_(config.seed),
+      arrivals_rng_(config.seed ^ 0x5eed5eed5eed5eedULL) {
   BuildHosts();
   BuildJobs();
 }
@@ -31,15 +35,19 @@ void FleetSim::BuildHosts() {
   }
 }
 
+JobSpec FleetSim::MakeSpec(JobSpecFactory& factory, int64_t index) {
+  const auto& accels = config_.accelerators;
+  const std::string& accel = accels[rng_.Between(0, accels.size() - 1)];
+  return factory.Make(index, accel, pool_.Capacity(accel),
+                      pool_.ChipsPerHost(accel));
+}
+
 void FleetSim::BuildJobs() {
   JobSpecFactory factory(&config_, &catalog_, &rng_);
-  const auto& accels = config_.accelerators;
   std::vector<JobSpec> specs;
   for (int64_t i = 0; i < config_.jobs; ++i) {
-    const std::string& accel = accels[rng_.Between(0, accels.size() - 1)];
-    JobSpec spec = factory.Make(i, accel, pool_.Capacity(accel),
-                                pool_.ChipsPerHost(accel));
-    const bool initial = rng_.Chance(config_.initial_jobs);
+    JobSpec spec = MakeSpec(factory, i);
+    const bool initial = steady() || rng_.Chance(config_.initial_jobs);
     spec.submit_ms =
         config_.start_ms + (initial ? rng_.Between(0, 60'000)
                                     : rng_.Between(0, config_.duration_ms));
@@ -52,21 +60,39 @@ void FleetSim::BuildJobs() {
     jobs_.push_back(std::make_unique<JobRun>(std::move(spec), &rng_));
   }
   grants_.resize(jobs_.size());
+  if (steady())
+    AddSteadyArrival(jobs_.empty() ? config_.start_ms
+                                   : jobs_.back()->spec().submit_ms);
+}
+
+// Steady mode: the next job arrives an exponential time after `after_ms`,
+// at a rate of `jobs` per median job length, so that (Little's law) about
+// `jobs` jobs are in the fleet at a time.
+void FleetSim::AddSteadyArrival(int64_t after_ms) {
+  JobSpecFactory factory(&config_, &catalog_, &rng_);
+  JobSpec spec = MakeSpec(factory, static_cast<int64_t>(jobs_.size()));
+  const double mean_gap = static_cast<double>(config_.job_duration_ms) /
+                          std::max<int64_t>(config_.jobs, 1);
+  spec.submit_ms =
+      after_ms + 1 + static_cast<int64_t>(arrivals_rng_.Exponential(mean_gap));
+  jobs_.push_back(std::make_unique<JobRun>(std::move(spec), &rng_));
+  grants_.emplace_back();
 }
 
 absl::Status FleetSim::Run(EventSink& sink) {
-  const int64_t end = config_.start_ms + config_.duration_ms;
+  const int64_t end = steady() ? std::numeric_limits<int64_t>::max()
+                               : config_.start_ms + config_.duration_ms;
   if (!jobs_.empty()) Push(jobs_[0]->spec().submit_ms, kArrivals);
   if (config_.hosts > 0) Push(config_.start_ms, kHeartbeats);
-  while (!heap_.empty() && heap_.top().time < end) {
+  while (!heap_.empty() && heap_.top().time < end && !sink.Stopped()) {
     const Due due = heap_.top();
     heap_.pop();
     if (due.who == kArrivals) {
       FireArrival(due.time, sink);
     } else if (due.who == kHeartbeats) {
       FireHeartbeat(sink);
-    } else if (due.who >= static_cast<int64_t>(jobs_.size())) {
-      waiting_.push_back(due.who - static_cast<int64_t>(jobs_.size()));
+    } else if (due.who < 0) {
+      waiting_.push_back(Requeued(due.who));
       Schedule(due.time, sink);
     } else {
       FireJob(due.who, sink);
@@ -94,6 +120,8 @@ void FleetSim::FireJob(int64_t index, EventSink& sink) {
     // The scheduler sees the job again only after a while, so a preempted
     // job does not get its own chips back at the same instant.
     Push(now + rng_.Between(10, 120) * 1000, Requeue(index));
+  } else if (steady()) {
+    jobs_[index].reset();  // ended: nothing refers to it any more
   }
   Schedule(now, sink);
 }
@@ -103,6 +131,7 @@ void FleetSim::FireArrival(int64_t now, EventSink& sink) {
          jobs_[next_arrival_]->spec().submit_ms <= now) {
     jobs_[next_arrival_]->Submit(sink);
     waiting_.push_back(static_cast<int64_t>(next_arrival_++));
+    if (steady() && next_arrival_ == jobs_.size()) AddSteadyArrival(now);
   }
   Schedule(now, sink);
   if (next_arrival_ < jobs_.size()) {
@@ -154,7 +183,7 @@ void FleetSim::Close() {
   truth_.start_ms = config_.start_ms;
   truth_.end_ms = end;
   for (size_t i = 0; i < next_arrival_; ++i) {
-    truth_.jobs.push_back(jobs_[i]->Close(end));
+    if (jobs_[i]) truth_.jobs.push_back(jobs_[i]->Close(end));
   }
   const int64_t n = config_.hosts, interval = config_.heartbeat_interval_ms;
   for (int64_t i = 0; i < n; ++i) {

@@ -23,13 +23,16 @@ namespace goodput::sim {
 // with backfill and gang allocation on the HostPool, every job's JobRun,
 // and a heartbeat per host per interval. Events go to the sink in time
 // order; the ground truth is the JobRuns' own bookkeeping plus the hosts'
-// capacity. Owns its jobs and hosts; not thread-safe; Run() once.
+// capacity. With duration 0 (steady) it runs until stopped: jobs arrive
+// as a Poisson process that keeps about `jobs` in the fleet, and a job's
+// run is freed when it ends (no truth). Owns its jobs and hosts; not
+// thread-safe; Run() once.
 class FleetSim {
  public:
   explicit FleetSim(const SimConfig& config);
 
-  // Simulates [start, start + duration) into `sink`; returns the sink's
-  // Finish() status.
+  // Simulates [start, start + duration) (steady: [start, forever)) into
+  // `sink`; returns the sink's Finish() status.
   absl::Status Run(EventSink& sink);
 
   // The ground truth as of the end (valid after Run()).
@@ -48,9 +51,14 @@ class FleetSim {
   };
   static constexpr int64_t kArrivals = -1, kHeartbeats = -2;
 
-  int64_t Requeue(int64_t job) const { return job + jobs_.size(); }
+  // Negative so that jobs can be added while running (steady mode).
+  static int64_t Requeue(int64_t job) { return -3 - job; }
+  static int64_t Requeued(int64_t who) { return -3 - who; }
+  bool steady() const { return config_.duration_ms == 0; }
   void BuildHosts();
   void BuildJobs();
+  JobSpec MakeSpec(JobSpecFactory& factory, int64_t index);
+  void AddSteadyArrival(int64_t after_ms);
   void Push(int64_t time, int64_t who);
   void FireJob(int64_t index, EventSink& sink);
   void FireArrival(int64_t now, EventSink& sink);
@@ -68,6 +76,7 @@ class FleetSim {
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> heap_;
   uint64_t order_ = 0;
   size_t next_arrival_ = 0;
+  SimRandom arrivals_rng_;  // steady mode's arrival times
   int64_t next_heartbeat_host_ = 0, heartbeat_round_ = 0;
   FleetTruth truth_;
 };

@@ -35,6 +35,7 @@ class LiveSink : public EventSink {
   ~LiveSink() override;
 
   void Emit(const v1::Event& event) override;
+  bool Stopped() const override { return !status_.ok(); }
   absl::Status Finish() override;
 
   // Also writes every line as sent to `tee` (not owned), e.g. to compare

@@ -13,8 +13,10 @@ struct SimConfig {
   uint64_t seed = 1;
   int64_t hosts = 64;
   int64_t jobs = 40;
-  int64_t start_ms = 1795305600000;    // 2026-11-22T00:00:00Z
-  int64_t duration_ms = 6 * 3600'000;  // simulated window
+  int64_t start_ms = 1795305600000;  // 2026-11-22T00:00:00Z
+  // Simulated window; 0 = steady: runs until stopped, `jobs` is the mean
+  // number of jobs in the fleet and new ones keep arriving.
+  int64_t duration_ms = 6 * 3600'000;
   // Accelerator generations (catalog names) the hosts are spread over.
   std::vector<std::string> accelerators = {"tpu-v5p", "tpu-v5e", "h100",
                                            "a100"};

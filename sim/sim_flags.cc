@@ -50,6 +50,15 @@ absl::Status ToMillis(const std::string& flag, const Opt& v, int64_t* out) {
   return absl::OkStatus();
 }
 
+// --duration: a duration, or 0 for a steady fleet that runs until stopped.
+absl::Status ToDuration(const Opt& v, int64_t* out) {
+  if (v && *v == "0") {
+    *out = 0;
+    return absl::OkStatus();
+  }
+  return ToMillis("duration", v, out);
+}
+
 absl::Status ToAccelerators(const Opt& v, std::vector<std::string>* out) {
   if (!v) return absl::OkStatus();
   const core::Catalog catalog = core::Catalog::Default();
@@ -84,7 +93,8 @@ absl::Status ParseSimFlags(const std::vector<std::string>& args,
   add("seed", "N", "random seed (1); the same seed gives the same fleet");
   add("hosts", "N", "simulated hosts (64)");
   add("jobs", "N", "jobs submitted over the run (40)");
-  add("duration", "D", "simulated time to cover (6h)");
+  add("duration", "D",
+      "simulated time to cover (6h); 0: a steady fleet until stopped");
   add("start", "T", "simulated start time (2026-11-22T00:00:00Z)");
   add("accelerators", "A,B", "generations (tpu-v5p,tpu-v5e,h100,a100)");
   add("max_job_chips", "N", "largest job (4096)");
@@ -114,7 +124,7 @@ absl::Status ParseSimFlags(const std::vector<std::string>& args,
            ToInt("seed", v["seed"], 0, &seed),
            ToInt("hosts", v["hosts"], 1, &c.hosts),
            ToInt("jobs", v["jobs"], 0, &c.jobs),
-           ToMillis("duration", v["duration"], &c.duration_ms),
+           ToDuration(v["duration"], &c.duration_ms),
            ToStart(v["start"], &c.start_ms),
            ToAccelerators(v["accelerators"], &c.accelerators),
            ToInt("max_job_chips", v["max_job_chips"], 1, &c.max_job_chips),
@@ -133,6 +143,11 @@ absl::Status ParseSimFlags(const std::vector<std::string>& args,
   c.seed = static_cast<uint64_t>(seed);
   if (v["out"]) flags->out = *v["out"];
   flags->truth = v["truth"];
+  if (c.duration_ms == 0 && flags->truth) {
+    return absl::InvalidArgumentError(
+        "--truth: a steady fleet (--duration=0) never ends, so it has no "
+        "truth; give a --duration");
+  }
   if (v["sockets"]) {
     flags->sockets = absl::StrSplit(*v["sockets"], ',', absl::SkipEmpty());
   }

@@ -26,6 +26,16 @@ TEST(SimFlagsTest, ParsesTheFleetAndOutputs) {
   EXPECT_EQ(f.truth, "t.json");
 }
 
+TEST(SimFlagsTest, DurationZeroIsASteadyFleetWithNoTruth) {
+  SimFlags f;
+  ASSERT_TRUE(ParseSimFlags({"--duration=0", "--sockets=/a"}, &f).ok());
+  EXPECT_EQ(f.config.duration_ms, 0);
+  EXPECT_THAT(ParseSimFlags({"--duration=0", "--truth=t.json"}, &f).message(),
+              HasSubstr("--truth: a steady fleet (--duration=0)"));
+  EXPECT_THAT(ParseSimFlags({"--duration=0s"}, &f).message(),
+              HasSubstr("--duration"));
+}
+
 TEST(SimFlagsTest, BadValuesNameTheFlagAndValue) {
   SimFlags f;
   EXPECT_THAT(ParseSimFlags({"--hosts=0"}, &f).message(),

@@ -24,7 +24,14 @@ class TestIngestServer::Service final : public v1::Ingest::Service {
     }
     std::thread reader([&] { ReadBatches(stream, &state); });
     grpc::Status status = AckBatches(context, stream, &state);
-    context->TryCancel();  // unblocks the reader if it still waits
+    bool reader_done = false;
+    {
+      absl::MutexLock lock(&mu_);
+      reader_done = state.done;
+    }
+    // Unblocks the reader if it still waits (a cancelled call's status is
+    // CANCELLED, so not when the reader ended it with a refusal).
+    if (!reader_done) context->TryCancel();
     reader.join();
     return status;
   }
@@ -49,6 +56,10 @@ class TestIngestServer::Service final : public v1::Ingest::Service {
     absl::MutexLock lock(&mu_);
     reject_job_ = job_id;
   }
+  void MaxBatchBytes(size_t bytes) {
+    absl::MutexLock lock(&mu_);
+    max_batch_bytes_ = bytes;
+  }
   Stats stats() const {
     absl::MutexLock lock(&mu_);
     return stats_;
@@ -69,7 +80,8 @@ class TestIngestServer::Service final : public v1::Ingest::Service {
  private:
   struct StreamState {
     std::deque<v1::Batch> queue;  // guarded by mu_
-    bool done = false;            // the client's side ended
+    bool done = false;            // the client's side ended, or refused
+    grpc::Status refused;         // ends the stream once the queue is acked
   };
 
   void ReadBatches(grpc::ServerReaderWriter<v1::Ack, v1::Batch>* stream,
@@ -78,6 +90,8 @@ class TestIngestServer::Service final : public v1::Ingest::Service {
     while (stream->Read(&batch)) {
       absl::MutexLock lock(&mu_);
       ++stats_.received_batches;
+      state->refused = AdmitLocked(batch);
+      if (!state->refused.ok()) break;  // stop reading, like goodputd
       state->queue.push_back(batch);
     }
     absl::MutexLock lock(&mu_);
@@ -89,7 +103,10 @@ class TestIngestServer::Service final : public v1::Ingest::Service {
                           StreamState* state) {
     while (true) {
       v1::Batch batch;
-      if (!NextBatch(context, state, &batch)) return grpc::Status::OK;
+      if (!NextBatch(context, state, &batch)) {
+        absl::MutexLock lock(&mu_);
+        return state->refused;
+      }
       bool drop = false;
       v1::Ack ack = Judge(batch, &drop);
       if (drop) return grpc::Status(grpc::UNAVAILABLE, "test: stream dropped");
@@ -115,6 +132,20 @@ class TestIngestServer::Service final : public v1::Ingest::Service {
     *batch = std::move(state->queue.front());
     state->queue.pop_front();
     return true;
+  }
+
+  // goodputd's --max_batch_bytes check (server/ingest_limits.cc).
+  grpc::Status AdmitLocked(const v1::Batch& batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const size_t bytes = batch.ByteSizeLong();
+    if (max_batch_bytes_ == 0 || bytes <= max_batch_bytes_) {
+      return grpc::Status::OK;
+    }
+    ++stats_.refused_batches;
+    return grpc::Status(
+        grpc::INVALID_ARGUMENT,
+        absl::StrCat("batch: ", bytes,
+                     " bytes exceed --max_batch_bytes=", max_batch_bytes_));
   }
 
   v1::Ack Judge(const v1::Batch& batch, bool* drop) {
@@ -155,6 +186,7 @@ class TestIngestServer::Service final : public v1::Ingest::Service {
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   int64_t drop_countdown_ ABSL_GUARDED_BY(mu_) = 0;
   std::string reject_job_ ABSL_GUARDED_BY(mu_);
+  size_t max_batch_bytes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 TestIngestServer::TestIngestServer() : service_(std::make_unique<Service>()) {}
@@ -213,6 +245,9 @@ void TestIngestServer::ForceDuplicate(bool force) {
 }
 void TestIngestServer::RejectJob(const std::string& job_id) {
   service_->Reject(job_id);
+}
+void TestIngestServer::SetMaxBatchBytes(size_t bytes) {
+  service_->MaxBatchBytes(bytes);
 }
 TestIngestServer::Stats TestIngestServer::stats() const {
   return service_->stats();

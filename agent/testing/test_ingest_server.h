@@ -32,6 +32,7 @@ class TestIngestServer {
     int64_t stored_batches = 0;    // new (agent_id, sequence)
     int64_t duplicate_acks = 0;
     int64_t dropped_streams = 0;
+    int64_t refused_batches = 0;    // over the max bytes: stream ended
     std::vector<v1::Event> events;  // stored, in arrival order
     std::vector<uint64_t> stored_sequences;
     std::map<std::string, uint64_t> high_water;  // per agent_id
@@ -58,6 +59,10 @@ class TestIngestServer {
   void ForceDuplicate(bool force);
   // Events with this job_id are rejected (index and reason in the ack).
   void RejectJob(const std::string& job_id);
+  // Like goodputd's --max_batch_bytes: a batch whose serialized size is
+  // over `bytes` is neither stored nor acked, and its stream ends with
+  // INVALID_ARGUMENT "batch: N bytes exceed --max_batch_bytes=M". 0: off.
+  void SetMaxBatchBytes(size_t bytes);
 
   Stats stats() const;
   // Waits until `done(stats())` holds; false on timeout.

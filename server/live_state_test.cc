@@ -1,0 +1,189 @@
+// LiveState's own contract, against the in-memory store: reordering within
+// the lateness, late events queued for a rebuild and finished, admission
+// after job_ended, state records under the policy, and one job's report.
+// (The Ingestor's tests cover it through ingest; eviction_test the
+// eviction path.)
+#include "server/live_state.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/testing/expect.h"
+#include "core/testing/timeline.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "storage/memory_event_store.h"
+
+namespace goodput::server {
+namespace {
+
+using ::goodput::core::testing::ExpectEqualReports;
+using ::goodput::core::testing::ParseEvents;
+using ::goodput::core::testing::Replay;
+using ::goodput::core::testing::T;
+using ::goodput::core::testing::Timeline;
+using ::testing::HasSubstr;
+
+constexpr int64_t kLateness = 5'000'000'000;
+
+std::vector<v1::Event> Events(const std::string& timeline) {
+  return ParseEvents(Timeline(timeline));
+}
+
+class LiveStateTest : public ::testing::Test {
+ protected:
+  // Stores `events` as one batch, then applies it, as the Ingestor does.
+  void Apply(std::vector<v1::Event> events) {
+    storage::BatchWrite write;
+    write.agent_id = "agent";
+    write.sequence = ++sequence_;
+    write.accepted = events;
+    auto id = store_.Write(write);
+    ASSERT_TRUE(id.ok()) << id.status();
+    for (const v1::Event& e : events) all_.push_back(e);
+    live_.ApplyBatch(*id, &events);
+  }
+  void ExpectEqualsReplay(const std::string& as_of) {
+    auto live = live_.Report(T(as_of));
+    ASSERT_TRUE(live.ok()) << live.status();
+    ExpectEqualReports(*live, Replay(all_, config_, as_of));
+  }
+
+  core::Config config_;
+  storage::MemoryEventStore store_;
+  LiveState live_{&config_, kLateness, &store_};
+  std::vector<v1::Event> all_;
+  uint64_t sequence_ = 0;
+};
+
+TEST_F(LiveStateTest, EventsWithinTheLatenessAreReorderedWithoutARebuild) {
+  Apply(Events(R"(
+10:00:00 {"started":{}}
+10:00:20 {"step":{"step":2}}
+)"));
+  Apply(Events(R"(
+10:00:17 {"step":{"step":1}}
+10:01:00 {"step":{"step":3}}
+)"));
+  EXPECT_EQ(live_.stats().late_rebuilds, 0);
+  EXPECT_EQ(live_.stats().rebuilds_pending, 0);
+  ExpectEqualsReplay("2026-11-22T10:02:00Z");
+}
+
+TEST_F(LiveStateTest, LateEventsAreRebuiltFromTheStoreWithinTheirCredit) {
+  Apply(Events(R"(
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:10:00 {"step":{"step":3}}
+10:10:10 {"step":{"step":4}}
+10:00:00 {"job_id":"k","started":{}}
+10:00:10 {"job_id":"k","step":{"step":1}}
+10:10:00 {"job_id":"k","step":{"step":3}}
+10:10:10 {"job_id":"k","step":{"step":4}}
+)"));
+  Apply(Events(R"(
+10:05:00 {"step":{"step":2}}
+10:05:00 {"job_id":"k","step":{"step":2}}
+)"));
+  // The batch earns a credit of its 2 events; the first rebuild reads the
+  // job's stored events (more than 2), so the second job waits.
+  EXPECT_EQ(live_.stats().late_rebuilds, 1);
+  EXPECT_EQ(live_.stats().rebuilds_pending, 1);
+  live_.FinishRebuilds();
+  EXPECT_EQ(live_.stats().late_rebuilds, 2);
+  EXPECT_EQ(live_.stats().rebuilds_pending, 0);
+  ExpectEqualsReplay("2026-11-22T10:20:00Z");
+}
+
+TEST_F(LiveStateTest, OneJobsReportIsRebuiltFirstAndAbsentBeforeItsEvents) {
+  Apply(Events(R"(
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:10:00 {"step":{"step":3}}
+10:10:10 {"step":{"step":4}}
+10:00:00 {"job_id":"k","started":{}}
+10:00:10 {"job_id":"k","step":{"step":1}}
+10:10:00 {"job_id":"k","step":{"step":3}}
+10:10:10 {"job_id":"k","step":{"step":4}}
+10:15:00 {"job_id":"b","started":{}}
+)"));
+  Apply(Events(R"(
+10:05:00 {"step":{"step":2}}
+10:05:00 {"job_id":"k","step":{"step":2}}
+)"));
+  ASSERT_EQ(live_.stats().rebuilds_pending, 1);
+  EXPECT_FALSE(
+      live_.ReportOne("nobody", T("2026-11-22T10:20:00Z")).value().has_value());
+  // b's only event still waits in its reorder buffer, after this as-of.
+  EXPECT_FALSE(
+      live_.ReportOne("b", T("2026-11-22T10:14:00Z")).value().has_value());
+  EXPECT_TRUE(
+      live_.ReportOne("b", T("2026-11-22T10:16:00Z")).value().has_value());
+  const core::FleetReport replay =
+      Replay(all_, config_, "2026-11-22T10:20:00Z");
+  for (const core::JobReport& want : replay.jobs) {
+    auto one = live_.ReportOne(want.job_id, T("2026-11-22T10:20:00Z"));
+    ASSERT_TRUE(one.ok() && one->has_value()) << want.job_id;
+    ExpectEqualReports(core::FleetReport{.jobs = {**one}},
+                       core::FleetReport{.jobs = {want}});
+  }
+  EXPECT_EQ(live_.stats().rebuilds_pending, 0);  // the queued job: rebuilt
+}
+
+TEST_F(LiveStateTest, NothingIsAdmittedAfterItsJobEnded) {
+  Apply(Events(R"(
+10:00:00 {"started":{}}
+10:00:20 {"job_ended":{"outcome":"SUCCEEDED"}}
+)"));
+  std::unordered_map<std::string, int64_t> ended_in_batch;
+  const v1::Event late = Events(R"(
+10:00:30 {"step":{"step":1}}
+)")[0];
+  absl::Status s = live_.Admit(late, &ended_in_batch);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("ended"));
+  // Within one batch: a job_ended admitted first refuses what follows it.
+  const std::vector<v1::Event> batch = Events(R"(
+10:00:00 {"job_id":"k","started":{}}
+10:00:05 {"job_id":"k","job_ended":{"outcome":"FAILED"}}
+10:00:06 {"job_id":"k","step":{"step":1}}
+)");
+  ended_in_batch.clear();
+  EXPECT_TRUE(live_.Admit(batch[0], &ended_in_batch).ok());
+  EXPECT_TRUE(live_.Admit(batch[1], &ended_in_batch).ok());
+  EXPECT_EQ(live_.Admit(batch[2], &ended_in_batch).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(LiveStateTest, StateRecordsFollowThePolicy) {
+  // Every 3 applied events of a job; the time rule never fires here.
+  live_.set_state_policy({.every_events = 3, .every_ns = 1LL << 62, .keep = 2});
+  // Applied (5 s of lateness per job): j's first three, other's first one.
+  Apply(Events(R"(
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"step":{"step":2}}
+10:00:30 {"step":{"step":3}}
+10:00:00 {"job_id":"other","started":{}}
+10:00:10 {"job_id":"other","step":{"step":1}}
+)"));
+  std::vector<internal::v1::StoredJobState> put;
+  std::vector<std::pair<std::string, uint64_t>> remove;
+  live_.TakeJobStates(1, /*all=*/false, &put, &remove);
+  ASSERT_EQ(put.size(), 1u);  // j is due, other is not
+  EXPECT_EQ(put[0].job_id(), "j");
+  EXPECT_EQ(put[0].applied_events(), 3);
+  EXPECT_EQ(put[0].through_batch(), 1u);
+  put.clear();
+  // All (a graceful shutdown): every job with something new since its last
+  // record, so other but not j again.
+  live_.TakeJobStates(1, /*all=*/true, &put, &remove);
+  ASSERT_EQ(put.size(), 1u);
+  EXPECT_EQ(put[0].job_id(), "other");
+  EXPECT_EQ(live_.stats().states_taken, 2);
+  EXPECT_TRUE(remove.empty());
+}
+
+}  // namespace
+}  // namespace goodput::server

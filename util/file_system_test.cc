@@ -1,0 +1,110 @@
+// PosixFileSystem on a temporary directory, and the faults of
+// FaultInjectingFileSystem on top of it.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "util/fault_injecting_file_system.h"
+#include "util/posix_file_system.h"
+
+namespace goodput {
+namespace {
+
+using Fault = FaultInjectingFileSystem::Fault;
+using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
+
+class FileSystemTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = ::testing::TempDir() + "fs_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Path(absl::string_view name) const {
+    return absl::StrCat(dir_, "/", name);
+  }
+
+  std::string dir_;
+  PosixFileSystem posix_;
+  FaultInjectingFileSystem faulty_{&posix_};
+};
+
+TEST_F(FileSystemTest, WriteReadRenameListRemove) {
+  ASSERT_TRUE(posix_.CreateDirs(Path("sub/deeper")).ok());
+  ASSERT_TRUE(posix_.WriteFile(Path("a"), "hello").ok());
+  EXPECT_EQ(*posix_.ReadFile(Path("a")), "hello");
+  EXPECT_EQ(*posix_.FileSize(Path("a")), 5u);
+  ASSERT_TRUE(posix_.Rename(Path("a"), Path("b")).ok());
+  EXPECT_FALSE(posix_.Exists(Path("a")));
+  EXPECT_TRUE(posix_.SyncDir(dir_).ok());
+  EXPECT_THAT(*posix_.ListDir(dir_), UnorderedElementsAre("b", "sub"));
+  ASSERT_TRUE(posix_.Remove(Path("b")).ok());
+  EXPECT_TRUE(absl::IsNotFound(posix_.Remove(Path("b"))));
+  EXPECT_TRUE(absl::IsNotFound(posix_.ReadFile(Path("b")).status()));
+}
+
+TEST_F(FileSystemTest, FullDiskIsResourceExhausted) {
+  // /dev/full answers every write with ENOSPC.
+  absl::Status s = posix_.WriteFile("/dev/full", "x");
+  EXPECT_TRUE(absl::IsResourceExhausted(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr("/dev/full"));
+}
+
+TEST_F(FileSystemTest, SecondLockIsRefusedNamingTheHolderUntilReleased) {
+  auto first = posix_.LockFile(Path("lock"), "pid 42");
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = posix_.LockFile(Path("lock"), "pid 43");
+  EXPECT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
+  EXPECT_THAT(second.status().message(), HasSubstr("locked by pid 42"));
+  first->reset();
+  auto third = posix_.LockFile(Path("lock"), "pid 44");
+  ASSERT_TRUE(third.ok()) << third.status();
+  EXPECT_EQ(*posix_.ReadFile(Path("lock")), "pid 44\n");
+}
+
+TEST_F(FileSystemTest, NoSpaceWritesHalfAndFailsOnce) {
+  faulty_.Inject(Fault::kNoSpace);
+  absl::Status s = faulty_.WriteFile(Path("f"), "abcdef");
+  EXPECT_TRUE(absl::IsResourceExhausted(s)) << s;
+  EXPECT_EQ(*posix_.ReadFile(Path("f")), "abc");
+  EXPECT_TRUE(faulty_.WriteFile(Path("f"), "abcdef").ok());
+  EXPECT_EQ(faulty_.fired(Fault::kNoSpace), 1);
+}
+
+TEST_F(FileSystemTest, TornWriteReportsSuccessWithHalfTheData) {
+  faulty_.Inject(Fault::kTornWrite);
+  EXPECT_TRUE(faulty_.WriteFile(Path("f"), "abcdef").ok());
+  EXPECT_EQ(*posix_.ReadFile(Path("f")), "abc");
+}
+
+TEST_F(FileSystemTest, FailedFsyncWritesButFailsAndSoDoesSyncDir) {
+  faulty_.Inject(Fault::kFsyncFails, 2);
+  absl::Status s = faulty_.WriteFile(Path("f"), "abcdef");
+  EXPECT_THAT(s.message(), HasSubstr("fsync"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(*posix_.ReadFile(Path("f")), "abcdef");
+  EXPECT_FALSE(faulty_.SyncDir(dir_).ok());
+  EXPECT_TRUE(faulty_.SyncDir(dir_).ok());
+}
+
+TEST_F(FileSystemTest, FailedRenameRenamesNothingUntilCleared) {
+  ASSERT_TRUE(posix_.WriteFile(Path("a"), "x").ok());
+  faulty_.Inject(Fault::kRenameFails, -1);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FALSE(faulty_.Rename(Path("a"), Path("b")).ok());
+  }
+  EXPECT_TRUE(posix_.Exists(Path("a")));
+  faulty_.Clear();
+  EXPECT_TRUE(faulty_.Rename(Path("a"), Path("b")).ok());
+  EXPECT_EQ(faulty_.fired(Fault::kRenameFails), 3);
+}
+
+}  // namespace
+}  // namespace goodput

@@ -1,0 +1,178 @@
+#include "util/posix_file_system.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace goodput {
+namespace {
+
+absl::Status Errno(int err, absl::string_view what, const std::string& path) {
+  return absl::ErrnoToStatus(err, absl::StrCat(what, " ", path));
+}
+
+absl::Status Errno(absl::string_view what, const std::string& path) {
+  return Errno(errno, what, path);
+}
+
+// Closes `fd`, keeping errno of the failure before it.
+void CloseKeepingErrno(int fd) {
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+}
+
+absl::Status WriteAll(int fd, absl::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Errno("write", path);
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadAll(int fd, const std::string& path) {
+  std::string out;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Errno("read", path);
+    if (n == 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+  }
+}
+
+class PosixLock : public FileSystem::Lock {
+ public:
+  explicit PosixLock(int fd) : fd_(fd) {}
+  ~PosixLock() override { ::close(fd_); }  // releases the flock
+
+ private:
+  const int fd_;
+};
+
+// Replaces the content of the locked file `fd` with `owner`.
+absl::Status WriteOwner(int fd, absl::string_view owner,
+                        const std::string& path) {
+  if (::ftruncate(fd, 0) != 0) return Errno("ftruncate", path);
+  if (::lseek(fd, 0, SEEK_SET) != 0) return Errno("lseek", path);
+  return WriteAll(fd, absl::StrCat(owner, "\n"), path);
+}
+
+}  // namespace
+
+absl::Status PosixFileSystem::CreateDirs(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Errno(ec.value(), "mkdir", dir);
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::WriteFile(const std::string& path,
+                                        absl::string_view data) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("open", path);
+  absl::Status s = WriteAll(fd, data, path);
+  if (s.ok() && ::fsync(fd) != 0) s = Errno("fsync", path);
+  if (!s.ok()) {
+    CloseKeepingErrno(fd);
+    return s;
+  }
+  if (::close(fd) != 0) return Errno("close", path);
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::Rename(const std::string& from,
+                                     const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    return Errno("rename", absl::StrCat(from, " to ", to));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::SyncDir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Errno("open", dir);
+  if (::fsync(fd) != 0) {
+    absl::Status s = Errno("fsync", dir);
+    CloseKeepingErrno(fd);
+    return s;
+  }
+  ::close(fd);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> PosixFileSystem::ReadFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Errno("open", path);
+  absl::StatusOr<std::string> data = ReadAll(fd, path);
+  ::close(fd);
+  return data;
+}
+
+absl::StatusOr<std::vector<std::string>> PosixFileSystem::ListDir(
+    const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return Errno("opendir", dir);
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = ::readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  absl::Status s = errno == 0 ? absl::OkStatus() : Errno("readdir", dir);
+  ::closedir(d);
+  if (!s.ok()) return s;
+  return names;
+}
+
+absl::StatusOr<uint64_t> PosixFileSystem::FileSize(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Errno("stat", path);
+  return static_cast<uint64_t>(st.st_size);
+}
+
+bool PosixFileSystem::Exists(const std::string& path) {
+  return ::access(path.c_str(), F_OK) == 0;
+}
+
+absl::Status PosixFileSystem::Remove(const std::string& path) {
+  if (::unlink(path.c_str()) != 0) return Errno("unlink", path);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<FileSystem::Lock>> PosixFileSystem::LockFile(
+    const std::string& path, absl::string_view owner) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("open", path);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    absl::StatusOr<std::string> holder = ReadAll(fd, path);
+    ::close(fd);
+    if (err != EWOULDBLOCK) return Errno(err, "flock", path);
+    std::string who =
+        holder.ok() ? std::string(absl::StripAsciiWhitespace(*holder)) : "";
+    if (who.empty()) who = "another process";
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is locked by ", who));
+  }
+  absl::Status s = WriteOwner(fd, owner, path);
+  if (!s.ok()) {
+    ::close(fd);
+    return s;
+  }
+  return std::unique_ptr<Lock>(new PosixLock(fd));
+}
+
+}  // namespace goodput

@@ -1,0 +1,33 @@
+// PosixFileSystem: FileSystem on the real disk through POSIX calls (open,
+// write, fsync, rename, flock, ...). Stateless; thread-safe.
+#ifndef GOODPUT_UTIL_POSIX_FILE_SYSTEM_H_
+#define GOODPUT_UTIL_POSIX_FILE_SYSTEM_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "util/file_system.h"
+
+namespace goodput {
+
+class PosixFileSystem : public FileSystem {
+ public:
+  absl::Status CreateDirs(const std::string& dir) override;
+  absl::Status WriteFile(const std::string& path,
+                         absl::string_view data) override;
+  absl::Status Rename(const std::string& from, const std::string& to) override;
+  absl::Status SyncDir(const std::string& dir) override;
+  absl::StatusOr<std::string> ReadFile(const std::string& path) override;
+  absl::StatusOr<std::vector<std::string>> ListDir(
+      const std::string& dir) override;
+  absl::StatusOr<uint64_t> FileSize(const std::string& path) override;
+  bool Exists(const std::string& path) override;
+  absl::Status Remove(const std::string& path) override;
+  absl::StatusOr<std::unique_ptr<Lock>> LockFile(
+      const std::string& path, absl::string_view owner) override;
+};
+
+}  // namespace goodput
+
+#endif  // GOODPUT_UTIL_POSIX_FILE_SYSTEM_H_
