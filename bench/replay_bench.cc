@@ -1,18 +1,19 @@
 // Offline replay throughput (SPEC section 7, "Offline replay: events/s on
-// one core"): the whole path of `goodputctl replay` through the Replayer
-// library: read lines from a file (std::ifstream, as goodputctl does) ->
-// LineDecoder -> sort -> core::FleetTracker -> report -> report JSON. Not a
-// test; run it by hand, pinned to one core (see BENCHMARKS.md):
+// one core"): the whole path of `goodputctl replay` through the
+// report::Replayer library: read lines from a file (std::ifstream, as
+// goodputctl does) -> LineDecoder -> sort -> core::FleetTracker -> report ->
+// report JSON. Not a test; run it by hand, pinned to one core (see
+// BENCHMARKS.md):
 //
 //   replay_bench gen-job FILE STEPS          one job of STEPS 1 s steps
 //   replay_bench gen-fleet FILE JOBS STEPS   bench_events Fleet(JOBS, STEPS)
 //   taskset -c 1 replay_bench run FILE [--reps=N]
 //
 // `run` prints, per repetition, the time of AddInput (read + decode),
-// Finish (sort + apply + FleetReport), WriteReportJson and freeing the
-// Replayer, and events/s of the whole (wall and CPU time); the last line is the
-// median repetition. Generation is seeded by construction (bench_events is
-// deterministic).
+// Finish (sort + apply + FleetReport), report::WriteReportJson and freeing the
+// report::Replayer, and events/s of the whole (wall and CPU time); the last
+// line is the median repetition. Generation is seeded by construction
+// (bench_events is deterministic).
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -21,8 +22,8 @@
 
 #include "bench/bench_events.h"
 #include "bench/bench_util.h"
-#include "cli/replay.h"
-#include "cli/report_json.h"
+#include "report/replay.h"
+#include "report/report_json.h"
 
 namespace goodput::bench {
 namespace {
@@ -55,7 +56,7 @@ bool RunOnce(const std::string& path, Rep* rep) {
   }
   const double cpu0 = ProcessCpuSeconds();
   auto t0 = SteadyClock::now();
-  auto replayer = std::make_unique<cli::Replayer>(cli::ReplayOptions());
+  auto replayer = std::make_unique<report::Replayer>(report::ReplayOptions());
   absl::Status s = replayer->AddInput(in, path);
   rep->add_input_s = SecondsSince(t0);
   if (!s.ok()) {
@@ -63,7 +64,7 @@ bool RunOnce(const std::string& path, Rep* rep) {
     return false;
   }
   t0 = SteadyClock::now();
-  absl::StatusOr<cli::ReplayResult> result = replayer->Finish();
+  absl::StatusOr<report::ReplayResult> result = replayer->Finish();
   rep->finish_s = SecondsSince(t0);
   if (!result.ok()) {
     std::fprintf(stderr, "%s\n",
@@ -71,7 +72,7 @@ bool RunOnce(const std::string& path, Rep* rep) {
     return false;
   }
   t0 = SteadyClock::now();
-  absl::StatusOr<std::string> json = cli::WriteReportJson(result->report);
+  absl::StatusOr<std::string> json = report::WriteReportJson(result->report);
   rep->json_s = SecondsSince(t0);
   t0 = SteadyClock::now();
   replayer.reset();  // goodputctl frees the events before it exits too

@@ -9,8 +9,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "cli/flags.h"
 #include "cli/tls_flags.h"
+#include "util/flags.h"
 
 namespace goodput::cli {
 

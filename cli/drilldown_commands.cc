@@ -7,12 +7,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/flags.h"
 #include "cli/remote_util.h"
 #include "cli/shard_query.h"
-#include "cli/time_format.h"
 #include "proto/service.grpc.pb.h"
+#include "util/flags.h"
 #include "util/grpc_status.h"
+#include "util/proto_time.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {
@@ -95,9 +96,7 @@ absl::Status WindowsFlag(const std::optional<std::string>& windows,
       return absl::InvalidArgumentError(
           absl::StrCat("--windows: want durations like 5m,1h, got '", w, "'"));
     }
-    google::protobuf::Duration* d = request->add_windows();
-    d->set_seconds(*ns / 1'000'000'000);
-    d->set_nanos(static_cast<int32_t>(*ns % 1'000'000'000));
+    *request->add_windows() = NanosToDuration(*ns);
   }
   return absl::OkStatus();
 }

@@ -7,11 +7,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/batch_sender.h"
-#include "cli/emit_event.h"
 #include "cli/remote_util.h"
 #include "clients/cpp/agent_socket.h"
 #include "clients/cpp/event_json.h"
 #include "clients/cpp/send_or_spool.h"
+#include "codec/emit_event.h"
 #include "grpcpp/create_channel.h"
 #include "util/uuid.h"
 
@@ -24,7 +24,7 @@ struct EmitArgs {
   bool help = false, print = false;
   std::string kind;
   std::optional<std::string> socket, spool_dir, server;
-  EmitFields fields;
+  codec::EmitFields fields;
 };
 
 std::string EmitHelp() {
@@ -38,7 +38,7 @@ std::string EmitHelp() {
       "[--notice]\n"
       "  goodputctl emit job_ended --job_id=j --outcome=SUCCEEDED\n\n"
       "KIND: ",
-      absl::StrJoin(EmitKinds(), ", "),
+      absl::StrJoin(codec::EmitKinds(), ", "),
       ".\nFields: those of KIND in proto/event.proto, plus --time=RFC3339 "
       "(default now),\n--host, --attempt, and --label=KEY=VALUE (repeatable, "
       "job_submitted).\n\nFlags:\n"
@@ -138,7 +138,7 @@ int RunEmitCommand(const std::vector<std::string>& argv,
   }
   if (args.kind.empty()) return UsageError(context, kPrefix, "missing KIND");
   absl::StatusOr<v1::Event> event =
-      BuildEvent(args.kind, args.fields, absl::GetCurrentTimeNanos());
+      codec::BuildEvent(args.kind, args.fields, absl::GetCurrentTimeNanos());
   if (!event.ok())
     return UsageError(context, kPrefix, event.status().message());
   if (args.print) {

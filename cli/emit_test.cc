@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "cli/emit_command.h"
-#include "cli/emit_event.h"
+#include "codec/emit_event.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -17,8 +17,9 @@ using ::testing::HasSubstr;
 
 constexpr int64_t kNow = int64_t{1795000000} * 1000000000;
 
-absl::StatusOr<v1::Event> Build(const std::string& kind, EmitFields fields) {
-  return BuildEvent(kind, fields, kNow);
+absl::StatusOr<v1::Event> Build(const std::string& kind,
+                                codec::EmitFields fields) {
+  return codec::BuildEvent(kind, fields, kNow);
 }
 
 TEST(EmitEventTest, BuildsEveryFieldTypeFromStrings) {
@@ -52,7 +53,7 @@ TEST(EmitEventTest, BuildsEveryFieldTypeFromStrings) {
 }
 
 TEST(EmitEventTest, ErrorsNameTheFieldAndValue) {
-  auto error = [](const std::string& kind, EmitFields f) {
+  auto error = [](const std::string& kind, codec::EmitFields f) {
     return std::string(Build(kind, f).status().message());
   };
   EXPECT_THAT(error("jobsubmitted", {}), HasSubstr("KIND: must be one of"));

@@ -9,11 +9,11 @@
 #include "cli/command.h"
 #include "cli/drilldown_commands.h"
 #include "cli/emit_command.h"
-#include "cli/flags.h"
 #include "cli/import_mlgm_command.h"
 #include "cli/remote_commands.h"
 #include "cli/replay_command.h"
 #include "cli/top.h"
+#include "util/flags.h"
 
 namespace goodput::cli {
 namespace {

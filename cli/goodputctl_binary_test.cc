@@ -13,20 +13,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "cli/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "report/test_util.h"
 
 namespace goodput::cli {
 namespace {
 
+using report::testing::ReadFileOrDie;
+using report::testing::WriteFileOrDie;
 using ::testing::HasSubstr;
 using ::testing::IsSupersetOf;
-using testing::ReadFileOrDie;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
-using testing::WriteFileOrDie;
 using Json = nlohmann::json;
 
 struct RunResult {
@@ -35,7 +35,7 @@ struct RunResult {
   std::string err;
 };
 
-using ::goodput::cli::testing::kSimpleTimeline;
+using ::goodput::report::testing::kSimpleTimeline;
 constexpr const char* kSimple = kSimpleTimeline;
 
 class GoodputctlBinaryTest : public ::testing::Test {

@@ -17,10 +17,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/flags.h"
 #include "cli/import_mlgm.h"
 #include "cli/import_mlgm_json.h"
 #include "nlohmann/json.hpp"
+#include "util/flags.h"
 
 namespace goodput::cli {
 namespace {

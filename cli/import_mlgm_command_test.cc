@@ -11,19 +11,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/goodputctl.h"
-#include "cli/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "report/test_util.h"
 
 namespace goodput::cli {
 namespace {
 
+using report::testing::ReadFileOrDie;
+using report::testing::WriteFileOrDie;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using testing::ReadFileOrDie;
 using ::testing::SizeIs;
-using testing::WriteFileOrDie;
 
 struct RunResult {
   int code;

@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cli/time_format.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {

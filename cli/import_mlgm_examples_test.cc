@@ -8,11 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/import_mlgm.h"
-#include "cli/test_util.h"
 #include "core/category.h"
 #include "core/config.h"
 #include "core/replay_events.h"
 #include "gtest/gtest.h"
+#include "report/test_util.h"
 
 namespace goodput::cli {
 namespace {
@@ -38,8 +38,8 @@ core::JobReport ImportAndReplay(const Example& example) {
   options.accelerator = "tpu-v5e";
   options.blocking_data_loading = example.blocking_data_loading;
   MlgmConverter converter(options);
-  std::string text = testing::ReadFileOrDie(std::string(GOODPUT_CLI_TESTDATA) +
-                                            "/mlgm/" + example.file);
+  std::string text = report::testing::ReadFileOrDie(
+      std::string(GOODPUT_CLI_TESTDATA) + "/mlgm/" + example.file);
   int line = 0;
   for (absl::string_view l : absl::StrSplit(text, '\n')) {
     converter.AddLine(l, absl::StrCat(example.file, ":", ++line));

@@ -6,15 +6,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "cli/time_format.h"
+#include "util/proto_time.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {
 
 using Kind = MlgmMark::Kind;
 using Span = MlgmMark::Span;
-
-constexpr int64_t kNanosPerSecond = 1'000'000'000;
 
 v1::Activity MakeActivity(v1::Activity::Kind kind) {
   v1::Activity a;
@@ -230,8 +229,7 @@ std::vector<v1::Event> MlgmJobConverter::TakeEvents() {
 
 v1::Event& MlgmJobConverter::Emit(int64_t t, bool with_attempt) {
   v1::Event& e = events_.emplace_back();
-  e.mutable_time()->set_seconds(t / kNanosPerSecond);
-  e.mutable_time()->set_nanos(static_cast<int32_t>(t % kNanosPerSecond));
+  *e.mutable_time() = NanosToTimestamp(t);
   e.set_job_id(job_id_);
   if (with_attempt) e.set_attempt(absl::StrCat("mlgm-", attempt_));
   return e;

@@ -3,15 +3,14 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/time_format.h"
 #include "nlohmann/json.hpp"
+#include "util/proto_time.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-constexpr int64_t kNanosPerSecond = 1'000'000'000;
 
 Json Submitted(const v1::JobSubmitted& s) {
   Json out = Json::object();
@@ -55,8 +54,7 @@ std::pair<const char*, Json> Body(const v1::Event& e) {
 
 std::string EventJsonLine(const v1::Event& event) {
   Json line = Json::object();
-  line["time"] = FormatRfc3339(event.time().seconds() * kNanosPerSecond +
-                               event.time().nanos());
+  line["time"] = FormatRfc3339(TimestampToNanos(event.time()));
   line["job_id"] = event.job_id();
   if (!event.attempt().empty()) line["attempt"] = event.attempt();
   auto [key, body] = Body(event);

@@ -10,16 +10,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "cli/batch_sender.h"
-#include "cli/flags.h"
 #include "cli/remote_util.h"
 #include "cli/shard_query.h"
-#include "cli/time_format.h"
 #include "codec/line_decoder.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/create_channel.h"
 #include "proto/service.grpc.pb.h"
+#include "util/flags.h"
 #include "util/grpc_credentials.h"
 #include "util/grpc_status.h"
+#include "util/time_format.h"
 #include "util/uuid.h"
 
 namespace goodput::cli {

@@ -1,9 +1,10 @@
 #include "cli/remote_util.h"
 
 #include "absl/strings/str_cat.h"
-#include "cli/time_format.h"
 #include "grpcpp/create_channel.h"
 #include "util/grpc_credentials.h"
+#include "util/proto_time.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 
@@ -58,8 +59,7 @@ absl::Status TimeFlag(const char* flag, const std::optional<std::string>& v,
     return absl::InvalidArgumentError(
         absl::StrCat(flag, ": ", ns.status().message()));
   }
-  ts->set_seconds(*ns / 1'000'000'000);
-  ts->set_nanos(static_cast<int32_t>(*ns % 1'000'000'000));
+  *ts = NanosToTimestamp(*ns);
   return absl::OkStatus();
 }
 

@@ -10,10 +10,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "cli/command.h"
-#include "cli/flags.h"
 #include "cli/tls_flags.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "grpcpp/channel.h"
+#include "util/flags.h"
 
 namespace goodput::cli {
 

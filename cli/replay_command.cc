@@ -16,12 +16,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "cli/catalog_file.h"
-#include "cli/flags.h"
-#include "cli/replay.h"
-#include "cli/report_json.h"
-#include "cli/report_table.h"
-#include "cli/time_format.h"
+#include "report/catalog_file.h"
+#include "report/replay.h"
+#include "report/report_json.h"
+#include "report/report_table.h"
+#include "util/flags.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {
@@ -80,7 +80,8 @@ absl::Status FlagError(absl::string_view flag, const absl::Status& status) {
       absl::StrCat("--", flag, ": ", status.message()));
 }
 
-absl::Status ParseTimes(const ReplayFlags& flags, ReplayOptions* options) {
+absl::Status ParseTimes(const ReplayFlags& flags,
+                        report::ReplayOptions* options) {
   if (flags.as_of) {
     absl::StatusOr<int64_t> t = ParseRfc3339(*flags.as_of);
     if (!t.ok()) return FlagError("as_of", t.status());
@@ -99,14 +100,14 @@ absl::Status ParseTimes(const ReplayFlags& flags, ReplayOptions* options) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ReplayOptions> BuildOptions(const ReplayFlags& flags) {
-  ReplayOptions options;
+absl::StatusOr<report::ReplayOptions> BuildOptions(const ReplayFlags& flags) {
+  report::ReplayOptions options;
   absl::Status status = ParseTimes(flags, &options);
   if (!status.ok()) return status;
   if (!flags.catalog) return options;
   absl::StatusOr<std::string> text = ReadFile(*flags.catalog);
   if (!text.ok()) return text.status();
-  status = ApplyCatalogJson(*text, &options.config.catalog);
+  status = report::ApplyCatalogJson(*text, &options.config.catalog);
   if (!status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(*flags.catalog, ": ", status.message()));
@@ -137,11 +138,12 @@ absl::StatusOr<std::vector<std::unique_ptr<std::ifstream>>> OpenInputs(
   return files;
 }
 
-absl::StatusOr<ReplayResult> Replay(const std::vector<std::string>& paths,
-                                    ReplayOptions options, std::istream& in) {
+absl::StatusOr<report::ReplayResult> Replay(
+    const std::vector<std::string>& paths, report::ReplayOptions options,
+    std::istream& in) {
   auto files = OpenInputs(paths);
   if (!files.ok()) return files.status();
-  Replayer replayer(std::move(options));
+  report::Replayer replayer(std::move(options));
   for (size_t i = 0; i < paths.size(); ++i) {
     std::istream& stream = (*files)[i] ? *(*files)[i] : in;
     absl::Status status =
@@ -151,7 +153,7 @@ absl::StatusOr<ReplayResult> Replay(const std::vector<std::string>& paths,
   return replayer.Finish();
 }
 
-void PrintErrors(const ReplayResult& result, std::ostream& err) {
+void PrintErrors(const report::ReplayResult& result, std::ostream& err) {
   const std::vector<std::string>& errors = result.errors;
   for (size_t i = 0; i < errors.size() && i < kMaxPrintedErrors; ++i) {
     err << errors[i] << "\n";
@@ -169,18 +171,18 @@ void PrintErrors(const ReplayResult& result, std::ostream& err) {
 absl::Status PrintReport(const core::FleetReport& report, bool json,
                          std::ostream& out) {
   if (!json) {
-    out << FormatReportTable(report);
+    out << report::FormatReportTable(report);
     return absl::OkStatus();
   }
-  absl::StatusOr<std::string> text = WriteReportJson(report);
+  absl::StatusOr<std::string> text = report::WriteReportJson(report);
   if (!text.ok()) return text.status();
   out << *text;
   return absl::OkStatus();
 }
 
 int ReplayAndPrint(const std::vector<std::string>& paths, bool json,
-                   ReplayOptions options, CommandContext& context) {
-  absl::StatusOr<ReplayResult> result =
+                   report::ReplayOptions options, CommandContext& context) {
+  absl::StatusOr<report::ReplayResult> result =
       Replay(paths, std::move(options), context.in);
   if (!result.ok()) return Fail(context, kPrefix, result.status());
   absl::Status printed = PrintReport(result->report, json, context.out);
@@ -202,7 +204,7 @@ int RunReplayCommand(const std::vector<std::string>& args,
     return *code;
   }
   if (auto code = RequireFiles(kPrefix, paths, context)) return *code;
-  absl::StatusOr<ReplayOptions> options = BuildOptions(flags);
+  absl::StatusOr<report::ReplayOptions> options = BuildOptions(flags);
   if (!options.ok()) return Fail(context, kPrefix, options.status());
   return ReplayAndPrint(paths, flags.json, *std::move(options), context);
 }

@@ -9,16 +9,17 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "cli/drilldown_json.h"
-#include "cli/drilldown_table.h"
 #include "cli/remote_util.h"
-#include "cli/report_json.h"
-#include "cli/report_table.h"
-#include "cli/shard_report.h"
 #include "core/config.h"
 #include "core/drilldown.h"
 #include "proto/service.grpc.pb.h"
+#include "report/drilldown_json.h"
+#include "report/drilldown_table.h"
+#include "report/report_json.h"
+#include "report/report_table.h"
+#include "report/shard_report.h"
 #include "util/grpc_status.h"
+#include "util/proto_time.h"
 
 namespace goodput::cli {
 namespace {
@@ -26,17 +27,13 @@ namespace {
 // As goodputd's Query.Fleet (server/drilldown.cc).
 constexpr size_t kWorstJobs = 5;
 
-int64_t Nanos(const google::protobuf::Timestamp& t) {
-  return t.seconds() * 1'000'000'000 + t.nanos();
-}
-
 std::optional<int64_t> Since(bool has, const google::protobuf::Timestamp& t) {
   if (!has) return std::nullopt;
-  return Nanos(t);
+  return TimestampToNanos(t);
 }
 
 int64_t AsOf(bool has, const google::protobuf::Timestamp& t) {
-  return has ? Nanos(t) : absl::GetCurrentTimeNanos();
+  return has ? TimestampToNanos(t) : absl::GetCurrentTimeNanos();
 }
 
 // Query.Report with shard_data from `address`; errors name the address.
@@ -89,14 +86,8 @@ absl::StatusOr<core::FleetReport> FetchMergedReport(
     std::optional<int64_t> since_ns) {
   v1::ReportRequest request;
   request.set_shard_data(true);
-  request.mutable_as_of()->set_seconds(as_of_ns / 1'000'000'000);
-  request.mutable_as_of()->set_nanos(
-      static_cast<int32_t>(as_of_ns % 1'000'000'000));
-  if (since_ns) {
-    request.mutable_since()->set_seconds(*since_ns / 1'000'000'000);
-    request.mutable_since()->set_nanos(
-        static_cast<int32_t>(*since_ns % 1'000'000'000));
-  }
+  *request.mutable_as_of() = NanosToTimestamp(as_of_ns);
+  if (since_ns) *request.mutable_since() = NanosToTimestamp(*since_ns);
   std::vector<absl::StatusOr<v1::ShardReport>> answers(shards.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < shards.size(); ++i) {
@@ -104,12 +95,12 @@ absl::StatusOr<core::FleetReport> FetchMergedReport(
         [&, i] { answers[i] = FetchShard(shards.address(i), tls, request); });
   }
   for (std::thread& t : threads) t.join();
-  std::vector<ShardAnswer> merged;
+  std::vector<report::ShardAnswer> merged;
   for (size_t i = 0; i < shards.size(); ++i) {
     if (!answers[i].ok()) return answers[i].status();
     merged.push_back({shards.address(i), *std::move(answers[i])});
   }
-  return MergeShardReports(merged, as_of_ns, since_ns);
+  return report::MergeShardReports(merged, as_of_ns, since_ns);
 }
 
 absl::StatusOr<core::FleetReport> FetchMergedReport(
@@ -126,14 +117,15 @@ int PrintMergedReport(const ShardMap& shards, const v1::ReportRequest& request,
   absl::StatusOr<core::FleetReport> report =
       FetchMergedReport(shards, context.tls, request);
   if (!report.ok()) return Print(report.status(), prefix, context);
-  if (json) return Print(WriteReportJson(*report), prefix, context);
-  return Print(FormatReportTable(*report), prefix, context);
+  if (json) return Print(report::WriteReportJson(*report), prefix, context);
+  return Print(report::FormatReportTable(*report), prefix, context);
 }
 
 int PrintMergedJobs(const ShardMap& shards, const v1::JobsRequest& request,
                     bool json, const std::string& prefix,
                     CommandContext& context) {
-  absl::StatusOr<core::JobFilter> filter = JobFilterFromRequest(request);
+  absl::StatusOr<core::JobFilter> filter =
+      report::JobFilterFromRequest(request);
   if (!filter.ok()) return Print(filter.status(), prefix, context);
   const std::optional<int64_t> since =
       Since(request.has_since(), request.since());
@@ -143,8 +135,8 @@ int PrintMergedJobs(const ShardMap& shards, const v1::JobsRequest& request,
   core::Config config;
   if (since) config.since_ns = *since;
   const core::JobsView view = core::RankJobs(config, *report, *filter);
-  if (json) return Print(WriteJobsJson(view, *filter), prefix, context);
-  return Print(FormatJobsTable(view, *filter), prefix, context);
+  if (json) return Print(report::WriteJobsJson(view, *filter), prefix, context);
+  return Print(report::FormatJobsTable(view, *filter), prefix, context);
 }
 
 int PrintMergedFleet(const ShardMap& shards, const v1::FleetRequest& request,
@@ -161,8 +153,8 @@ int PrintMergedFleet(const ShardMap& shards, const v1::FleetRequest& request,
   absl::StatusOr<core::FleetView> view =
       core::MakeFleetView(*report, by, kWorstJobs);
   if (!view.ok()) return Print(view.status(), prefix, context);
-  if (json) return Print(WriteFleetViewJson(*view), prefix, context);
-  return Print(FormatFleetViewTable(*view), prefix, context);
+  if (json) return Print(report::WriteFleetViewJson(*view), prefix, context);
+  return Print(report::FormatFleetViewTable(*view), prefix, context);
 }
 
 }  // namespace goodput::cli

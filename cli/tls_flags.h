@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "cli/flags.h"
+#include "util/flags.h"
 
 namespace goodput::cli {
 

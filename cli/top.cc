@@ -9,16 +9,16 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "cli/flags.h"
 #include "cli/remote_util.h"
-#include "cli/report_json.h"
 #include "cli/shard_query.h"
-#include "cli/time_format.h"
 #include "cli/top_metrics.h"
 #include "cli/top_view.h"
 #include "grpcpp/create_channel.h"
 #include "proto/service.grpc.pb.h"
+#include "report/report_json.h"
+#include "util/flags.h"
 #include "util/grpc_status.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {
@@ -59,7 +59,7 @@ absl::StatusOr<std::string> FetchMergedJson(const ShardMap& shards,
   absl::StatusOr<core::FleetReport> report =
       FetchMergedReport(shards, tls, absl::GetCurrentTimeNanos(), std::nullopt);
   if (!report.ok()) return report.status();
-  return WriteReportJson(*report);
+  return report::WriteReportJson(*report);
 }
 
 // Query.Report of --server, or the merge of its shards.

@@ -1,9 +1,9 @@
 #include "cli/top_view.h"
 
-#include "cli/report_json.h"
-#include "cli/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "report/report_json.h"
+#include "report/test_util.h"
 
 namespace goodput::cli {
 namespace {
@@ -21,15 +21,15 @@ TopContext Context() {
 
 // `goodputctl top --once` on the hand-built two-job report.
 TEST(TopViewTest, TwoJobsGolden) {
-  auto json = WriteReportJson(testing::TwoJobReport());
+  auto json = report::WriteReportJson(report::testing::TwoJobReport());
   ASSERT_TRUE(json.ok());
   auto screen = RenderTop(*json, Context());
   ASSERT_TRUE(screen.ok()) << screen.status();
-  testing::ExpectMatchesGolden("top_two_jobs.txt", *screen);
+  report::testing::ExpectMatchesGolden("top_two_jobs.txt", *screen);
 }
 
 TEST(TopViewTest, NullRatiosPrintAsDashesAndMetricsMayBeMissing) {
-  auto json = WriteReportJson(testing::OneEmptyJobReport());
+  auto json = report::WriteReportJson(report::testing::OneEmptyJobReport());
   ASSERT_TRUE(json.ok());
   TopContext c = Context();
   c.counters.reset();

@@ -5,9 +5,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/emit_event.h"
-#include "cli/flags.h"
 #include "clients/cpp/agent_socket.h"
+#include "codec/emit_event.h"
+#include "util/flags.h"
 
 namespace goodput::run {
 namespace {
@@ -20,7 +20,7 @@ struct RawFlags {
       step_bytes, max_restarts, stop_reason, agent_socket, spool_dir;
 };
 
-void Register(cli::FlagParser* p, RawFlags* f) {
+void Register(FlagParser* p, RawFlags* f) {
   p->AddString("job_id", "ID", &f->job_id, "the job (required)");
   p->AddString("chips", "N", &f->chips, "requested chips; sends job_submitted");
   p->AddString("accelerator", "NAME", &f->accelerator, "e.g. tpu-v5p");
@@ -48,7 +48,7 @@ void Register(cli::FlagParser* p, RawFlags* f) {
 }
 
 absl::StatusOr<v1::JobSubmitted> Submitted(const RawFlags& f, int64_t now_ns) {
-  cli::EmitFields fields = {{"job_id", *f.job_id}};
+  codec::EmitFields fields = {{"job_id", *f.job_id}};
   auto add = [&](const char* name, const Opt& v) {
     if (v) fields.emplace_back(name, *v);
   };
@@ -65,7 +65,7 @@ absl::StatusOr<v1::JobSubmitted> Submitted(const RawFlags& f, int64_t now_ns) {
     }
   }
   absl::StatusOr<v1::Event> e =
-      cli::BuildEvent("job_submitted", fields, now_ns);
+      codec::BuildEvent("job_submitted", fields, now_ns);
   if (!e.ok()) return e.status();
   return e->job_submitted();
 }
@@ -103,7 +103,7 @@ absl::Status Fill(const RawFlags& f, int64_t now_ns, RunFlags* out) {
 }  // namespace
 
 std::string RunUsage() {
-  cli::FlagParser p;
+  FlagParser p;
   RawFlags f;
   Register(&p, &f);
   return absl::StrCat(
@@ -120,7 +120,7 @@ std::string RunUsage() {
 
 absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args,
                                        int64_t now_ns) {
-  cli::FlagParser p(/*stop_at_positional=*/true);
+  FlagParser p(/*stop_at_positional=*/true);
   RawFlags f;
   Register(&p, &f);
   RunFlags out;

@@ -11,10 +11,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/flags.h"
-#include "cli/time_format.h"
 #include "server/goodputd.h"
 #include "server/security_flags.h"
+#include "util/flags.h"
+#include "util/time_format.h"
 
 namespace {
 
@@ -37,7 +37,7 @@ struct Flags {
 absl::Status ParseRetention(const Flags& flags,
                             goodput::server::GoodputdOptions* options) {
   if (!flags.retention) return absl::OkStatus();
-  auto ns = goodput::cli::ParseDurationNanos(*flags.retention);
+  auto ns = goodput::ParseDurationNanos(*flags.retention);
   if (ns.ok() && *ns <= 0) {
     ns = absl::InvalidArgumentError("want a positive duration");
   }
@@ -61,7 +61,7 @@ absl::Status ParseStatePolicy(const Flags& flags,
                               goodput::server::GoodputdOptions* options) {
   goodput::server::LiveState::StatePolicy& p = options->states;
   if (flags.state_every) {
-    auto ns = goodput::cli::ParseDurationNanos(*flags.state_every);
+    auto ns = goodput::ParseDurationNanos(*flags.state_every);
     if (ns.ok() && *ns <= 0) {
       ns = absl::InvalidArgumentError("want a positive duration");
     }
@@ -83,7 +83,7 @@ absl::Status ParseWindows(const std::string& text,
                           goodput::core::MetricsOptions* m) {
   m->windows.clear();
   for (absl::string_view w : absl::StrSplit(text, ',')) {
-    auto ns = goodput::cli::ParseDurationNanos(w);
+    auto ns = goodput::ParseDurationNanos(w);
     if (!ns.ok()) return FlagError("--windows", ns.status());
     if (*ns <= 0) {
       return absl::InvalidArgumentError(
@@ -106,7 +106,7 @@ absl::Status ToMetricsOptions(const Flags& flags,
         "--max_job_series: want a count, got \"", *flags.max_job_series, "\""));
   }
   if (flags.ended_job_grace) {
-    auto ns = goodput::cli::ParseDurationNanos(*flags.ended_job_grace);
+    auto ns = goodput::ParseDurationNanos(*flags.ended_job_grace);
     if (!ns.ok()) return FlagError("--ended_job_grace", ns.status());
     m.ended_job_grace_ns = *ns;
   }
@@ -141,7 +141,7 @@ absl::Status ToOptions(const Flags& flags,
         std::tuple("--shutdown_grace", &flags.shutdown_grace,
                    &options->shutdown_grace_ns)}) {
     if (!*value) continue;
-    auto ns = goodput::cli::ParseDurationNanos(**value);
+    auto ns = goodput::ParseDurationNanos(**value);
     if (!ns.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(flag, ": ", ns.status().message()));
@@ -161,7 +161,7 @@ int WaitForSignal(const sigset_t& signals) {
 }
 
 // Registers goodputd's flags into `flags`.
-void AddFlags(goodput::cli::FlagParser* parser, Flags* flags) {
+void AddFlags(goodput::FlagParser* parser, Flags* flags) {
   parser->AddBool("help", &flags->help, "show this help");
   parser->AddString("data_dir", "DIR", &flags->data_dir,
                     "RocksDB directory (created if missing)");
@@ -205,7 +205,7 @@ void AddFlags(goodput::cli::FlagParser* parser, Flags* flags) {
 
 int main(int argc, char** argv) {
   Flags flags;
-  goodput::cli::FlagParser parser;
+  goodput::FlagParser parser;
   AddFlags(&parser, &flags);
   goodput::server::AddSecurityFlags(&parser, &flags.security);
   std::vector<std::string> args(argv + 1, argv + argc), positional;

@@ -6,36 +6,33 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
-#include "cli/drilldown_json.h"
-#include "cli/drilldown_table.h"
-#include "cli/report_json.h"
-#include "cli/report_table.h"
-#include "cli/shard_report.h"
-#include "cli/time_format.h"
+#include "report/drilldown_json.h"
+#include "report/drilldown_table.h"
+#include "report/report_json.h"
+#include "report/report_table.h"
+#include "report/shard_report.h"
 #include "util/grpc_status.h"
+#include "util/proto_time.h"
+#include "util/time_format.h"
 
 namespace goodput::server {
 namespace {
 
-int64_t Nanos(const google::protobuf::Timestamp& t) {
-  return t.seconds() * 1'000'000'000 + t.nanos();
-}
-
 int64_t AsOf(const google::protobuf::Timestamp* as_of, Clock* clock) {
-  return as_of != nullptr ? Nanos(*as_of) : clock->NowNanos();
+  return as_of != nullptr ? TimestampToNanos(*as_of) : clock->NowNanos();
 }
 
 std::optional<int64_t> Since(bool has, const google::protobuf::Timestamp& t) {
   if (!has) return std::nullopt;
-  return Nanos(t);
+  return TimestampToNanos(t);
 }
 
 std::vector<NamedWindow> Windows(const v1::JobRequest& request) {
   if (request.windows().empty()) return DefaultJobWindows();
   std::vector<NamedWindow> windows;
   for (const auto& d : request.windows()) {
-    const int64_t ns = d.seconds() * 1'000'000'000 + d.nanos();
-    windows.push_back({cli::FormatShortDuration(ns), ns});
+    const int64_t ns = DurationToNanos(d);
+    windows.push_back({FormatShortDuration(ns), ns});
   }
   return windows;
 }
@@ -79,22 +76,23 @@ grpc::Status QueryService::RunHeavy(grpc::ServerContext* context,
 grpc::Status QueryService::Report(grpc::ServerContext* context,
                                   const v1::ReportRequest* request,
                                   v1::ReportResponse* response) {
-  const int64_t as_of =
-      request->has_as_of() ? Nanos(request->as_of()) : clock_->NowNanos();
+  const int64_t as_of = request->has_as_of()
+                            ? TimestampToNanos(request->as_of())
+                            : clock_->NowNanos();
   std::optional<int64_t> since;
-  if (request->has_since()) since = Nanos(request->since());
+  if (request->has_since()) since = TimestampToNanos(request->since());
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
     absl::StatusOr<core::FleetReport> report =
         ingestor_->Report(as_of, since, cancelled);
     if (!report.ok()) return ToGrpc(report.status());
     if (request->shard_data()) {
-      *response->mutable_shard() = cli::ToShardReport(*report);
+      *response->mutable_shard() = report::ToShardReport(*report);
       return grpc::Status::OK;
     }
-    absl::StatusOr<std::string> json = cli::WriteReportJson(*report);
+    absl::StatusOr<std::string> json = report::WriteReportJson(*report);
     if (!json.ok()) return ToGrpc(json.status());
     response->set_json(*std::move(json));
-    response->set_table(cli::FormatReportTable(*report));
+    response->set_table(report::FormatReportTable(*report));
     return grpc::Status::OK;
   });
 }
@@ -115,7 +113,8 @@ grpc::Status QueryService::DeadLetters(grpc::ServerContext* context,
 grpc::Status QueryService::Jobs(grpc::ServerContext* context,
                                 const v1::JobsRequest* request,
                                 v1::JobsResponse* response) {
-  absl::StatusOr<core::JobFilter> filter = cli::JobFilterFromRequest(*request);
+  absl::StatusOr<core::JobFilter> filter =
+      report::JobFilterFromRequest(*request);
   if (!filter.ok()) return ToGrpc(filter.status());
   const int64_t as_of =
       AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_);
@@ -124,8 +123,8 @@ grpc::Status QueryService::Jobs(grpc::ServerContext* context,
         drilldown_.Jobs(as_of, Since(request->has_since(), request->since()),
                         *filter, cancelled);
     if (!view.ok()) return ToGrpc(view.status());
-    return Render(cli::WriteJobsJson(*view, *filter),
-                  cli::FormatJobsTable(*view, *filter), response);
+    return Render(report::WriteJobsJson(*view, *filter),
+                  report::FormatJobsTable(*view, *filter), response);
   });
 }
 
@@ -142,8 +141,8 @@ grpc::Status QueryService::Job(grpc::ServerContext* context,
       AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),
       Windows(*request), limit, CancelledFn(context));
   if (!view.ok()) return ToGrpc(view.status());
-  return Render(cli::WriteJobViewJson(*view), cli::FormatJobViewTable(*view),
-                response);
+  return Render(report::WriteJobViewJson(*view),
+                report::FormatJobViewTable(*view), response);
 }
 
 grpc::Status QueryService::Fleet(grpc::ServerContext* context,
@@ -156,8 +155,8 @@ grpc::Status QueryService::Fleet(grpc::ServerContext* context,
         as_of, Since(request->has_since(), request->since()),
         request->by().empty() ? "accelerator" : request->by(), cancelled);
     if (!view.ok()) return ToGrpc(view.status());
-    return Render(cli::WriteFleetViewJson(*view),
-                  cli::FormatFleetViewTable(*view), response);
+    return Render(report::WriteFleetViewJson(*view),
+                  report::FormatFleetViewTable(*view), response);
   });
 }
 

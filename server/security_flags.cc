@@ -6,7 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "cli/time_format.h"
+#include "util/time_format.h"
 
 namespace goodput::server {
 namespace {
@@ -59,8 +59,8 @@ template <typename Out>
 absl::Status ParseAge(const char* flag, const std::optional<std::string>& value,
                       Out* out) {
   if (!value) return absl::OkStatus();
-  absl::StatusOr<int64_t> ns = *value == "0" ? absl::StatusOr<int64_t>(0)
-                                             : cli::ParseDurationNanos(*value);
+  absl::StatusOr<int64_t> ns =
+      *value == "0" ? absl::StatusOr<int64_t>(0) : ParseDurationNanos(*value);
   if (!ns.ok() || *ns < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(flag,
@@ -76,7 +76,7 @@ absl::Status ParseAge(const char* flag, const std::optional<std::string>& value,
   return absl::OkStatus();
 }
 
-void AddIdentityFlags(cli::FlagParser* parser, SecurityFlags* f) {
+void AddIdentityFlags(FlagParser* parser, SecurityFlags* f) {
   parser->AddString("max_agent_id_bytes", "N", &f->max_agent_id_bytes,
                     "longest batch agent_id; longer ones end the stream (128)");
   parser->AddString("agent_takeover_after", "DURATION",
@@ -127,7 +127,7 @@ absl::Status ApplyIdentityFlags(const SecurityFlags& f,
 
 }  // namespace
 
-void AddSecurityFlags(cli::FlagParser* parser, SecurityFlags* f) {
+void AddSecurityFlags(FlagParser* parser, SecurityFlags* f) {
   parser->AddString("tls_cert", "FILE", &f->tls_cert,
                     "PEM certificate: serve gRPC over TLS (with --tls_key)");
   parser->AddString("tls_key", "FILE", &f->tls_key, "PEM key of --tls_cert");

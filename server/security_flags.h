@@ -8,8 +8,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "cli/flags.h"
 #include "server/goodputd.h"
+#include "util/flags.h"
 
 namespace goodput::server {
 
@@ -27,7 +27,7 @@ struct SecurityFlags {
 
 // Registers every flag of SecurityFlags on `parser`, which must not
 // outlive `flags`.
-void AddSecurityFlags(cli::FlagParser* parser, SecurityFlags* flags);
+void AddSecurityFlags(FlagParser* parser, SecurityFlags* flags);
 
 // Sets the given flags in `options`; an error names the flag and value.
 absl::Status ApplySecurityFlags(const SecurityFlags& flags,

@@ -12,10 +12,10 @@
 #include <sstream>
 #include <string>
 
-#include "cli/replay.h"
 #include "core/category.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "report/replay.h"
 #include "sim/event_sink.h"
 #include "sim/fleet_sim.h"
 
@@ -38,9 +38,9 @@ SimConfig Fleet(uint64_t seed) {
 }
 
 core::FleetReport Replay(const std::string& jsonl, int64_t as_of_ms) {
-  cli::ReplayOptions options;
+  report::ReplayOptions options;
   options.as_of_ns = as_of_ms * 1'000'000;
-  cli::Replayer replayer(options);
+  report::Replayer replayer(options);
   std::istringstream in(jsonl);
   EXPECT_TRUE(replayer.AddInput(in, "sim").ok());
   auto result = replayer.Finish();

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
+#include "util/proto_time.h"
 
 namespace goodput::sim {
 namespace {
@@ -112,7 +113,7 @@ size_t LiveSink::Route(const std::string& host) const {
 void LiveSink::Emit(const v1::Event& event) {
   if (!status_.ok()) return;
   const v1::Event e = Compress(event, speed_, sim_start_ms_, wall_start_ns_);
-  const int64_t due_ns = e.time().seconds() * 1'000'000'000 + e.time().nanos();
+  const int64_t due_ns = TimestampToNanos(e.time());
   if (due_ns > clock_->NowNanos()) {
     FlushAll();
     sleep_until_(due_ns);

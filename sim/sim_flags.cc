@@ -6,9 +6,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/flags.h"
-#include "cli/time_format.h"
 #include "core/catalog.h"
+#include "util/flags.h"
+#include "util/time_format.h"
 
 namespace goodput::sim {
 namespace {
@@ -42,7 +42,7 @@ absl::Status ToDouble(const std::string& flag, const Opt& v, double min,
 
 absl::Status ToMillis(const std::string& flag, const Opt& v, int64_t* out) {
   if (!v) return absl::OkStatus();
-  absl::StatusOr<int64_t> ns = cli::ParseDurationNanos(*v);
+  absl::StatusOr<int64_t> ns = ParseDurationNanos(*v);
   if (!ns.ok() || *ns < 1'000'000) {
     return Bad(flag, "a duration of at least 1ms such as 30m or 6h", *v);
   }
@@ -75,7 +75,7 @@ absl::Status ToAccelerators(const Opt& v, std::vector<std::string>* out) {
 
 absl::Status ToStart(const Opt& v, int64_t* out) {
   if (!v) return absl::OkStatus();
-  absl::StatusOr<int64_t> ns = cli::ParseRfc3339(*v);
+  absl::StatusOr<int64_t> ns = ParseRfc3339(*v);
   if (!ns.ok()) return Bad("start", "an RFC 3339 time", *v);
   *out = *ns / 1'000'000;
   return absl::OkStatus();
@@ -86,7 +86,7 @@ absl::Status ToStart(const Opt& v, int64_t* out) {
 absl::Status ParseSimFlags(const std::vector<std::string>& args,
                            SimFlags* flags) {
   std::map<std::string, Opt> v;
-  cli::FlagParser p;
+  FlagParser p;
   auto add = [&](const char* name, const char* value, const char* help) {
     p.AddString(name, value, &v[name], help);
   };

@@ -13,6 +13,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/write_batch.h"
+#include "util/proto_time.h"
 
 namespace goodput::storage {
 namespace {
@@ -89,8 +90,7 @@ std::string EncodeStoredBatch(const BatchWrite& batch, uint32_t job_events) {
   internal::v1::StoredBatch header;
   header.set_agent_id(batch.agent_id);
   header.set_sequence(batch.sequence);
-  header.mutable_received()->set_seconds(batch.received_ns / 1'000'000'000);
-  header.mutable_received()->set_nanos(batch.received_ns % 1'000'000'000);
+  *header.mutable_received() = NanosToTimestamp(batch.received_ns);
   header.set_layout(2);
   header.set_job_events(job_events);
   std::string out = header.SerializeAsString();

@@ -5,13 +5,13 @@
 #include <filesystem>
 #include <thread>
 
-#include "cli/report_json.h"
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/service.grpc.pb.h"
+#include "report/report_json.h"
 #include "server/goodputd.h"
 
 namespace goodput {
@@ -90,7 +90,7 @@ class GoodputdTest : public ::testing::Test {
 nlohmann::json ReplayJson(const std::vector<v1::Event>& events, int64_t as_of) {
   core::Config config;
   return nlohmann::json::parse(
-      *cli::WriteReportJson(core::testing::Replay(events, config, as_of)));
+      *report::WriteReportJson(core::testing::Replay(events, config, as_of)));
 }
 
 TEST_F(GoodputdTest, StreamedEventsReportLikeReplay) {

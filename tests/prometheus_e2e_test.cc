@@ -29,11 +29,11 @@
 #include <set>
 #include <sstream>
 
-#include "cli/time_format.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/prometheus_server.h"
 #include "tests/subprocess.h"
+#include "util/time_format.h"
 
 namespace goodput {
 namespace {
@@ -70,13 +70,13 @@ Script LoadScript(const std::string& path, int64_t end_ns) {
     if (!line.empty()) events.push_back(json::parse(line));
   }
   auto time_of = [](const json& e) {
-    return *cli::ParseRfc3339(e["time"].get<std::string>());
+    return *ParseRfc3339(e["time"].get<std::string>());
   };
   const int64_t shift = end_ns - time_of(events.back());
   Script script;
   std::map<std::string, int> seen;  // events per job or host so far
   for (json& e : events) {
-    e["time"] = cli::FormatRfc3339(time_of(e) + shift);
+    e["time"] = FormatRfc3339(time_of(e) + shift);
     const int agent = e["host"].get<std::string>().rfind("a-", 0) == 0 ? 0 : 1;
     const std::string key = e.contains("job_id")
                                 ? e["job_id"].get<std::string>()

@@ -1,0 +1,92 @@
+#include "core/job_report_proto.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace goodput::core {
+namespace {
+
+void IdentityToProto(const JobReport& job, v1::JobReport* out) {
+  out->set_job_id(job.job_id);
+  out->set_chips(job.chips);
+  out->set_accelerator(job.accelerator);
+  out->set_workload(job.workload);
+  out->set_framework(job.framework);
+  out->mutable_labels()->insert(job.labels.begin(), job.labels.end());
+  out->set_state(static_cast<v1::JobState>(job.state));
+}
+
+void NumbersToProto(const JobReport& job, v1::JobReport* out) {
+  out->set_total_ns(job.total_ns);
+  for (int64_t ns : job.nanos) out->add_category_ns(ns);
+  out->mutable_custom_ns()->insert(job.custom_nanos.begin(),
+                                   job.custom_nanos.end());
+  out->set_at_risk_ns(job.at_risk_ns);
+  out->set_ideal_seconds(job.ideal_seconds);
+  out->set_costed_productive_ns(job.costed_productive_ns);
+  if (job.last_step) out->set_last_step(*job.last_step);
+  if (job.last_checkpoint) out->set_last_checkpoint(*job.last_checkpoint);
+  out->set_lost_steps(job.lost_steps);
+  out->set_interruptions(job.interruptions);
+  out->set_duplicates(job.duplicates);
+  out->set_notices(job.notices);
+}
+
+absl::Status CheckFits(const v1::JobReport& in) {
+  if (in.category_ns_size() != kNumCategories) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job '", in.job_id(), "': category_ns: want ",
+                     kNumCategories, " values, got ", in.category_ns_size()));
+  }
+  if (in.state() < static_cast<int>(JobStateKind::kQueued) ||
+      in.state() > static_cast<int>(JobStateKind::kEnded)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job '", in.job_id(), "': state: ", static_cast<int>(in.state()),
+        " is not a job state"));
+  }
+  return absl::OkStatus();
+}
+
+void IdentityFromProto(const v1::JobReport& in, JobReport* job) {
+  job->job_id = in.job_id();
+  job->chips = in.chips();
+  job->accelerator = in.accelerator();
+  job->workload = in.workload();
+  job->framework = in.framework();
+  job->labels.insert(in.labels().begin(), in.labels().end());
+  job->state = static_cast<JobStateKind>(in.state());
+}
+
+void NumbersFromProto(const v1::JobReport& in, JobReport* job) {
+  job->total_ns = in.total_ns();
+  for (int c = 0; c < kNumCategories; ++c) job->nanos[c] = in.category_ns(c);
+  job->custom_nanos.insert(in.custom_ns().begin(), in.custom_ns().end());
+  job->at_risk_ns = in.at_risk_ns();
+  job->ideal_seconds = in.ideal_seconds();
+  job->costed_productive_ns = in.costed_productive_ns();
+  if (in.has_last_step()) job->last_step = in.last_step();
+  if (in.has_last_checkpoint()) job->last_checkpoint = in.last_checkpoint();
+  job->lost_steps = in.lost_steps();
+  job->interruptions = in.interruptions();
+  job->duplicates = in.duplicates();
+  job->notices = in.notices();
+}
+
+}  // namespace
+
+v1::JobReport JobReportToProto(const JobReport& job) {
+  v1::JobReport out;
+  IdentityToProto(job, &out);
+  NumbersToProto(job, &out);
+  return out;
+}
+
+absl::StatusOr<JobReport> JobReportFromProto(const v1::JobReport& in) {
+  if (absl::Status s = CheckFits(in); !s.ok()) return s;
+  JobReport job;
+  IdentityFromProto(in, &job);
+  NumbersFromProto(in, &job);
+  return job;
+}
+
+}  // namespace goodput::core

@@ -1,0 +1,139 @@
+#include "report/report_json.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "report/test_util.h"
+
+namespace goodput::report {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using Json = nlohmann::ordered_json;
+
+const std::vector<std::string> kCategories = {
+    "total",   "queued",     "recovery",  "init",       "prep",
+    "compile", "restore",    "data_wait", "checkpoint", "custom",
+    "idle",    "productive", "lost"};
+
+std::vector<std::string> Keys(const Json& object) {
+  std::vector<std::string> keys;
+  for (const auto& item : object.items()) keys.push_back(item.key());
+  return keys;
+}
+
+std::string WriteOrDie(const core::FleetReport& report) {
+  absl::StatusOr<std::string> text = WriteReportJson(report);
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
+}
+
+TEST(ReportJsonTest, EmptyFleetGolden) {
+  core::FleetReport report;
+  report.as_of_ns = 1795341600LL * 1'000'000'000;
+  testing::ExpectMatchesGolden("empty_fleet.json", WriteOrDie(report));
+}
+
+TEST(ReportJsonTest, OneJobAllNullRatiosGolden) {
+  testing::ExpectMatchesGolden("one_job_null_ratios.json",
+                               WriteOrDie(testing::OneEmptyJobReport()));
+}
+
+TEST(ReportJsonTest, TwoJobsWithSegmentsAndCapacityGolden) {
+  testing::ExpectMatchesGolden("two_jobs_segments_capacity.json",
+                               WriteOrDie(testing::TwoJobReport()));
+}
+
+TEST(ReportJsonTest, TopLevelAndJobKeysAreInSpecOrder) {
+  Json json = ReportToJson(testing::TwoJobReport());
+  EXPECT_THAT(Keys(json),
+              ElementsAre("as_of", "since", "jobs", "fleet", "segments"));
+  EXPECT_THAT(
+      Keys(json["jobs"][0]),
+      ElementsAre("job_id", "chips", "accelerator", "workload", "framework",
+                  "labels", "state", "seconds", "custom_seconds",
+                  "at_risk_seconds", "ideal_seconds", "goodput", "sg", "rg",
+                  "pg", "mpg", "steps", "interruptions"));
+  EXPECT_THAT(Keys(json["jobs"][0]["seconds"]), ElementsAreArray(kCategories));
+  EXPECT_THAT(Keys(json["jobs"][0]["steps"]),
+              ElementsAre("last", "last_checkpoint", "lost"));
+}
+
+TEST(ReportJsonTest, FleetAndSegmentsShareOneShape) {
+  Json json = ReportToJson(testing::TwoJobReport());
+  std::vector<std::string> shape = {"chip_seconds", "goodput",
+                                    "sg",           "rg",
+                                    "pg",           "mpg",
+                                    "sg_capacity",  "mpg_capacity",
+                                    "jobs",         "jobs_without_chips"};
+  EXPECT_THAT(Keys(json["fleet"]), ElementsAreArray(shape));
+  EXPECT_THAT(Keys(json["fleet"]["chip_seconds"]),
+              ElementsAreArray(kCategories));
+  EXPECT_THAT(Keys(json["segments"]),
+              ElementsAre("accelerator", "framework", "label:team",
+                          "label:tier", "size", "workload"));
+  EXPECT_THAT(Keys(json["segments"]["accelerator"]["tpu-v5e"]),
+              ElementsAreArray(shape));
+}
+
+TEST(ReportJsonTest, ValuesAreConverted) {
+  Json json = ReportToJson(testing::TwoJobReport());
+  EXPECT_EQ(json["as_of"], "2026-11-22T12:00:00.250Z");
+  EXPECT_EQ(json["since"], "2026-11-22T10:00:00Z");
+  const Json& job = json["jobs"][0];
+  EXPECT_EQ(job["workload"], "TRAINING");
+  EXPECT_EQ(job["state"], "RUNNING");
+  EXPECT_EQ(job["seconds"]["idle"], 11.25);
+  EXPECT_EQ(job["seconds"]["queued"], 120.0);
+  EXPECT_EQ(job["custom_seconds"]["eval"], 300.0);
+  EXPECT_EQ(job["steps"]["last"], 1500);
+  EXPECT_DOUBLE_EQ(job["pg"].get<double>(), 2000.5 / 5400);
+  const Json& serving = json["jobs"][1];
+  EXPECT_EQ(serving["workload"], "SERVING");
+  EXPECT_TRUE(serving["pg"].is_null());
+  EXPECT_TRUE(serving["mpg"].is_null());
+  EXPECT_TRUE(serving["steps"]["last_checkpoint"].is_null());
+  EXPECT_EQ(serving["seconds"]["lost"], 0.0);  // zero printed, not omitted
+}
+
+TEST(ReportJsonTest, CapacityRatiosOnlyWhereCapacityIsKnown) {
+  Json json = ReportToJson(testing::TwoJobReport());
+  EXPECT_TRUE(json["fleet"]["sg_capacity"].is_number());
+  EXPECT_TRUE(
+      json["segments"]["accelerator"]["tpu-v5p"]["sg_capacity"].is_number());
+  EXPECT_TRUE(
+      json["segments"]["accelerator"]["tpu-v5e"]["sg_capacity"].is_null());
+}
+
+TEST(ReportJsonTest, UnknownChipsAndEmptyJobAreNull) {
+  Json json = ReportToJson(testing::OneEmptyJobReport());
+  const Json& job = json["jobs"][0];
+  EXPECT_TRUE(job["chips"].is_null());
+  for (const char* ratio : {"goodput", "sg", "rg", "pg", "mpg"}) {
+    EXPECT_TRUE(job[ratio].is_null()) << ratio;
+    EXPECT_TRUE(json["fleet"][ratio].is_null()) << ratio;
+  }
+  EXPECT_TRUE(json["since"].is_null());
+  EXPECT_EQ(json["fleet"]["jobs_without_chips"], 1);
+}
+
+TEST(ReportJsonTest, InvalidUtf8IsReplacedNotThrown) {
+  core::FleetReport report = testing::OneEmptyJobReport();
+  report.jobs[0].job_id = "bad\xff";
+  absl::StatusOr<std::string> text = WriteReportJson(report);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, ::testing::HasSubstr("bad\xef\xbf\xbd"));
+}
+
+TEST(ReportJsonTest, OutputParsesBackAndEndsWithNewline) {
+  std::string text = WriteOrDie(testing::TwoJobReport());
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(Json::parse(text), ReportToJson(testing::TwoJobReport()));
+}
+
+}  // namespace
+}  // namespace goodput::report
