@@ -61,7 +61,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export CTEST_OUTPUT_ON_FAILURE=1
 BAZEL_FLAGS=(--config=ci)
-read -r -a BAZEL_TESTS <<<"${BAZEL_TESTS:-//core/... //codec/... //util/... //storage/... //report/...}"
+read -r -a BAZEL_TESTS <<<"${BAZEL_TESTS:-//core/... //codec/... //util/... //storage/...}"
 # The sanitizer builds' compiler (CXX=g++ works too, about 3x slower).
 SAN_CXX=${SAN_CXX:-clang++}
 
