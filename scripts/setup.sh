@@ -20,7 +20,6 @@ DEMO_PACKAGES=(
 TEST_PACKAGES=(
   git
   clang libclang-rt-14-dev          # libFuzzer + sanitizers for clang
-  lld                               # fast links of the ASan build (test.sh)
   bazel-bootstrap                   # Bazel 4.2.3, offline (see WORKSPACE)
   python3                           # use /usr/bin/python3 for any Python
   python3-venv python3-setuptools python3-wheel  # pip install clients/python
