@@ -44,6 +44,24 @@ class LiveStateTest : public ::testing::Test {
     for (const v1::Event& e : events) all_.push_back(e);
     live_.ApplyBatch(*id, &events);
   }
+  // Jobs j and k step to 10:10:10 (with `more` in the same batch), then a
+  // batch brings each a step at 10:05:00: later than the lateness for both.
+  void ApplyTwoJobsThenALateStepOfEach(const std::string& more) {
+    Apply(Events(R"(
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:10:00 {"step":{"step":3}}
+10:10:10 {"step":{"step":4}}
+10:00:00 {"job_id":"k","started":{}}
+10:00:10 {"job_id":"k","step":{"step":1}}
+10:10:00 {"job_id":"k","step":{"step":3}}
+10:10:10 {"job_id":"k","step":{"step":4}}
+)" + more));
+    Apply(Events(R"(
+10:05:00 {"step":{"step":2}}
+10:05:00 {"job_id":"k","step":{"step":2}}
+)"));
+  }
   void ExpectEqualsReplay(const std::string& as_of) {
     auto live = live_.Report(T(as_of));
     ASSERT_TRUE(live.ok()) << live.status();
@@ -72,20 +90,7 @@ TEST_F(LiveStateTest, EventsWithinTheLatenessAreReorderedWithoutARebuild) {
 }
 
 TEST_F(LiveStateTest, LateEventsAreRebuiltFromTheStoreWithinTheirCredit) {
-  Apply(Events(R"(
-10:00:00 {"started":{}}
-10:00:10 {"step":{"step":1}}
-10:10:00 {"step":{"step":3}}
-10:10:10 {"step":{"step":4}}
-10:00:00 {"job_id":"k","started":{}}
-10:00:10 {"job_id":"k","step":{"step":1}}
-10:10:00 {"job_id":"k","step":{"step":3}}
-10:10:10 {"job_id":"k","step":{"step":4}}
-)"));
-  Apply(Events(R"(
-10:05:00 {"step":{"step":2}}
-10:05:00 {"job_id":"k","step":{"step":2}}
-)"));
+  ApplyTwoJobsThenALateStepOfEach("");
   // The batch earns a credit of its 2 events; the first rebuild reads the
   // job's stored events (more than 2), so the second job waits.
   EXPECT_EQ(live_.stats().late_rebuilds, 1);
@@ -97,21 +102,9 @@ TEST_F(LiveStateTest, LateEventsAreRebuiltFromTheStoreWithinTheirCredit) {
 }
 
 TEST_F(LiveStateTest, OneJobsReportIsRebuiltFirstAndAbsentBeforeItsEvents) {
-  Apply(Events(R"(
-10:00:00 {"started":{}}
-10:00:10 {"step":{"step":1}}
-10:10:00 {"step":{"step":3}}
-10:10:10 {"step":{"step":4}}
-10:00:00 {"job_id":"k","started":{}}
-10:00:10 {"job_id":"k","step":{"step":1}}
-10:10:00 {"job_id":"k","step":{"step":3}}
-10:10:10 {"job_id":"k","step":{"step":4}}
+  ApplyTwoJobsThenALateStepOfEach(R"(
 10:15:00 {"job_id":"b","started":{}}
-)"));
-  Apply(Events(R"(
-10:05:00 {"step":{"step":2}}
-10:05:00 {"job_id":"k","step":{"step":2}}
-)"));
+)");
   ASSERT_EQ(live_.stats().rebuilds_pending, 1);
   EXPECT_FALSE(
       live_.ReportOne("nobody", T("2026-11-22T10:20:00Z")).value().has_value());
