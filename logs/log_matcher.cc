@@ -36,6 +36,7 @@ constexpr int kMaxGroups = 16;
 LogMatcher::LogMatcher(const LogProfile& profile, MatcherOptions options)
     : profile_(profile), options_(std::move(options)) {
   attempt_ = options_.attempt;
+  last_time_ns_ = options_.initial_time_ns;
 }
 
 absl::Status LogMatcher::Match(absl::string_view line, int64_t read_time_ns,

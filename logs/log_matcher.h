@@ -31,6 +31,9 @@ struct MatcherOptions {
   bool lifecycle = true;
   // The year of a timestamp whose time_format has none (absl logging's).
   int default_year = 1970;
+  // The time of lines without a timestamp before any line had one
+  // (goodputctl logs --start_time); kNoReadTime: such lines are errors.
+  int64_t initial_time_ns = -1;
 };
 
 class LogMatcher {
