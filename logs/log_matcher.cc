@@ -35,8 +35,23 @@ constexpr int kMaxGroups = 16;
 
 LogMatcher::LogMatcher(const LogProfile& profile, MatcherOptions options)
     : profile_(profile), options_(std::move(options)) {
-  attempt_ = options_.attempt;
+  attempt_ = options_.attempt.empty() ? options_.attempt_before_start
+                                      : options_.attempt;
   last_time_ns_ = options_.initial_time_ns;
+}
+
+MatcherState LogMatcher::state() const {
+  return MatcherState{attempts_, last_step_, ended_, last_time_ns_};
+}
+
+void LogMatcher::set_state(const MatcherState& state) {
+  attempts_ = state.attempts;
+  last_step_ = state.last_step;
+  ended_ = state.ended;
+  last_time_ns_ = state.last_time_ns;
+  if (options_.attempt.empty() && attempts_ > 0) {
+    attempt_ = absl::StrCat(attempts_);
+  }
 }
 
 absl::Status LogMatcher::Match(absl::string_view line, int64_t read_time_ns,

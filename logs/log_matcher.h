@@ -21,11 +21,24 @@
 
 namespace goodput::logs {
 
+// What a matcher remembers between lines that outlives a process (the
+// agent keeps it with its read offsets, so a restart goes on numbering
+// attempts and counting steps where it stopped).
+struct MatcherState {
+  int attempts = 0;  // start lines seen
+  int64_t last_step = 0;
+  bool ended = false;
+  int64_t last_time_ns = -1;
+};
+
 struct MatcherOptions {
   std::string job_id;
   // A fixed attempt id (goodput-run's); empty: "1", "2", ... numbered by
   // the profile's `start` lines (none before the first).
   std::string attempt;
+  // The attempt of events before the first `start` line when attempts are
+  // numbered (e.g. "0" for the agent, so that every event has one).
+  std::string attempt_before_start;
   // Whether `start` and `end` lines send `started` and `job_ended`; off
   // under goodput-run, whose own started/exit events say the same.
   bool lifecycle = true;
@@ -58,6 +71,9 @@ class LogMatcher {
   // next `start`.
   int64_t dropped() const { return dropped_; }
   const LogProfile& profile() const { return profile_; }
+
+  MatcherState state() const;
+  void set_state(const MatcherState& state);
 
  private:
   struct Captures {
