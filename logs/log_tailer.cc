@@ -171,24 +171,23 @@ void LogTailer::Discover(TailStats* stats) {
   };
   std::vector<Found> found;
   for (const std::string& path : Glob(options_.glob)) {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     struct stat st;
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    auto it = files_.find(Key{st.st_dev, st.st_ino});
+    if (it != files_.end()) {  // known: one stat per poll, no open
+      it->second.current = true;
+      it->second.last_current_ns = clock_->NowNanos();
+      continue;
+    }
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {  // the file opened, if it changed since
       close(fd);
       continue;
     }
-    Key key{st.st_dev, st.st_ino};
-    auto it = files_.find(key);
-    if (it == files_.end()) {
-      found.push_back(
-          {path, key, fd,
-           st.st_mtim.tv_sec * int64_t{1000000000} + st.st_mtim.tv_nsec});
-      continue;
-    }
-    close(fd);
-    it->second.current = true;
-    it->second.last_current_ns = clock_->NowNanos();
+    found.push_back(
+        {path, Key{st.st_dev, st.st_ino}, fd,
+         st.st_mtim.tv_sec * int64_t{1000000000} + st.st_mtim.tv_nsec});
   }
   // New files in the order they were last written: after a restart, a
   // rotated file before the file that replaced it.
@@ -200,6 +199,10 @@ void LogTailer::Discover(TailStats* stats) {
 
 void LogTailer::Track(const std::string& path, const Key& key, int fd,
                       TailStats* stats) {
+  if (files_.count(key) != 0) {  // replaced by a known file meanwhile
+    close(fd);
+    return;
+  }
   std::string job_id = JobIdOf(path);
   if (job_id.empty()) {
     ++stats->unnamed;
