@@ -166,7 +166,7 @@ TEST_P(ShardReportTest, MergedViewsEqualOneServers) {
   EXPECT_EQ(Ids(got.worst_jobs), Ids(want.worst_jobs));
 }
 
-TEST_P(ShardReportTest, MergedSummariesEqualOneServers) {
+TEST(MergeSummariesTest, MergedSummariesEqualOneServers) {
   const std::vector<std::string> lines = FleetLines();
   std::string all;
   for (const std::string& line : lines) all += line + "\n";
