@@ -2,20 +2,16 @@
 
 #include <chrono>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "cli/remote_util.h"
 #include "cli/shard_query.h"
 #include "cli/top_view.h"
-#include "grpcpp/create_channel.h"
 #include "proto/service.grpc.pb.h"
 #include "util/flags.h"
-#include "util/grpc_status.h"
 #include "util/time_format.h"
 
 namespace goodput::cli {
