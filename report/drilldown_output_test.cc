@@ -110,6 +110,16 @@ TEST_F(DrilldownOutputTest, JobsGolden) {
   testing::ExpectMatchesGolden("jobs.json", OrDie(WriteJobsJson(view, filter)));
 }
 
+TEST_F(DrilldownOutputTest, JobsTableTitleNamesTheOrder) {
+  core::JobFilter filter;
+  filter.sort = core::JobSort::kMpg;
+  core::JobsView view = core::RankJobs(config_, report_, filter);
+  EXPECT_THAT(FormatJobsTable(view, filter),
+              HasSubstr(", sorted by MPG, lowest first (undefined last)\n"));
+  filter.sort = core::JobSort::kJobId;
+  EXPECT_THAT(FormatJobsTable(view, filter), HasSubstr(", sorted by job id\n"));
+}
+
 TEST_F(DrilldownOutputTest, JobsFilteredAndEmpty) {
   core::JobFilter filter;
   filter.segments = {{"accelerator", "h100"}};
