@@ -27,6 +27,14 @@
 //       queryable latency: Write of a batch -> its ack -> a Query.Report
 //       that shows the batch's last step (checked, outside the timing).
 //
+//   ingest_bench queries [--jobs=10000,100000 --steps=20 --batch=500
+//                         --reps=200 --report_reps=10]
+//       Per fleet size, on an in-process goodputd holding the whole fleet
+//       (quiescent): latency of each Query RPC over loopback gRPC, client
+//       side, p50/p99/max: Job (a different job each call), Jobs (--limit
+//       20, default sort), Fleet, Summary, and the streamed Report (read to
+//       the end, fewer reps).
+//
 // Everything is deterministic: bench_events data, fixed agent ids, a
 // FakeClock set 1 s after the newest event.
 #include <netdb.h>
@@ -37,6 +45,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -319,11 +328,10 @@ int Agent(const Args& args) {
 // ---- latency ----
 
 // The job's steps.last in report JSON, or -1.
-int64_t LastStep(const nlohmann::json& report, const std::string& job_id) {
-  for (const auto& job : report["jobs"]) {
-    if (job["job_id"] == job_id) {
-      const auto& last = job["steps"]["last"];
-      return last.is_null() ? -1 : last.get<int64_t>();
+int64_t LastStep(const v1::ShardReport& report, const std::string& job_id) {
+  for (const v1::JobReport& job : report.jobs()) {
+    if (job.job_id() == job_id) {
+      return job.has_last_step() ? job.last_step() : -1;
     }
   }
   return -1;
@@ -365,16 +373,16 @@ int Latency(const Args& args) {
         Percentile(r->ack_latency_s, 1.0) * 1e3);
     // Report latency on the quiescent server.
     std::vector<double> report_s;
-    v1::ReportResponse response;
+    v1::ShardReport response;
     for (int i = 0; i < reports + 3; ++i) {
       auto t = TimeReport(query.get(), &response);
       if (!t.ok()) Die(t.status());
       if (i >= 3) report_s.push_back(*t);  // 3 warm-up calls
     }
     std::printf(
-        "query Report (%lld jobs, %.1f KiB JSON): p50=%.2fms "
+        "query Report (%lld jobs, %.1f KiB streamed): p50=%.2fms "
         "p99=%.2fms max=%.2fms\n",
-        static_cast<long long>(jobs), response.json().size() / 1024.0,
+        static_cast<long long>(jobs), response.ByteSizeLong() / 1024.0,
         Percentile(report_s, 0.5) * 1e3, Percentile(report_s, 0.99) * 1e3,
         Percentile(report_s, 1.0) * 1e3);
     // Event to queryable: Write -> ack -> Report showing it.
@@ -391,16 +399,14 @@ int Latency(const Args& args) {
         Die(absl::UnavailableError("stream broke"));
       }
       ack_s.push_back(SecondsSince(start));
-      grpc::ClientContext qc;
-      v1::ReportResponse rr;
-      grpc::Status st = query->Report(&qc, v1::ReportRequest(), &rr);
+      v1::ShardReport rr;
+      absl::StatusOr<double> st = TimeReport(query.get(), &rr);
       e2q_s.push_back(SecondsSince(start));
-      if (!st.ok()) Die(absl::UnavailableError(st.error_message()));
+      if (!st.ok()) Die(st.status());
       // Check (untimed) that the batch's last step is in the report.
       for (int j = b.events_size() - 1; j >= 0; --j) {
         if (!b.events(j).has_step()) continue;
-        const int64_t last =
-            LastStep(nlohmann::json::parse(rr.json()), b.events(j).job_id());
+        const int64_t last = LastStep(rr, b.events(j).job_id());
         if (last < b.events(j).step().step()) ++not_visible;
         break;
       }
@@ -419,19 +425,105 @@ int Latency(const Args& args) {
   return 0;
 }
 
+// Times `call` `reps` times after 3 warm-up calls; prints its wall
+// p50/p99/max and the process CPU (client and server, both in this
+// process) per call, the figure to compare on a loaded machine.
+void TimeCalls(const char* name, int reps,
+               const std::function<absl::Status(int)>& call) {
+  std::vector<double> took;
+  double cpu = 0;
+  for (int i = 0; i < reps + 3; ++i) {
+    const double cpu0 = ProcessCpuSeconds();
+    const auto start = SteadyClock::now();
+    absl::Status s = call(i);
+    const double t = SecondsSince(start);
+    if (!s.ok()) Die(s);
+    if (i >= 3) took.push_back(t);
+    if (i >= 3) cpu += ProcessCpuSeconds() - cpu0;
+  }
+  std::printf(
+      "  %-34s p50=%8.2fms p99=%8.2fms max=%8.2fms cpu/call=%7.2fms "
+      "(%d calls)\n",
+      name, Percentile(took, 0.5) * 1e3, Percentile(took, 0.99) * 1e3,
+      Percentile(took, 1.0) * 1e3, cpu / reps * 1e3, reps);
+  std::fflush(stdout);
+}
+
+// Calls `method` of `stub` with `request`; the status.
+template <typename Request, typename Response>
+absl::Status Unary(v1::Query::Stub* stub,
+                   grpc::Status (v1::Query::Stub::*method)(grpc::ClientContext*,
+                                                           const Request&,
+                                                           Response*),
+                   const Request& request, Response* response) {
+  grpc::ClientContext context;
+  grpc::Status s = (stub->*method)(&context, request, response);
+  if (!s.ok()) return absl::UnavailableError(s.error_message());
+  return absl::OkStatus();
+}
+
+int Queries(const Args& args) {
+  const int64_t steps = args.Int("steps", 20);
+  const size_t batch = static_cast<size_t>(args.Int("batch", 500));
+  const int reps = static_cast<int>(args.Int("reps", 200));
+  const int report_reps = static_cast<int>(args.Int("report_reps", 10));
+  using Stub = v1::Query::Stub;
+  for (int64_t jobs : args.Ints("jobs", {10000, 100000})) {
+    const std::vector<v1::Event> events = Fleet(static_cast<int>(jobs), steps);
+    const std::vector<v1::Batch> batches = MakeBatches(events, batch, kAgentId);
+    LocalGoodputd g(MaxEventTimeNanos(events) + core::kNanosPerSecond, false);
+    auto channel = NewChannel(g.target());
+    auto query = v1::Query::NewStub(channel);
+    auto r = StreamBatches(channel, batches, 8);
+    if (!r.ok()) Die(r.status());
+    std::printf("== %lld jobs: Fleet(%lld, %lld) = %zu events, loaded\n",
+                static_cast<long long>(jobs), static_cast<long long>(jobs),
+                static_cast<long long>(steps), events.size());
+    TimeCalls("Query.Job (a different job each)", reps, [&](int i) {
+      v1::JobRequest request;
+      request.set_job_id("job-" + std::to_string((i * 7919) % jobs));
+      v1::JobResponse response;
+      return Unary(query.get(), &Stub::Job, request, &response);
+    });
+    TimeCalls("Query.Jobs (limit 20)", reps, [&](int) {
+      v1::JobsRequest request;
+      request.set_limit(20);
+      v1::JobsResponse response;
+      return Unary(query.get(), &Stub::Jobs, request, &response);
+    });
+    TimeCalls("Query.Fleet", reps, [&](int) {
+      v1::FleetResponse response;
+      return Unary(query.get(), &Stub::Fleet, v1::FleetRequest(), &response);
+    });
+    TimeCalls("Query.Summary", reps, [&](int) {
+      v1::SummaryResponse response;
+      return Unary(query.get(), &Stub::Summary, v1::SummaryRequest(),
+                   &response);
+    });
+    v1::ShardReport report;
+    TimeCalls("Query.Report (streamed, read all)", report_reps,
+              [&](int) { return TimeReport(query.get(), &report).status(); });
+    std::printf("  report: %d jobs, %.1f MiB in machine form\n",
+                report.jobs_size(), report.ByteSizeLong() / 1048576.0);
+  }
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "in_flight", "reps", "fsync",
                    "target", "agent_id", "socket", "metrics", "events",
-                   "samples", "reports"});
+                   "samples", "reports", "report_reps"});
   const auto& pos = args.positional();
   const std::string mode = pos.empty() ? "" : pos[0];
   if (mode == "throughput") return Throughput(args);
   if (mode == "stream") return Stream(args);
   if (mode == "agent") return Agent(args);
   if (mode == "latency") return Latency(args);
+  if (mode == "queries") return Queries(args);
   std::fprintf(stderr,
-               "usage: ingest_bench throughput|stream|agent|latency [flags] "
+               "usage: ingest_bench throughput|stream|agent|latency|queries "
+               "[flags] "
                "(see the comment at the top of bench/ingest_bench.cc)\n");
   return 2;
 }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
+#include "clients/cpp/query_client.h"
 
 namespace goodput::bench {
 
@@ -115,19 +116,17 @@ std::shared_ptr<grpc::Channel> NewChannel(const std::string& target) {
                                    args);
 }
 
-absl::StatusOr<double> TimeReport(v1::Query::Stub* stub,
-                                  v1::ReportResponse* out) {
+absl::StatusOr<double> TimeReport(v1::Query::Stub* stub, v1::ShardReport* out) {
   grpc::ClientContext context;
-  v1::ReportRequest request;
-  v1::ReportResponse response;
   const auto start = SteadyClock::now();
-  grpc::Status status = stub->Report(&context, request, &response);
+  absl::StatusOr<FetchedReport> report =
+      ReadReport(stub, &context, v1::ReportRequest());
   const double took = SecondsSince(start);
-  if (!status.ok()) {
+  if (!report.ok()) {
     return absl::UnavailableError(
-        absl::StrCat("Report: ", status.error_message()));
+        absl::StrCat("Report: ", report.status().message()));
   }
-  if (out != nullptr) *out = std::move(response);
+  if (out != nullptr) *out = std::move(report->shard);
   return took;
 }
 

@@ -58,7 +58,7 @@ std::shared_ptr<grpc::Channel> NewChannel(const std::string& target);
 // Calls Query.Report with the default as-of (the server's clock) and
 // returns its latency in seconds; the response in `*out` if not null.
 absl::StatusOr<double> TimeReport(v1::Query::Stub* stub,
-                                  v1::ReportResponse* out = nullptr);
+                                  v1::ShardReport* out = nullptr);
 
 }  // namespace goodput::bench
 

@@ -164,15 +164,15 @@ void TimeStart(const std::string& dir, int64_t now_ns, const char* label) {
   const std::string start_s = timer.str();
   auto stub =
       v1::Query::NewStub(NewChannel(absl::StrCat("127.0.0.1:", d->port())));
-  v1::ReportResponse response;
+  v1::ShardReport response;
   auto report_s = TimeReport(stub.get(), &response);
   if (!report_s.ok()) Die(report_s.status());
   const auto live = d->ingestor()->live_stats();
   std::printf(
       "%-8s Goodputd::Start %s until serving; then first Report %.3fs "
-      "(%.1f KiB JSON); applied=%lld restored_events=%lld "
+      "(%.1f KiB streamed); applied=%lld restored_events=%lld "
       "from_state=%lld/%lld late_rebuilds=%lld; RSS +%.0f MiB\n",
-      label, start_s.c_str(), *report_s, response.json().size() / 1024.0,
+      label, start_s.c_str(), *report_s, response.ByteSizeLong() / 1024.0,
       static_cast<long long>(live.applied),
       static_cast<long long>(live.restored_events),
       static_cast<long long>(live.restores_from_state),

@@ -18,32 +18,6 @@
 namespace goodput::cli {
 namespace {
 
-using Stub = v1::Query::Stub;
-
-// Calls `method` of the Query service with `request` and prints the
-// response's table, or its JSON with `json`. Returns the exit code.
-template <typename Request, typename Response>
-int CallAndPrint(const std::string& prefix, CommandContext& context, bool json,
-                 grpc::Status (Stub::*method)(grpc::ClientContext*,
-                                              const Request&, Response*),
-                 const Request& request) {
-  grpc::ClientContext rpc;
-  rpc.set_deadline(absl::ToChronoTime(absl::Now() + kQueryTimeout));
-  Response response;
-  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = Connect(context);
-  if (!channel.ok())
-    return UsageError(context, prefix, channel.status().message());
-  std::unique_ptr<Stub> stub = v1::Query::NewStub(*channel);
-  absl::Status s = FromGrpc(((*stub).*method)(&rpc, request, &response));
-  if (!s.ok()) {
-    context.err << prefix << ": " << *context.server << ": " << s.message()
-                << "\n";
-    return kExitUsage;
-  }
-  context.out << (json ? response.json() : response.table());
-  return kExitOk;
-}
-
 // Sets the request's as_of from --as_of, if given; an error names it.
 template <typename Request>
 absl::Status SetAsOf(const std::optional<std::string>& as_of,
@@ -161,7 +135,7 @@ std::optional<int> NoArguments(const std::string& prefix,
 int RunJobsCommand(const std::vector<std::string>& args,
                    CommandContext& context) {
   const std::string prefix = "goodputctl jobs";
-  std::optional<std::string> state, limit;
+  std::optional<std::string> state, limit, sort;
   SegmentFlags segments;
   CommonFlags common;
   FlagParser parser;
@@ -170,12 +144,16 @@ int RunJobsCommand(const std::vector<std::string>& args,
                    "only jobs in state S: QUEUED, RUNNING, RECOVERING, ENDED");
   parser.AddString("limit", "N", &limit,
                    "at most N jobs (default 20; 0 = all)");
+  parser.AddString("sort", "ORDER", &sort,
+                   "lost (default, most lost chip-hours first), job_id, "
+                   "chips, mpg (lowest first) or at_risk");
   common.Register(&parser, /*with_since=*/true);
   std::vector<std::string> positional;
   if (auto code = ParseOrExit(
           prefix,
           "Usage: goodputctl --server=HOST:PORT jobs [FLAGS]\n"
-          "Jobs ranked by lost chip-hours (badput x chips), worst first.\n",
+          "Jobs ranked by lost chip-hours (badput x chips), worst first,\n"
+          "or in the --sort order; filtered, sorted and cut on the server.\n",
           parser, common.help, args, &positional, context)) {
     return *code;
   }
@@ -184,19 +162,17 @@ int RunJobsCommand(const std::vector<std::string>& args,
   request.set_limit(20);
   segments.Fill(&request);
   if (state) request.set_state(*state);
+  if (sort) request.set_sort(*sort);
   uint32_t n = request.limit();
   absl::Status s = CountFlag("--limit", limit, &n);
   if (s.ok()) s = LabelFilters(segments.label, &request);
   if (s.ok()) s = common.Fill(&request);
   if (!s.ok()) return UsageError(context, prefix, s.message());
   request.set_limit(n);
-  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  absl::StatusOr<ShardMap> shards = ShardList(context);
   if (!shards.ok())
     return UsageError(context, prefix, shards.status().message());
-  if (*shards) {
-    return PrintMergedJobs(**shards, request, common.json, prefix, context);
-  }
-  return CallAndPrint(prefix, context, common.json, &Stub::Jobs, request);
+  return PrintJobs(*shards, request, common.json, prefix, context);
 }
 
 int RunJobCommand(const std::vector<std::string>& args,
@@ -230,13 +206,10 @@ int RunJobCommand(const std::vector<std::string>& args,
   if (s.ok()) s = SetAsOf(common.as_of, &request);
   if (!s.ok()) return UsageError(context, prefix, s.message());
   request.set_timeline_limit(n);
-  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  absl::StatusOr<ShardMap> shards = ShardList(context);
   if (!shards.ok())
     return UsageError(context, prefix, shards.status().message());
-  // A job lives on one shard: ask that one.
-  if (*shards)
-    context.server = (*shards)->address((*shards)->ShardOf(positional[0]));
-  return CallAndPrint(prefix, context, common.json, &Stub::Job, request);
+  return PrintJob(*shards, request, common.json, prefix, context);
 }
 
 int RunFleetCommand(const std::vector<std::string>& args,
@@ -263,13 +236,10 @@ int RunFleetCommand(const std::vector<std::string>& args,
   if (by) request.set_by(*by);
   absl::Status s = common.Fill(&request);
   if (!s.ok()) return UsageError(context, prefix, s.message());
-  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  absl::StatusOr<ShardMap> shards = ShardList(context);
   if (!shards.ok())
     return UsageError(context, prefix, shards.status().message());
-  if (*shards) {
-    return PrintMergedFleet(**shards, request, common.json, prefix, context);
-  }
-  return CallAndPrint(prefix, context, common.json, &Stub::Fleet, request);
+  return PrintFleet(*shards, request, common.json, prefix, context);
 }
 
 }  // namespace goodput::cli

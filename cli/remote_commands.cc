@@ -81,20 +81,20 @@ struct Outbox {
   std::vector<Source> sources;
 };
 
-// One outbox for --server, or one per shard of a list: each event goes to
-// the shard of its job_id, a heartbeat (no job_id) to every shard.
+// One outbox per shard of --server (one for a single server): each event
+// goes to the shard of its job_id, a heartbeat (no job_id) to every shard.
 std::vector<Outbox> Route(std::vector<v1::Event> events,
-                          std::vector<Source> sources,
-                          const std::string& server,
-                          const std::optional<ShardMap>& shards) {
-  if (!shards) return {{server, std::move(events), std::move(sources)}};
+                          std::vector<Source> sources, const ShardMap& shards) {
+  if (shards.size() == 1) {
+    return {{shards.address(0), std::move(events), std::move(sources)}};
+  }
   std::vector<Outbox> out;
-  for (const std::string& address : shards->addresses())
+  for (const std::string& address : shards.addresses())
     out.push_back(Outbox{address, {}, {}});
   for (size_t i = 0; i < events.size(); ++i) {
     for (size_t s = 0; s < out.size(); ++s) {
       if (!events[i].job_id().empty() &&
-          shards->ShardOf(events[i].job_id()) != s) {
+          shards.ShardOf(events[i].job_id()) != s) {
         continue;
       }
       out[s].events.push_back(events[i]);
@@ -165,25 +165,10 @@ int RunReportCommand(const std::vector<std::string>& args,
   if (!s.ok()) return UsageError(context, prefix, s.message());
   if (!as_of) request.clear_as_of();
   if (!since) request.clear_since();
-  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  absl::StatusOr<ShardMap> shards = ShardList(context);
   if (!shards.ok())
     return UsageError(context, prefix, shards.status().message());
-  if (*shards)
-    return PrintMergedReport(**shards, request, json, prefix, context);
-  grpc::ClientContext rpc;
-  rpc.set_deadline(absl::ToChronoTime(absl::Now() + kQueryTimeout));
-  v1::ReportResponse response;
-  auto channel = Connect(context);
-  if (!channel.ok())
-    return UsageError(context, prefix, channel.status().message());
-  s = FromGrpc(v1::Query::NewStub(*channel)->Report(&rpc, request, &response));
-  if (!s.ok()) {
-    context.err << prefix << ": " << *context.server << ": " << s.message()
-                << "\n";
-    return kExitUsage;
-  }
-  context.out << (json ? response.json() + "\n" : response.table());
-  return kExitOk;
+  return PrintReport(*shards, request, json, prefix, context);
 }
 
 int RunSendCommand(const std::vector<std::string>& args,
@@ -225,7 +210,7 @@ int RunSendCommand(const std::vector<std::string>& args,
   }
   absl::StatusOr<std::string> uuid = RandomUuid();
   if (!uuid.ok()) return UsageError(context, prefix, uuid.status().message());
-  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  absl::StatusOr<ShardMap> shards = ShardList(context);
   if (!shards.ok())
     return UsageError(context, prefix, shards.status().message());
   const size_t sent_events = events.size();
@@ -233,7 +218,7 @@ int RunSendCommand(const std::vector<std::string>& args,
   size_t batches = 0;
   int64_t accepted = 0, rejected = 0;
   for (const Outbox& box :
-       Route(std::move(events), std::move(sources), *context.server, *shards)) {
+       Route(std::move(events), std::move(sources), *shards)) {
     if (!SendOutbox(box, "goodputctl-" + *uuid, batch_size, deadline, context,
                     &batches, &accepted, &rejected)) {
       return kExitUsage;
@@ -266,12 +251,12 @@ int RunDeadLettersCommand(const std::vector<std::string>& args,
                       "--limit: want N >= 1, got " + *limit_flag);
   }
   request.set_limit(static_cast<uint32_t>(limit));
-  absl::StatusOr<std::optional<ShardMap>> shards = ShardList(context);
+  absl::StatusOr<ShardMap> shards = ShardList(context);
   if (!shards.ok())
     return UsageError(context, prefix, shards.status().message());
-  if (!*shards) return PrintDeadLetters(prefix, request, context);
+  if (shards->size() == 1) return PrintDeadLetters(prefix, request, context);
   // Each shard keeps its own dead letters: list them shard by shard.
-  for (const std::string& address : (*shards)->addresses()) {
+  for (const std::string& address : shards->addresses()) {
     context.out << "# " << address << "\n";
     context.server = address;
     if (int code = PrintDeadLetters(prefix, request, context)) return code;

@@ -1,9 +1,10 @@
-// The goodputctl side of sharding (docs/scaling.md): with a --server list
-// of several goodputd shards, `report`, `jobs`, `fleet` and `top` ask every
-// shard for its ShardReport (Query.Report with shard_data), as of one
-// instant, and merge them (cli/shard_report.h) into the report one server
-// holding every event would give; `job ID` asks the shard that owns the
-// job. Stateless functions; each call opens its own channels.
+// The query side of goodputctl (docs/scaling.md): one path for one server
+// and for a --server list of goodputd shards. A single server is a shard
+// list of one. `report`, `jobs`, `fleet` and `top` ask every shard, as of
+// one instant, for its answer in machine form (proto/service.proto) and
+// merge the answers (report/shard_report.h); `job ID` asks the shard that
+// owns the job. The answers are rendered here, with report/'s writers.
+// Stateless functions; each call opens its own channels.
 #ifndef GOODPUT_CLI_SHARD_QUERY_H_
 #define GOODPUT_CLI_SHARD_QUERY_H_
 
@@ -20,37 +21,34 @@
 
 namespace goodput::cli {
 
-// The shard list of --server when it has more than one entry; nullopt for
-// one entry (the plain single-server path); an error for a bad list.
-absl::StatusOr<std::optional<ShardMap>> ShardList(
-    const CommandContext& context);
+// The shards of --server: the list when it has a comma (an error names a
+// bad entry), else a list of the one server as given.
+absl::StatusOr<ShardMap> ShardList(const CommandContext& context);
 
-// Every shard's report as of `as_of_ns` (required: one instant for all),
-// since `since_ns`, merged. An unreachable shard fails the whole call,
+// Every shard's report for `request`, merged. Without an as_of in the
+// request, one server's clock decides; several shards are asked as of now
+// (one instant for all). An unreachable shard fails the whole call,
 // naming it: a report without one shard's jobs would be wrong, not partial.
-absl::StatusOr<core::FleetReport> FetchMergedReport(
-    const ShardMap& shards, const TlsFlagValues& tls, int64_t as_of_ns,
-    std::optional<int64_t> since_ns);
+absl::StatusOr<core::FleetReport> FetchMergedReport(const ShardMap& shards,
+                                                    const TlsFlagValues& tls,
+                                                    v1::ReportRequest request);
 
-// The merged report for a request's as_of (default: now) and since.
-absl::StatusOr<core::FleetReport> FetchMergedReport(
-    const ShardMap& shards, const TlsFlagValues& tls,
-    const v1::ReportRequest& request);
+// Query.Summary of every shard, merged (report::MergeSummaries).
+absl::StatusOr<v1::SummaryResponse> FetchSummary(const ShardMap& shards,
+                                                 const TlsFlagValues& tls,
+                                                 v1::SummaryRequest request);
 
-// Prints the merged report of `request` (its table, or JSON with `json`).
-int PrintMergedReport(const ShardMap& shards, const v1::ReportRequest& request,
-                      bool json, const std::string& prefix,
-                      CommandContext& context);
-
-// Prints `jobs` over the merged report.
-int PrintMergedJobs(const ShardMap& shards, const v1::JobsRequest& request,
-                    bool json, const std::string& prefix,
-                    CommandContext& context);
-
-// Prints `fleet` over the merged report.
-int PrintMergedFleet(const ShardMap& shards, const v1::FleetRequest& request,
-                     bool json, const std::string& prefix,
-                     CommandContext& context);
+// Each prints the merged answer of `request` (its table, or JSON with
+// `json`) and returns the exit code; errors go to context.err after
+// `prefix`, naming the shard that failed.
+int PrintReport(const ShardMap& shards, const v1::ReportRequest& request,
+                bool json, const std::string& prefix, CommandContext& context);
+int PrintJobs(const ShardMap& shards, const v1::JobsRequest& request, bool json,
+              const std::string& prefix, CommandContext& context);
+int PrintJob(const ShardMap& shards, const v1::JobRequest& request, bool json,
+             const std::string& prefix, CommandContext& context);
+int PrintFleet(const ShardMap& shards, const v1::FleetRequest& request,
+               bool json, const std::string& prefix, CommandContext& context);
 
 }  // namespace goodput::cli
 

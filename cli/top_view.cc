@@ -1,142 +1,121 @@
 #include "cli/top_view.h"
 
-#include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "nlohmann/json.hpp"
+#include "core/category.h"
+#include "core/drilldown.h"
+#include "core/job_report_proto.h"
+#include "core/report.h"
+#include "util/proto_time.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {
 
-using Json = nlohmann::json;
-
-constexpr const char* kBadput[] = {
-    "queued",    "recovery",   "init",   "prep", "compile", "restore",
-    "data_wait", "checkpoint", "custom", "idle", "lost"};
 constexpr const char* kStates[] = {"RUNNING", "QUEUED", "RECOVERING", "ENDED"};
 
-std::string Ratio(const Json& v) {
-  return v.is_number() ? absl::StrFormat("%.3f", v.get<double>()) : "-";
+std::string Ratio(const std::optional<double>& v) {
+  return v ? absl::StrFormat("%.3f", *v) : "-";
 }
 
-std::string Percent(const Json& v) {
-  return v.is_number() ? absl::StrFormat("%.1f%%", 100 * v.get<double>()) : "-";
+std::string Percent(const std::optional<double>& v) {
+  return v ? absl::StrFormat("%.1f%%", 100 * *v) : "-";
 }
 
-// The member `key` of `object`, or null (never throws, never inserts).
-const Json& At(const Json& object, const char* key) {
-  static const Json* const kNull = new Json();
-  if (!object.is_object()) return *kNull;
-  auto it = object.find(key);
-  return it == object.end() ? *kNull : *it;
+template <typename Message>
+std::optional<double> Field(const Message& m, bool (Message::*has)() const,
+                            double (Message::*get)() const) {
+  if (!(m.*has)()) return std::nullopt;
+  return (m.*get)();
 }
 
-std::string Str(const Json& object, const char* key, const char* otherwise) {
-  const Json& v = At(object, key);
-  return v.is_string() ? v.get<std::string>() : otherwise;
-}
-
-double Number(const Json& v) { return v.is_number() ? v.get<double>() : 0; }
-
-// One job's badput: chip-hours outside productive, and its largest part.
-struct Worst {
-  std::string job_id, state, accelerator, workload, top;
-  int64_t chips = 0;
-  double badput_h = 0, lost_h = 0, top_share = 0;
-  Json goodput, mpg;
-};
-
-Worst MakeWorst(const Json& job) {
-  Worst w;
-  w.job_id = Str(job, "job_id", "");
-  w.state = Str(job, "state", "");
-  w.accelerator = Str(job, "accelerator", "");
-  w.workload = Str(job, "workload", "");
-  w.chips = At(job, "chips").is_number() ? At(job, "chips").get<int64_t>() : 0;
-  const Json& s = At(job, "seconds");
-  const double total = Number(At(s, "total"));
-  w.badput_h = w.chips * (total - Number(At(s, "productive"))) / 3600;
-  w.lost_h = w.chips * Number(At(s, "lost")) / 3600;
-  for (const char* c : kBadput) {
-    if (Number(At(s, c)) > w.top_share) {
-      w.top_share = Number(At(s, c));
-      w.top = c;
-    }
+void AppendFleet(const v1::SummaryResponse& summary, std::string* out) {
+  const v1::Ratios& r = summary.ratios();
+  int64_t jobs = 0;
+  for (const auto& [state, n] : summary.jobs_by_state()) jobs += n;
+  absl::StrAppendFormat(out, "FLEET  %d jobs:", jobs);
+  for (const char* s : kStates) {
+    auto it = summary.jobs_by_state().find(s);
+    absl::StrAppendFormat(
+        out, " %d %s", it == summary.jobs_by_state().end() ? 0 : it->second, s);
   }
-  if (total > 0) w.top_share /= total;
-  w.goodput = At(job, "goodput");
-  w.mpg = At(job, "mpg");
-  return w;
-}
-
-void AppendFleet(const Json& report, std::string* out) {
-  const Json& fleet = At(report, "fleet");
-  double total = Number(At(At(fleet, "chip_seconds"), "total"));
-  std::map<std::string, int> states;
-  for (const Json& job : At(report, "jobs")) states[Str(job, "state", "")]++;
-  absl::StrAppendFormat(out, "FLEET  %d jobs:", At(report, "jobs").size());
-  for (const char* s : kStates)
-    absl::StrAppendFormat(out, " %d %s", states[s], s);
-  absl::StrAppendFormat(out, "   %.1f chip-hours\n", total / 3600);
+  absl::StrAppendFormat(out, "   %.1f chip-hours\n",
+                        summary.fleet().total_chip_seconds() / 3600);
+  using R = v1::Ratios;
   absl::StrAppendFormat(out, "  MPG %s   SG %s   RG %s   PG %s   goodput %s",
-                        Ratio(At(fleet, "mpg")), Ratio(At(fleet, "sg")),
-                        Ratio(At(fleet, "rg")), Ratio(At(fleet, "pg")),
-                        Percent(At(fleet, "goodput")));
-  if (At(fleet, "sg_capacity").is_number()) {
-    absl::StrAppendFormat(out, "   capacity: SG %s MPG %s",
-                          Ratio(At(fleet, "sg_capacity")),
-                          Ratio(At(fleet, "mpg_capacity")));
+                        Ratio(Field(r, &R::has_mpg, &R::mpg)),
+                        Ratio(Field(r, &R::has_sg, &R::sg)),
+                        Ratio(Field(r, &R::has_rg, &R::rg)),
+                        Ratio(Field(r, &R::has_pg, &R::pg)),
+                        Percent(Field(r, &R::has_goodput, &R::goodput)));
+  if (r.has_sg_capacity()) {
+    absl::StrAppendFormat(
+        out, "   capacity: SG %s MPG %s", Ratio(r.sg_capacity()),
+        Ratio(Field(r, &R::has_mpg_capacity, &R::mpg_capacity)));
   }
   out->append("\n\n");
 }
 
-void AppendBadput(const Json& fleet, std::string* out) {
-  const Json& cs = At(fleet, "chip_seconds");
-  const double total = Number(At(cs, "total"));
-  std::vector<std::pair<double, const char*>> rows;
-  for (const char* c : kBadput) {
-    if (Number(At(cs, c)) > 0) rows.push_back({Number(At(cs, c)), c});
-  }
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return a.first > b.first;
-  });
+void AppendBadput(const v1::SummaryResponse& summary, std::string* out) {
+  const double total = summary.fleet().total_chip_seconds();
   absl::StrAppendFormat(out, "%-12s %12s %7s\n", "BADPUT", "chip-hours",
                         "share");
-  for (const auto& [seconds, name] : rows) {
-    absl::StrAppendFormat(out, "  %-10s %12.1f %6.1f%%\n", name, seconds / 3600,
-                          total > 0 ? 100 * seconds / total : 0.0);
+  for (const v1::CategoryAmount& a : summary.badput()) {
+    absl::StrAppendFormat(out, "  %-10s %12.1f %6.1f%%\n", a.category(),
+                          a.chip_seconds() / 3600,
+                          total > 0 ? 100 * a.chip_seconds() / total : 0.0);
   }
   out->append("\n");
 }
 
-void AppendWorst(const Json& report, size_t limit, std::string* out) {
-  std::vector<Worst> jobs;
-  for (const Json& job : At(report, "jobs")) jobs.push_back(MakeWorst(job));
-  std::stable_sort(
-      jobs.begin(), jobs.end(),
-      [](const Worst& a, const Worst& b) { return a.badput_h > b.badput_h; });
-  if (jobs.size() > limit) jobs.resize(limit);
+// One row of the worst jobs: badput and lost chip-hours, the largest
+// badput category and its share of the job's lifetime.
+std::string WorstRow(const core::JobReport& job) {
+  const double chips = static_cast<double>(job.chips);
+  const double badput_h = core::LostChipSeconds(job) / 3600;
+  const double lost_h =
+      chips * job.nanos[core::Index(core::Category::kLost)] / 1e9 / 3600;
+  std::string top = "-";
+  const auto badput = core::BadputByCategory(job.nanos);
+  if (!badput.empty()) {
+    top = absl::StrFormat(
+        "%s %.1f%%", core::CategoryName(badput[0].first),
+        job.total_ns > 0
+            ? 100 * badput[0].second / static_cast<double>(job.total_ns)
+            : 0.0);
+  }
+  const core::Ratios r = core::JobRatios(job);
+  return absl::StrFormat(
+      "%-16s %6d %-10s %-8s %-14s %9.1f %8.1f %7s %6s  %s\n",
+      job.job_id.substr(0, 16), job.chips, core::JobStateName(job.state),
+      job.accelerator.substr(0, 8),
+      v1::JobSubmitted::Workload_Name(job.workload).substr(0, 14), badput_h,
+      lost_h, Percent(r.goodput), Ratio(r.mpg), top);
+}
+
+absl::Status AppendWorst(const v1::SummaryResponse& summary, size_t limit,
+                         std::string* out) {
   absl::StrAppendFormat(out, "%-16s %6s %-10s %-8s %-14s %9s %8s %7s %6s  %s\n",
                         "WORST JOBS", "CHIPS", "STATE", "ACCEL", "WORKLOAD",
                         "BADPUT ch", "LOST ch", "GOODPUT", "MPG", "TOP BADPUT");
-  for (const Worst& w : jobs) {
-    absl::StrAppendFormat(
-        out, "%-16s %6d %-10s %-8s %-14s %9.1f %8.1f %7s %6s  %s\n",
-        w.job_id.substr(0, 16), w.chips, w.state, w.accelerator.substr(0, 8),
-        w.workload.substr(0, 14), w.badput_h, w.lost_h, Percent(w.goodput),
-        Ratio(w.mpg),
-        w.top.empty() ? "-"
-                      : absl::StrFormat("%s %.1f%%", w.top, 100 * w.top_share));
+  for (int i = 0; i < summary.worst_jobs_size() && i < static_cast<int>(limit);
+       ++i) {
+    absl::StatusOr<core::JobReport> job =
+        core::JobReportFromProto(summary.worst_jobs(i));
+    if (!job.ok()) return job.status();
+    out->append(WorstRow(*job));
   }
+  return absl::OkStatus();
 }
 
 void AppendCounters(const TopContext& context, std::string* out) {
   out->append("\nINGEST ");
   if (!context.counters) {
-    out->append(" (metrics not reachable)\n");
+    out->append(" (counters not available)\n");
     return;
   }
   for (const auto& [name, value] : *context.counters) {
@@ -147,23 +126,26 @@ void AppendCounters(const TopContext& context, std::string* out) {
 
 }  // namespace
 
-absl::StatusOr<std::string> RenderTop(const std::string& report_json,
+std::map<std::string, double> IngestCounters(const v1::IngestCounters& in) {
+  return {{"agents", static_cast<double>(in.agents())},
+          {"batches duplicate", static_cast<double>(in.duplicate_batches())},
+          {"events accepted", static_cast<double>(in.accepted_events())},
+          {"events rejected", static_cast<double>(in.rejected_events())}};
+}
+
+absl::StatusOr<std::string> RenderTop(const v1::SummaryResponse& summary,
                                       const TopContext& context) {
-  const Json report =
-      Json::parse(report_json, nullptr, /*allow_exceptions=*/false);
-  if (report.is_discarded() || !report.is_object() ||
-      !report.contains("fleet") || !At(report, "jobs").is_array()) {
-    return absl::InvalidArgumentError(
-        "the server's report is not a report object (no \"fleet\" or "
-        "\"jobs\")");
-  }
   std::string out = absl::StrFormat(
       "goodput top  %s  as of %s  every %gs  (Ctrl-C quits)\nmetrics: %s\n\n",
-      context.server, Str(report, "as_of", "?"), context.interval_ns / 1e9,
+      context.server, FormatRfc3339(TimestampToNanos(summary.as_of())),
+      context.interval_ns / 1e9,
       context.metrics_url.empty() ? "-" : context.metrics_url);
-  AppendFleet(report, &out);
-  AppendBadput(At(report, "fleet"), &out);
-  AppendWorst(report, context.worst_jobs, &out);
+  AppendFleet(summary, &out);
+  AppendBadput(summary, &out);
+  if (absl::Status s = AppendWorst(summary, context.worst_jobs, &out);
+      !s.ok()) {
+    return s;
+  }
   AppendCounters(context, &out);
   return out;
 }

@@ -2,7 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "report/report_json.h"
+#include "report/query_proto.h"
 #include "report/test_util.h"
 
 namespace goodput::cli {
@@ -19,34 +19,55 @@ TopContext Context() {
   return c;
 }
 
-// `goodputctl top --once` on the hand-built two-job report.
+// `goodputctl top --once` on the summary of the hand-built two-job report.
 TEST(TopViewTest, TwoJobsGolden) {
-  auto json = report::WriteReportJson(report::testing::TwoJobReport());
-  ASSERT_TRUE(json.ok());
-  auto screen = RenderTop(*json, Context());
+  const v1::SummaryResponse summary =
+      report::SummaryFromReport(report::testing::TwoJobReport(), 10);
+  auto screen = RenderTop(summary, Context());
   ASSERT_TRUE(screen.ok()) << screen.status();
   report::testing::ExpectMatchesGolden("top_two_jobs.txt", *screen);
 }
 
-TEST(TopViewTest, NullRatiosPrintAsDashesAndMetricsMayBeMissing) {
-  auto json = report::WriteReportJson(report::testing::OneEmptyJobReport());
-  ASSERT_TRUE(json.ok());
+TEST(TopViewTest, NullRatiosPrintAsDashesAndCountersMayBeMissing) {
+  const v1::SummaryResponse summary =
+      report::SummaryFromReport(report::testing::OneEmptyJobReport(), 10);
   TopContext c = Context();
   c.counters.reset();
-  auto screen = RenderTop(*json, c);
+  auto screen = RenderTop(summary, c);
   ASSERT_TRUE(screen.ok());
   EXPECT_THAT(*screen, HasSubstr("MPG -   SG -   RG -   PG -   goodput -"));
-  EXPECT_THAT(*screen, HasSubstr("(metrics not reachable)"));
+  EXPECT_THAT(*screen, HasSubstr("(counters not available)"));
 }
 
-TEST(TopViewTest, NotAReportIsAnErrorNamingWhatIsMissing) {
-  EXPECT_THAT(RenderTop("{\"jobs\":[]}", Context()).status().message(),
-              HasSubstr("\"fleet\""));
-  EXPECT_FALSE(RenderTop("not json", Context()).ok());
-  // Wrong types inside a report never throw.
-  EXPECT_TRUE(
-      RenderTop("{\"fleet\":1,\"jobs\":[{\"seconds\":\"x\"}]}", Context())
-          .ok());
+TEST(TopViewTest, TheWorstJobsAreCutToTheContextsLimit) {
+  const v1::SummaryResponse summary =
+      report::SummaryFromReport(report::testing::TwoJobReport(), 10);
+  TopContext c = Context();
+  c.worst_jobs = 1;
+  auto screen = RenderTop(summary, c);
+  ASSERT_TRUE(screen.ok());
+  EXPECT_THAT(*screen, HasSubstr("llm-7 "));
+  EXPECT_THAT(*screen, ::testing::Not(HasSubstr("serve-1 ")));
+}
+
+TEST(TopViewTest, AMalformedJobIsAnErrorNamingIt) {
+  v1::SummaryResponse summary;
+  summary.add_worst_jobs()->set_job_id("j1");
+  EXPECT_THAT(std::string(RenderTop(summary, Context()).status().message()),
+              HasSubstr("job 'j1'"));
+}
+
+TEST(TopViewTest, IngestCountersByName) {
+  v1::IngestCounters in;
+  in.set_agents(2);
+  in.set_accepted_events(10);
+  in.set_rejected_events(1);
+  in.set_duplicate_batches(3);
+  const auto counters = IngestCounters(in);
+  EXPECT_EQ(counters.at("agents"), 2);
+  EXPECT_EQ(counters.at("events accepted"), 10);
+  EXPECT_EQ(counters.at("events rejected"), 1);
+  EXPECT_EQ(counters.at("batches duplicate"), 3);
 }
 
 }  // namespace

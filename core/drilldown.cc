@@ -24,15 +24,31 @@ bool Matches(const Config& config, const JobReport& job,
   return true;
 }
 
-// Sorts most lost chip-seconds first, then by job_id.
-void SortByLost(std::vector<JobReport>* jobs) {
-  std::stable_sort(jobs->begin(), jobs->end(),
-                   [](const JobReport& a, const JobReport& b) {
-                     const double la = LostChipSeconds(a);
-                     const double lb = LostChipSeconds(b);
-                     if (la != lb) return la > lb;
-                     return a.job_id < b.job_id;
-                   });
+// Whether `a` goes before `b` in `sort`'s order, before the job_id tie.
+std::optional<bool> Before(JobSort sort, const JobReport& a,
+                           const JobReport& b) {
+  switch (sort) {
+    case JobSort::kLost: {
+      const double la = LostChipSeconds(a), lb = LostChipSeconds(b);
+      if (la != lb) return la > lb;
+      return std::nullopt;
+    }
+    case JobSort::kChips:
+      if (a.chips != b.chips) return a.chips > b.chips;
+      return std::nullopt;
+    case JobSort::kAtRisk:
+      if (a.at_risk_ns != b.at_risk_ns) return a.at_risk_ns > b.at_risk_ns;
+      return std::nullopt;
+    case JobSort::kMpg: {
+      const std::optional<double> ma = JobRatios(a).mpg, mb = JobRatios(b).mpg;
+      if (ma.has_value() != mb.has_value()) return ma.has_value();
+      if (ma && *ma != *mb) return *ma < *mb;
+      return std::nullopt;
+    }
+    case JobSort::kJobId:
+      return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 template <typename Amounts>
@@ -91,6 +107,25 @@ std::optional<std::string> SegmentValue(const Config& config,
   return it->second;
 }
 
+absl::StatusOr<JobSort> ParseJobSort(const std::string& name) {
+  if (name.empty() || name == "lost") return JobSort::kLost;
+  if (name == "job_id") return JobSort::kJobId;
+  if (name == "chips") return JobSort::kChips;
+  if (name == "mpg") return JobSort::kMpg;
+  if (name == "at_risk") return JobSort::kAtRisk;
+  return absl::InvalidArgumentError(
+      absl::StrCat("sort: unknown order '", name,
+                   "'; want lost, job_id, chips, mpg or at_risk"));
+}
+
+void SortJobs(JobSort sort, std::vector<JobReport>* jobs) {
+  std::stable_sort(jobs->begin(), jobs->end(),
+                   [sort](const JobReport& a, const JobReport& b) {
+                     std::optional<bool> before = Before(sort, a, b);
+                     return before ? *before : a.job_id < b.job_id;
+                   });
+}
+
 double LostChipSeconds(const JobReport& job) {
   if (job.chips <= 0) return 0;
   const int64_t badput = job.total_ns - job.nanos[Index(Category::kProductive)];
@@ -103,15 +138,27 @@ JobsView RankJobs(const Config& config, const FleetReport& report,
   JobsView view;
   view.as_of_ns = report.as_of_ns;
   view.since_ns = report.since_ns;
+  std::vector<const JobReport*> matched;
   for (const JobReport& job : report.jobs) {
-    if (Matches(config, job, filter)) view.jobs.push_back(job);
+    if (Matches(config, job, filter)) matched.push_back(&job);
   }
-  view.matched = static_cast<int64_t>(view.jobs.size());
-  SortByLost(&view.jobs);
-  if (filter.limit > 0 && view.jobs.size() > filter.limit) {
-    view.jobs.resize(filter.limit);
-  }
+  view.matched = static_cast<int64_t>(matched.size());
+  view.jobs = TopJobs(filter.sort, matched, filter.limit);
   return view;
+}
+
+std::vector<JobReport> TopJobs(JobSort sort, std::vector<const JobReport*> jobs,
+                               size_t limit) {
+  const size_t n = limit == 0 ? jobs.size() : std::min(limit, jobs.size());
+  std::partial_sort(jobs.begin(), jobs.begin() + n, jobs.end(),
+                    [sort](const JobReport* a, const JobReport* b) {
+                      std::optional<bool> before = Before(sort, *a, *b);
+                      return before ? *before : a->job_id < b->job_id;
+                    });
+  std::vector<JobReport> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(*jobs[i]);
+  return out;
 }
 
 absl::StatusOr<FleetView> MakeFleetView(const FleetReport& report,
@@ -125,9 +172,11 @@ absl::StatusOr<FleetView> MakeFleetView(const FleetReport& report,
   view.by = dimension;
   auto it = report.segments.find(dimension);
   if (it != report.segments.end()) view.segments = it->second;
-  view.worst_jobs = report.jobs;
-  SortByLost(&view.worst_jobs);
-  if (view.worst_jobs.size() > worst) view.worst_jobs.resize(worst);
+  std::vector<const JobReport*> all;
+  all.reserve(report.jobs.size());
+  for (const JobReport& job : report.jobs) all.push_back(&job);
+  if (worst > 0)
+    view.worst_jobs = TopJobs(JobSort::kLost, std::move(all), worst);
   return view;
 }
 

@@ -22,13 +22,19 @@ namespace goodput::core {
 // "Badput" is every category but `productive`; a job's lost chip-hours,
 // by which jobs are ranked, are its badput times its chips.
 
-// Which jobs `jobs` lists. Plain data.
+// The order of `jobs`: lost chip-seconds (most first), job_id, chips (most
+// first), MPG (lowest first, undefined last) or at-risk time (most first);
+// ties by job_id.
+enum class JobSort { kLost, kJobId, kChips, kMpg, kAtRisk };
+
+// Which jobs `jobs` lists, in which order. Plain data.
 struct JobFilter {
   // (dimension, value) pairs that must all match, e.g. ("accelerator",
   // "tpu-v5p") or ("label:team", "search"); see SegmentValue.
   std::vector<std::pair<std::string, std::string>> segments;
   std::optional<JobStateKind> state;
   size_t limit = 0;  // 0 = no limit
+  JobSort sort = JobSort::kLost;
 };
 
 // Jobs ranked by lost chip-hours. Plain data.
@@ -83,11 +89,22 @@ std::optional<std::string> SegmentValue(const Config& config,
                                         const JobReport& job,
                                         const std::string& dimension);
 
+// The sort named `name`: "lost" (also ""), "job_id", "chips", "mpg" or
+// "at_risk"; InvalidArgument naming it and the choices otherwise.
+absl::StatusOr<JobSort> ParseJobSort(const std::string& name);
+
+// Sorts `jobs` by `sort` (stable; ties by job_id).
+void SortJobs(JobSort sort, std::vector<JobReport>* jobs);
+
+// The first `limit` (0 = all) of `jobs` in `sort`'s order, copied.
+std::vector<JobReport> TopJobs(JobSort sort, std::vector<const JobReport*> jobs,
+                               size_t limit);
+
 // Chip-seconds of `job`'s badput; 0 when its chips are unknown.
 double LostChipSeconds(const JobReport& job);
 
-// The jobs of `report` matching `filter`, most lost chip-seconds first
-// (then by job_id).
+// The jobs of `report` matching `filter`, in the filter's order, at most
+// its limit.
 JobsView RankJobs(const Config& config, const FleetReport& report,
                   const JobFilter& filter);
 

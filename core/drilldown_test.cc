@@ -86,6 +86,59 @@ TEST_F(DrilldownTest, RankJobsFiltersBySegmentStateAndLimit) {
   EXPECT_THAT(RankJobs(config_, report_, filter).jobs, ::testing::IsEmpty());
 }
 
+TEST_F(DrilldownTest, RankJobsInTheFiltersOrder) {
+  JobFilter filter;
+  filter.sort = JobSort::kJobId;
+  EXPECT_THAT(Ids(RankJobs(config_, report_, filter).jobs),
+              ElementsAre("big", "nochips", "small"));
+  filter.sort = JobSort::kChips;
+  EXPECT_THAT(Ids(RankJobs(config_, report_, filter).jobs),
+              ElementsAre("big", "small", "nochips"));
+  filter.limit = 2;
+  filter.sort = JobSort::kJobId;
+  JobsView view = RankJobs(config_, report_, filter);
+  EXPECT_THAT(Ids(view.jobs), ElementsAre("big", "nochips"));
+  EXPECT_EQ(view.matched, 3);
+}
+
+TEST(JobSortTest, MpgLowestFirstUndefinedLastAtRiskMostFirst) {
+  JobReport low, high, undefined;
+  low.job_id = "c-low";
+  high.job_id = "a-high";
+  undefined.job_id = "b-undefined";
+  for (JobReport* j : {&low, &high}) {
+    j->total_ns = 100;
+    j->costed_productive_ns = 50;
+    j->nanos[Index(Category::kProductive)] = 50;
+    j->nanos[Index(Category::kIdle)] = 50;
+  }
+  low.ideal_seconds = 10e-9;
+  high.ideal_seconds = 40e-9;
+  low.at_risk_ns = 5;
+  high.at_risk_ns = 1;
+  std::vector<JobReport> jobs = {undefined, high, low};
+  SortJobs(JobSort::kMpg, &jobs);
+  EXPECT_EQ(jobs[0].job_id, "c-low");
+  EXPECT_EQ(jobs[1].job_id, "a-high");
+  EXPECT_EQ(jobs[2].job_id, "b-undefined");
+  SortJobs(JobSort::kAtRisk, &jobs);
+  EXPECT_EQ(jobs[0].job_id, "c-low");
+  EXPECT_EQ(jobs[1].job_id, "a-high");
+}
+
+TEST(JobSortTest, ParseJobSortNamesABadOne) {
+  EXPECT_EQ(*ParseJobSort(""), JobSort::kLost);
+  EXPECT_EQ(*ParseJobSort("lost"), JobSort::kLost);
+  EXPECT_EQ(*ParseJobSort("job_id"), JobSort::kJobId);
+  EXPECT_EQ(*ParseJobSort("chips"), JobSort::kChips);
+  EXPECT_EQ(*ParseJobSort("mpg"), JobSort::kMpg);
+  EXPECT_EQ(*ParseJobSort("at_risk"), JobSort::kAtRisk);
+  absl::StatusOr<JobSort> bad = ParseJobSort("size");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              ::testing::HasSubstr("sort: unknown order 'size'"));
+}
+
 TEST_F(DrilldownTest, SegmentValueAgreesWithTheReportsSegments) {
   for (const auto& [dimension, values] : report_.segments) {
     for (const auto& [value, totals] : values) {

@@ -1,5 +1,7 @@
 // Golden tests of the jobs / job / fleet tables and JSON, on views cut out
-// of a replayed two-job fleet (a preempted training job and a serving job).
+// of a replayed two-job fleet (a preempted training job and a serving job),
+// and the same goldens from the views after a trip through the Query API's
+// messages (what goodputctl renders from goodputd's answers).
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "report/drilldown_json.h"
 #include "report/drilldown_table.h"
+#include "report/query_proto.h"
 #include "report/report_json.h"
 #include "report/test_util.h"
 
@@ -107,6 +110,16 @@ TEST_F(DrilldownOutputTest, JobsGolden) {
   testing::ExpectMatchesGolden("jobs.json", OrDie(WriteJobsJson(view, filter)));
 }
 
+TEST_F(DrilldownOutputTest, JobsTableTitleNamesTheOrder) {
+  core::JobFilter filter;
+  filter.sort = core::JobSort::kMpg;
+  core::JobsView view = core::RankJobs(config_, report_, filter);
+  EXPECT_THAT(FormatJobsTable(view, filter),
+              HasSubstr(", sorted by MPG, lowest first (undefined last)\n"));
+  filter.sort = core::JobSort::kJobId;
+  EXPECT_THAT(FormatJobsTable(view, filter), HasSubstr(", sorted by job id\n"));
+}
+
 TEST_F(DrilldownOutputTest, JobsFilteredAndEmpty) {
   core::JobFilter filter;
   filter.segments = {{"accelerator", "h100"}};
@@ -193,6 +206,31 @@ TEST_F(DrilldownOutputTest, FleetJsonTotalsAreTheReports) {
   EXPECT_EQ(json["fleet"], report["fleet"]);
   EXPECT_EQ(json["segments"], report["segments"]["workload"]);
   EXPECT_EQ(json["worst_jobs"][0]["job_id"], "llm-7");
+}
+
+// The views goodputctl gets back from goodputd's messages render to the
+// same goldens as the views themselves.
+TEST_F(DrilldownOutputTest, GoldensThroughTheWire) {
+  core::JobFilter filter;
+  absl::StatusOr<core::JobsView> jobs = JobsViewFromProto(
+      JobsViewToProto(core::RankJobs(config_, report_, filter)));
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  testing::ExpectMatchesGolden("jobs_table.txt",
+                               FormatJobsTable(*jobs, filter));
+  testing::ExpectMatchesGolden("jobs.json",
+                               OrDie(WriteJobsJson(*jobs, filter)));
+  absl::StatusOr<core::JobView> job =
+      JobViewFromProto(JobViewToProto(JobView("llm-7")));
+  ASSERT_TRUE(job.ok()) << job.status();
+  testing::ExpectMatchesGolden("job_table.txt", FormatJobViewTable(*job));
+  testing::ExpectMatchesGolden("job.json", OrDie(WriteJobViewJson(*job)));
+  absl::StatusOr<core::FleetView> fleet =
+      core::MakeFleetView(report_, "accelerator", 5);
+  ASSERT_TRUE(fleet.ok());
+  fleet = FleetViewFromProto(FleetViewToProto(*fleet));
+  ASSERT_TRUE(fleet.ok()) << fleet.status();
+  testing::ExpectMatchesGolden("fleet_table.txt", FormatFleetViewTable(*fleet));
+  testing::ExpectMatchesGolden("fleet.json", OrDie(WriteFleetViewJson(*fleet)));
 }
 
 }  // namespace

@@ -72,14 +72,31 @@ std::string JobsRow(const core::JobReport& job, int width) {
 
 }  // namespace
 
+// How the jobs table is ordered, for its title.
+const char* OrderText(core::JobSort sort) {
+  switch (sort) {
+    case core::JobSort::kLost:
+      return "ranked by lost chip-hours (badput x chips)";
+    case core::JobSort::kJobId:
+      return "sorted by job id";
+    case core::JobSort::kChips:
+      return "sorted by chips, most first";
+    case core::JobSort::kMpg:
+      return "sorted by MPG, lowest first (undefined last)";
+    case core::JobSort::kAtRisk:
+      return "sorted by at-risk time, most first";
+  }
+  return "";
+}
+
 std::string FormatJobsTable(const core::JobsView& view,
                             const core::JobFilter& filter) {
   const int width = IdWidth(view.jobs);
   std::string out = absl::StrFormat(
-      "jobs %s, ranked by lost chip-hours (badput x chips)\n"
+      "jobs %s, %s\n"
       "%d shown of %d matching; filters: %s\n\n",
-      AsOf(view.as_of_ns, view.since_ns), view.jobs.size(), view.matched,
-      FilterText(filter));
+      AsOf(view.as_of_ns, view.since_ns), OrderText(filter.sort),
+      view.jobs.size(), view.matched, FilterText(filter));
   absl::StrAppendFormat(&out, "%-*s %6s  %-12s %-14s %-10s %9s %14s %s  %s\n",
                         width, "JOB", "CHIPS", "ACCELERATOR", "WORKLOAD",
                         "STATE", "LIFETIME", "LOST", RatioHeader(),

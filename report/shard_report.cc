@@ -10,6 +10,7 @@
 #include "core/drilldown.h"
 #include "core/fleet_report.h"
 #include "core/job_report_proto.h"
+#include "report/query_proto.h"
 
 namespace goodput::report {
 
@@ -59,6 +60,116 @@ absl::StatusOr<core::FleetReport> MergeShardReports(
   return core::BuildFleetReport(config, as_of_ns, std::move(jobs), capacity);
 }
 
+core::JobsView MergeJobsViews(const std::vector<core::JobsView>& shards,
+                              const core::JobFilter& filter) {
+  core::JobsView out;
+  if (shards.empty()) return out;
+  out.as_of_ns = shards[0].as_of_ns;
+  out.since_ns = shards[0].since_ns;
+  std::vector<const core::JobReport*> jobs;
+  for (const core::JobsView& shard : shards) {
+    out.matched += shard.matched;
+    for (const core::JobReport& job : shard.jobs) jobs.push_back(&job);
+  }
+  out.jobs = core::TopJobs(filter.sort, std::move(jobs), filter.limit);
+  return out;
+}
+
+void AddTotals(const core::Totals& from, core::Totals* to) {
+  for (int i = 0; i < core::kNumCategories; ++i) {
+    to->chip_seconds[i] += from.chip_seconds[i];
+  }
+  to->total_chip_seconds += from.total_chip_seconds;
+  to->ideal_chip_seconds += from.ideal_chip_seconds;
+  to->costed_productive_chip_seconds += from.costed_productive_chip_seconds;
+  if (!to->capacity_chip_seconds) {
+    to->capacity_chip_seconds = from.capacity_chip_seconds;
+  }
+  to->jobs += from.jobs;
+  to->jobs_without_chips += from.jobs_without_chips;
+}
+
+core::FleetView MergeFleetViews(const std::vector<core::FleetView>& shards,
+                                size_t worst) {
+  if (shards.size() == 1) return shards[0];
+  core::FleetView out;
+  if (shards.empty()) return out;
+  out.as_of_ns = shards[0].as_of_ns;
+  out.since_ns = shards[0].since_ns;
+  out.by = shards[0].by;
+  std::vector<const core::JobReport*> jobs;
+  for (const core::FleetView& shard : shards) {
+    AddTotals(shard.fleet, &out.fleet);
+    for (const auto& [value, totals] : shard.segments) {
+      AddTotals(totals, &out.segments[value]);
+    }
+    for (const core::JobReport& job : shard.worst_jobs) jobs.push_back(&job);
+  }
+  if (worst > 0)
+    out.worst_jobs = core::TopJobs(core::JobSort::kLost, jobs, worst);
+  return out;
+}
+
+namespace {
+
+// Sums the counters of `from` into `to`; agents and last seen: the largest.
+void AddCounters(const v1::IngestCounters& from, v1::IngestCounters* to) {
+  to->set_batches(to->batches() + from.batches());
+  to->set_duplicate_batches(to->duplicate_batches() + from.duplicate_batches());
+  to->set_accepted_events(to->accepted_events() + from.accepted_events());
+  to->set_rejected_events(to->rejected_events() + from.rejected_events());
+  to->set_failed_batches(to->failed_batches() + from.failed_batches());
+  to->set_agents(std::max(to->agents(), from.agents()));
+  if (from.has_last_agent_seen() &&
+      (!to->has_last_agent_seen() ||
+       to->last_agent_seen().seconds() < from.last_agent_seen().seconds())) {
+    *to->mutable_last_agent_seen() = from.last_agent_seen();
+  }
+}
+
+// The worst jobs of every summary, the `worst` most lost first.
+absl::Status MergeWorst(const std::vector<v1::SummaryResponse>& shards,
+                        size_t worst, v1::SummaryResponse* out) {
+  std::vector<core::JobReport> jobs;
+  for (const v1::SummaryResponse& shard : shards) {
+    for (const v1::JobReport& in : shard.worst_jobs()) {
+      absl::StatusOr<core::JobReport> job = core::JobReportFromProto(in);
+      if (!job.ok()) return job.status();
+      jobs.push_back(*std::move(job));
+    }
+  }
+  std::vector<const core::JobReport*> all;
+  for (const core::JobReport& job : jobs) all.push_back(&job);
+  for (const core::JobReport& job :
+       core::TopJobs(core::JobSort::kLost, std::move(all), worst)) {
+    *out->add_worst_jobs() = core::JobReportToProto(job);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::SummaryResponse> MergeSummaries(
+    const std::vector<v1::SummaryResponse>& shards, size_t worst) {
+  if (shards.size() == 1) return shards[0];
+  core::Totals sums;
+  v1::SummaryResponse out;
+  if (!shards.empty()) *out.mutable_as_of() = shards[0].as_of();
+  for (const v1::SummaryResponse& shard : shards) {
+    absl::StatusOr<core::Totals> totals = TotalsFromProto(shard.fleet());
+    if (!totals.ok()) return totals.status();
+    AddTotals(*totals, &sums);
+    for (const auto& [state, n] : shard.jobs_by_state()) {
+      (*out.mutable_jobs_by_state())[state] += n;
+    }
+    AddCounters(shard.ingest(), out.mutable_ingest());
+  }
+  SummarizeTotals(sums, &out);
+  absl::Status s = MergeWorst(shards, worst == 0 ? 10 : worst, &out);
+  if (!s.ok()) return s;
+  return out;
+}
+
 absl::StatusOr<core::JobFilter> JobFilterFromRequest(
     const v1::JobsRequest& request) {
   core::JobFilter filter;
@@ -74,6 +185,9 @@ absl::StatusOr<core::JobFilter> JobFilterFromRequest(
   }
   std::sort(filter.segments.begin(), filter.segments.end());
   filter.limit = request.limit();
+  absl::StatusOr<core::JobSort> sort = core::ParseJobSort(request.sort());
+  if (!sort.ok()) return sort.status();
+  filter.sort = *sort;
   return filter;
 }
 

@@ -1,6 +1,8 @@
 // The machine form of one shard's report (v1::ShardReport) and the merge
-// of several shards' into one core::FleetReport. goodputd writes the form
-// (Query.Report with shard_data); goodputctl merges: it concatenates the
+// of several shards' into one core::FleetReport, and the merges of the
+// drill-down views of several shards. goodputd writes the form (streamed
+// by Query.Report); goodputctl merges, also the answers of a single server
+// (a shard list of one): it concatenates the
 // jobs (disjoint: each job lives on the shard of its job_id), takes the
 // capacity once (every shard has every heartbeat) and aggregates with
 // core::BuildFleetReport, the function replay and goodputd use, so the
@@ -38,8 +40,36 @@ absl::StatusOr<core::FleetReport> MergeShardReports(
     const std::vector<ShardAnswer>& shards, int64_t as_of_ns,
     std::optional<int64_t> since_ns);
 
+// The `jobs` view of all shards from each shard's view under the same
+// `filter`: the jobs merged in the filter's order, cut to its limit, and
+// the matched counts summed. A shard's list already holds its first
+// `limit` jobs, so the merge equals the view of one server. As-of and
+// since are the first view's. An empty list gives an empty view.
+core::JobsView MergeJobsViews(const std::vector<core::JobsView>& shards,
+                              const core::JobFilter& filter);
+
+// The `fleet` view of all shards from each shard's view of the same
+// dimension: totals summed per set (capacity, the same on every shard,
+// taken once), the `worst` jobs of all. Equal to one server's up to
+// floating-point rounding of the sums.
+core::FleetView MergeFleetViews(const std::vector<core::FleetView>& shards,
+                                size_t worst);
+
+// The summary of all shards: totals summed (then ratios and badput from
+// the sums), jobs by state summed, the `worst` (0 = 10) jobs of all, the
+// ingest counters summed but `agents` and `last_agent_seen`, the largest
+// of any shard (an agent may send to every shard). One summary is kept as
+// it is. InvalidArgument for a malformed one.
+absl::StatusOr<v1::SummaryResponse> MergeSummaries(
+    const std::vector<v1::SummaryResponse>& shards, size_t worst);
+
+// Adds `from`'s sums and counts to `to`; the capacity is taken from `from`
+// if `to` has none (every shard knows the same capacity).
+void AddTotals(const core::Totals& from, core::Totals* to);
+
 // The filter of a Query.Jobs request (goodputd's and goodputctl's over a
-// shard list): InvalidArgument naming a bad state, then a bad dimension.
+// shard list): InvalidArgument naming a bad state, a bad dimension, then a
+// bad sort.
 absl::StatusOr<core::JobFilter> JobFilterFromRequest(
     const v1::JobsRequest& request);
 

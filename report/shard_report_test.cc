@@ -4,6 +4,7 @@
 #include "report/shard_report.h"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "report/query_proto.h"
 #include "report/replay.h"
 #include "report/report_json.h"
 #include "util/shard_map.h"
@@ -94,6 +96,110 @@ TEST_P(ShardReportTest, MergedShardsEqualOneServer) {
   ASSERT_TRUE(merged.ok()) << merged.status();
   EXPECT_EQ(*WriteReportJson(*merged), *WriteReportJson(whole));
   ASSERT_TRUE(whole.fleet.capacity_chip_seconds.has_value());
+}
+
+std::vector<std::string> Ids(const std::vector<core::JobReport>& jobs) {
+  std::vector<std::string> ids;
+  for (const core::JobReport& j : jobs) ids.push_back(j.job_id);
+  return ids;
+}
+
+void ExpectTotalsNear(const core::Totals& got, const core::Totals& want) {
+  for (int i = 0; i < core::kNumCategories; ++i) {
+    EXPECT_NEAR(got.chip_seconds[i], want.chip_seconds[i],
+                1e-9 * (1 + want.total_chip_seconds));
+  }
+  EXPECT_NEAR(got.total_chip_seconds, want.total_chip_seconds,
+              1e-9 * (1 + want.total_chip_seconds));
+  EXPECT_NEAR(got.ideal_chip_seconds, want.ideal_chip_seconds,
+              1e-9 * (1 + want.ideal_chip_seconds));
+  EXPECT_EQ(got.capacity_chip_seconds, want.capacity_chip_seconds);
+  EXPECT_EQ(got.jobs, want.jobs);
+  EXPECT_EQ(got.jobs_without_chips, want.jobs_without_chips);
+}
+
+// The drill-down views of three shards, merged, are those of one server:
+// the same jobs in each order and limit, and the same totals.
+TEST_P(ShardReportTest, MergedViewsEqualOneServers) {
+  const std::vector<std::string> lines = FleetLines();
+  std::string all;
+  for (const std::string& line : lines) all += line + "\n";
+  const int64_t t =
+      Replay(all, std::nullopt, std::nullopt).as_of_ns - 600'000'000'000;
+  const std::optional<int64_t> since =
+      GetParam() ? std::optional<int64_t>(t - 3600LL * 1'000'000'000)
+                 : std::nullopt;
+  const core::FleetReport whole = Replay(all, t, since);
+  const ShardMap map({"a:1", "b:2", "c:3"});
+  std::vector<core::FleetReport> parts;
+  for (size_t s = 0; s < map.size(); ++s) {
+    parts.push_back(Replay(Split(lines, map)[s], t, since));
+  }
+  core::Config config;
+  for (core::JobSort sort : {core::JobSort::kLost, core::JobSort::kJobId,
+                             core::JobSort::kChips, core::JobSort::kMpg}) {
+    for (size_t limit : {0, 1, 7}) {
+      core::JobFilter filter;
+      filter.sort = sort;
+      filter.limit = limit;
+      std::vector<core::JobsView> views;
+      for (const auto& part : parts) {
+        views.push_back(core::RankJobs(config, part, filter));
+      }
+      const core::JobsView want = core::RankJobs(config, whole, filter);
+      const core::JobsView got = MergeJobsViews(views, filter);
+      EXPECT_EQ(Ids(got.jobs), Ids(want.jobs));
+      EXPECT_EQ(got.matched, want.matched);
+    }
+  }
+  std::vector<core::FleetView> fleets;
+  for (const auto& part : parts) {
+    fleets.push_back(*core::MakeFleetView(part, "accelerator", 5));
+  }
+  const core::FleetView want = *core::MakeFleetView(whole, "accelerator", 5);
+  const core::FleetView got = MergeFleetViews(fleets, 5);
+  ExpectTotalsNear(got.fleet, want.fleet);
+  ASSERT_EQ(got.segments.size(), want.segments.size());
+  for (const auto& [value, totals] : want.segments) {
+    ExpectTotalsNear(got.segments.at(value), totals);
+  }
+  EXPECT_EQ(Ids(got.worst_jobs), Ids(want.worst_jobs));
+}
+
+TEST(MergeSummariesTest, MergedSummariesEqualOneServers) {
+  const std::vector<std::string> lines = FleetLines();
+  std::string all;
+  for (const std::string& line : lines) all += line + "\n";
+  const int64_t t =
+      Replay(all, std::nullopt, std::nullopt).as_of_ns - 600'000'000'000;
+  const core::FleetReport whole = Replay(all, t, std::nullopt);
+  const ShardMap map({"a:1", "b:2", "c:3"});
+  std::vector<v1::SummaryResponse> parts;
+  for (size_t s = 0; s < map.size(); ++s) {
+    parts.push_back(
+        SummaryFromReport(Replay(Split(lines, map)[s], t, std::nullopt), 3));
+    parts.back().mutable_ingest()->set_accepted_events(10);
+    parts.back().mutable_ingest()->set_agents(static_cast<int64_t>(s + 1));
+  }
+  const v1::SummaryResponse want = SummaryFromReport(whole, 3);
+  absl::StatusOr<v1::SummaryResponse> got = MergeSummaries(parts, 3);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectTotalsNear(*TotalsFromProto(got->fleet()),
+                   *TotalsFromProto(want.fleet()));
+  EXPECT_NEAR(got->ratios().mpg(), want.ratios().mpg(), 1e-12);
+  using States = std::map<std::string, int64_t>;
+  EXPECT_EQ(States(got->jobs_by_state().begin(), got->jobs_by_state().end()),
+            States(want.jobs_by_state().begin(), want.jobs_by_state().end()));
+  ASSERT_EQ(got->badput_size(), want.badput_size());
+  for (int i = 0; i < want.badput_size(); ++i) {
+    EXPECT_EQ(got->badput(i).category(), want.badput(i).category());
+  }
+  ASSERT_EQ(got->worst_jobs_size(), 3);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(got->worst_jobs(i).job_id(), want.worst_jobs(i).job_id());
+  }
+  EXPECT_EQ(got->ingest().accepted_events(), 30);
+  EXPECT_EQ(got->ingest().agents(), 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTimeAndWindow, ShardReportTest, ::testing::Bool());

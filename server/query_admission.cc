@@ -21,8 +21,8 @@ absl::Status QueryAdmission::Enter() {
   if (on_refused_) on_refused_();
   return absl::ResourceExhaustedError(
       absl::StrCat("query refused: ", max_running_,
-                   " report, jobs or fleet queries are running already "
-                   "(--max_concurrent_queries=",
+                   " report, jobs, fleet or summary queries are running "
+                   "already (--max_concurrent_queries=",
                    max_running_, "); retry later"));
 }
 

@@ -6,10 +6,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
-#include "report/drilldown_json.h"
-#include "report/drilldown_table.h"
-#include "report/report_json.h"
-#include "report/report_table.h"
+#include "report/query_proto.h"
 #include "report/shard_report.h"
 #include "util/grpc_status.h"
 #include "util/proto_time.h"
@@ -46,14 +43,50 @@ grpc::Status CancelledStatus() {
   return ToGrpc(absl::CancelledError("query: the call was cancelled"));
 }
 
-// Fills `response` (json and table) from a rendered view.
-template <typename Response>
-grpc::Status Render(absl::StatusOr<std::string> json, std::string table,
-                    Response* response) {
-  if (!json.ok()) return ToGrpc(json.status());
-  response->set_json(*std::move(json));
-  response->set_table(std::move(table));
+constexpr size_t kDefaultChunkJobs = 1000;
+constexpr size_t kDefaultSummaryJobs = 10;
+
+// Streams `report` in chunks of `chunk_jobs` jobs: the first with as_of,
+// since, the capacity and the job count. CANCELLED if the client left.
+grpc::Status WriteChunks(const core::FleetReport& report, size_t chunk_jobs,
+                         grpc::ServerWriter<v1::ReportChunk>* writer) {
+  v1::ShardReport all = report::ToShardReport(report);
+  v1::ReportChunk chunk;
+  *chunk.mutable_as_of() = NanosToTimestamp(report.as_of_ns);
+  if (report.since_ns)
+    *chunk.mutable_since() = NanosToTimestamp(*report.since_ns);
+  *chunk.mutable_part()->mutable_capacity_chip_seconds() =
+      all.capacity_chip_seconds();
+  chunk.set_total_jobs(all.jobs_size());
+  auto* jobs = all.mutable_jobs();
+  size_t next = 0;
+  do {
+    for (size_t n = 0;
+         n < chunk_jobs && next < static_cast<size_t>(jobs->size());
+         ++n, ++next) {
+      chunk.mutable_part()->mutable_jobs()->Add(std::move((*jobs)[next]));
+    }
+    if (!writer->Write(chunk)) return CancelledStatus();
+    chunk.Clear();
+  } while (next < static_cast<size_t>(jobs->size()));
   return grpc::Status::OK;
+}
+
+// Query.Summary's ingest counters from the ingestor's.
+v1::IngestCounters Counters(const IngestStats& stats) {
+  v1::IngestCounters out;
+  out.set_batches(stats.batches);
+  out.set_duplicate_batches(stats.duplicate_batches);
+  out.set_accepted_events(stats.accepted_events);
+  out.set_rejected_events(stats.rejected_events);
+  out.set_failed_batches(stats.failed_batches);
+  out.set_agents(static_cast<int64_t>(stats.agent_last_seen_ns.size()));
+  int64_t newest = 0;
+  for (const auto& [agent, ns] : stats.agent_last_seen_ns) {
+    newest = std::max(newest, ns);
+  }
+  if (newest > 0) *out.mutable_last_agent_seen() = NanosToTimestamp(newest);
+  return out;
 }
 
 }  // namespace
@@ -75,25 +108,16 @@ grpc::Status QueryService::RunHeavy(grpc::ServerContext* context,
 
 grpc::Status QueryService::Report(grpc::ServerContext* context,
                                   const v1::ReportRequest* request,
-                                  v1::ReportResponse* response) {
-  const int64_t as_of = request->has_as_of()
-                            ? TimestampToNanos(request->as_of())
-                            : clock_->NowNanos();
-  std::optional<int64_t> since;
-  if (request->has_since()) since = TimestampToNanos(request->since());
+                                  grpc::ServerWriter<v1::ReportChunk>* writer) {
+  const int64_t as_of =
+      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_);
+  const size_t chunk_jobs =
+      request->chunk_jobs() == 0 ? kDefaultChunkJobs : request->chunk_jobs();
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
-    absl::StatusOr<core::FleetReport> report =
-        ingestor_->Report(as_of, since, cancelled);
+    absl::StatusOr<core::FleetReport> report = ingestor_->Report(
+        as_of, Since(request->has_since(), request->since()), cancelled);
     if (!report.ok()) return ToGrpc(report.status());
-    if (request->shard_data()) {
-      *response->mutable_shard() = report::ToShardReport(*report);
-      return grpc::Status::OK;
-    }
-    absl::StatusOr<std::string> json = report::WriteReportJson(*report);
-    if (!json.ok()) return ToGrpc(json.status());
-    response->set_json(*std::move(json));
-    response->set_table(report::FormatReportTable(*report));
-    return grpc::Status::OK;
+    return WriteChunks(*report, chunk_jobs, writer);
   });
 }
 
@@ -123,8 +147,8 @@ grpc::Status QueryService::Jobs(grpc::ServerContext* context,
         drilldown_.Jobs(as_of, Since(request->has_since(), request->since()),
                         *filter, cancelled);
     if (!view.ok()) return ToGrpc(view.status());
-    return Render(report::WriteJobsJson(*view, *filter),
-                  report::FormatJobsTable(*view, *filter), response);
+    *response = report::JobsViewToProto(*view);
+    return grpc::Status::OK;
   });
 }
 
@@ -141,8 +165,8 @@ grpc::Status QueryService::Job(grpc::ServerContext* context,
       AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),
       Windows(*request), limit, CancelledFn(context));
   if (!view.ok()) return ToGrpc(view.status());
-  return Render(report::WriteJobViewJson(*view),
-                report::FormatJobViewTable(*view), response);
+  *response = report::JobViewToProto(*view);
+  return grpc::Status::OK;
 }
 
 grpc::Status QueryService::Fleet(grpc::ServerContext* context,
@@ -155,8 +179,25 @@ grpc::Status QueryService::Fleet(grpc::ServerContext* context,
         as_of, Since(request->has_since(), request->since()),
         request->by().empty() ? "accelerator" : request->by(), cancelled);
     if (!view.ok()) return ToGrpc(view.status());
-    return Render(report::WriteFleetViewJson(*view),
-                  report::FormatFleetViewTable(*view), response);
+    *response = report::FleetViewToProto(*view);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status QueryService::Summary(grpc::ServerContext* context,
+                                   const v1::SummaryRequest* request,
+                                   v1::SummaryResponse* response) {
+  const int64_t as_of =
+      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_);
+  const size_t worst =
+      request->worst_jobs() == 0 ? kDefaultSummaryJobs : request->worst_jobs();
+  return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
+    absl::StatusOr<core::FleetReport> report =
+        ingestor_->Report(as_of, std::nullopt, cancelled);
+    if (!report.ok()) return ToGrpc(report.status());
+    *response = report::SummaryFromReport(*report, worst);
+    *response->mutable_ingest() = Counters(ingestor_->stats());
+    return grpc::Status::OK;
   });
 }
 

@@ -13,19 +13,22 @@
 
 namespace goodput::server {
 
-// gRPC adapter of the Query service: the report (SPEC section 4, rendered
-// by the same JSON writer and table as goodputctl replay) as of a time
-// (default: the clock), dead letters, and the drill-down views (jobs, job,
-// fleet; server/drilldown.h) rendered by cli/drilldown_{json,table}.h.
-// Every query but DeadLetters stops with CANCELLED once its call is
-// cancelled (by the client, its deadline, or the server's shutdown);
-// Report, Jobs and Fleet run only if `admission` (if set; the cap
-// --max_concurrent_queries) admits them, RESOURCE_EXHAUSTED otherwise.
+// gRPC adapter of the Query service. It answers with data, never rendered
+// text (goodputctl renders): the report's jobs and capacity as of a time
+// (default: the clock), streamed in chunks; dead letters; the drill-down
+// views (jobs, job, fleet; server/drilldown.h) as messages
+// (report/query_proto.h); and the summary (fleet totals, ratios, badput,
+// worst jobs, ingest counters). Every query but DeadLetters stops with
+// CANCELLED once its call is cancelled (by the client, its deadline, or
+// the server's shutdown); Report, Jobs, Fleet and Summary run only if
+// `admission` (if set; the cap --max_concurrent_queries) admits them,
+// RESOURCE_EXHAUSTED otherwise.
 // Does not own its collaborators. Thread-safe.
 class QueryService final : public v1::Query::Service {
  public:
   // Test-only fault (goodputd --fault=hold_query:N): called with the
-  // call's cancellation when a Report, Jobs or Fleet query is admitted,
+  // call's cancellation when a Report, Jobs, Fleet or Summary query is
+  // admitted,
   // before its work.
   using FaultHook = std::function<void(const std::function<bool()>& cancelled)>;
 
@@ -42,7 +45,7 @@ class QueryService final : public v1::Query::Service {
 
   grpc::Status Report(grpc::ServerContext* context,
                       const v1::ReportRequest* request,
-                      v1::ReportResponse* response) override;
+                      grpc::ServerWriter<v1::ReportChunk>* writer) override;
   grpc::Status DeadLetters(grpc::ServerContext* context,
                            const v1::DeadLettersRequest* request,
                            v1::DeadLettersResponse* response) override;
@@ -54,6 +57,9 @@ class QueryService final : public v1::Query::Service {
   grpc::Status Fleet(grpc::ServerContext* context,
                      const v1::FleetRequest* request,
                      v1::FleetResponse* response) override;
+  grpc::Status Summary(grpc::ServerContext* context,
+                       const v1::SummaryRequest* request,
+                       v1::SummaryResponse* response) override;
 
  private:
   using QueryFn = std::function<grpc::Status(const std::function<bool()>&)>;

@@ -152,9 +152,10 @@ void AddSecurityFlags(FlagParser* parser, SecurityFlags* f) {
                     "per-agent event rate, bursts of 2 s (0 = unlimited)");
   parser->AddString("max_streams", "N", &f->max_streams,
                     "concurrent gRPC calls at most (256)");
-  parser->AddString("max_concurrent_queries", "N", &f->max_concurrent_queries,
-                    "report, jobs and fleet queries running at once at most; "
-                    "more are refused (4)");
+  parser->AddString(
+      "max_concurrent_queries", "N", &f->max_concurrent_queries,
+      "report, jobs, fleet and summary queries running at once at most; "
+      "more are refused (4)");
   AddIdentityFlags(parser, f);
 }
 

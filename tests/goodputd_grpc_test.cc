@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "clients/cpp/query_client.h"
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
 #include "grpcpp/create_channel.h"
@@ -75,10 +76,11 @@ class GoodputdTest : public ::testing::Test {
     grpc::ClientContext context;
     v1::ReportRequest request;
     request.mutable_as_of()->set_seconds(as_of / core::kNanosPerSecond);
-    v1::ReportResponse response;
-    grpc::Status s = stub->Report(&context, request, &response);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return nlohmann::json::parse(response.json());
+    absl::StatusOr<core::FleetReport> report =
+        FetchReport(stub.get(), &context, request);
+    EXPECT_TRUE(report.ok()) << report.status();
+    if (!report.ok()) return nullptr;
+    return nlohmann::json::parse(report::ReportToJson(*report).dump());
   }
 
   std::string dir_;

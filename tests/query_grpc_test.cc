@@ -1,21 +1,30 @@
-// Query.Jobs/Job/Fleet of goodputd over real gRPC (loopback, port 0) and
-// real RocksDB: status codes and messages of bad requests, defaults (as-of
-// from the server's clock, windows, --by), a custom window and limit, and
-// the cap on concurrent heavy queries (--max_concurrent_queries).
+// Query.Report/Jobs/Job/Fleet/Summary of goodputd over real gRPC
+// (loopback, port 0) and real RocksDB: status codes and messages of bad
+// requests, defaults (as-of from the server's clock, windows, --by), a
+// custom window, limit and sort, the report streamed in chunks, the
+// summary, and the cap on concurrent heavy queries
+// (--max_concurrent_queries). Typed answers are rendered with report/'s
+// JSON writers, as goodputctl does.
 #include <atomic>
 #include <filesystem>
 #include <thread>
 
 #include "absl/synchronization/notification.h"
+#include "clients/cpp/query_client.h"
 #include "core/testing/timeline.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/service.grpc.pb.h"
+#include "report/drilldown_json.h"
+#include "report/drilldown_table.h"
+#include "report/query_proto.h"
+#include "report/shard_report.h"
 #include "server/goodputd.h"
 #include "server/query_service.h"
 #include "storage/memory_event_store.h"
+#include "util/grpc_status.h"
 
 namespace goodput {
 namespace {
@@ -76,14 +85,22 @@ class QueryGrpcTest : public ::testing::Test {
     grpc::ClientContext context;
     v1::JobResponse response;
     grpc::Status s = query_->Job(&context, request, &response);
-    if (s.ok() && json != nullptr) *json = Json::parse(response.json());
+    if (s.ok() && json != nullptr) {
+      *json = Json::parse(
+          report::JobViewToJson(*report::JobViewFromProto(response)).dump());
+    }
     return s;
   }
   grpc::Status Jobs(const v1::JobsRequest& request, Json* json = nullptr) {
     grpc::ClientContext context;
     v1::JobsResponse response;
     grpc::Status s = query_->Jobs(&context, request, &response);
-    if (s.ok() && json != nullptr) *json = Json::parse(response.json());
+    if (s.ok() && json != nullptr) {
+      *json =
+          Json::parse(report::JobsToJson(*report::JobsViewFromProto(response),
+                                         *report::JobFilterFromRequest(request))
+                          .dump());
+    }
     return s;
   }
   grpc::Status Fleet(const v1::FleetRequest& request, Json* json = nullptr,
@@ -91,8 +108,11 @@ class QueryGrpcTest : public ::testing::Test {
     grpc::ClientContext context;
     v1::FleetResponse response;
     grpc::Status s = query_->Fleet(&context, request, &response);
-    if (s.ok() && json != nullptr) *json = Json::parse(response.json());
-    if (s.ok() && table != nullptr) *table = response.table();
+    if (!s.ok()) return s;
+    absl::StatusOr<core::FleetView> view = report::FleetViewFromProto(response);
+    if (json != nullptr)
+      *json = Json::parse(report::FleetViewToJson(*view).dump());
+    if (table != nullptr) *table = report::FormatFleetViewTable(*view);
     return s;
   }
 
@@ -172,6 +192,77 @@ TEST_F(QueryGrpcTest, CustomWindowTimelineLimitAndJobsLimit) {
   EXPECT_EQ(ranked["jobs"][0]["job_id"], "llm-7");
 }
 
+TEST_F(QueryGrpcTest, JobsSortedAndCutOnTheServer) {
+  v1::JobsRequest jobs;
+  jobs.set_sort("job_id");
+  jobs.set_limit(1);
+  grpc::ClientContext context;
+  v1::JobsResponse response;
+  ASSERT_TRUE(query_->Jobs(&context, jobs, &response).ok());
+  ASSERT_EQ(response.jobs_size(), 1);
+  EXPECT_EQ(response.jobs(0).job_id(), "llm-7");
+  EXPECT_EQ(response.matched(), 2);
+  jobs.set_sort("chips");
+  (*jobs.mutable_segments())["accelerator"] = "a100";
+  grpc::ClientContext again;
+  ASSERT_TRUE(query_->Jobs(&again, jobs, &response).ok());
+  ASSERT_EQ(response.jobs_size(), 1);
+  EXPECT_EQ(response.jobs(0).job_id(), "serve-1");
+  EXPECT_EQ(response.matched(), 1);
+  jobs.set_sort("size");
+  grpc::Status s = Jobs(jobs);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("sort: unknown order 'size'"),
+            std::string::npos)
+      << s.error_message();
+}
+
+TEST_F(QueryGrpcTest, ReportIsStreamedInChunksAndAggregatesLikeOneServer) {
+  v1::ReportRequest request;
+  request.set_chunk_jobs(1);
+  grpc::ClientContext context;
+  auto reader = query_->Report(&context, request);
+  std::vector<std::string> jobs;
+  int chunks = 0;
+  for (v1::ReportChunk chunk; reader->Read(&chunk); ++chunks) {
+    if (chunks == 0) {
+      EXPECT_EQ(chunk.as_of().seconds(),
+                T("2026-11-22T10:10:00Z") / 1000000000);
+      EXPECT_EQ(chunk.total_jobs(), 2);
+    }
+    for (const auto& j : chunk.part().jobs()) jobs.push_back(j.job_id());
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(chunks, 2);
+  EXPECT_EQ(jobs, (std::vector<std::string>{"llm-7", "serve-1"}));
+  grpc::ClientContext whole;
+  absl::StatusOr<core::FleetReport> report =
+      FetchReport(query_.get(), &whole, v1::ReportRequest());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->jobs.size(), 2u);
+  EXPECT_EQ(report->fleet.jobs, 2);
+  EXPECT_EQ(report->segments.at("accelerator").size(), 2u);
+}
+
+TEST_F(QueryGrpcTest, SummaryHasTotalsStatesWorstJobsAndIngestCounters) {
+  v1::SummaryRequest request;
+  request.set_worst_jobs(1);
+  grpc::ClientContext context;
+  v1::SummaryResponse summary;
+  ASSERT_TRUE(query_->Summary(&context, request, &summary).ok());
+  EXPECT_EQ(summary.as_of().seconds(), T("2026-11-22T10:10:00Z") / 1000000000);
+  EXPECT_EQ(summary.fleet().jobs(), 2);
+  EXPECT_EQ(summary.jobs_by_state().at("RUNNING"), 1);
+  EXPECT_EQ(summary.jobs_by_state().at("QUEUED"), 1);
+  ASSERT_EQ(summary.worst_jobs_size(), 1);
+  EXPECT_EQ(summary.worst_jobs(0).job_id(), "llm-7");
+  ASSERT_GT(summary.badput_size(), 0);
+  EXPECT_EQ(summary.ingest().accepted_events(), 7);
+  EXPECT_EQ(summary.ingest().batches(), 1);
+  EXPECT_EQ(summary.ingest().agents(), 1);
+  EXPECT_TRUE(summary.ratios().has_sg());
+}
+
 // QueryService alone over real gRPC with a cap of one heavy query, and a
 // fault hook that holds the first admitted query until the test releases
 // it.
@@ -210,8 +301,8 @@ class QueryCapTest : public ::testing::Test {
 
   grpc::Status Report() {
     grpc::ClientContext context;
-    v1::ReportResponse response;
-    return query_->Report(&context, v1::ReportRequest(), &response);
+    return ToGrpc(
+        ReadReport(query_.get(), &context, v1::ReportRequest()).status());
   }
 
   core::Config config_;
@@ -244,13 +335,19 @@ TEST_F(QueryCapTest, HeavyQueriesBeyondTheCapAreRefusedAtOnce) {
     v1::FleetResponse response;
     refused.push_back(query_->Fleet(&context, v1::FleetRequest(), &response));
   }
+  {
+    grpc::ClientContext context;
+    v1::SummaryResponse response;
+    refused.push_back(
+        query_->Summary(&context, v1::SummaryRequest(), &response));
+  }
   for (const grpc::Status& s : refused) {
     EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
     EXPECT_NE(s.error_message().find("--max_concurrent_queries=1"),
               std::string::npos)
         << s.error_message();
   }
-  EXPECT_EQ(refused_, 3);
+  EXPECT_EQ(refused_, 4);
   {  // One job's view is not capped: it runs (and finds no such job).
     grpc::ClientContext context;
     v1::JobRequest request;
@@ -263,7 +360,7 @@ TEST_F(QueryCapTest, HeavyQueriesBeyondTheCapAreRefusedAtOnce) {
   held.join();
   EXPECT_TRUE(first.ok()) << first.error_message();
   EXPECT_TRUE(Report().ok());  // the held query gave its slot back
-  EXPECT_EQ(refused_, 3);
+  EXPECT_EQ(refused_, 4);
 }
 
 }  // namespace

@@ -12,11 +12,13 @@
 #include <thread>
 #include <vector>
 
+#include "clients/cpp/query_client.h"
 #include "core/testing/timeline.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "proto/service.grpc.pb.h"
 #include "tests/subprocess.h"
+#include "util/grpc_status.h"
 
 namespace goodput {
 namespace {
@@ -84,11 +86,15 @@ class ShutdownTest : public ::testing::Test {
            ack.accepted() == static_cast<uint32_t>(batch.events_size());
   }
 
-  grpc::Status Report(v1::ReportResponse* response) {
+  // Query.Report, its jobs in `response`.
+  grpc::Status Report(v1::ShardReport* response) {
     grpc::ClientContext context;
     context.set_deadline(Deadline());
-    return v1::Query::NewStub(channel_)->Report(&context, v1::ReportRequest(),
-                                                response);
+    auto stub = v1::Query::NewStub(channel_);
+    absl::StatusOr<FetchedReport> r =
+        ReadReport(stub.get(), &context, v1::ReportRequest());
+    if (r.ok()) *response = r->shard;
+    return ToGrpc(r.status());
   }
 
   // goodput_limit_rejected_total{limit="`limit`"} on /metrics; -1 if absent.
@@ -121,13 +127,13 @@ TEST_F(ShutdownTest, SigtermCancelsTheQueryInFlightAndKeepsAckedEvents) {
   ASSERT_TRUE(SendAcked());
   grpc::Status held;
   std::thread query([&] {
-    v1::ReportResponse response;
+    v1::ShardReport response;
     held = Report(&response);
   });
   EXPECT_EQ(WaitForLogInt(log, "holding query (\\d+)", kStartSeconds), 1)
       << "see " << log;
 
-  v1::ReportResponse refused_response;
+  v1::ShardReport refused_response;
   grpc::Status refused = Report(&refused_response);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(refused.error_message().find("--max_concurrent_queries=1"),
@@ -143,11 +149,11 @@ TEST_F(ShutdownTest, SigtermCancelsTheQueryInFlightAndKeepsAckedEvents) {
       << held.error_code() << " " << held.error_message();
 
   Start({"--shutdown_grace=1s"});
-  v1::ReportResponse after;
+  v1::ShardReport after;
   grpc::Status s = Report(&after);
   ASSERT_TRUE(s.ok()) << s.error_message();
-  EXPECT_NE(after.json().find("\"acked-1\""), std::string::npos)
-      << after.json();
+  ASSERT_EQ(after.jobs_size(), 1) << after.ShortDebugString();
+  EXPECT_EQ(after.jobs(0).job_id(), "acked-1");
   server_->Kill(SIGINT);
   EXPECT_EQ(server_->WaitFor(kExitSeconds), 0);
 }
