@@ -34,7 +34,7 @@ struct MetricsOptions {
 };
 
 // The FleetMetricsState layout that SaveState writes and LoadState reads.
-inline constexpr uint32_t kFleetMetricsStateVersion = 1;
+inline constexpr uint32_t kFleetMetricsStateVersion = 2;
 
 // Upper bounds (seconds) of the duration histograms' buckets.
 const std::vector<double>& DurationBucketBounds();

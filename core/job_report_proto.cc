@@ -32,8 +32,12 @@ void NumbersToProto(const JobReport& job, v1::JobReport* out) {
   out->set_notices(job.notices);
 }
 
+// Records written before rule 14 added `reshard` hold one category fewer.
+constexpr int kCategoriesBeforeReshard = kNumCategories - 1;
+
 absl::Status CheckFits(const v1::JobReport& in) {
-  if (in.category_ns_size() != kNumCategories) {
+  if (in.category_ns_size() != kNumCategories &&
+      in.category_ns_size() != kCategoriesBeforeReshard) {
     return absl::InvalidArgumentError(
         absl::StrCat("job '", in.job_id(), "': category_ns: want ",
                      kNumCategories, " values, got ", in.category_ns_size()));
@@ -59,7 +63,14 @@ void IdentityFromProto(const v1::JobReport& in, JobReport* job) {
 
 void NumbersFromProto(const v1::JobReport& in, JobReport* job) {
   job->total_ns = in.total_ns();
-  for (int c = 0; c < kNumCategories; ++c) job->nanos[c] = in.category_ns(c);
+  // A record of the former layout has no reshard: it is 0, the categories
+  // after it move up one.
+  const bool former = in.category_ns_size() == kCategoriesBeforeReshard;
+  const int reshard = Index(Category::kReshard);
+  for (int c = 0; c < kNumCategories; ++c) {
+    if (former && c == reshard) continue;
+    job->nanos[c] = in.category_ns(former && c > reshard ? c - 1 : c);
+  }
   job->custom_nanos.insert(in.custom_ns().begin(), in.custom_ns().end());
   job->at_risk_ns = in.at_risk_ns();
   job->ideal_seconds = in.ideal_seconds();

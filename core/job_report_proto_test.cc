@@ -120,6 +120,22 @@ TEST(JobReportProtoTest, WrongCategoryCountIsRefusedByName) {
                              " values, got ", kNumCategories + 1)));
 }
 
+// A record written before rule 14 (12 categories, no reshard) still reads:
+// reshard is 0 and every later category keeps its own value.
+TEST(JobReportProtoTest, FormerLayoutWithoutReshardReads) {
+  JobReport llm;
+  llm.job_id = "llm-7";
+  v1::JobReport in = JobReportToProto(llm);
+  in.clear_category_ns();
+  for (int c = 0; c < kNumCategories - 1; ++c) in.add_category_ns(c + 1);
+  absl::StatusOr<JobReport> job = JobReportFromProto(in);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->nanos[Index(Category::kCheckpoint)], 8);
+  EXPECT_EQ(job->nanos[Index(Category::kReshard)], 0);
+  EXPECT_EQ(job->nanos[Index(Category::kCustom)], 9);
+  EXPECT_EQ(job->nanos[Index(Category::kLost)], 12);
+}
+
 TEST(JobReportProtoTest, UnknownStateIsRefusedByName) {
   JobReport llm;
   llm.job_id = "llm-7";
