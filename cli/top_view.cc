@@ -14,8 +14,8 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr const char* kBadput[] = {
-    "queued",    "recovery",   "init",   "prep", "compile", "restore",
-    "data_wait", "checkpoint", "custom", "idle", "lost"};
+    "queued",    "recovery",   "init",    "prep",   "compile", "restore",
+    "data_wait", "checkpoint", "reshard", "custom", "idle",    "lost"};
 constexpr const char* kStates[] = {"RUNNING", "QUEUED", "RECOVERING", "ENDED"};
 
 std::string Ratio(const Json& v) {
