@@ -155,6 +155,7 @@ void FleetMetrics::UpdateEndedGroup(const JobReport& totals, int64_t jobs,
   g.sum.at_risk_ns += r.at_risk_ns;
   g.sum.state = JobStateKind::kEnded;
   g.sum.chips = totals.chips;
+  g.sum.min_chips = totals.min_chips;
   g.sum.last_event_ns = std::max(g.sum.last_event_ns, newest_ended_ns);
   g.jobs += jobs;
 }
