@@ -52,6 +52,24 @@ TEST(EmitEventTest, BuildsEveryFieldTypeFromStrings) {
   EXPECT_TRUE(a->has_allocation());
 }
 
+// SPEC rule 14: min_chips and RESHARD, checked like every other field.
+TEST(EmitEventTest, ElasticFields) {
+  auto e = Build("job_submitted",
+                 {{"job_id", "j"}, {"chips", "8"}, {"min_chips", "4"}});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_TRUE(e->job_submitted().has_min_chips());
+  EXPECT_EQ(e->job_submitted().min_chips(), 4);
+  auto r = Build("activity", {{"job_id", "j"}, {"kind", "RESHARD"}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->activity().kind(), v1::Activity::RESHARD);
+  auto bad = Build("job_submitted",
+                   {{"job_id", "j"}, {"chips", "8"}, {"min_chips", "9"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("job_submitted.min_chips: must be at most "
+                        "job_submitted.chips (8), got 9"));
+}
+
 TEST(EmitEventTest, ErrorsNameTheFieldAndValue) {
   auto error = [](const std::string& kind, codec::EmitFields f) {
     return std::string(Build(kind, f).status().message());

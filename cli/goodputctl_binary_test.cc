@@ -143,26 +143,48 @@ TEST_F(GoodputctlBinaryTest, JsonHasEveryFieldOfSpecSection4) {
   EXPECT_EQ(Keys(json), (std::set<std::string>{"as_of", "since", "jobs",
                                                "fleet", "segments"}));
   std::set<std::string> categories = {
-      "total",   "queued",     "recovery",  "init",       "prep",
-      "compile", "restore",    "data_wait", "checkpoint", "custom",
-      "idle",    "productive", "lost"};
+      "total",   "queued",  "recovery",   "init",       "prep",
+      "compile", "restore", "data_wait",  "checkpoint", "reshard",
+      "custom",  "idle",    "productive", "lost"};
   ASSERT_THAT(json["jobs"], SizeIs(5));
   for (const Json& job : json["jobs"]) {
-    EXPECT_THAT(
-        Keys(job),
-        IsSupersetOf({"job_id", "chips", "accelerator", "workload", "framework",
-                      "labels", "state", "seconds", "custom_seconds",
-                      "at_risk_seconds", "ideal_seconds", "goodput", "sg", "rg",
-                      "pg", "mpg", "steps", "interruptions"}));
+    EXPECT_THAT(Keys(job), IsSupersetOf({"job_id",
+                                         "chips",
+                                         "accelerator",
+                                         "workload",
+                                         "framework",
+                                         "labels",
+                                         "state",
+                                         "seconds",
+                                         "custom_seconds",
+                                         "at_risk_seconds",
+                                         "ideal_seconds",
+                                         "goodput",
+                                         "sg",
+                                         "rg",
+                                         "pg",
+                                         "mpg",
+                                         "steps",
+                                         "interruptions",
+                                         "min_chips",
+                                         "degraded_chip_seconds",
+                                         "slice_efficiency"}));
     EXPECT_EQ(Keys(job["seconds"]), categories);
     EXPECT_EQ(Keys(job["steps"]),
               (std::set<std::string>{"last", "last_checkpoint", "lost"}));
   }
-  std::set<std::string> totals = {"chip_seconds", "goodput",
-                                  "sg",           "rg",
-                                  "pg",           "mpg",
-                                  "sg_capacity",  "mpg_capacity",
-                                  "jobs",         "jobs_without_chips"};
+  std::set<std::string> totals = {"chip_seconds",
+                                  "goodput",
+                                  "sg",
+                                  "rg",
+                                  "pg",
+                                  "mpg",
+                                  "sg_capacity",
+                                  "mpg_capacity",
+                                  "degraded_chip_seconds",
+                                  "slice_efficiency",
+                                  "jobs",
+                                  "jobs_without_chips"};
   EXPECT_EQ(Keys(json["fleet"]), totals);
   EXPECT_EQ(Keys(json["fleet"]["chip_seconds"]), categories);
   EXPECT_THAT(Keys(json["segments"]),

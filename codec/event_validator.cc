@@ -125,10 +125,29 @@ Status CheckLabels(const v1::JobSubmitted& job,
   return absl::OkStatus();
 }
 
+// Rule 14: an elastic job's min_chips needs chips and lies in (0, chips].
+Status CheckMinChips(const v1::JobSubmitted& job) {
+  if (!job.has_min_chips()) return absl::OkStatus();
+  const int64_t min = job.min_chips();
+  if (job.chips() <= 0) {
+    return Invalid("job_submitted.min_chips", "needs job_submitted.chips > 0",
+                   absl::StrCat(min, " with chips ", job.chips()));
+  }
+  if (min <= 0) {
+    return Invalid("job_submitted.min_chips", "must be > 0", absl::StrCat(min));
+  }
+  if (min <= job.chips()) return absl::OkStatus();
+  return Invalid(
+      "job_submitted.min_chips",
+      absl::StrCat("must be at most job_submitted.chips (", job.chips(), ")"),
+      absl::StrCat(min));
+}
+
 Status CheckJobSubmitted(const v1::JobSubmitted& job,
                          const ValidationLimits& limits) {
   return FirstError(
-      {job.chips() > 0
+      {CheckMinChips(job),
+       job.chips() > 0
            ? CheckChips("job_submitted.chips", job.chips(), 1, limits)
            : Invalid("job_submitted.chips", "must be > 0",
                      absl::StrCat(job.chips())),

@@ -55,6 +55,35 @@ TEST(EventValidatorTest, AcceptsOptionalAndBoundaryValues) {
   }
 }
 
+// Rule 14: min_chips makes a job elastic; 0 < min_chips <= chips.
+TEST(EventValidatorTest, AcceptsElasticJobsAndReshard) {
+  for (const std::string& body :
+       {std::string(
+            R"("job_submitted":{"chips":8,"min_chips":1,"workload":1})"),
+        std::string(
+            R"("job_submitted":{"chips":8,"min_chips":8,"workload":1})"),
+        std::string(R"("activity":{"kind":"RESHARD"})")}) {
+    EXPECT_TRUE(ValidateEvent(Parse(Line(body)), {}).ok()) << body;
+  }
+}
+
+TEST(EventValidatorTest, RejectsBadMinChipsNamingFieldAndValue) {
+  EXPECT_EQ(Message(Parse(Line(
+                R"("job_submitted":{"chips":8,"min_chips":0,"workload":1})"))),
+            "job_submitted.min_chips: must be > 0, got 0");
+  EXPECT_EQ(Message(Parse(Line(
+                R"("job_submitted":{"chips":8,"min_chips":-2,"workload":1})"))),
+            "job_submitted.min_chips: must be > 0, got -2");
+  EXPECT_EQ(Message(Parse(Line(
+                R"("job_submitted":{"chips":8,"min_chips":9,"workload":1})"))),
+            "job_submitted.min_chips: must be at most job_submitted.chips (8), "
+            "got 9");
+  EXPECT_EQ(
+      Message(Parse(Line(R"("job_submitted":{"min_chips":4,"workload":1})"))),
+      "job_submitted.min_chips: needs job_submitted.chips > 0, got 4 "
+      "with chips 0");
+}
+
 TEST(EventValidatorTest, HeartbeatNeedsHostButNoJob) {
   v1::Event e = Parse(
       R"({"time":"2026-11-22T10:00:00Z","heartbeat":{"chips":4,"accelerator":"tpu-v5p"}})");

@@ -223,6 +223,8 @@ constexpr Field<JobSubmitted> kJobSubmittedFields[] = {
      DoubleField<JobSubmitted, &JobSubmitted::set_step_flops>},
     {"step_bytes", "stepBytes",
      DoubleField<JobSubmitted, &JobSubmitted::set_step_bytes>},
+    {"min_chips", "minChips",
+     Int64Field<JobSubmitted, &JobSubmitted::set_min_chips>},
 };
 
 constexpr Field<Allocation> kAllocationFields[] = {

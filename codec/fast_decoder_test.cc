@@ -127,6 +127,25 @@ TEST(FastDecoderTest, CommonVariantsStayOnTheFastPath) {
   EXPECT_EQ(fast.fast_lines(), lines.size());
 }
 
+// Rule 14's fields (min_chips, RESHARD) take the fast path and agree with
+// the reference, explicit zeros keeping their presence.
+TEST(FastDecoderTest, ElasticFieldsStayOnTheFastPath) {
+  FastDecoder fast;
+  const std::vector<std::string> lines = {
+      R"({"time":"2026-11-22T10:00:00Z","job_id":"e","job_submitted":{"chips":256,"min_chips":128,"workload":"TRAINING"}})",
+      R"({"time":"2026-11-22T10:00:00Z","job_id":"e","jobSubmitted":{"chips":256,"minChips":0}})",
+      R"({"time":"2026-11-22T10:00:00Z","job_id":"e","activity":{"kind":"RESHARD"}})",
+      R"({"time":"2026-11-22T10:00:00Z","job_id":"e","activity":{"kind":11}})",
+  };
+  for (const std::string& line : lines) EXPECT_TRUE(Agree(&fast, line)) << line;
+  EXPECT_EQ(fast.fast_lines(), lines.size());
+  v1::Event e;
+  ASSERT_TRUE(fast.Decode(lines[1], &e).ok());
+  EXPECT_TRUE(e.job_submitted().has_min_chips());
+  ASSERT_TRUE(fast.Decode(lines[2], &e).ok());
+  EXPECT_EQ(e.activity().kind(), v1::Activity::RESHARD);
+}
+
 // Shapes the fast path hands to the reference, valid and not.
 TEST(FastDecoderTest, ExoticLinesAgreeWithTheReference) {
   FastDecoder fast;

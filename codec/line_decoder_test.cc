@@ -138,6 +138,13 @@ std::vector<BadLine> BadLines() {
       {"NegativeStepBytes",
        Job(R"("job_submitted":{"chips":1,"workload":1,"stepBytes":-3e12})"),
        "job_submitted.step_bytes: must be finite and >= 0, got -3e+12"},
+      {"MinChipsZero",
+       Job(R"("job_submitted":{"chips":8,"workload":1,"min_chips":0})"),
+       "job_submitted.min_chips: must be > 0, got 0"},
+      {"MinChipsAboveChips",
+       Job(R"("job_submitted":{"chips":8,"workload":1,"minChips":"9"})"),
+       "job_submitted.min_chips: must be at most job_submitted.chips (8), "
+       "got 9"},
       {"FarFuture",
        R"({"time":"2026-11-22T12:05:01Z","job_id":"j","started":{}})",
        "time: more than 300s in the future"},

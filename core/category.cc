@@ -4,8 +4,9 @@ namespace goodput::core {
 
 const char* CategoryName(Category c) {
   static constexpr const char* kNames[kNumCategories] = {
-      "queued",    "recovery",   "init",   "prep", "compile",    "restore",
-      "data_wait", "checkpoint", "custom", "idle", "productive", "lost"};
+      "queued",  "recovery",   "init",       "prep",    "compile",
+      "restore", "data_wait",  "checkpoint", "reshard", "custom",
+      "idle",    "productive", "lost"};
   return kNames[Index(c)];
 }
 

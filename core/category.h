@@ -17,13 +17,14 @@ enum class Category : int {
   kRestore,
   kDataWait,
   kCheckpoint,
+  kReshard,  // re-sharding after an elastic resize (rule 14)
   kCustom,
   kIdle,
   kProductive,
   kLost,
 };
 
-inline constexpr int kNumCategories = 12;
+inline constexpr int kNumCategories = 13;
 
 // The report name of `c`, e.g. "data_wait".
 const char* CategoryName(Category c);

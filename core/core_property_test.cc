@@ -35,14 +35,37 @@ void ExpectSameJobs(const FleetReport& a, const FleetReport& b) {
     EXPECT_EQ(x.at_risk_ns, y.at_risk_ns) << x.job_id;
     EXPECT_EQ(x.lost_steps, y.lost_steps) << x.job_id;
     EXPECT_EQ(x.ideal_seconds, y.ideal_seconds) << x.job_id;
+    EXPECT_EQ(x.chip_seconds, y.chip_seconds) << x.job_id;
   }
   EXPECT_EQ(a.fleet.chip_seconds, b.fleet.chip_seconds);
+  EXPECT_EQ(a.fleet.held_chip_seconds, b.fleet.held_chip_seconds);
 }
 
 void ExpectInRange(std::optional<double> v, const std::string& what) {
   if (!v) return;
   EXPECT_GE(*v, -1e-12) << what;
   EXPECT_LE(*v, 1 + 1e-12) << what;
+}
+
+// Rule 14: an elastic job's chip-seconds are its time at between min_chips
+// (all-allocated) and chips per instant; its measures stay in range.
+void ExpectElasticInRange(const JobReport& j) {
+  if (!j.min_chips) return;
+  const double chips = static_cast<double>(j.chips);
+  for (int c = 0; c < kNumCategories; ++c) {
+    const double seconds = static_cast<double>(j.nanos[c]) / kNanosPerSecond;
+    const double slack = 1e-6 * (1 + seconds * chips);
+    EXPECT_LE(j.chip_seconds[c], seconds * chips + slack)
+        << j.job_id << " " << CategoryName(static_cast<Category>(c));
+    const bool allocated =
+        c != Index(Category::kQueued) && c != Index(Category::kRecovery);
+    const double least = allocated ? *j.min_chips : chips;
+    EXPECT_GE(j.chip_seconds[c], seconds * least - slack)
+        << j.job_id << " " << CategoryName(static_cast<Category>(c));
+  }
+  const ElasticMeasures m = *JobElastic(j);
+  EXPECT_GE(m.degraded_chip_seconds, 0) << j.job_id;
+  ExpectInRange(m.slice_efficiency, j.job_id + " slice_efficiency");
 }
 
 class CorePropertyTest : public ::testing::TestWithParam<uint32_t> {};
@@ -67,6 +90,7 @@ TEST_P(CorePropertyTest, CategoriesPartitionLifetimeAndRatiosInRange) {
     if (ratios.pg) {
       EXPECT_GE(*ratios.pg, 0) << j.job_id;
     }
+    ExpectElasticInRange(j);
   }
   TotalsRatios fleet = ComputeRatios(r.fleet);
   ExpectInRange(fleet.ratios.sg, "fleet sg");
@@ -90,6 +114,7 @@ TEST_P(CorePropertyTest, WindowsPartitionTheirSpan) {
     EXPECT_EQ(SumNanos(j), j.total_ns) << j.job_id;
     EXPECT_LE(j.total_ns, kAsOf - config.since_ns);
     for (int c = 0; c < kNumCategories; ++c) EXPECT_GE(j.nanos[c], 0);
+    ExpectElasticInRange(j);
   }
 }
 

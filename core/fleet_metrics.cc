@@ -32,6 +32,30 @@ WindowAmounts Amounts(const CounterIncrease& up, double per_ns,
   return a;
 }
 
+// An elastic job's own (time) window amounts: SG, RG and goodput in time,
+// PG as ideal over productive chip-seconds (rule 14), both / chips.
+WindowAmounts TimeAmounts(const CounterIncrease& up, double chips) {
+  WindowAmounts a = Amounts(up, 1e-9, 1);
+  a.costed = up.costed_productive_chip_seconds / chips;
+  return a;
+}
+
+// Rule 14: the window amounts of an elastic job's increase, from its
+// allocation-weighted chip-seconds; `scale` turns them into the unit of the
+// windows (1 for chip-seconds, 1 / chips for a job's own time windows).
+WindowAmounts ElasticAmounts(const CounterIncrease& up, double scale,
+                             double ideal_weight) {
+  WindowAmounts a;
+  for (double cs : up.chip_seconds) a.total += cs * scale;
+  a.unallocated = (up.chip_seconds[Index(Category::kQueued)] +
+                   up.chip_seconds[Index(Category::kRecovery)]) *
+                  scale;
+  a.productive = up.chip_seconds[Index(Category::kProductive)] * scale;
+  a.costed = up.costed_productive_chip_seconds * scale;
+  a.ideal = up.ideal_seconds * ideal_weight;
+  return a;
+}
+
 void AddToWindows(int64_t time_ns, const WindowAmounts& a,
                   std::vector<SlidingWindow>* windows) {
   if (a.total == 0 && a.ideal == 0 && a.capacity == 0) return;
@@ -45,6 +69,9 @@ Recognized RecognizedOf(const JobReport& report, int64_t ended_ns) {
   Recognized r;
   r.nanos = report.nanos;
   r.costed_productive_ns = report.costed_productive_ns;
+  r.chip_seconds = report.chip_seconds;
+  r.costed_productive_chip_seconds = report.costed_productive_chip_seconds;
+  r.min_chips = report.min_chips;
   r.ideal_seconds = report.ideal_seconds;
   r.duplicates = report.duplicates;
   r.steps = std::max<int64_t>(0, report.last_step.value_or(0));
@@ -128,6 +155,7 @@ void FleetMetrics::UpdateEndedGroup(const JobReport& totals, int64_t jobs,
   g.sum.at_risk_ns += r.at_risk_ns;
   g.sum.state = JobStateKind::kEnded;
   g.sum.chips = totals.chips;
+  g.sum.min_chips = totals.min_chips;
   g.sum.last_event_ns = std::max(g.sum.last_event_ns, newest_ended_ns);
   g.jobs += jobs;
 }
@@ -171,7 +199,13 @@ FleetMetrics::Segment& FleetMetrics::Count(Recognized now, Job* job) {
     ++windowed_jobs_;
   }
   const int64_t t = job->last.last_event_ns;
-  AddToWindows(t, Amounts(up, 1e-9, 1), &job->windows);
+  // A job's own windows are in time; an elastic job's PG there is still
+  // ideal over productive chip-seconds (both / chips).
+  const double chips = static_cast<double>(job->last.chips);
+  AddToWindows(t,
+               job->last.min_chips && chips > 0 ? TimeAmounts(up, chips)
+                                                : Amounts(up, 1e-9, 1),
+               &job->windows);
   newest_job_event_ns_ = std::max(newest_job_event_ns_, t);
   job->rank = static_cast<double>(job->last.chips) * 1e-9 *
               job->ledger.counted().nanos[Index(Category::kLost)];
@@ -198,6 +232,7 @@ FleetMetrics::Segment& FleetMetrics::SegmentFor(const SegmentKey& key) {
 
 void FleetMetrics::AddToSegment(const Recognized& last,
                                 const CounterIncrease& up, Segment* s) {
+  if (last.min_chips) return AddElasticToSegment(last, up, s);
   const double chips = static_cast<double>(std::max<int64_t>(0, last.chips));
   const double w = chips * 1e-9;
   for (int c = 0; c < kNumCategories; ++c) {
@@ -206,13 +241,43 @@ void FleetMetrics::AddToSegment(const Recognized& last,
   }
   s->ideal += up.ideal_seconds * chips;
   s->costed += static_cast<double>(up.costed_productive_ns) * w;
+  AddEventCounts(up, s);
+  AddToWindows(last.last_event_ns, Amounts(up, w, chips), &s->windows);
+}
+
+// Interruptions, notices, steps above PG 1 and duplicates of `up`.
+void FleetMetrics::AddEventCounts(const CounterIncrease& up, Segment* s) {
   for (int r = 0; r < kNumReasons; ++r) {
     s->interruptions[r] += static_cast<double>(up.interruptions[r]);
     s->notices[r] += static_cast<double>(up.notices[r]);
   }
   s->pg_above_one += static_cast<double>(up.pg_above_one_steps);
   duplicates_ += static_cast<double>(up.duplicates);
-  AddToWindows(last.last_event_ns, Amounts(up, w, chips), &s->windows);
+}
+
+// Rule 14: an elastic job's increases in its own allocation-weighted
+// chip-seconds, and its degraded and requested all-allocated chip-seconds.
+void FleetMetrics::AddElasticToSegment(const Recognized& last,
+                                       const CounterIncrease& up, Segment* s) {
+  const double chips = static_cast<double>(std::max<int64_t>(0, last.chips));
+  double held = 0;
+  int64_t allocated_ns = 0;
+  for (int c = 0; c < kNumCategories; ++c) {
+    s->chip_seconds[c] += up.chip_seconds[c];
+    clamped_[c] += up.clamped_chip_seconds[c];
+    if (c == Index(Category::kQueued) || c == Index(Category::kRecovery)) {
+      continue;
+    }
+    held += up.chip_seconds[c];
+    allocated_ns += up.nanos[c];
+  }
+  const double requested = static_cast<double>(allocated_ns) * chips * 1e-9;
+  s->elastic_allocated += requested;
+  s->degraded += std::max(0.0, requested - held);
+  s->ideal += up.ideal_seconds * chips;
+  s->costed += up.costed_productive_chip_seconds;
+  AddEventCounts(up, s);
+  AddToWindows(last.last_event_ns, ElasticAmounts(up, 1, chips), &s->windows);
 }
 
 void FleetMetrics::AddObservations(const JobTracker& tracker, Job* job,

@@ -34,7 +34,7 @@ struct MetricsOptions {
 };
 
 // The FleetMetricsState layout that SaveState writes and LoadState reads.
-inline constexpr uint32_t kFleetMetricsStateVersion = 1;
+inline constexpr uint32_t kFleetMetricsStateVersion = 2;
 
 // Upper bounds (seconds) of the duration histograms' buckets.
 const std::vector<double>& DurationBucketBounds();
@@ -106,6 +106,9 @@ class FleetMetrics {
     std::array<double, kNumReasons> interruptions{}, notices{};
     std::array<Histogram, kNumHistograms> histograms;
     double at_risk = 0;  // gauge, chip-seconds
+    // Rule 14, elastic jobs' all-allocated time: (chips - held) and chips
+    // in chip-seconds, recognition time.
+    double degraded = 0, elastic_allocated = 0;
     std::vector<SlidingWindow> windows;
   };
   using SegmentKey = std::vector<std::string>;
@@ -141,6 +144,9 @@ class FleetMetrics {
   Segment& Count(Recognized now, Job* job);
   void AddToSegment(const Recognized& last, const CounterIncrease& up,
                     Segment* s);
+  void AddElasticToSegment(const Recognized& last, const CounterIncrease& up,
+                           Segment* s);
+  void AddEventCounts(const CounterIncrease& up, Segment* s);
   void AddObservations(const JobTracker& tracker, Job* job, Segment* s);
   void AddCapacity(const std::map<std::string, double>& capacity);
   void AddGauges();

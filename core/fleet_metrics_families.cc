@@ -109,6 +109,14 @@ void FleetMetrics::SegmentCounterFamilies(
   auto pg = NewFamily("goodput_pg_above_one_total",
                       "Completed steps whose program goodput exceeds 1.",
                       MetricKind::kCounter);
+  auto degraded = NewFamily(
+      "goodput_degraded_chip_seconds_total",
+      "Elastic jobs' (chips - held chips) x all-allocated seconds (rule 14).",
+      MetricKind::kCounter);
+  auto elastic =
+      NewFamily("goodput_elastic_allocated_chip_seconds_total",
+                "Elastic jobs' chips x all-allocated seconds (rule 14).",
+                MetricKind::kCounter);
   for (const auto& [key, s] : segments_) {
     const MetricLabels labels = SegmentLabels(key);
     for (int c = 0; c < kNumCategories; ++c) {
@@ -119,12 +127,15 @@ void FleetMetrics::SegmentCounterFamilies(
     Add(&costed, labels, s.costed);
     Add(&risk, labels, s.at_risk);
     Add(&pg, labels, s.pg_above_one);
+    Add(&degraded, labels, s.degraded);
+    Add(&elastic, labels, s.elastic_allocated);
     for (int r = 0; r < kNumReasons; ++r) {
       Add(&intr, With(labels, "reason", ReasonName(r)), s.interruptions[r]);
       Add(&notices, With(labels, "reason", ReasonName(r)), s.notices[r]);
     }
   }
-  for (auto* f : {&chip, &ideal, &costed, &risk, &intr, &notices, &pg}) {
+  for (auto* f : {&chip, &ideal, &costed, &risk, &intr, &notices, &pg,
+                  &degraded, &elastic}) {
     out->push_back(std::move(*f));
   }
 }

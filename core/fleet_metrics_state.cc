@@ -116,6 +116,8 @@ void FleetMetrics::SaveSegments(Proto* state) const {
       hist->set_sum(h.sum);
     }
     out->set_at_risk(s.at_risk);
+    out->set_degraded(s.degraded);
+    out->set_elastic_allocated(s.elastic_allocated);
     SaveWindows(s.windows, out->mutable_windows());
   }
 }
@@ -277,6 +279,8 @@ absl::Status FleetMetrics::LoadSegment(const Proto::Segment& in,
   seg.costed = in.costed();
   seg.pg_above_one = in.pg_above_one();
   seg.at_risk = in.at_risk();
+  seg.degraded = in.degraded();
+  seg.elastic_allocated = in.elastic_allocated();
   if (!segments_.emplace(std::move(key), std::move(seg)).second) {
     return CorruptField(field + ".key", "twice");
   }

@@ -137,6 +137,56 @@ TEST(FleetMetricsTest, CountersOfAnEndedFleetEqualReportSecondsTimesChips) {
   EXPECT_EQ(*Value(families, "goodput_at_risk_chip_seconds"), 0);
 }
 
+// Rule 14: an elastic job's counters add each step's chip-seconds at the
+// chips it held, so once it has ended they equal the report's chip-seconds
+// (not seconds x chips), and the degraded and all-allocated chip-seconds
+// counters equal the report's measures.
+TEST(FleetMetricsTest, ElasticCountersFollowTheAllocation) {
+  Config config;
+  FleetTracker fleet(&config);
+  ApplyAll(R"(
+10:00:00 {"job_submitted":{"chips":8,"min_chips":4,"accelerator":"tpu-v5p","step_flops":1.836e16}}
+10:00:10 {"allocation":{"chips":8}}
+10:00:10 {"started":{}}
+10:00:10 {"activity":{"kind":"TRAINING"}}
+10:00:20 {"step":{"step":1}}
+10:00:30 {"step":{"step":2}}
+10:00:35 {"allocation":{"chips":4}}
+10:00:35 {"activity":{"kind":"RESHARD"}}
+10:00:45 {"activity":{"kind":"TRAINING"}}
+10:00:50 {"step":{"step":3}}
+10:01:00 {"step":{"step":4}}
+10:01:00 {"job_ended":{"outcome":"SUCCEEDED"}}
+)",
+           &fleet);
+  FleetMetrics metrics(&config, MetricsOptions());
+  Scrape(fleet, {"j"}, T("2026-11-22T10:01:00Z"), &metrics);
+  const auto families = metrics.Families();
+  const FleetReport report = fleet.Report(T("2026-11-22T10:01:00Z"));
+  for (int c = 0; c < kNumCategories; ++c) {
+    const std::string name = CategoryName(Category(c));
+    EXPECT_NEAR(
+        *Value(families, "goodput_chip_seconds_total", {{"category", name}}),
+        report.fleet.chip_seconds[c], 1e-9)
+        << name;
+  }
+  EXPECT_NEAR(*Value(families, "goodput_chip_seconds_total",
+                     {{"category", "productive"}}),
+              220, 1e-9);  // 10 + 10 s at 8 chips, 5 + 10 s at 4
+  EXPECT_NEAR(*Value(families, "goodput_costed_productive_chip_seconds_total"),
+              220, 1e-9);
+  EXPECT_NEAR(*Value(families, "goodput_ideal_chip_seconds_total"), 160, 1e-6);
+  // 25 s at 4 of 8 chips; 50 s all-allocated at 8 requested.
+  EXPECT_NEAR(*Value(families, "goodput_degraded_chip_seconds_total"), 100,
+              1e-9);
+  EXPECT_NEAR(*Value(families, "goodput_elastic_allocated_chip_seconds_total"),
+              400, 1e-9);
+  // The job's own PG gauge: ideal over productive chip-seconds.
+  EXPECT_NEAR(*Value(families, "goodput_job_pg_ratio",
+                     {{"job_id", "j"}, {"window", "5m"}}),
+              160.0 / 220.0, 1e-9);
+}
+
 TEST(FleetMetricsTest, HistogramsCountObservationsPerSegment) {
   Config config;
   FleetTracker fleet(&config);

@@ -7,6 +7,21 @@
 namespace goodput::core {
 namespace {
 
+// Rule 14: an elastic job's own allocation-weighted chip-seconds.
+void AddElasticJob(const JobReport& job, Totals* t) {
+  double total = 0;
+  for (int c = 0; c < kNumCategories; ++c) {
+    t->chip_seconds[c] += job.chip_seconds[c];
+    total += job.chip_seconds[c];
+  }
+  t->total_chip_seconds += total;
+  t->ideal_chip_seconds += job.ideal_seconds * static_cast<double>(job.chips);
+  t->costed_productive_chip_seconds += job.costed_productive_chip_seconds;
+  const ElasticMeasures m = *JobElastic(job);
+  t->held_chip_seconds += m.held_chip_seconds;
+  t->requested_chip_seconds += m.requested_chip_seconds;
+}
+
 // Adds one job's numbers, weighted by its chips, to `t`.
 void AddJob(const JobReport& job, Totals* t) {
   ++t->jobs;
@@ -14,6 +29,7 @@ void AddJob(const JobReport& job, Totals* t) {
     ++t->jobs_without_chips;
     return;
   }
+  if (job.min_chips) return AddElasticJob(job, t);
   const double w = static_cast<double>(job.chips) / kNanosPerSecond;
   for (int c = 0; c < kNumCategories; ++c) {
     t->chip_seconds[c] += static_cast<double>(job.nanos[c]) * w;

@@ -28,8 +28,17 @@ CounterIncrease JobLedger::Update(const Recognized& now) {
   for (int c = 0; c < kNumCategories; ++c) {
     up.clamped[c] = std::max<int64_t>(0, last_nanos_[c] - now.nanos[c]);
   }
+  for (int c = 0; c < kNumCategories; ++c) {
+    up.clamped_chip_seconds[c] =
+        std::max(0.0, last_chip_seconds_[c] - now.chip_seconds[c]);
+  }
   last_nanos_ = now.nanos;
+  last_chip_seconds_ = now.chip_seconds;
   RaiseAll(now.nanos, &high_.nanos, &up.nanos);
+  RaiseAll(now.chip_seconds, &high_.chip_seconds, &up.chip_seconds);
+  up.costed_productive_chip_seconds =
+      Raise(now.costed_productive_chip_seconds,
+            &high_.costed_productive_chip_seconds);
   RaiseAll(now.interruptions, &high_.interruptions, &up.interruptions);
   RaiseAll(now.notices, &high_.notices, &up.notices);
   up.costed_productive_ns =
@@ -46,6 +55,7 @@ void JobLedger::Absorb(const JobLedger& other) {
   AddCounters(other.high_, &high_);
   for (int c = 0; c < kNumCategories; ++c) {
     last_nanos_[c] += other.last_nanos_[c];
+    last_chip_seconds_[c] += other.last_chip_seconds_[c];
   }
 }
 
@@ -58,6 +68,9 @@ size_t JobLedger::Consume(size_t size) {
 void JobLedger::SaveState(internal::v1::JobLedgerState* state) const {
   SaveRecognized(high_, state->mutable_high());
   SaveArray(last_nanos_, state->mutable_last_nanos());
+  if (last_chip_seconds_ != CategoryChipSeconds{}) {
+    SaveArray(last_chip_seconds_, state->mutable_last_chip_seconds());
+  }
   state->set_observations(observations_);
 }
 
@@ -69,6 +82,11 @@ absl::Status JobLedger::LoadState(const internal::v1::JobLedgerState& state,
   if (s.ok()) {
     s = LoadArray(state.last_nanos(), SubField(field, "last_nanos"),
                   &loaded.last_nanos_);
+  }
+  if (s.ok() && state.last_chip_seconds_size() > 0) {
+    s = LoadArray(state.last_chip_seconds(),
+                  SubField(field, "last_chip_seconds"),
+                  &loaded.last_chip_seconds_);
   }
   if (!s.ok()) return s;
   loaded.observations_ = static_cast<size_t>(state.observations());

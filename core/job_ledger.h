@@ -22,6 +22,9 @@ struct CounterIncrease {
   // Settled time a rebuild took back, per category, that the counters had
   // already counted and keep (counters never decrease).
   CategoryNanos clamped{};
+  // Rule 14, elastic jobs: the same in allocation-weighted chip-seconds.
+  CategoryChipSeconds chip_seconds{}, clamped_chip_seconds{};
+  double costed_productive_chip_seconds = 0;
 };
 
 // Turns one job's Recognized totals into monotone counter increases. The
@@ -56,6 +59,7 @@ class JobLedger {
  private:
   Recognized high_;             // high-water marks
   CategoryNanos last_nanos_{};  // the previous totals, for `clamped`
+  CategoryChipSeconds last_chip_seconds_{};  // ... elastic, in chip-seconds
   size_t observations_ = 0;
 };
 

@@ -30,13 +30,27 @@ void NumbersToProto(const JobReport& job, v1::JobReport* out) {
   out->set_interruptions(job.interruptions);
   out->set_duplicates(job.duplicates);
   out->set_notices(job.notices);
+  if (!job.min_chips) return;
+  out->set_min_chips(*job.min_chips);
+  for (double cs : job.chip_seconds) out->add_category_chip_seconds(cs);
+  out->set_costed_productive_chip_seconds(job.costed_productive_chip_seconds);
 }
 
+// Records written before rule 14 added `reshard` hold one category fewer.
+constexpr int kCategoriesBeforeReshard = kNumCategories - 1;
+
 absl::Status CheckFits(const v1::JobReport& in) {
-  if (in.category_ns_size() != kNumCategories) {
+  if (in.category_ns_size() != kNumCategories &&
+      in.category_ns_size() != kCategoriesBeforeReshard) {
     return absl::InvalidArgumentError(
         absl::StrCat("job '", in.job_id(), "': category_ns: want ",
                      kNumCategories, " values, got ", in.category_ns_size()));
+  }
+  if (in.category_chip_seconds_size() != 0 &&
+      in.category_chip_seconds_size() != kNumCategories) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job '", in.job_id(), "': category_chip_seconds: want 0 or ",
+        kNumCategories, " values, got ", in.category_chip_seconds_size()));
   }
   if (in.state() < static_cast<int>(JobStateKind::kQueued) ||
       in.state() > static_cast<int>(JobStateKind::kEnded)) {
@@ -59,7 +73,14 @@ void IdentityFromProto(const v1::JobReport& in, JobReport* job) {
 
 void NumbersFromProto(const v1::JobReport& in, JobReport* job) {
   job->total_ns = in.total_ns();
-  for (int c = 0; c < kNumCategories; ++c) job->nanos[c] = in.category_ns(c);
+  // A record of the former layout has no reshard: it is 0, the categories
+  // after it move up one.
+  const bool former = in.category_ns_size() == kCategoriesBeforeReshard;
+  const int reshard = Index(Category::kReshard);
+  for (int c = 0; c < kNumCategories; ++c) {
+    if (former && c == reshard) continue;
+    job->nanos[c] = in.category_ns(former && c > reshard ? c - 1 : c);
+  }
   job->custom_nanos.insert(in.custom_ns().begin(), in.custom_ns().end());
   job->at_risk_ns = in.at_risk_ns();
   job->ideal_seconds = in.ideal_seconds();
@@ -70,6 +91,11 @@ void NumbersFromProto(const v1::JobReport& in, JobReport* job) {
   job->interruptions = in.interruptions();
   job->duplicates = in.duplicates();
   job->notices = in.notices();
+  if (in.has_min_chips()) job->min_chips = in.min_chips();
+  for (int c = 0; c < in.category_chip_seconds_size(); ++c) {
+    job->chip_seconds[c] = in.category_chip_seconds(c);
+  }
+  job->costed_productive_chip_seconds = in.costed_productive_chip_seconds();
 }
 
 }  // namespace

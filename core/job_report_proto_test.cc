@@ -120,6 +120,45 @@ TEST(JobReportProtoTest, WrongCategoryCountIsRefusedByName) {
                              " values, got ", kNumCategories + 1)));
 }
 
+// Rule 14: an elastic job's fields survive the round trip; a fixed-size
+// job sends none of them.
+TEST(JobReportProtoTest, ElasticFieldsRoundTrip) {
+  JobReport elastic;
+  elastic.job_id = "e";
+  elastic.min_chips = 4;
+  elastic.chip_seconds[Index(Category::kReshard)] = 2.5;
+  elastic.costed_productive_chip_seconds = 7.25;
+  absl::StatusOr<JobReport> back =
+      JobReportFromProto(JobReportToProto(elastic));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->min_chips, 4);
+  EXPECT_EQ(back->chip_seconds, elastic.chip_seconds);
+  EXPECT_EQ(back->costed_productive_chip_seconds, 7.25);
+  JobReport fixed;
+  const v1::JobReport out = JobReportToProto(fixed);
+  EXPECT_FALSE(out.has_min_chips());
+  EXPECT_EQ(out.category_chip_seconds_size(), 0);
+  v1::JobReport bad = JobReportToProto(elastic);
+  bad.add_category_chip_seconds(1);
+  EXPECT_FALSE(JobReportFromProto(bad).ok());
+}
+
+// A record written before rule 14 (12 categories, no reshard) still reads:
+// reshard is 0 and every later category keeps its own value.
+TEST(JobReportProtoTest, FormerLayoutWithoutReshardReads) {
+  JobReport llm;
+  llm.job_id = "llm-7";
+  v1::JobReport in = JobReportToProto(llm);
+  in.clear_category_ns();
+  for (int c = 0; c < kNumCategories - 1; ++c) in.add_category_ns(c + 1);
+  absl::StatusOr<JobReport> job = JobReportFromProto(in);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->nanos[Index(Category::kCheckpoint)], 8);
+  EXPECT_EQ(job->nanos[Index(Category::kReshard)], 0);
+  EXPECT_EQ(job->nanos[Index(Category::kCustom)], 9);
+  EXPECT_EQ(job->nanos[Index(Category::kLost)], 12);
+}
+
 TEST(JobReportProtoTest, UnknownStateIsRefusedByName) {
   JobReport llm;
   llm.job_id = "llm-7";

@@ -99,7 +99,11 @@ void TimelineBuilder::Apply(const v1::Event& e) {
 }
 
 void TimelineBuilder::Submitted(const v1::Event& e) {
-  requested_ = e.job_submitted().chips();
+  // Rule 14: an elastic job is all-allocated from min_chips.
+  const v1::JobSubmitted& s = e.job_submitted();
+  requested_ = s.has_min_chips() && s.chips() > 0 && s.min_chips() > 0
+                   ? std::min(s.min_chips(), s.chips())
+                   : s.chips();
   serving_ = e.job_submitted().workload() == v1::JobSubmitted::SERVING ||
              e.job_submitted().workload() == v1::JobSubmitted::BULK_INFERENCE;
   if (!span_) Open(EventTimeNanos(e), "QUEUED");

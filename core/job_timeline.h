@@ -40,8 +40,9 @@ struct TimelineEntry {
 // its first activity or step, and is IDLE until its first report; if that
 // report is a step, its spans so far become TRAINING or SERVING: SPEC
 // section 3 rule 2; an interruption that is not a notice ends
-// it and starts RECOVERING; an allocation below the requested chips starts
-// RECOVERING, or QUEUED before the job first ran), and the last span ends
+// it and starts RECOVERING; an allocation below the requested chips (an
+// elastic job's min_chips, rule 14) starts RECOVERING, or QUEUED before
+// the job first ran), and the last span ends
 // at job_ended or, still ongoing, at `as_of_ns`. Zero-length spans without
 // steps or checkpoints are left out. A pure function.
 std::vector<TimelineEntry> BuildJobTimeline(

@@ -157,6 +157,23 @@ TEST(BuildJobTimelineTest, ShortAllocationIsRecoveringUntilAllAllocatedAgain) {
                   "10:02:00-10:03:00 #1 CUSTOM eval ongoing"));
 }
 
+// Rule 14: an elastic job is recovering only below min_chips (a resize to
+// 4 of 8 chips continues its span).
+TEST(BuildJobTimelineTest, ElasticJobRecoversOnlyBelowMinChips) {
+  EXPECT_THAT(
+      Lines(R"(
+10:00:00 {"job_submitted":{"chips":8,"min_chips":4}}
+10:00:00 {"allocation":{"chips":8}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"CUSTOM","name":"eval"}}
+10:01:00 {"allocation":{"chips":4}}
+10:02:00 {"allocation":{"chips":2}}
+)",
+            "10:03:00"),
+      ElementsAre("10:00:00 #1 ! STARTED", "10:00:00-10:02:00 #1 CUSTOM eval",
+                  "10:02:00-10:03:00 #1 RECOVERING ongoing"));
+}
+
 TEST(BuildJobTimelineTest, ShortAllocationBeforeFirstRunStaysQueued) {
   EXPECT_THAT(Lines(R"(
 10:00:00 {"job_submitted":{"chips":8}}

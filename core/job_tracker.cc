@@ -31,6 +31,8 @@ Category CategoryOf(Activity::Kind kind) {
       return Category::kDataWait;
     case Activity::CHECKPOINT:
       return Category::kCheckpoint;
+    case Activity::RESHARD:
+      return Category::kReshard;
     case Activity::CUSTOM:
       return Category::kCustom;
     default:
@@ -54,6 +56,8 @@ absl::StatusOr<ApplyResult> JobTracker::Apply(const Event& e) {
     started_ = true;
     first_event_ns_ = last_event_ns_ = cursor_ns_ = t;
   }
+  // Rule 14: a resize waits for the steps at its own instant.
+  if (resize_pending_ && !(e.has_step() && t == cursor_ns_)) EndResize();
   // Rule 6: a restart ends the running attempt at the job's last event.
   if (EndsRunningAttempt(e)) EndAttempt();
   Attribute(cursor_ns_, t, &sink_);
@@ -152,14 +156,41 @@ void JobTracker::OnSubmitted(const v1::JobSubmitted& s) {
   labels_.insert(s.labels().begin(), s.labels().end());
   step_flops_ = s.step_flops();
   step_bytes_ = s.step_bytes();
+  // Rule 14 (validation keeps 0 < min_chips <= chips; core clamps).
+  min_chips_ = s.has_min_chips() && s.chips() > 0
+                   ? std::clamp<int64_t>(s.min_chips(), 0, s.chips())
+                   : 0;
 }
 
 void JobTracker::OnAllocation(int64_t chips) {
   if (weight_chips_ == 0) weight_chips_ = chips;
   if (requested_chips_ == 0) requested_chips_ = chips;
-  bool enough = chips > 0 && chips >= requested_chips_;
+  const bool was_allocated = AllAllocated();
+  const int64_t held_before = Held();
+  alloc_chips_ = chips;
+  const int64_t needed = Elastic() ? min_chips_ : requested_chips_;
+  bool enough = chips > 0 && chips >= needed;
   alloc_ = enough ? Alloc::kEnough : Alloc::kShort;
   if (enough) recovering_ = false;
+  // Rule 14: a resize changes the held chips of an all-allocated job.
+  if (Elastic() && was_allocated && enough && Held() != held_before &&
+      !resize_pending_) {
+    resize_pending_ = true;
+    step_held_ = held_before;
+  }
+}
+
+// Rule 14: the step in flight at a resize ends (lost, or productive in no
+// step for serving), and the time before an attempt's first report stays
+// idle: rule 2's conversion starts at the resize.
+void JobTracker::EndResize() {
+  resize_pending_ = false;
+  SettleResize(&sink_);
+}
+
+void JobTracker::SettleResize(Sink* sink) const {
+  GapToIdle(sink);
+  SettleOpen(Category::kLost, sink);
 }
 
 void JobTracker::OnStarted(const Event& e, int64_t t) {
@@ -206,10 +237,7 @@ void JobTracker::OnStep(const Event& e, int64_t t) {
   if (first && !a->compile_seen && st.time_ns > 0) {
     RecordFirstStep(st);
   } else {
-    if (!first) {
-      mean_sum_ns_ += st.time_ns;
-      mean_steps_ += st.steps;
-    }
+    if (!first) AddToMean(st);
     AddShares(st);
   }
   RecognizeStep(st, first, t);
@@ -278,21 +306,25 @@ void JobTracker::Attribute(int64_t from, int64_t to, Sink* sink) const {
 }
 
 void JobTracker::AccrueStep(int64_t from, int64_t to, Sink* sink) const {
-  AccrueUntilStall(from, to, &sink->open_ns, &sink->open_prefix_ns, sink);
+  AccrueUntilStall(from, to, &sink->open_ns, &sink->open_prefix_ns,
+                   &sink->open_cns, sink);
 }
 
 // Rule 2: the gap may become step time, so it stalls as in-flight time does.
 void JobTracker::AccrueGap(int64_t from, int64_t to, Sink* sink) const {
-  AccrueUntilStall(from, to, &sink->gap_ns, &sink->gap_prefix_ns, sink);
+  AccrueUntilStall(from, to, &sink->gap_ns, &sink->gap_prefix_ns,
+                   &sink->gap_cns, sink);
 }
 
 // Adds [from, to) to `*ns` (and its part before the window to `*prefix_ns`)
 // up to stall_after after the last event; the rest is a hang: idle (rule 2).
 void JobTracker::AccrueUntilStall(int64_t from, int64_t to, int64_t* ns,
-                                  int64_t* prefix_ns, Sink* sink) const {
+                                  int64_t* prefix_ns, double* cns,
+                                  Sink* sink) const {
   const int64_t stall = last_event_ns_ + config_->stall_after_ns;
   const int64_t mid = std::clamp(stall, from, to);
   *ns += mid - from;
+  *cns += static_cast<double>(mid - from) * WeightNow();
   if (config_->since_ns > from) {
     *prefix_ns += std::min(mid, config_->since_ns) - from;
   }
@@ -302,8 +334,10 @@ void JobTracker::AccrueUntilStall(int64_t from, int64_t to, int64_t* ns,
 // Rule 2: the gap before an attempt's first report stays idle unless that
 // report is a step.
 void JobTracker::GapToIdle(Sink* sink) const {
-  sink->nanos[Index(Category::kIdle)] += sink->gap_ns - sink->gap_prefix_ns;
+  AddNanos(Category::kIdle, sink->gap_ns - sink->gap_prefix_ns,
+           AverageChips(sink->gap_cns, sink->gap_ns), sink);
   sink->gap_ns = sink->gap_prefix_ns = 0;
+  sink->gap_cns = 0;
 }
 
 // Rule 2: the current attempt's first activity leaves the gap idle; its
@@ -315,17 +349,46 @@ void JobTracker::FirstReport(bool step) {
   if (!step) return GapToIdle(&sink_);
   sink_.open_ns += sink_.gap_ns;
   sink_.open_prefix_ns += sink_.gap_prefix_ns;
+  sink_.open_cns += sink_.gap_cns;
   sink_.gap_ns = sink_.gap_prefix_ns = 0;
+  sink_.gap_cns = 0;
 }
 
 void JobTracker::AddInterval(Category c, int64_t from, int64_t to,
                              Sink* sink) const {
-  sink->nanos[Index(c)] += WindowPart(from, to, config_->since_ns);
+  AddNanos(c, WindowPart(from, to, config_->since_ns), WeightNow(), sink);
+}
+
+// `ns` of category `c`, counting `chips` chips in the elastic sums.
+void JobTracker::AddNanos(Category c, int64_t ns, double chips,
+                          Sink* sink) const {
+  sink->nanos[Index(c)] += ns;
+  sink->chip_s[Index(c)] += ChipSeconds(ns, chips);
 }
 
 bool JobTracker::AllAllocated() const {
   if (alloc_ == Alloc::kShort || recovering_) return false;
   return alloc_ == Alloc::kEnough || job_event_seen_;
+}
+
+// Rule 14: min(allocated, chips), and chips until the first allocation.
+int64_t JobTracker::Held() const {
+  if (alloc_chips_ < 0) return requested_chips_;
+  return std::min(alloc_chips_, requested_chips_);
+}
+
+// The held chips a step completing now completes at: before a pending
+// resize, the ones before it.
+int64_t JobTracker::StepHeld() const {
+  return resize_pending_ ? step_held_ : Held();
+}
+
+// The chips an instant counts with now in an elastic job's chip-weighted
+// sums (rule 14): held while all-allocated, else chips. 0 for a fixed-size
+// job, whose sums weight its nanoseconds at report time.
+double JobTracker::WeightNow() const {
+  if (!Elastic()) return 0;
+  return static_cast<double>(AllAllocated() ? Held() : requested_chips_);
 }
 
 bool JobTracker::Stepping() const {
@@ -402,9 +465,15 @@ bool JobTracker::ServingLike() const {
 }
 
 void JobTracker::SettleOpenStep(Category training_fate) {
+  SettleOpen(training_fate, &sink_);
+}
+
+void JobTracker::SettleOpen(Category training_fate, Sink* sink) const {
   const Category c = ServingLike() ? Category::kProductive : training_fate;
-  sink_.nanos[Index(c)] += sink_.open_ns - sink_.open_prefix_ns;
-  sink_.open_ns = sink_.open_prefix_ns = 0;
+  AddNanos(c, sink->open_ns - sink->open_prefix_ns,
+           AverageChips(sink->open_cns, sink->open_ns), sink);
+  sink->open_ns = sink->open_prefix_ns = 0;
+  sink->open_cns = 0;
 }
 
 }  // namespace goodput::core

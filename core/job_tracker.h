@@ -21,7 +21,10 @@ enum class ApplyResult { kApplied, kDuplicate };
 // The JobTrackerState layout that SaveState writes and FromState reads.
 // Version 2: rule 2's start gap (Sink.gap_ns, Attempt.reported); a
 // version-1 record held the gap in the open step and is rebuilt instead.
-inline constexpr uint32_t kJobTrackerStateVersion = 2;
+// Version 3: rule 14's elastic jobs (min_chips, the allocation, a pending
+// resize, chip-weighted sums, per-size step means); a version-2 record
+// has none of them and is rebuilt instead.
+inline constexpr uint32_t kJobTrackerStateVersion = 3;
 
 // The goodput state machine of one job (SPEC section 3): takes the job's
 // events in apply order and attributes every instant of its lifetime to one
@@ -117,8 +120,13 @@ class JobTracker {
   };
 
   // Where attributed time goes: final category time plus the open step.
+  // Elastic jobs (rule 14) also keep each amount weighted by the chips it
+  // counts with (`chip_s`, and chip-nanoseconds `*_cns` for the open step
+  // and the gap); for a fixed-size job these stay 0 (its weight is known
+  // only at report time).
   struct Sink {
     CategoryNanos nanos{};
+    CategoryChipSeconds chip_s{};
     std::map<std::string, int64_t> custom;
     int64_t open_ns = 0;         // time accrued to the next step
     int64_t open_prefix_ns = 0;  // ... of which before the window
@@ -127,7 +135,8 @@ class JobTracker {
     // until that report decides it: idle for an activity, the step's time
     // for a step. Reports show it as idle; counters wait.
     int64_t gap_ns = 0;
-    int64_t gap_prefix_ns = 0;  // ... of which before the window
+    int64_t gap_prefix_ns = 0;         // ... of which before the window
+    double open_cns = 0, gap_cns = 0;  // chip-nanoseconds of open_ns, gap_ns
   };
 
   // The first completed step of an attempt with no COMPILE before it;
@@ -138,6 +147,8 @@ class JobTracker {
     bool costed;
     Fate fate;
     std::optional<int64_t> frozen_compile;  // counters' estimate (rule 4)
+    double chips = 0;  // elastic: the chips its time counts with
+    int64_t held = 0;  // elastic: held chips at completion (rule 14, rule 4)
   };
 
   // A completed step (or k steps) whose progress is not durable yet.
@@ -146,7 +157,8 @@ class JobTracker {
     int64_t rest_ns, rest_window_ns;  // time left after the shares
     double ideal_s;                   // of the rest in the window
     bool costed;
-    int first_ref;  // index into first_steps_, or -1
+    int first_ref;     // index into first_steps_, or -1
+    double chips = 0;  // elastic: the chips its time counts with
   };
 
   // A step event's measured parts, before attribution.
@@ -155,7 +167,22 @@ class JobTracker {
     int64_t first_step, last_step;
     double ideal_s;
     bool costed;
+    double chips = 0;  // elastic: the chips its time counts with
+    int64_t held = 0;  // elastic: held chips at its completion
   };
+
+  // Completed non-first steps' time, for rule 4's mean.
+  struct Mean {
+    int64_t sum_ns = 0, steps = 0;
+  };
+
+  // Chips of `cns` chip-nanoseconds over `ns` (0 when `ns` is).
+  static double AverageChips(double cns, int64_t ns) {
+    return ns > 0 ? cns / static_cast<double>(ns) : 0;
+  }
+  static double ChipSeconds(int64_t ns, double chips) {
+    return static_cast<double>(ns) * chips / kNanosPerSecond;
+  }
 
   // --- Apply, in order of use.
   absl::Status CheckApplicable(const v1::Event& e, int64_t t) const;
@@ -164,6 +191,7 @@ class JobTracker {
   void ApplyBody(const v1::Event& e, int64_t t);
   void OnSubmitted(const v1::JobSubmitted& s);
   void OnAllocation(int64_t chips);
+  void EndResize();
   void OnStarted(const v1::Event& e, int64_t t);
   void OnActivity(const v1::Event& e, int64_t t);
   void OnStep(const v1::Event& e, int64_t t);
@@ -176,11 +204,19 @@ class JobTracker {
   void AccrueStep(int64_t from, int64_t to, Sink* sink) const;
   void AccrueGap(int64_t from, int64_t to, Sink* sink) const;
   void AccrueUntilStall(int64_t from, int64_t to, int64_t* ns,
-                        int64_t* prefix_ns, Sink* sink) const;
+                        int64_t* prefix_ns, double* cns, Sink* sink) const;
   void GapToIdle(Sink* sink) const;
+  void SettleResize(Sink* sink) const;
+  void SettleOpen(Category c, Sink* sink) const;
+  void AddNanos(Category c, int64_t ns, double chips, Sink* sink) const;
   void FirstReport(bool step);
   void AddInterval(Category c, int64_t from, int64_t to, Sink* sink) const;
   bool AllAllocated() const;
+  // Rule 14.
+  bool Elastic() const { return min_chips_ > 0; }
+  int64_t Held() const;
+  int64_t StepHeld() const;
+  double WeightNow() const;
   bool Stepping() const;
   bool ServingLike() const;
   Category ActivityCategory() const;
@@ -200,6 +236,8 @@ class JobTracker {
   int64_t StepsCompleted(const v1::Step& s) const;
   void CostStep(const v1::Step& s, StepTime* st) const;
   void AddShares(const StepTime& st);
+  void AddToMean(const StepTime& st);
+  Mean MeanFor(int64_t held) const;
   void RecordFirstStep(const StepTime& st);
   void RecordCompletion(const StepTime& st, int first_ref, int64_t rest,
                         int64_t rest_window);
@@ -233,6 +271,13 @@ class JobTracker {
   // Job spec (from job_submitted or implied).
   int64_t requested_chips_ = 0;
   int64_t weight_chips_ = 0;
+  // Rule 14: min_chips (0: a fixed-size job) and the last allocation's
+  // chips (-1 before the first).
+  int64_t min_chips_ = 0;
+  int64_t alloc_chips_ = -1;
+  // A resize at cursor_ns_ waits for the steps at that same instant (they
+  // complete before it); step_held_ is the held chips before it.
+  int64_t step_held_ = 0;
   std::string accelerator_, framework_;
   std::map<std::string, std::string> labels_;
   double step_flops_ = 0, step_bytes_ = 0;
@@ -251,6 +296,7 @@ class JobTracker {
   bool recovering_ = false;      // an attempt ended; waiting to resume
   bool running_ = false;         // an attempt is running
   bool pending_resume_ = false;  // an attempt ended, no resume point since
+  bool resize_pending_ = false;  // rule 14; see step_held_
   std::string custom_name_;
 
   // Attempts.
@@ -259,6 +305,7 @@ class JobTracker {
   // Accumulated attribution (within the window).
   Sink sink_;
   int64_t costed_productive_ns_ = 0;
+  double costed_productive_cs_ = 0;  // elastic: chip-seconds of the above
   double ideal_s_ = 0;
   int64_t at_risk_ns_ = 0;  // of pending non-first completions
 
@@ -266,6 +313,7 @@ class JobTracker {
   std::vector<Completion> pending_;  // non-durable, ordered by step
   std::vector<FirstStep> first_steps_;
   int64_t mean_sum_ns_ = 0, mean_steps_ = 0;  // non-first completions
+  std::map<int64_t, Mean> elastic_means_;     // ... by held chips (rule 14)
   std::optional<int64_t> max_durable_step_, last_checkpoint_;
   int64_t lost_steps_ = 0, duplicates_ = 0;
 
@@ -280,6 +328,7 @@ class JobTracker {
     // Pending non-first completions: their window time, costed part, ideal.
     int64_t pending_ns = 0, pending_costed_ns = 0;
     double pending_ideal_s = 0;
+    double pending_cs = 0, pending_costed_cs = 0;  // elastic: chip-seconds
     int64_t freeze_at_step = 0;
     int ending_reason = kNumReasons - 1;  // of the attempt ending now
     int unfrozen_first = -1;              // index into first_steps_

@@ -9,7 +9,12 @@ namespace goodput::core {
 void JobTracker::RecognizeStep(const StepTime& st, bool first, int64_t t) {
   recog_.last_step_ns = t;
   const int64_t work = st.time_ns - st.wait_ns - st.idle_ns;
-  if (st.costed && st.ideal_s * kNanosPerSecond > static_cast<double>(work)) {
+  // Rule 14: an elastic step's ideal chip-seconds against its chip-seconds.
+  const double scale = Elastic() && st.chips > 0
+                           ? static_cast<double>(weight_chips_) / st.chips
+                           : 1.0;
+  if (st.costed &&
+      st.ideal_s * scale * kNanosPerSecond > static_cast<double>(work)) {
     recog_.pg_above_one_steps += st.steps;
   }
   if (first && !recog_.first_step_done) {
@@ -42,16 +47,21 @@ void JobTracker::FreezeFirstStep() {
 
 void JobTracker::AddFrozenFirstStep(const FirstStep& f, Recognized* r) const {
   const int64_t compile = *f.frozen_compile;
-  r->nanos[Index(Category::kCompile)] += compile;
-  r->nanos[Index(Category::kDataWait)] += f.wait_ns;
-  r->nanos[Index(Category::kIdle)] += f.idle_ns;
+  auto add = [&](Category c, int64_t ns) {
+    r->nanos[Index(c)] += ns;
+    r->chip_seconds[Index(c)] += ChipSeconds(ns, f.chips);
+  };
+  add(Category::kCompile, compile);
+  add(Category::kDataWait, f.wait_ns);
+  add(Category::kIdle, f.idle_ns);
   const int64_t rest = f.time_ns - f.wait_ns - f.idle_ns - compile;
   if (f.fate == Fate::kLost) {
-    r->nanos[Index(Category::kLost)] += rest;
+    add(Category::kLost, rest);
   } else if (f.fate == Fate::kDurable) {
-    r->nanos[Index(Category::kProductive)] += rest;
+    add(Category::kProductive, rest);
     if (f.costed) {
       r->costed_productive_ns += rest;
+      r->costed_productive_chip_seconds += ChipSeconds(rest, f.chips);
       r->ideal_seconds += f.ideal_s;
     }
   }
@@ -71,6 +81,10 @@ Recognized JobTracker::Recognize() const {
   r.nanos = sink_.nanos;
   r.nanos[Index(Category::kProductive)] -= recog_.pending_ns;
   r.costed_productive_ns = costed_productive_ns_ - recog_.pending_costed_ns;
+  r.chip_seconds = sink_.chip_s;
+  r.chip_seconds[Index(Category::kProductive)] -= recog_.pending_cs;
+  r.costed_productive_chip_seconds =
+      costed_productive_cs_ - recog_.pending_costed_cs;
   r.ideal_seconds = ideal_s_ - (pending_.empty() ? 0 : recog_.pending_ideal_s);
   for (const FirstStep& f : first_steps_) {
     if (f.frozen_compile) AddFrozenFirstStep(f, &r);
@@ -85,6 +99,7 @@ Recognized JobTracker::Recognize() const {
   r.last_checkpoint_ns = recog_.last_checkpoint_ns;
   r.state = State();
   r.chips = weight_chips_;
+  if (Elastic()) r.min_chips = min_chips_;
   r.last_event_ns = last_event_ns_;
   return r;
 }

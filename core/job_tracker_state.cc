@@ -171,6 +171,8 @@ void JobTrackerStateCodec::SaveSpec(const JobTracker& t, Proto::JobSpec* s) {
   s->mutable_labels()->insert(t.labels_.begin(), t.labels_.end());
   s->set_step_flops(t.step_flops_);
   s->set_step_bytes(t.step_bytes_);
+  s->set_min_chips(t.min_chips_);
+  if (t.alloc_chips_ >= 0) s->set_alloc_chips(t.alloc_chips_);
 }
 
 void JobTrackerStateCodec::SaveTimeline(const JobTracker& t,
@@ -190,6 +192,8 @@ void JobTrackerStateCodec::SaveTimeline(const JobTracker& t,
   s->set_running(t.running_);
   s->set_pending_resume(t.pending_resume_);
   s->set_custom_name(t.custom_name_);
+  s->set_resize_pending(t.resize_pending_);
+  s->set_step_held(t.step_held_);
 }
 
 void JobTrackerStateCodec::SaveAttempt(const Attempt& a, Proto::Attempt* s) {
@@ -210,6 +214,12 @@ void JobTrackerStateCodec::SaveSink(const Sink& sink, Proto::Sink* s) {
   s->set_open_prefix_ns(sink.open_prefix_ns);
   s->set_gap_ns(sink.gap_ns);
   s->set_gap_prefix_ns(sink.gap_prefix_ns);
+  for (int c = 0; c < kNumCategories; ++c) {
+    if (sink.chip_s[c] != 0)
+      (*s->mutable_chip_s())[CategoryNameAt(c)] = sink.chip_s[c];
+  }
+  s->set_open_cns(sink.open_cns);
+  s->set_gap_cns(sink.gap_cns);
 }
 
 void JobTrackerStateCodec::SaveTotals(const JobTracker& t, Proto* s) {
@@ -222,6 +232,12 @@ void JobTrackerStateCodec::SaveTotals(const JobTracker& t, Proto* s) {
   if (t.last_checkpoint_) s->set_last_checkpoint(*t.last_checkpoint_);
   s->set_lost_steps(t.lost_steps_);
   s->set_duplicates(t.duplicates_);
+  s->set_costed_productive_cs(t.costed_productive_cs_);
+  for (const auto& [held, mean] : t.elastic_means_) {
+    Proto::Mean& m = (*s->mutable_elastic_means())[held];
+    m.set_sum_ns(mean.sum_ns);
+    m.set_steps(mean.steps);
+  }
 }
 
 void JobTrackerStateCodec::SaveCompletion(const Completion& c,
@@ -233,6 +249,7 @@ void JobTrackerStateCodec::SaveCompletion(const Completion& c,
   s->set_ideal_s(c.ideal_s);
   s->set_costed(c.costed);
   if (c.first_ref >= 0) s->set_first_ref(c.first_ref);
+  s->set_chips(c.chips);
 }
 
 void JobTrackerStateCodec::SaveFirstStep(const FirstStep& f,
@@ -246,6 +263,8 @@ void JobTrackerStateCodec::SaveFirstStep(const FirstStep& f,
   s->set_costed(f.costed);
   s->set_fate(static_cast<Proto::Fate>(f.fate));
   if (f.frozen_compile) s->set_frozen_compile(*f.frozen_compile);
+  s->set_chips(f.chips);
+  s->set_held(f.held);
 }
 
 void JobTrackerStateCodec::SaveRecognition(const Recognition& r,
@@ -260,6 +279,8 @@ void JobTrackerStateCodec::SaveRecognition(const Recognition& r,
   s->set_pending_ns(r.pending_ns);
   s->set_pending_costed_ns(r.pending_costed_ns);
   s->set_pending_ideal_s(r.pending_ideal_s);
+  s->set_pending_cs(r.pending_cs);
+  s->set_pending_costed_cs(r.pending_costed_cs);
   s->set_freeze_at_step(r.freeze_at_step);
   s->set_ending_reason(ReasonName(r.ending_reason));
   if (r.unfrozen_first >= 0) s->set_unfrozen_first(r.unfrozen_first);
@@ -361,6 +382,8 @@ void JobTrackerStateCodec::LoadSpec(const Proto::JobSpec& spec, JobTracker* t) {
   t->labels_.insert(spec.labels().begin(), spec.labels().end());
   t->step_flops_ = spec.step_flops();
   t->step_bytes_ = spec.step_bytes();
+  t->min_chips_ = spec.min_chips();
+  t->alloc_chips_ = spec.has_alloc_chips() ? spec.alloc_chips() : -1;
 }
 
 absl::Status JobTrackerStateCodec::LoadTimeline(const Proto::Timeline& s,
@@ -389,6 +412,8 @@ absl::Status JobTrackerStateCodec::LoadTimeline(const Proto::Timeline& s,
   t->running_ = s.running();
   t->pending_resume_ = s.pending_resume();
   t->custom_name_ = s.custom_name();
+  t->resize_pending_ = s.resize_pending();
+  t->step_held_ = s.step_held();
   return absl::OkStatus();
 }
 
@@ -420,6 +445,17 @@ absl::Status JobTrackerStateCodec::LoadSink(const Proto::Sink& s, Sink* sink) {
   sink->open_prefix_ns = s.open_prefix_ns();
   sink->gap_ns = s.gap_ns();
   sink->gap_prefix_ns = s.gap_prefix_ns();
+  sink->chip_s = {};
+  for (const auto& [name, value] : s.chip_s()) {
+    const int i = IndexOfName(name, kNumCategories, &CategoryNameAt);
+    if (i < 0) {
+      return Corrupt("sink.chip_s",
+                     absl::StrCat("unknown name \"", name, "\""));
+    }
+    sink->chip_s[i] = value;
+  }
+  sink->open_cns = s.open_cns();
+  sink->gap_cns = s.gap_cns();
   return absl::OkStatus();
 }
 
@@ -433,6 +469,10 @@ void JobTrackerStateCodec::LoadTotals(const Proto& s, JobTracker* t) {
   t->last_checkpoint_ = Opt(s.has_last_checkpoint(), s.last_checkpoint());
   t->lost_steps_ = s.lost_steps();
   t->duplicates_ = s.duplicates();
+  t->costed_productive_cs_ = s.costed_productive_cs();
+  for (const auto& [held, mean] : s.elastic_means()) {
+    t->elastic_means_[held] = JobTracker::Mean{mean.sum_ns(), mean.steps()};
+  }
 }
 
 absl::Status JobTrackerStateCodec::LoadFirstSteps(const Proto& s,
@@ -447,7 +487,8 @@ absl::Status JobTrackerStateCodec::LoadFirstSteps(const Proto& s,
     t->first_steps_.push_back(FirstStep{
         in.time_ns(), in.prefix_ns(), in.wait_ns(), in.idle_ns(), in.steps(),
         in.ideal_s(), in.costed(), static_cast<JobTracker::Fate>(in.fate()),
-        Opt(in.has_frozen_compile(), in.frozen_compile())});
+        Opt(in.has_frozen_compile(), in.frozen_compile()), in.chips(),
+        in.held()});
   }
   return absl::OkStatus();
 }
@@ -465,9 +506,10 @@ absl::Status JobTrackerStateCodec::LoadCompletions(const Proto& s,
         CheckIndex(in.has_first_ref(), in.first_ref(), t->first_steps_.size(),
                    field + ".first_ref");
     if (!status.ok()) return status;
-    t->pending_.push_back(Completion{
-        in.first_step(), in.last_step(), in.rest_ns(), in.rest_window_ns(),
-        in.ideal_s(), in.costed(), in.has_first_ref() ? in.first_ref() : -1});
+    t->pending_.push_back(
+        Completion{in.first_step(), in.last_step(), in.rest_ns(),
+                   in.rest_window_ns(), in.ideal_s(), in.costed(),
+                   in.has_first_ref() ? in.first_ref() : -1, in.chips()});
   }
   return absl::OkStatus();
 }
@@ -491,6 +533,8 @@ absl::Status JobTrackerStateCodec::LoadRecognition(const Proto::Recognition& s,
   r.pending_ns = s.pending_ns();
   r.pending_costed_ns = s.pending_costed_ns();
   r.pending_ideal_s = s.pending_ideal_s();
+  r.pending_cs = s.pending_cs();
+  r.pending_costed_cs = s.pending_costed_cs();
   r.freeze_at_step = s.freeze_at_step();
   r.unfrozen_first = s.has_unfrozen_first() ? s.unfrozen_first() : -1;
   r.first_step_done = s.first_step_done();
@@ -536,10 +580,12 @@ absl::Status JobTrackerStateCodec::LoadObservations(const Proto::Recognition& s,
 // completion keeps its ideal time: RecordFirstStep does not window it.
 void JobTrackerStateCodec::ClipToWindow(JobTracker* t) {
   t->sink_.nanos = {};
+  t->sink_.chip_s = {};
   for (auto& [name, nanos] : t->sink_.custom) nanos = 0;
   t->sink_.open_prefix_ns = t->sink_.open_ns;
   t->sink_.gap_prefix_ns = t->sink_.gap_ns;
   t->costed_productive_ns_ = 0;
+  t->costed_productive_cs_ = 0;
   t->ideal_s_ = 0;
   for (Completion& c : t->pending_) {
     c.rest_window_ns = 0;
@@ -548,6 +594,7 @@ void JobTrackerStateCodec::ClipToWindow(JobTracker* t) {
   for (FirstStep& f : t->first_steps_) f.prefix_ns = f.time_ns;
   t->recog_.pending_ns = t->recog_.pending_costed_ns = 0;
   t->recog_.pending_ideal_s = 0;
+  t->recog_.pending_cs = t->recog_.pending_costed_cs = 0;
 }
 
 }  // namespace goodput::core

@@ -7,6 +7,14 @@
 namespace goodput::core {
 namespace {
 
+// `ns` of category `c` at `chips` chips into a report (the chip-seconds
+// count only for an elastic job, whose `chips` are then > 0).
+void AddToReport(Category c, int64_t ns, double chips, JobReport* r) {
+  r->nanos[Index(c)] += ns;
+  r->chip_seconds[Index(c)] +=
+      static_cast<double>(ns) * chips / kNanosPerSecond;
+}
+
 int64_t Share(int64_t x, int64_t y, int64_t prefix) {
   return std::max<int64_t>(0, y - std::max(x, prefix));
 }
@@ -47,7 +55,10 @@ JobTracker::StepTime JobTracker::MeasureStep(const v1::Step& s, int64_t steps) {
   StepTime st;
   st.time_ns = sink_.open_ns;
   st.prefix_ns = sink_.open_prefix_ns;
+  st.chips = AverageChips(sink_.open_cns, sink_.open_ns);
+  st.held = Elastic() ? StepHeld() : 0;
   sink_.open_ns = sink_.open_prefix_ns = 0;
+  sink_.open_cns = 0;
   st.wait_ns = NanosAtMost(s.input_wait_seconds(), st.time_ns);
   st.idle_ns = NanosAtMost(s.idle_seconds(), st.time_ns - st.wait_ns);
   st.steps = steps;
@@ -79,15 +90,16 @@ void JobTracker::CostStep(const v1::Step& s, StepTime* st) const {
 
 void JobTracker::AddShares(const StepTime& st) {
   const int64_t w = st.wait_ns, i = st.idle_ns, p = st.prefix_ns;
-  sink_.nanos[Index(Category::kDataWait)] += Share(0, w, p);
-  sink_.nanos[Index(Category::kIdle)] += Share(w, w + i, p);
+  AddNanos(Category::kDataWait, Share(0, w, p), st.chips, &sink_);
+  AddNanos(Category::kIdle, Share(w, w + i, p), st.chips, &sink_);
   const int64_t rest = st.time_ns - w - i;
   const int64_t rest_window = Share(w + i, st.time_ns, p);
-  sink_.nanos[Index(Category::kProductive)] += rest_window;
+  AddNanos(Category::kProductive, rest_window, st.chips, &sink_);
   const double ideal =
       st.costed ? IdealShare(st.ideal_s, rest_window, rest) : 0;
   if (st.costed) {
     costed_productive_ns_ += rest_window;
+    costed_productive_cs_ += ChipSeconds(rest_window, st.chips);
     ideal_s_ += ideal;
   }
   StepTime windowed = st;
@@ -100,11 +112,29 @@ void JobTracker::AddShares(const StepTime& st) {
   }
 }
 
+// Rule 4's mean (rule 14: per held chips for an elastic job).
+void JobTracker::AddToMean(const StepTime& st) {
+  if (Elastic()) {
+    Mean& m = elastic_means_[st.held];
+    m.sum_ns += st.time_ns;
+    m.steps += st.steps;
+    return;
+  }
+  mean_sum_ns_ += st.time_ns;
+  mean_steps_ += st.steps;
+}
+
+JobTracker::Mean JobTracker::MeanFor(int64_t held) const {
+  if (!Elastic()) return Mean{mean_sum_ns_, mean_steps_};
+  auto it = elastic_means_.find(held);
+  return it == elastic_means_.end() ? Mean{} : it->second;
+}
+
 void JobTracker::RecordFirstStep(const StepTime& st) {
   const Fate fate = ServingLike() ? Fate::kDurable : Fate::kPending;
   first_steps_.push_back(FirstStep{st.time_ns, st.prefix_ns, st.wait_ns,
                                    st.idle_ns, st.steps, st.ideal_s, st.costed,
-                                   fate});
+                                   fate, std::nullopt, st.chips, st.held});
   recog_.unfrozen_first = static_cast<int>(first_steps_.size()) - 1;
   recog_.freeze_at_step = st.last_step + 10;
   if (fate == Fate::kDurable) {
@@ -118,12 +148,14 @@ void JobTracker::RecordFirstStep(const StepTime& st) {
 void JobTracker::RecordCompletion(const StepTime& st, int first_ref,
                                   int64_t rest, int64_t rest_window) {
   pending_.push_back(Completion{st.first_step, st.last_step, rest, rest_window,
-                                st.ideal_s, st.costed, first_ref});
+                                st.ideal_s, st.costed, first_ref, st.chips});
   if (first_ref >= 0) return;
   at_risk_ns_ += rest;
   recog_.pending_ns += rest_window;
+  recog_.pending_cs += ChipSeconds(rest_window, st.chips);
   if (st.costed) {
     recog_.pending_costed_ns += rest_window;
+    recog_.pending_costed_cs += ChipSeconds(rest_window, st.chips);
     recog_.pending_ideal_s += st.ideal_s;
   }
 }
@@ -196,8 +228,10 @@ void JobTracker::Durable(const Completion& c) {
   } else {
     at_risk_ns_ -= c.rest_ns;
     recog_.pending_ns -= c.rest_window_ns;
+    recog_.pending_cs -= ChipSeconds(c.rest_window_ns, c.chips);
     if (c.costed) {
       recog_.pending_costed_ns -= c.rest_window_ns;
+      recog_.pending_costed_cs -= ChipSeconds(c.rest_window_ns, c.chips);
       recog_.pending_ideal_s -= c.ideal_s;
     }
   }
@@ -211,14 +245,18 @@ void JobTracker::Lose(const Completion& c) {
     first_steps_[c.first_ref].fate = Fate::kLost;
     return;
   }
-  sink_.nanos[Index(Category::kProductive)] -= c.rest_window_ns;
-  sink_.nanos[Index(Category::kLost)] += c.rest_window_ns;
+  const double cs = ChipSeconds(c.rest_window_ns, c.chips);
+  AddNanos(Category::kProductive, -c.rest_window_ns, c.chips, &sink_);
+  AddNanos(Category::kLost, c.rest_window_ns, c.chips, &sink_);
   at_risk_ns_ -= c.rest_ns;
   recog_.pending_ns -= c.rest_window_ns;
+  recog_.pending_cs -= cs;
   if (c.costed) {
     costed_productive_ns_ -= c.rest_window_ns;
+    costed_productive_cs_ -= cs;
     ideal_s_ -= c.ideal_s;
     recog_.pending_costed_ns -= c.rest_window_ns;
+    recog_.pending_costed_cs -= cs;
     recog_.pending_ideal_s -= c.ideal_s;
   }
 }
@@ -241,15 +279,18 @@ JobReport JobTracker::Report(int64_t as_of_ns) const {
   JobReport r;
   FillSpec(&r);
   Sink s = sink_;
+  if (resize_pending_) SettleResize(&s);  // no step follows it now
   const int64_t end = ended_ ? end_ns_ : std::max(as_of_ns, last_event_ns_);
   if (!ended_) Attribute(cursor_ns_, end, &s);
   GapToIdle(&s);  // nothing reported yet: idle (rule 2)
-  // In-flight step time is productive while the job runs (rule 2).
-  s.nanos[Index(Category::kProductive)] += s.open_ns - s.open_prefix_ns;
   r.at_risk_ns = at_risk_ns_ + (ServingLike() ? 0 : s.open_ns);
+  // In-flight step time is productive while the job runs (rule 2).
+  SettleOpen(Category::kProductive, &s);
   r.nanos = s.nanos;
+  r.chip_seconds = s.chip_s;
   r.custom_nanos = s.custom;
   r.costed_productive_ns = costed_productive_ns_;
+  r.costed_productive_chip_seconds = costed_productive_cs_;
   // Lost steps take their ideal time back out: keep the rounding residue
   // from going below zero.
   r.ideal_seconds = std::max(0.0, ideal_s_);
@@ -266,28 +307,32 @@ void JobTracker::AddFirstSteps(JobReport* r) const {
     const int64_t avail = f.time_ns - f.wait_ns - f.idle_ns;
     const int64_t compile = FirstStepCompile(f);
     const int64_t c = compile, cw = c + f.wait_ns, cwi = cw + f.idle_ns;
-    r->nanos[Index(Category::kCompile)] += Share(0, c, f.prefix_ns);
-    r->nanos[Index(Category::kDataWait)] += Share(c, cw, f.prefix_ns);
-    r->nanos[Index(Category::kIdle)] += Share(cw, cwi, f.prefix_ns);
+    AddToReport(Category::kCompile, Share(0, c, f.prefix_ns), f.chips, r);
+    AddToReport(Category::kDataWait, Share(c, cw, f.prefix_ns), f.chips, r);
+    AddToReport(Category::kIdle, Share(cw, cwi, f.prefix_ns), f.chips, r);
     const int64_t rest = avail - compile;
     const int64_t rest_window = Share(cwi, f.time_ns, f.prefix_ns);
     if (f.fate == Fate::kLost) {
-      r->nanos[Index(Category::kLost)] += rest_window;
+      AddToReport(Category::kLost, rest_window, f.chips, r);
       continue;
     }
-    r->nanos[Index(Category::kProductive)] += rest_window;
+    AddToReport(Category::kProductive, rest_window, f.chips, r);
     if (f.fate == Fate::kPending) r->at_risk_ns += rest;
     if (f.costed) {
       r->costed_productive_ns += rest_window;
+      r->costed_productive_chip_seconds += ChipSeconds(rest_window, f.chips);
       r->ideal_seconds += IdealShare(f.ideal_s, rest_window, rest);
     }
   }
 }
 
+// Rule 14: an elastic job's mean is of the steps completed at the held
+// chips at which the first step completed.
 int64_t JobTracker::FirstStepCompile(const FirstStep& f) const {
-  if (mean_steps_ == 0) return 0;
+  const Mean mean = MeanFor(f.held);
+  if (mean.steps == 0) return 0;
   const int64_t avail = f.time_ns - f.wait_ns - f.idle_ns;
-  const int64_t expected = MulDiv(f.steps, mean_sum_ns_, mean_steps_);
+  const int64_t expected = MulDiv(f.steps, mean.sum_ns, mean.steps);
   return std::clamp<int64_t>(f.time_ns - expected, 0, avail);
 }
 
@@ -309,6 +354,7 @@ JobStateKind JobTracker::State() const {
 void JobTracker::FillSpec(JobReport* r) const {
   r->job_id = job_id_;
   r->chips = weight_chips_;
+  if (Elastic()) r->min_chips = min_chips_;
   r->accelerator = accelerator_;
   r->workload = workload_;
   r->framework = framework_;

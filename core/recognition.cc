@@ -26,7 +26,11 @@ const char* ReasonName(int index) {
 }
 
 void AddCounters(const Recognized& from, Recognized* to) {
-  for (int c = 0; c < kNumCategories; ++c) to->nanos[c] += from.nanos[c];
+  for (int c = 0; c < kNumCategories; ++c) {
+    to->nanos[c] += from.nanos[c];
+    to->chip_seconds[c] += from.chip_seconds[c];
+  }
+  to->costed_productive_chip_seconds += from.costed_productive_chip_seconds;
   for (int r = 0; r < kNumReasons; ++r) {
     to->interruptions[r] += from.interruptions[r];
     to->notices[r] += from.notices[r];
@@ -53,6 +57,13 @@ void SaveRecognized(const Recognized& r, internal::v1::RecognizedState* out) {
   out->set_state(static_cast<internal::v1::RecognizedState::JobState>(r.state));
   out->set_chips(r.chips);
   out->set_last_event_ns(r.last_event_ns);
+  if (r.min_chips) out->set_min_chips(*r.min_chips);
+  // Kept only where set: a fixed-size job's (or group's) are all 0.
+  if (r.min_chips || r.costed_productive_chip_seconds != 0 ||
+      r.chip_seconds != CategoryChipSeconds{}) {
+    SaveArray(r.chip_seconds, out->mutable_chip_seconds());
+  }
+  out->set_costed_productive_chip_seconds(r.costed_productive_chip_seconds);
 }
 
 absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
@@ -81,6 +92,13 @@ absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
   r.state = static_cast<JobStateKind>(in.state());
   r.chips = in.chips();
   r.last_event_ns = in.last_event_ns();
+  if (in.chip_seconds_size() > 0) {
+    absl::Status s = LoadArray(
+        in.chip_seconds(), SubField(field, "chip_seconds"), &r.chip_seconds);
+    if (!s.ok()) return s;
+  }
+  r.costed_productive_chip_seconds = in.costed_productive_chip_seconds();
+  if (in.has_min_chips()) r.min_chips = in.min_chips();
   *out = r;
   return absl::OkStatus();
 }

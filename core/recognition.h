@@ -39,6 +39,10 @@ struct Observation {
 struct Recognized {
   CategoryNanos nanos{};  // settled time per category
   int64_t costed_productive_ns = 0;
+  // Rule 14, elastic jobs only (min_chips set): the settled time in
+  // chip-seconds weighted by the chips each instant counted with.
+  CategoryChipSeconds chip_seconds{};
+  double costed_productive_chip_seconds = 0;
   double ideal_seconds = 0;
   ReasonCounts interruptions{};  // attempts ended (a restart: OTHER)
   ReasonCounts notices{};
@@ -51,6 +55,7 @@ struct Recognized {
   std::optional<int64_t> last_step_ns, last_checkpoint_ns;  // event times
   JobStateKind state = JobStateKind::kQueued;
   int64_t chips = 0;
+  std::optional<int64_t> min_chips;  // rule 14: set for an elastic job
   int64_t last_event_ns = 0;
 };
 

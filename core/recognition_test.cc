@@ -20,8 +20,14 @@ using ::goodput::core::testing::S;
 using ::goodput::core::testing::T;
 using ::goodput::core::testing::Timeline;
 
-constexpr int kQueued = 0, kRecovery = 1, kCompile = 4, kRestore = 5,
-              kDataWait = 6, kIdle = 9, kProductive = 10, kLost = 11;
+const int kQueued = Index(Category::kQueued),
+          kRecovery = Index(Category::kRecovery),
+          kCompile = Index(Category::kCompile),
+          kRestore = Index(Category::kRestore),
+          kDataWait = Index(Category::kDataWait),
+          kIdle = Index(Category::kIdle),
+          kProductive = Index(Category::kProductive),
+          kLost = Index(Category::kLost);
 
 class RecognitionTest : public ::testing::Test {
  protected:

@@ -46,11 +46,52 @@ const char* JobStateName(JobStateKind s) {
 
 Ratios JobRatios(const JobReport& job) {
   const auto& n = job.nanos;
-  return FromSums(job.total_ns, n[Index(Category::kQueued)],
-                  n[Index(Category::kRecovery)],
-                  n[Index(Category::kProductive)],
-                  job.ideal_seconds * static_cast<double>(kNanosPerSecond),
-                  job.costed_productive_ns);
+  Ratios r =
+      FromSums(job.total_ns, n[Index(Category::kQueued)],
+               n[Index(Category::kRecovery)], n[Index(Category::kProductive)],
+               job.ideal_seconds * static_cast<double>(kNanosPerSecond),
+               job.costed_productive_ns);
+  if (!job.min_chips) return r;
+  // Rule 14: ideal chip-seconds over productive chip-seconds.
+  r.pg = Divide(job.ideal_seconds * static_cast<double>(job.chips),
+                job.costed_productive_chip_seconds);
+  r.mpg.reset();
+  if (r.sg && r.rg && r.pg) r.mpg = *r.sg * *r.rg * *r.pg;
+  return r;
+}
+
+namespace {
+
+ElasticMeasures Measures(double held, double requested) {
+  ElasticMeasures m;
+  m.held_chip_seconds = held;
+  m.requested_chip_seconds = requested;
+  m.degraded_chip_seconds = std::max(0.0, requested - held);
+  if (requested > 0) m.slice_efficiency = std::min(1.0, held / requested);
+  return m;
+}
+
+}  // namespace
+
+std::optional<ElasticMeasures> JobElastic(const JobReport& job) {
+  if (!job.min_chips) return std::nullopt;
+  const int64_t allocated_ns = job.total_ns -
+                               job.nanos[Index(Category::kQueued)] -
+                               job.nanos[Index(Category::kRecovery)];
+  double held = 0;
+  for (int c = 0; c < kNumCategories; ++c) {
+    if (c == Index(Category::kQueued) || c == Index(Category::kRecovery)) {
+      continue;
+    }
+    held += job.chip_seconds[c];
+  }
+  const double requested = static_cast<double>(allocated_ns) *
+                           static_cast<double>(job.chips) / kNanosPerSecond;
+  return Measures(held, requested);
+}
+
+ElasticMeasures TotalsElastic(const Totals& t) {
+  return Measures(t.held_chip_seconds, t.requested_chip_seconds);
 }
 
 TotalsRatios ComputeRatios(const Totals& t) {

@@ -45,6 +45,14 @@ struct JobReport {
   int64_t interruptions = 0;  // attempts that ended without job_ended
   int64_t duplicates = 0;     // events ignored as duplicates (rule 3)
   int64_t notices = 0;        // interruption notices
+
+  // Rule 14, elastic jobs. `min_chips` is set only for an elastic job; the
+  // chip-seconds below are then its time weighted by the chips each instant
+  // counts with (held chips while all-allocated, else `chips`), and are 0
+  // for a fixed-size job (whose sums weight `nanos` by `chips`).
+  std::optional<int64_t> min_chips;
+  CategoryChipSeconds chip_seconds{};
+  double costed_productive_chip_seconds = 0;
 };
 
 // Chip-time-weighted sums over a set of jobs (fleet or one segment value).
@@ -56,12 +64,26 @@ struct Totals {
   // Capacity from host heartbeats, where known for this set (fleet, or an
   // accelerator segment); nullopt elsewhere.
   std::optional<double> capacity_chip_seconds;
+  // Rule 14: elastic jobs' all-allocated time in chip-seconds, at the held
+  // chips and at the requested chips (degraded = requested - held).
+  double held_chip_seconds = 0, requested_chip_seconds = 0;
   int64_t jobs = 0;
   int64_t jobs_without_chips = 0;  // left out of the sums above
 };
 
-// Ratios of one job from its nanoseconds.
+// Ratios of one job from its nanoseconds (rule 14: an elastic job's PG is
+// ideal over productive chip-seconds).
 Ratios JobRatios(const JobReport& job);
+
+// Rule 14's measures of one elastic job, or of a set's elastic jobs.
+struct ElasticMeasures {
+  double held_chip_seconds = 0, requested_chip_seconds = 0;
+  double degraded_chip_seconds = 0;        // requested - held, >= 0
+  std::optional<double> slice_efficiency;  // held / requested, <= 1
+};
+// nullopt for a fixed-size job.
+std::optional<ElasticMeasures> JobElastic(const JobReport& job);
+ElasticMeasures TotalsElastic(const Totals& totals);
 
 // Ratios of a chip-weighted set; `sg_capacity` and `mpg_capacity` are set
 // only when the set's capacity is known and non-zero.

@@ -95,6 +95,13 @@ nlohmann::ordered_json JobReportToJson(const core::JobReport& job) {
                   {"last_checkpoint", Nullable(job.last_checkpoint)},
                   {"lost", job.lost_steps}};
   out["interruptions"] = job.interruptions;
+  // Rule 14: null for a job that is not elastic.
+  const std::optional<core::ElasticMeasures> elastic = core::JobElastic(job);
+  out["min_chips"] = Nullable(job.min_chips);
+  out["degraded_chip_seconds"] =
+      elastic ? Json(elastic->degraded_chip_seconds) : Json(nullptr);
+  out["slice_efficiency"] =
+      elastic ? Nullable(elastic->slice_efficiency) : Json(nullptr);
   return out;
 }
 
@@ -105,6 +112,10 @@ nlohmann::ordered_json TotalsToJson(const core::Totals& totals) {
   AddRatios(ratios.ratios, &out);
   out["sg_capacity"] = Nullable(ratios.sg_capacity);
   out["mpg_capacity"] = Nullable(ratios.mpg_capacity);
+  // Rule 14: over the set's elastic jobs (0 and null with none).
+  const core::ElasticMeasures elastic = core::TotalsElastic(totals);
+  out["degraded_chip_seconds"] = elastic.degraded_chip_seconds;
+  out["slice_efficiency"] = Nullable(elastic.slice_efficiency);
   out["jobs"] = totals.jobs;
   out["jobs_without_chips"] = totals.jobs_without_chips;
   return out;

@@ -15,9 +15,9 @@ using ::testing::ElementsAreArray;
 using Json = nlohmann::ordered_json;
 
 const std::vector<std::string> kCategories = {
-    "total",   "queued",     "recovery",  "init",       "prep",
-    "compile", "restore",    "data_wait", "checkpoint", "custom",
-    "idle",    "productive", "lost"};
+    "total",   "queued",  "recovery",   "init",       "prep",
+    "compile", "restore", "data_wait",  "checkpoint", "reshard",
+    "custom",  "idle",    "productive", "lost"};
 
 std::vector<std::string> Keys(const Json& object) {
   std::vector<std::string> keys;
@@ -56,19 +56,60 @@ TEST(ReportJsonTest, TopLevelAndJobKeysAreInSpecOrder) {
       ElementsAre("job_id", "chips", "accelerator", "workload", "framework",
                   "labels", "state", "seconds", "custom_seconds",
                   "at_risk_seconds", "ideal_seconds", "goodput", "sg", "rg",
-                  "pg", "mpg", "steps", "interruptions"));
+                  "pg", "mpg", "steps", "interruptions", "min_chips",
+                  "degraded_chip_seconds", "slice_efficiency"));
   EXPECT_THAT(Keys(json["jobs"][0]["seconds"]), ElementsAreArray(kCategories));
   EXPECT_THAT(Keys(json["jobs"][0]["steps"]),
               ElementsAre("last", "last_checkpoint", "lost"));
 }
 
+// Rule 14: an elastic job's min_chips and measures; null for fixed-size
+// jobs; the fleet's sum over elastic jobs only.
+TEST(ReportJsonTest, ElasticJobFieldsAndFleetMeasures) {
+  core::FleetReport report = testing::TwoJobReport();
+  core::JobReport& job = report.jobs[0];
+  job.min_chips = job.chips / 2;
+  job.chip_seconds = {};
+  const int64_t allocated_ns =
+      job.total_ns - job.nanos[core::Index(core::Category::kQueued)] -
+      job.nanos[core::Index(core::Category::kRecovery)];
+  // Half the chips for all its allocated time: held in init alone.
+  job.chip_seconds[core::Index(core::Category::kInit)] =
+      static_cast<double>(allocated_ns) * job.min_chips.value() / 1e9;
+  report.fleet.held_chip_seconds =
+      job.chip_seconds[core::Index(core::Category::kInit)];
+  report.fleet.requested_chip_seconds = 2 * report.fleet.held_chip_seconds;
+  Json json = ReportToJson(report);
+  EXPECT_EQ(json["jobs"][0]["min_chips"], job.chips / 2);
+  EXPECT_DOUBLE_EQ(json["jobs"][0]["slice_efficiency"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(json["jobs"][0]["degraded_chip_seconds"].get<double>(),
+                   report.fleet.held_chip_seconds);
+  EXPECT_TRUE(json["jobs"][1]["min_chips"].is_null());
+  EXPECT_TRUE(json["jobs"][1]["degraded_chip_seconds"].is_null());
+  EXPECT_TRUE(json["jobs"][1]["slice_efficiency"].is_null());
+  EXPECT_DOUBLE_EQ(json["fleet"]["slice_efficiency"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(json["fleet"]["degraded_chip_seconds"].get<double>(),
+                   report.fleet.held_chip_seconds);
+  // No elastic job in a segment: 0 and null.
+  const Json& seg = json["segments"]["workload"]["SERVING"];
+  EXPECT_EQ(seg["degraded_chip_seconds"], 0.0);
+  EXPECT_TRUE(seg["slice_efficiency"].is_null());
+}
+
 TEST(ReportJsonTest, FleetAndSegmentsShareOneShape) {
   Json json = ReportToJson(testing::TwoJobReport());
-  std::vector<std::string> shape = {"chip_seconds", "goodput",
-                                    "sg",           "rg",
-                                    "pg",           "mpg",
-                                    "sg_capacity",  "mpg_capacity",
-                                    "jobs",         "jobs_without_chips"};
+  std::vector<std::string> shape = {"chip_seconds",
+                                    "goodput",
+                                    "sg",
+                                    "rg",
+                                    "pg",
+                                    "mpg",
+                                    "sg_capacity",
+                                    "mpg_capacity",
+                                    "degraded_chip_seconds",
+                                    "slice_efficiency",
+                                    "jobs",
+                                    "jobs_without_chips"};
   EXPECT_THAT(Keys(json["fleet"]), ElementsAreArray(shape));
   EXPECT_THAT(Keys(json["fleet"]["chip_seconds"]),
               ElementsAreArray(kCategories));

@@ -52,6 +52,14 @@ std::string FormatFleetLines(const core::Totals& fleet) {
       FormatRatio(r.ratios.sg), FormatRatio(r.ratios.rg),
       FormatRatio(r.ratios.pg), FormatRatio(r.ratios.mpg),
       TopBadput(fleet.chip_seconds, fleet.total_chip_seconds));
+  // Rule 14: only when some elastic job was all-allocated.
+  const core::ElasticMeasures elastic = core::TotalsElastic(fleet);
+  if (elastic.requested_chip_seconds > 0) {
+    absl::StrAppendFormat(
+        &out, "ELASTIC  degraded %.1f chip-hours  slice efficiency %s\n",
+        elastic.degraded_chip_seconds / 3600,
+        FormatRatio(elastic.slice_efficiency));
+  }
   if (fleet.capacity_chip_seconds) {
     absl::StrAppendFormat(&out, "CAPACITY  %.1f chip-hours  SG %s  MPG %s\n",
                           *fleet.capacity_chip_seconds / 3600,

@@ -16,14 +16,16 @@ using Opt = std::optional<std::string>;
 
 struct RawFlags {
   bool help = false, submit = false, no_job_ended = false;
-  Opt job_id, chips, accelerator, workload, framework, labels, step_flops,
-      step_bytes, max_restarts, stop_reason, agent_socket, spool_dir,
-      log_profile;
+  Opt job_id, chips, min_chips, accelerator, workload, framework, labels,
+      step_flops, step_bytes, max_restarts, stop_reason, agent_socket,
+      spool_dir, log_profile;
 };
 
 void Register(FlagParser* p, RawFlags* f) {
   p->AddString("job_id", "ID", &f->job_id, "the job (required)");
   p->AddString("chips", "N", &f->chips, "requested chips; sends job_submitted");
+  p->AddString("min_chips", "N", &f->min_chips,
+               "fewest chips it runs on: an elastic job (SPEC rule 14)");
   p->AddString("accelerator", "NAME", &f->accelerator, "e.g. tpu-v5p");
   p->AddString("workload", "W", &f->workload,
                "TRAINING (default), SERVING, BULK_INFERENCE or OTHER");
@@ -58,6 +60,7 @@ absl::StatusOr<v1::JobSubmitted> Submitted(const RawFlags& f, int64_t now_ns) {
     if (v) fields.emplace_back(name, *v);
   };
   add("chips", f.chips);
+  add("min_chips", f.min_chips);
   add("accelerator", f.accelerator);
   add("workload", f.workload ? f.workload : Opt("TRAINING"));
   add("framework", f.framework);

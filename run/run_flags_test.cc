@@ -56,6 +56,18 @@ TEST(RunFlagsTest, ErrorsNameTheFlagAndValue) {
   EXPECT_THAT(error({"--job_id=j", "--stop_reason=BORED", "--", "x"}),
               HasSubstr("--stop_reason"));
   EXPECT_THAT(error({"--jobid=j", "--", "x"}), HasSubstr("--jobid"));
+  EXPECT_THAT(error({"--job_id=j", "--chips=8", "--min_chips=9", "--", "x"}),
+              HasSubstr("job_submitted.min_chips: must be at most "
+                        "job_submitted.chips (8), got 9"));
+}
+
+// SPEC rule 14: --min_chips makes the submitted job elastic.
+TEST(RunFlagsTest, MinChipsMakesAnElasticJob) {
+  auto f = ParseRunFlags(
+      {"--job_id=j", "--chips=8", "--min_chips=4", "--", "x"}, kNow);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_TRUE(f->launcher.submitted.has_value());
+  EXPECT_EQ(f->launcher.submitted->min_chips(), 4);
 }
 
 TEST(RunFlagsTest, HelpListsTheFlags) {

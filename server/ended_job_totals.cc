@@ -24,6 +24,12 @@ void Accumulate(const core::JobReport& r, int64_t sign, core::JobReport* sum) {
   sum->interruptions += sign * r.interruptions;
   sum->duplicates += sign * r.duplicates;
   sum->notices += sign * r.notices;
+  // Rule 14: an elastic group sums its jobs' allocation-weighted time.
+  for (size_t c = 0; c < r.chip_seconds.size(); ++c) {
+    sum->chip_seconds[c] += static_cast<double>(sign) * r.chip_seconds[c];
+  }
+  sum->costed_productive_chip_seconds +=
+      static_cast<double>(sign) * r.costed_productive_chip_seconds;
 }
 
 // Length-prefixed, so that no two label sets share a key.
@@ -39,6 +45,8 @@ std::string EndedJobTotals::KeyOf(const core::JobReport& r) {
   AppendField(absl::StrCat(static_cast<int>(r.workload)), &key);
   AppendField(r.framework, &key);
   AppendField(absl::StrCat(r.chips), &key);
+  // Elastic jobs (rule 14) never share a group with fixed-size ones.
+  AppendField(r.min_chips ? absl::StrCat(*r.min_chips) : "", &key);
   for (const auto& [name, value] : r.labels) {
     AppendField(name, &key);
     AppendField(value, &key);
@@ -53,6 +61,7 @@ EndedJobTotals::Group& EndedJobTotals::GroupOf(const core::JobReport& r,
   if (inserted) {
     g.totals.job_id = absl::StrCat("(", groups_.size(), " evicted)");
     g.totals.chips = r.chips;
+    g.totals.min_chips = r.min_chips;
     g.totals.accelerator = r.accelerator;
     g.totals.workload = r.workload;
     g.totals.framework = r.framework;

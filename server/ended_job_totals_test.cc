@@ -65,6 +65,33 @@ TEST(EndedJobTotalsTest, ReviseReplacesAJobsReportInItsGroup) {
   EXPECT_EQ(totals.jobs(), 2);
 }
 
+// Rule 14: elastic jobs group apart from fixed-size ones of the same label
+// set and chips, and their groups sum allocation-weighted chip-seconds.
+TEST(EndedJobTotalsTest, ElasticJobsGroupApartAndSumChipSeconds) {
+  EndedJobTotals totals;
+  core::JobReport e1 = Job("e1", 8, "search", 10);
+  e1.min_chips = 4;
+  e1.chip_seconds[static_cast<int>(core::Category::kProductive)] = 40.0;
+  core::JobReport e2 = e1;
+  e2.job_id = "e2";
+  totals.Add(e1, 100);
+  totals.Add(e2, 100);
+  totals.Add(Job("f", 8, "search", 10), 100);
+  ASSERT_EQ(totals.groups(), 2u);
+  for (const EndedJobTotals::Group& g : Groups(totals)) {
+    const double cs =
+        g.totals.chip_seconds[static_cast<int>(core::Category::kProductive)];
+    if (g.totals.min_chips) {
+      EXPECT_EQ(g.jobs, 2);
+      EXPECT_EQ(*g.totals.min_chips, 4);
+      EXPECT_EQ(cs, 80.0);
+    } else {
+      EXPECT_EQ(g.jobs, 1);
+      EXPECT_EQ(cs, 0.0);
+    }
+  }
+}
+
 TEST(EndedJobTotalsTest, LabelValuesCannotAliasAcrossFields) {
   EndedJobTotals totals;
   core::JobReport a = Job("a", 8, "x", 1), b = Job("b", 8, "x", 1);

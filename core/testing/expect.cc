@@ -42,8 +42,16 @@ void ExpectEqualReports(const FleetReport& a, const FleetReport& b) {
     EXPECT_EQ(x.last_step, y.last_step) << x.job_id;
     EXPECT_EQ(x.last_checkpoint, y.last_checkpoint) << x.job_id;
     EXPECT_EQ(x.labels, y.labels) << x.job_id;
+    // Rule 14: an elastic job's allocation-weighted sums.
+    EXPECT_EQ(x.min_chips, y.min_chips) << x.job_id;
+    EXPECT_EQ(x.chip_seconds, y.chip_seconds) << x.job_id;
+    EXPECT_EQ(x.costed_productive_chip_seconds,
+              y.costed_productive_chip_seconds)
+        << x.job_id;
   }
   EXPECT_EQ(a.fleet.chip_seconds, b.fleet.chip_seconds);
+  EXPECT_EQ(a.fleet.held_chip_seconds, b.fleet.held_chip_seconds);
+  EXPECT_EQ(a.fleet.requested_chip_seconds, b.fleet.requested_chip_seconds);
   EXPECT_EQ(a.fleet.capacity_chip_seconds, b.fleet.capacity_chip_seconds);
 }
 

@@ -13,13 +13,25 @@ constexpr int64_t kStart = 1795341600;  // 2026-11-22T10:00:00Z
 
 class JobGenerator {
  public:
-  JobGenerator(std::mt19937* rng, int index)
-      : rng_(*rng), id_("job-" + std::to_string(index)) {}
+  // Elastic choices (rule 14) come from a second generator, so that the
+  // fixed-size jobs of a seed stay the ones it gave before elastic jobs.
+  JobGenerator(std::mt19937* rng, uint32_t seed, int index)
+      : rng_(*rng),
+        side_(seed * 1000003u + static_cast<uint32_t>(index)),
+        id_("job-" + std::to_string(index)) {}
 
   void Generate(int n, std::vector<v1::Event>* out) {
     t_ms_ = Uniform(0, 600'000);
     if (Chance(0.8)) Submitted(Next(out));
-    for (int i = 0; i < n && !ended_; ++i) RandomEvent(Next(out));
+    for (int i = 0; i < n && !ended_; ++i) {
+      // A step at a resize's instant (rule 14); one kind only, so that the
+      // apply order does not depend on arrival order.
+      if (same_instant_) {
+        Step(Next(out));
+        continue;
+      }
+      RandomEvent(Next(out));
+    }
   }
 
  private:
@@ -27,9 +39,16 @@ class JobGenerator {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
   }
   bool Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+  int64_t SideUniform(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(side_);
+  }
+  bool SideChance(double p) { return std::bernoulli_distribution(p)(side_); }
 
   v1::Event* Next(std::vector<v1::Event>* out) {
-    t_ms_ += Uniform(1, Chance(0.05) ? 1'500'000 : 30'000);
+    const int64_t step = Uniform(1, Chance(0.05) ? 1'500'000 : 30'000);
+    // An elastic job's resize may share its instant with a step (rule 14).
+    if (!same_instant_) t_ms_ += step;
+    same_instant_ = false;
     v1::Event& e = out->emplace_back();
     e.mutable_time()->set_seconds(kStart + t_ms_ / 1000);
     e.mutable_time()->set_nanos(static_cast<int32_t>(t_ms_ % 1000) * 1000000);
@@ -49,6 +68,10 @@ class JobGenerator {
     if (Chance(0.7)) s->set_step_flops(1e15 * Uniform(1, 100));
     if (Chance(0.5)) s->set_step_bytes(1e12 * Uniform(1, 100));
     chips_ = s->chips();
+    if (SideChance(0.35)) {
+      min_chips_ = SideUniform(1, chips_);
+      s->set_min_chips(min_chips_);
+    }
   }
 
   void RandomEvent(v1::Event* e) {
@@ -60,9 +83,7 @@ class JobGenerator {
           std::max<int64_t>(0, step_ - Uniform(0, 3)));
     if (r < 70) return Interruption(e);
     if (r < 78) return Started(e);
-    if (r < 88)
-      return e->mutable_allocation()->set_chips(Chance(0.3) ? Uniform(0, chips_)
-                                                            : chips_);
+    if (r < 88) return Allocation(e);
     if (r < 90) return Ended(e);
     e->mutable_checkpoint()->set_step(step_);
   }
@@ -77,9 +98,21 @@ class JobGenerator {
     if (Chance(0.3)) s->set_flops(1e15 * Uniform(1, 50));
   }
 
+  void Allocation(v1::Event* e) {
+    int64_t chips = Chance(0.3) ? Uniform(0, chips_) : chips_;
+    if (min_chips_ > 0 && SideChance(0.7)) {
+      // Resizes between min_chips and above chips, sometimes below min.
+      chips = SideChance(0.8) ? SideUniform(min_chips_, chips_ + 2)
+                              : SideUniform(0, min_chips_);
+      same_instant_ = SideChance(0.3);
+    }
+    e->mutable_allocation()->set_chips(chips);
+  }
+
   void Activity(v1::Event* e) {
     auto* a = e->mutable_activity();
     a->set_kind(static_cast<v1::Activity::Kind>(Uniform(1, 10)));
+    if (SideChance(0.08)) a->set_kind(v1::Activity::RESHARD);
     if (a->kind() == v1::Activity::CUSTOM) a->set_name("eval");
     if (a->kind() == v1::Activity::RESTORE && Chance(0.7)) {
       a->set_step(std::max<int64_t>(0, step_ - Uniform(0, 20)));
@@ -106,8 +139,10 @@ class JobGenerator {
   }
 
   std::mt19937& rng_;
+  std::mt19937 side_;
   std::string id_, attempt_;
-  int64_t t_ms_ = 0, step_ = 0, chips_ = 8;
+  int64_t t_ms_ = 0, step_ = 0, chips_ = 8, min_chips_ = 0;
+  bool same_instant_ = false;
   int attempts_ = 0;
   bool use_attempts_ = false, ended_ = false;
 };
@@ -131,7 +166,7 @@ std::vector<v1::Event> RandomFleet(uint32_t seed, int jobs,
   std::mt19937 rng(seed);
   std::vector<v1::Event> out;
   for (int j = 0; j < jobs; ++j) {
-    JobGenerator(&rng, j).Generate(events_per_job, &out);
+    JobGenerator(&rng, seed, j).Generate(events_per_job, &out);
   }
   AddHeartbeats(&rng, &out);
   std::stable_sort(out.begin(), out.end(),

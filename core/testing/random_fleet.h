@@ -11,8 +11,11 @@ namespace goodput::core::testing {
 // Generates a random but valid fleet log from `seed`: `jobs` jobs of up to
 // `events_per_job` events each (every kind, attempts with and without ids,
 // restarts, backwards steps, notices, short allocations, k-step reports,
-// costs) plus host heartbeats. A job's events have distinct times; the
-// result is in time order per job, jobs interleaved by time.
+// costs, elastic jobs with resizes and RESHARD) plus host heartbeats. A
+// job's events have distinct times, but for an elastic job's allocation
+// and the event after it, which may share its instant (rule 14: a step
+// there completes before the resize); the result is in time order per
+// job, jobs interleaved by time.
 std::vector<v1::Event> RandomFleet(uint32_t seed, int jobs, int events_per_job);
 
 }  // namespace goodput::core::testing

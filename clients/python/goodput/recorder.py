@@ -44,7 +44,7 @@ class Recorder(object):
                  framework=None, labels=None, step_flops=None, step_bytes=None,
                  attempt=None, rank=None, all_ranks=False, submit=None,
                  socket_path=None, spool_dir=None, transport=None,
-                 clock=time.time):
+                 clock=time.time, min_chips=None):
         if not job_id:
             raise ValueError("job_id: must not be empty")
         self.job_id = str(job_id)
@@ -59,7 +59,7 @@ class Recorder(object):
         self._lock = threading.Lock()
         self._current = None  # (kind, name) of the reported activity
         submitted = self._submitted_body(chips, accelerator, framework, labels,
-                                         step_flops, step_bytes)
+                                         step_flops, step_bytes, min_chips)
         self._transport = None
         if self.enabled:
             self._transport = transport or Transport(socket_path, spool_dir)
@@ -70,7 +70,7 @@ class Recorder(object):
         self._send("started", {})
 
     def _submitted_body(self, chips, accelerator, framework, labels,
-                        step_flops, step_bytes):
+                        step_flops, step_bytes, min_chips=None):
         body = {"workload": self.workload}
         if chips is not None:
             if int(chips) <= 0:
@@ -86,6 +86,12 @@ class Recorder(object):
             body["step_flops"] = wire.check_number("step_flops", step_flops)
         if step_bytes is not None:
             body["step_bytes"] = wire.check_number("step_bytes", step_bytes)
+        if min_chips is not None:  # elastic (SPEC rule 14)
+            if chips is None or not 0 < int(min_chips) <= int(chips):
+                raise ValueError(
+                    "min_chips: must be > 0 and at most chips (%r), got %r"
+                    % (chips, min_chips))
+            body["min_chips"] = int(min_chips)
         return body
 
     # --- activities ------------------------------------------------------------

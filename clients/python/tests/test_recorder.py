@@ -172,6 +172,27 @@ class ActivityTest(unittest.TestCase):
             goodput.Recorder(job_id="j", chips=0, rank=1)
 
 
+class ElasticTest(unittest.TestCase):
+    """SPEC rule 14: min_chips on job_submitted, activity RESHARD."""
+
+    def test_min_chips_and_reshard_are_sent(self):
+        agent = FakeAgent()
+        rec = make(agent, chips=8, min_chips=4, attempt="a-1", submit=True)
+        with rec.activity("RESHARD"):
+            pass
+        events = agent.wait_for(4)
+        self.assertEqual(events[0]["job_submitted"]["min_chips"], 4)
+        self.assertEqual(events[0]["job_submitted"]["chips"], 8)
+        self.assertEqual(events[2]["activity"], {"kind": "RESHARD"})
+        rec.close()
+
+    def test_bad_min_chips_is_rejected_naming_the_field(self):
+        for chips, min_chips in ((8, 0), (8, 9), (None, 4)):
+            with self.assertRaisesRegex(ValueError, "min_chips"):
+                goodput.Recorder(job_id="j", chips=chips, min_chips=min_chips,
+                                 rank=1)
+
+
 class RankAndAttemptTest(unittest.TestCase):
 
     def test_rank_from_environment(self):
