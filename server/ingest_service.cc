@@ -40,8 +40,13 @@ absl::Status Loud(const grpc::ServerContext& context, absl::Status s) {
 }  // namespace
 
 IngestService::IngestService(Ingestor* ingestor, IngestLimits* limits,
-                             AgentGuard* guard, const TokenAuth* tokens)
-    : ingestor_(ingestor), limits_(limits), guard_(guard), tokens_(tokens) {
+                             AgentGuard* guard, const TokenAuth* tokens,
+                             IngestStreams* streams)
+    : ingestor_(ingestor),
+      limits_(limits),
+      guard_(guard),
+      tokens_(tokens),
+      streams_(streams) {
   using Handler =
       grpc::internal::BidiStreamingHandler<IngestService, grpc::ByteBuffer,
                                            grpc::ByteBuffer>;
@@ -55,11 +60,21 @@ IngestService::IngestService(Ingestor* ingestor, IngestLimits* limits,
 
 grpc::Status IngestService::Stream(grpc::ServerContext* context,
                                    RawStream* stream) {
+  if (streams_ == nullptr) return ToGrpc(Serve(context, stream, nullptr));
+  auto open = streams_->Enter(context);
+  if (!open.ok()) return ToGrpc(open.status());
+  return ToGrpc(Serve(context, stream, open->get()));
+}
+
+absl::Status IngestService::Serve(grpc::ServerContext* context,
+                                  RawStream* stream,
+                                  IngestStreams::Handle* open) {
   const CallIdentity who = Identify(*context);
   AgentGuard::Claims claims(guard_, context);
   v1::Batch batch;
   absl::Status status;
   while (ReadBatch(stream, &batch, &status)) {
+    if (open != nullptr) open->Touch();
     const size_t bytes = batch.ByteSizeLong();
     if (status = Admit(context, who, batch, bytes, &claims); !status.ok()) {
       break;
@@ -76,7 +91,7 @@ grpc::Status IngestService::Stream(grpc::ServerContext* context,
       break;  // the agent went away; it resends
     }
   }
-  return ToGrpc(status);
+  return status;
 }
 
 bool IngestService::ReadBatch(RawStream* stream, v1::Batch* batch,
