@@ -81,7 +81,9 @@ absl::Status IngestService::Serve(grpc::ServerContext* context,
     }
     v1::Ack ack;
     if (status = Store(&batch, &ack); !status.ok()) {
-      if (absl::IsOutOfRange(status)) status = Loud(*context, status);
+      if (absl::IsOutOfRange(status) || absl::IsAlreadyExists(status)) {
+        status = Loud(*context, status);
+      }
       break;
     }
     grpc::ByteBuffer out;
@@ -111,6 +113,7 @@ bool IngestService::ReadBatch(RawStream* stream, v1::Batch* batch,
 absl::Status IngestService::Store(v1::Batch* batch, v1::Ack* ack) {
   absl::StatusOr<v1::Ack> acked = ingestor_->IngestTaking(batch);
   if (absl::IsOutOfRange(acked.status())) return acked.status();
+  if (absl::IsAlreadyExists(acked.status())) return acked.status();
   if (absl::IsInvalidArgument(acked.status())) return acked.status();
   if (!acked.ok()) {  // e.g. a failed write: the agent retries
     return absl::UnavailableError(

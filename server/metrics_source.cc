@@ -158,11 +158,14 @@ void AddAgentFamilies(const IngestStats& s, const AgentGuard* guard,
       "Ingest streams ended for their batches' agent_id or sequence "
       "(docs/security.md, \"Agent identities\"), by reason: id_too_long, "
       "identity_mismatch (credentials not bound to the id), id_in_use (two "
-      "live streams for one id) and sequence_jump.",
+      "live streams for one id), sequence_jump and diverging_sequence (an "
+      "acknowledged sequence with other events: two agents with one id).",
       MetricKind::kCounter);
   for (int r = 0; r < AgentGuard::kNumReasons; ++r) {
     const auto reason = static_cast<AgentGuard::Reason>(r);
     const int64_t n = reason == AgentGuard::kSequenceJump ? s.sequence_jumps
+                      : reason == AgentGuard::kDivergingSequence
+                          ? s.diverging_sequences
                       : guard != nullptr ? guard->refused(reason)
                                          : 0;
     AddSample(&refused, {{"reason", AgentGuard::ReasonName(reason)}}, n);
