@@ -71,8 +71,10 @@ struct GoodputdOptions {
   // Ingest streams open at once at most (IngestStreams); 0 = max_streams
   // minus max(2, max_streams / 8), kept for queries and health.
   int max_ingest_streams = 0;
-  // An ingest stream with no batch this long is ended; 0 = never.
-  int64_t stream_idle_timeout_ns = 15 * 60 * core::kNanosPerSecond;
+  // An ingest stream with no batch this long (on the Clock) is ended;
+  // 0 = never. goodputd's flag defaults to 15m; in process it is off, so
+  // tests that move a fake clock far do not lose their streams.
+  int64_t stream_idle_timeout_ns = 0;
   // gRPC keepalive pings on idle connections, and how long an answer may
   // take before the connection (and its streams) is closed as dead.
   int64_t keepalive_time_ns = 60 * core::kNanosPerSecond;

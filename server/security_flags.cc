@@ -173,6 +173,7 @@ absl::Status ApplySecurityFlags(const SecurityFlags& f,
   options->auth_tokens = f.auth_tokens.value_or("");
   options->metrics_basic_auth_file = f.metrics_basic_auth_file.value_or("");
   constexpr int64_t kBig = std::numeric_limits<int32_t>::max();
+  options->stream_idle_timeout_ns = 15 * 60 * int64_t{1000000000};
   IngestLimitOptions& limits = options->limits;
   codec::ValidationLimits& validation = options->validation;
   for (absl::Status s :
