@@ -61,9 +61,10 @@ absl::Status Agent::Init() {
     if (absl::Status s = StartTail(); !s.ok()) return s;
   }
   StartPipeline(flags_.host.empty() ? HostName() : flags_.host);
-  auto intake = Intake::Start(
-      {flags_.socket_path, flags_.max_line_bytes, flags_.max_connections},
-      sink_, clock_, &metrics_);
+  auto intake =
+      Intake::Start({flags_.socket_path, flags_.max_line_bytes,
+                     flags_.max_connections, flags_.client_idle_timeout},
+                    sink_, clock_, &metrics_);
   if (!intake.ok()) return intake.status();
   intake_ = *std::move(intake);
   return StartHttp();

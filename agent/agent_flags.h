@@ -33,6 +33,8 @@ struct AgentFlags {
   size_t max_in_flight = 8;
   size_t max_line_bytes = size_t{1} << 20;
   size_t max_connections = 256;
+  // A socket client with no bytes this long is closed (it reconnects).
+  absl::Duration client_idle_timeout = absl::Minutes(5);
   ClientTlsFlags tls;  // --tls_ca, --tls_cert, --tls_key, --auth_token_file
   std::string metrics_basic_auth_file;  // "user:password" lines
   std::string client_spool_dir;  // client spool files to ingest; empty: off

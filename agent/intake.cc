@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -176,9 +177,10 @@ void Intake::Loop() {
   while (!stopping_) {
     fds.clear();
     fds.push_back({wake_read_, POLLIN, 0});
-    fds.push_back({listen_fd_, POLLIN, 0});
+    fds.push_back(
+        {listen_fd_, static_cast<short>(MayAccept() ? POLLIN : 0), 0});
     for (const auto& c : connections_) fds.push_back({c->fd, POLLIN, 0});
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    if (::poll(fds.data(), fds.size(), PollTimeoutMs()) < 0) {
       if (errno == EINTR) continue;
       LogLine(absl::StrCat("socket: poll: ", std::strerror(errno)));
       break;
@@ -196,40 +198,153 @@ void Intake::Loop() {
       }
     }
     connections_.swap(open);
+    CloseIdle();
     if (fds[1].revents != 0) AcceptAll();
   }
   CloseAll();
 }
 
+int Intake::PollTimeoutMs() const {
+  int64_t wait_ns = -1;
+  const int64_t now = clock_->NowNanos();
+  auto until = [&](const Connection& c, absl::Duration after) {
+    const int64_t ns = std::max<int64_t>(
+        0, c.last_active_ns + absl::ToInt64Nanoseconds(after) - now);
+    wait_ns = wait_ns < 0 ? ns : std::min(wait_ns, ns);
+  };
+  for (const auto& c : connections_) {
+    if (options_.idle_timeout > absl::ZeroDuration()) {
+      until(*c, options_.idle_timeout);
+    }
+    if (waiting_) until(*c, options_.evictable_idle);
+  }
+  if (wait_ns < 0) return -1;
+  // The clock may be a test's: look again at least every second.
+  return static_cast<int>(std::min<int64_t>(wait_ns / 1000000 + 1, 1000));
+}
+
+bool Intake::MayAccept() const {
+  // At the cap, the listening socket is still watched until a client is
+  // found waiting (counted and logged once), then only once one could
+  // make room: never in a busy loop.
+  if (connections_.size() < options_.max_connections || !waiting_) return true;
+  const int64_t idle_ns = absl::ToInt64Nanoseconds(options_.evictable_idle);
+  const int64_t now = clock_->NowNanos();
+  for (const auto& c : connections_) {
+    if (now - c->last_active_ns >= idle_ns) return true;
+  }
+  return false;
+}
+
 void Intake::AcceptAll() {
   while (true) {
+    pollfd pending = {listen_fd_, POLLIN, 0};
+    if (::poll(&pending, 1, 0) <= 0) return;  // nobody waits to connect
+    if (connections_.size() >= options_.max_connections && !EvictIdlest()) {
+      if (!waiting_) {
+        waiting_ = true;
+        {
+          absl::MutexLock lock(&mu_);
+          ++stats_.full_waits;
+          metrics_->socket_full->Increment();
+        }
+        LogLimited(absl::StrCat("socket: ", connections_.size(),
+                                " clients connected "
+                                "(--max_connections=",
+                                options_.max_connections,
+                                ") and none idle "
+                                "for ",
+                                absl::FormatDuration(options_.evictable_idle),
+                                ": new clients wait until one leaves"));
+      }
+      return;
+    }
     int fd =
         ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        int64_t suppressed = 0;
-        if (reject_log_.Allow(&suppressed)) {
-          LogLine(absl::StrCat("socket: accept: ", std::strerror(errno)));
-        }
+        LogLimited(absl::StrCat("socket: accept: ", std::strerror(errno)));
       }
       return;
     }
-    absl::MutexLock lock(&mu_);
-    if (connections_.size() >= options_.max_connections) {
-      ::close(fd);
-      ++stats_.refused_connections;
-      continue;
-    }
+    waiting_ = false;
     auto c = std::make_unique<Connection>();
     c->fd = fd;
     c->id = next_id_++;
+    c->last_active_ns = clock_->NowNanos();
     connections_.push_back(std::move(c));
+    absl::MutexLock lock(&mu_);
     ++stats_.connections;
     ++stats_.open_connections;
     metrics_->connections->Increment();
     metrics_->open_connections->Increment();
   }
+}
+
+bool Intake::EvictIdlest() {
+  if (connections_.empty()) return false;
+  auto idlest = std::min_element(connections_.begin(), connections_.end(),
+                                 [](const auto& a, const auto& b) {
+                                   return a->last_active_ns < b->last_active_ns;
+                                 });
+  const absl::Duration idle =
+      absl::Nanoseconds(clock_->NowNanos() - (*idlest)->last_active_ns);
+  if (idle < options_.evictable_idle) return false;
+  LogLimited(
+      absl::StrCat("socket: --max_connections=", options_.max_connections,
+                   " reached: closed client ", (*idlest)->id, " (idle for ",
+                   absl::FormatDuration(idle), ") for a new client"));
+  ShutDownAndClose(idlest->get());
+  connections_.erase(idlest);
+  absl::MutexLock lock(&mu_);
+  ++stats_.evicted;
+  metrics_->socket_closed_evicted->Increment();
+  return true;
+}
+
+void Intake::CloseIdle() {
+  if (options_.idle_timeout <= absl::ZeroDuration()) return;
+  const int64_t now = clock_->NowNanos();
+  const int64_t limit = absl::ToInt64Nanoseconds(options_.idle_timeout);
+  int64_t closed = 0;
+  for (auto it = connections_.begin(); it != connections_.end();) {
+    if (now - (*it)->last_active_ns < limit) {
+      ++it;
+      continue;
+    }
+    LogLimited(absl::StrCat("socket: closed client ", (*it)->id,
+                            ": no bytes for --client_idle_timeout=",
+                            absl::FormatDuration(options_.idle_timeout)));
+    ShutDownAndClose(it->get());
+    it = connections_.erase(it);
+    ++closed;
+  }
+  if (closed == 0) return;
+  absl::MutexLock lock(&mu_);
+  stats_.idle_closed += closed;
+  metrics_->socket_closed_idle->Increment(static_cast<double>(closed));
+}
+
+void Intake::ShutDownAndClose(Connection* c) {
+  // After SHUT_RD the client's writes fail with EPIPE; what it wrote before
+  // is still queued here and is read now.
+  ::shutdown(c->fd, SHUT_RD);
+  for (int i = 0; i < kMaxDrainReads; ++i) {
+    ssize_t n = ::read(c->fd, read_buffer_.data(), read_buffer_.size());
+    if (n <= 0) break;
+    ProcessChunk(
+        c, absl::string_view(read_buffer_.data(), static_cast<size_t>(n)));
+  }
+  Close(c);
+}
+
+void Intake::LogLimited(const std::string& line) {
+  int64_t suppressed = 0;
+  if (!reject_log_.Allow(&suppressed)) return;
+  LogLine(suppressed > 0 ? absl::StrCat(line, " (", suppressed,
+                                        " more log lines suppressed)")
+                         : line);
 }
 
 bool Intake::ReadFrom(Connection* c) {
@@ -238,6 +353,7 @@ bool Intake::ReadFrom(Connection* c) {
     return true;
   }
   if (n <= 0) return false;  // EOF, or a reset: both end the connection
+  c->last_active_ns = clock_->NowNanos();
   ProcessChunk(c,
                absl::string_view(read_buffer_.data(), static_cast<size_t>(n)));
   return true;

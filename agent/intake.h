@@ -8,6 +8,15 @@
 // without its '\n' when the client disconnects is dropped and counted. Clients
 // get nothing back.
 //
+// Connections are bounded (agent/README.md, "Idle and excess clients"): one
+// with no bytes for `idle_timeout` is closed; at `max_connections` a new
+// client takes the place of the connection idle longest (if idle for at
+// least `evictable_idle`), else it waits in the listen backlog until a
+// place frees (never accepted and dropped). Closing for either reason first
+// shuts the connection for reading, so a client's later write fails (EPIPE)
+// instead of vanishing, then takes what the client wrote before. Both are
+// counted and logged.
+//
 // Owns the listening socket and the client connections; does not own the
 // batcher, clock or metrics. Thread-safe: one internal thread does all the
 // I/O; stats() and Stop() may be called from any thread.
@@ -41,14 +50,21 @@ class Intake {
   struct Options {
     std::string socket_path;
     size_t max_line_bytes = size_t{1} << 20;
-    // Bounds memory at max_connections x max_line_bytes; more clients are
-    // accepted and closed at once (counted as refused).
+    // Bounds memory at max_connections x max_line_bytes; a client beyond
+    // it replaces the longest-idle one, or waits in the backlog.
     size_t max_connections = 256;
+    // A connection with no bytes this long (on the Clock) is closed; zero:
+    // never (the agent's --client_idle_timeout defaults to 5m).
+    absl::Duration idle_timeout = absl::ZeroDuration();
+    // At max_connections, a connection idle this long may make room.
+    absl::Duration evictable_idle = absl::Seconds(1);
   };
 
   struct Stats {
-    int64_t connections = 0;          // accepted since start
-    int64_t refused_connections = 0;  // over max_connections
+    int64_t connections = 0;  // accepted since start
+    int64_t idle_closed = 0;  // closed after idle_timeout
+    int64_t evicted = 0;      // closed at max_connections for a new client
+    int64_t full_waits = 0;   // times new clients had to wait in the backlog
     int64_t open_connections = 0;
     int64_t accepted_lines = 0;
     int64_t blank_lines = 0;  // skipped, not an error
@@ -84,9 +100,10 @@ class Intake {
   struct Connection {
     int fd = -1;
     int64_t id = 0;
-    int64_t line = 1;         // number of the line being read
-    std::string buffer;       // its bytes so far
-    bool discarding = false;  // it is too long: skip to its '\n'
+    int64_t last_active_ns = 0;  // accepted, or its last bytes (clock)
+    int64_t line = 1;            // number of the line being read
+    std::string buffer;          // its bytes so far
+    bool discarding = false;     // it is too long: skip to its '\n'
   };
   enum class Outcome { kAccepted, kBlank, kInvalid, kTooLong, kPartial };
 
@@ -95,7 +112,20 @@ class Intake {
          AgentMetrics* metrics);
 
   void Loop();
+  // poll()'s timeout: until the next idle deadline, or -1.
+  int PollTimeoutMs() const;
+  // Whether to poll the listening socket (not while clients already wait
+  // at the cap with nobody idle enough to make room).
+  bool MayAccept() const;
   void AcceptAll();
+  // At max_connections: closes the connection idle longest if it is
+  // evictable and returns true; else false.
+  bool EvictIdlest();
+  // Closes connections idle for idle_timeout.
+  void CloseIdle();
+  // Shuts `c` for reading, takes what its client wrote before, closes it.
+  void ShutDownAndClose(Connection* c);
+  void LogLimited(const std::string& line);
   // Reads what `c` sent; false when the connection is finished.
   bool ReadFrom(Connection* c);
   void ProcessChunk(Connection* c, absl::string_view data);
@@ -126,6 +156,7 @@ class Intake {
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<char> read_buffer_;
   int64_t next_id_ = 1;
+  bool waiting_ = false;  // new clients wait in the backlog now
 
   std::atomic<bool> stopping_{false};
   std::thread thread_;

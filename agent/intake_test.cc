@@ -1,5 +1,6 @@
 #include "agent/intake.h"
 
+#include <errno.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -234,27 +235,80 @@ TEST_F(IntakeTest, LiveSocketOrRegularFileIsNotTakenOver) {
   EXPECT_TRUE(absl::IsInvalidArgument(too_long.status()));
 }
 
-TEST_F(IntakeTest, ConnectionsOverTheLimitAreRefused) {
+// Whether a write on `fd` fails because the agent closed it (EPIPE).
+bool WriteFailsClosed(int fd) {
+  const char byte = '\n';
+  return ::send(fd, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+         errno == EPIPE;
+}
+
+// Issue 15 item 4: 256 idle connections used to make the next client's
+// events disappear (accepted and closed at once, nothing counted).
+TEST_F(IntakeTest, IdleClientsAtTheLimitMakeRoomForANewOne) {
+  StartIntake(1 << 20, /*max_connections=*/256);
+  std::vector<int> idle;
+  for (int i = 0; i < 256; ++i) {
+    auto fd = ConnectUnix(socket_);
+    ASSERT_TRUE(fd.ok()) << i;
+    idle.push_back(*fd);
+  }
+  ASSERT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.open_connections == 256; },
+      kTimeout));
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Seconds(2)));
+  SendAndClose(StepLine("a", 1));
+  ASSERT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.accepted_lines == 1; }, kTimeout));
+  EXPECT_EQ(intake_->stats().evicted, 1);
+  EXPECT_EQ(metrics_.socket_closed_evicted->Value(), 1);
+  // The one closed for it learns on its next write instead of losing it.
+  int failed = 0;
+  for (int fd : idle) failed += WriteFailsClosed(fd) ? 1 : 0;
+  EXPECT_EQ(failed, 1);
+  for (int fd : idle) ::close(fd);
+  EXPECT_EQ(Spooled().size(), 1u);
+}
+
+TEST_F(IntakeTest, AtTheLimitWithNobodyIdleANewClientWaitsAndIsNotLost) {
   StartIntake(1 << 20, /*max_connections=*/2);
-  std::vector<int> fds;
+  std::vector<int> busy;
   for (int i = 0; i < 2; ++i) {
     auto fd = ConnectUnix(socket_);
     ASSERT_TRUE(fd.ok());
-    fds.push_back(*fd);
+    busy.push_back(*fd);
   }
   ASSERT_TRUE(intake_->AwaitStats(
       [](const Intake::Stats& s) { return s.open_connections == 2; },
       kTimeout));
-  auto extra = ConnectUnix(socket_);
-  ASSERT_TRUE(extra.ok());
+  SendAndClose(StepLine("a", 1));  // queued in the backlog, not dropped
   ASSERT_TRUE(intake_->AwaitStats(
-      [](const Intake::Stats& s) { return s.refused_connections == 1; },
-      kTimeout));
-  char byte;
-  EXPECT_EQ(::read(*extra, &byte, 1), 0);  // closed by the agent
-  ::close(*extra);
-  for (int fd : fds) ::close(fd);
-  EXPECT_TRUE(AwaitClosed(2));
+      [](const Intake::Stats& s) { return s.full_waits == 1; }, kTimeout));
+  EXPECT_EQ(intake_->stats().accepted_lines, 0);
+  EXPECT_EQ(metrics_.socket_full->Value(), 1);
+  ::close(busy[0]);
+  ASSERT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.accepted_lines == 1; }, kTimeout));
+  ::close(busy[1]);
+  EXPECT_TRUE(AwaitClosed(3));
+}
+
+TEST_F(IntakeTest, AClientIdleForTheTimeoutIsClosedAndItsNextWriteFails) {
+  auto intake =
+      Intake::Start({socket_, 1 << 20, 256, /*idle_timeout=*/absl::Minutes(1)},
+                    batcher_.get(), &clock_, &metrics_);
+  ASSERT_TRUE(intake.ok()) << intake.status();
+  intake_ = *std::move(intake);
+  auto fd = ConnectUnix(socket_);
+  ASSERT_TRUE(fd.ok());
+  ASSERT_TRUE(SendAll(*fd, StepLine("a", 1)));
+  ASSERT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.accepted_lines == 1; }, kTimeout));
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Minutes(2)));
+  ASSERT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.idle_closed == 1; }, kTimeout));
+  EXPECT_TRUE(WriteFailsClosed(*fd));
+  EXPECT_EQ(metrics_.socket_closed_idle->Value(), 1);
+  ::close(*fd);
 }
 
 TEST_F(IntakeTest, StopWithOpenClientsCountsTheirPartialLines) {

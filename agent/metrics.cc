@@ -43,6 +43,20 @@ AgentMetrics::AgentMetrics()
                            "Client connections accepted on the socket.");
   open_connections = NewGauge(r, "goodput_agent_open_connections",
                               "Client connections open on the socket.");
+  auto& closed = prometheus::BuildCounter()
+                     .Name("goodput_agent_socket_closed_total")
+                     .Help(
+                         "Socket clients the agent closed, by reason: idle "
+                         "(no bytes for --client_idle_timeout), evicted (the "
+                         "longest idle, at --max_connections, for a new "
+                         "client).")
+                     .Register(r);
+  socket_closed_idle = &closed.Add({{"reason", "idle"}});
+  socket_closed_evicted = &closed.Add({{"reason", "evicted"}});
+  socket_full =
+      NewCounter(r, "goodput_agent_socket_full_total",
+                 "Times new socket clients had to wait: --max_connections were "
+                 "connected and none idle for 1s.");
   spooled_batches = NewCounter(r, "goodput_agent_spooled_batches_total",
                                "Batches written to the spool.");
   spooled_events = NewCounter(r, "goodput_agent_spooled_events_total",

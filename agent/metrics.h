@@ -32,6 +32,9 @@ class AgentMetrics {
   prometheus::Counter* rejected_partial;   // reason="partial"
   prometheus::Counter* connections;
   prometheus::Gauge* open_connections;
+  prometheus::Counter* socket_closed_idle;     // reason="idle"
+  prometheus::Counter* socket_closed_evicted;  // reason="evicted"
+  prometheus::Counter* socket_full;
   // Batcher and spool.
   prometheus::Counter* spooled_batches;
   prometheus::Counter* spooled_events;

@@ -1,9 +1,16 @@
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "cli/emit_command.h"
 #include "codec/emit_event.h"
 #include "gmock/gmock.h"
@@ -129,6 +136,57 @@ TEST_F(EmitCommandTest, WithoutAgentTheEventGoesToTheClientSpool) {
     ++files;
   }
   EXPECT_EQ(files, 1);
+}
+
+// A listening Unix socket at `path` that never accepts, with its backlog
+// full: another connect() finds no room (issue 15 item 4: an agent whose
+// --max_connections clients are all busy and whose backlog filled up).
+class FullBacklog {
+ public:
+  explicit FullBacklog(const std::string& path) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    path.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
+    listener_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    EXPECT_EQ(
+        ::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(::listen(listener_, 0), 0);
+    // With a backlog of 0, one waiting connection fills it.
+    queued_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    EXPECT_EQ(
+        ::connect(queued_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
+        0);
+  }
+  ~FullBacklog() { Close(); }
+  // Closing the listener also wakes a connect() blocked on it.
+  void Close() {
+    if (listener_ >= 0) ::close(listener_);
+    if (queued_ >= 0) ::close(queued_);
+    listener_ = queued_ = -1;
+  }
+
+ private:
+  int listener_ = -1;
+  int queued_ = -1;
+};
+
+TEST_F(EmitCommandTest, AnAgentThatCannotTakeTheClientSpoolsAtOnce) {
+  FullBacklog agent(dir_ + "/agent.sock");
+  int code = -1;
+  absl::Notification done;
+  std::thread emit([&] {
+    code = Run({"job_ended", "--job_id=j", "--outcome=SUCCEEDED",
+                "--socket=" + dir_ + "/agent.sock",
+                "--spool_dir=" + dir_ + "/spool"});
+    done.Notify();
+  });
+  const bool returned = done.WaitForNotificationWithTimeout(absl::Seconds(20));
+  agent.Close();  // unblocks a connect() that waited (the old behaviour)
+  emit.join();
+  EXPECT_TRUE(returned) << "emit blocked on the agent's full backlog";
+  EXPECT_EQ(code, 0);
+  EXPECT_THAT(err_.str(), HasSubstr("spooled to"));
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/spool"));
 }
 
 TEST_F(EmitCommandTest, UsageErrorsExit2WithOneLine) {

@@ -30,6 +30,8 @@ const char* AgentGuard::ReasonName(Reason reason) {
       return "identity_mismatch";
     case kIdInUse:
       return "id_in_use";
+    case kDivergingSequence:
+      return "diverging_sequence";
     default:
       return "sequence_jump";
   }

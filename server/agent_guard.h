@@ -40,12 +40,14 @@ struct CallIdentity {
 class AgentGuard {
  public:
   // Why a batch's agent_id was refused; ReasonName gives the metric label.
-  // (kSequenceJump is the Ingestor's, counted in IngestStats.)
+  // (kSequenceJump and kDivergingSequence are the Ingestor's, counted in
+  // IngestStats.)
   enum Reason {
     kIdTooLong,
     kIdentityMismatch,
     kIdInUse,
     kSequenceJump,
+    kDivergingSequence,
     kNumReasons
   };
   static const char* ReasonName(Reason reason);

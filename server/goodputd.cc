@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "grpc/grpc.h"
 #include "grpcpp/resource_quota.h"
 #include "grpcpp/server_builder.h"
 #include "server/threadpool_refusals.h"
@@ -34,6 +36,12 @@ QueryService::FaultHook HoldQuery(int64_t n) {
   };
 }
 
+// --max_ingest_streams, or its default: --max_streams minus a reserve.
+int IngestStreamCap(const GoodputdOptions& o) {
+  if (o.max_ingest_streams > 0) return o.max_ingest_streams;
+  return std::max(1, o.max_streams - std::max(2, o.max_streams / 8));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Goodputd>> Goodputd::Start(
@@ -44,11 +52,23 @@ absl::StatusOr<std::unique_ptr<Goodputd>> Goodputd::Start(
   return d;
 }
 
-absl::Status Goodputd::Init(Clock* clock) {
-  auto store = storage::RocksDbEventStore::Open(options_.data_dir,
-                                                {.fsync = options_.fsync});
+absl::Status Goodputd::OpenStore() {
+  auto store = storage::RocksDbEventStore::Open(
+      options_.data_dir,
+      {.fsync = options_.fsync, .accept_loss = options_.accept_store_loss});
   if (!store.ok()) return store.status();
+  if (!(*store)->damage().empty()) {
+    store_damaged_ = true;
+    store_lost_batches_ = (*store)->lost_batches();
+    std::cerr << "goodputd: ERROR: starting DEGRADED (--accept_store_loss): "
+              << (*store)->damage() << std::endl;
+  }
   store_ = *std::move(store);
+  return absl::OkStatus();
+}
+
+absl::Status Goodputd::Init(Clock* clock) {
+  if (absl::Status s = OpenStore(); !s.ok()) return s;
   live_ = std::make_unique<LiveState>(&options_.config, options_.lateness_ns,
                                       store_.get());
   ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), clock,
@@ -75,8 +95,14 @@ absl::Status Goodputd::Init(Clock* clock) {
 void Goodputd::MakeServices(Clock* clock) {
   guard_ =
       std::make_unique<AgentGuard>(options_.agent_guard, store_.get(), clock);
+  streams_ = std::make_unique<IngestStreams>(
+      IngestStreams::Options{
+          .max_streams = IngestStreamCap(options_),
+          .idle_timeout_ns = options_.stream_idle_timeout_ns},
+      clock);
   ingest_service_ = std::make_unique<IngestService>(
-      ingestor_.get(), limits_.get(), guard_.get(), tokens_.get());
+      ingestor_.get(), limits_.get(), guard_.get(), tokens_.get(),
+      streams_.get());
   admission_ = std::make_unique<QueryAdmission>(
       options_.max_concurrent_queries,
       [limits = limits_.get()] { limits->CountRefusedQuery(); });
@@ -101,6 +127,16 @@ absl::Status Goodputd::StartGrpc() {
   builder.AddListeningPort(options_.grpc_address, *credentials, &port_);
   builder.SetMaxReceiveMessageSize(limits_->TransportLimit());
   builder.SetResourceQuota(quota);
+  // Dead peers (a half-open connection) end their streams within
+  // keepalive time + timeout; agents' own pings are allowed that often.
+  const int keepalive_ms =
+      static_cast<int>(options_.keepalive_time_ns / 1000000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, keepalive_ms);
+  builder.AddChannelArgument(
+      GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+      static_cast<int>(options_.keepalive_timeout_ns / 1000000));
+  builder.AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, keepalive_ms / 2);
   std::vector<
       std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
       interceptors;
@@ -114,7 +150,28 @@ absl::Status Goodputd::StartGrpc() {
     return absl::UnavailableError(absl::StrCat(
         "--grpc_address: cannot listen on ", options_.grpc_address));
   }
+  StartReaper();
   return absl::OkStatus();
+}
+
+void Goodputd::StartReaper() {
+  if (options_.stream_idle_timeout_ns <= 0) return;
+  // Checks a few times per timeout (at most every 5 s), in real time; what
+  // counts as idle is measured on the clock.
+  const absl::Duration every =
+      std::clamp(absl::Nanoseconds(options_.stream_idle_timeout_ns) / 4,
+                 absl::Milliseconds(10), absl::Seconds(5));
+  reaper_ = std::thread([this, every] {
+    while (!stop_reaper_.WaitForNotificationWithTimeout(every)) {
+      streams_->CancelIdle();
+    }
+  });
+}
+
+void Goodputd::StopReaper() {
+  if (!reaper_.joinable()) return;
+  stop_reaper_.Notify();
+  reaper_.join();
 }
 
 absl::Status Goodputd::InstallFault() {
@@ -153,6 +210,8 @@ absl::Status Goodputd::StartMetrics(Clock* clock) {
   metrics_source_ = std::make_unique<MetricsSource>(
       &options_.config, options_.metrics, ingestor_.get(), clock, limits_.get(),
       tokens_.get(), store_.get(), guard_.get());
+  metrics_source_->set_store_damage(store_damaged_, store_lost_batches_);
+  metrics_source_->set_streams(streams_.get());
   auto exporter = MetricsExporter::Start(
       options_.metrics_address,
       [source = metrics_source_.get()] { return source->Collect(); },
@@ -163,6 +222,7 @@ absl::Status Goodputd::StartMetrics(Clock* clock) {
 }
 
 void Goodputd::Shutdown() {
+  StopReaper();
   if (grpc_) {
     grpc_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::nanoseconds(options_.shutdown_grace_ns));

@@ -5,14 +5,17 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
 #include "core/config.h"
 #include "core/fleet_metrics.h"
 #include "grpcpp/server.h"
 #include "server/agent_guard.h"
 #include "server/ingest_limits.h"
 #include "server/ingest_service.h"
+#include "server/ingest_streams.h"
 #include "server/ingestor.h"
 #include "server/live_state.h"
 #include "server/metrics_exporter.h"
@@ -31,6 +34,9 @@ struct GoodputdOptions {
   std::string grpc_address = "127.0.0.1:7700";  // port 0 picks one
   int64_t lateness_ns = 5 * core::kNanosPerSecond;
   bool fsync = false;  // sync the WAL per batch
+  // --accept_store_loss: start on a store that lost acknowledged batches
+  // (a damaged WAL) instead of refusing; loud in the log and the metrics.
+  bool accept_store_loss = false;
   // Raw events of jobs that ended longer ago are deleted (Ingestor::
   // set_retention); nullopt keeps them forever.
   std::optional<int64_t> retention_ns;
@@ -62,6 +68,17 @@ struct GoodputdOptions {
   std::optional<int64_t> agent_series_ttl_ns =
       24 * 3600 * core::kNanosPerSecond;
   int max_streams = 256;  // concurrent RPCs (server threads)
+  // Ingest streams open at once at most (IngestStreams); 0 = max_streams
+  // minus max(2, max_streams / 8), kept for queries and health.
+  int max_ingest_streams = 0;
+  // An ingest stream with no batch this long (on the Clock) is ended;
+  // 0 = never. goodputd's flag defaults to 15m; in process it is off, so
+  // tests that move a fake clock far do not lose their streams.
+  int64_t stream_idle_timeout_ns = 0;
+  // gRPC keepalive pings on idle connections, and how long an answer may
+  // take before the connection (and its streams) is closed as dead.
+  int64_t keepalive_time_ns = 60 * core::kNanosPerSecond;
+  int64_t keepalive_timeout_ns = 20 * core::kNanosPerSecond;
   // Report, Jobs and Fleet queries running at once (QueryAdmission); more
   // are refused RESOURCE_EXHAUSTED.
   int max_concurrent_queries = 4;
@@ -88,6 +105,8 @@ class Goodputd {
   int64_t agent_refused(AgentGuard::Reason reason) const {
     return guard_->refused(reason);
   }
+  // Ingest streams open, refused and ended for idleness (IngestStreams).
+  IngestStreams::Stats stream_stats() const { return streams_->stats(); }
   // Stops serving gRPC: new calls are refused at once; calls in flight get
   // `shutdown_grace_ns` to finish, then are cancelled (queries stop at
   // their next cancellation check; agents resend what was not
@@ -99,11 +118,14 @@ class Goodputd {
  private:
   Goodputd() = default;
   absl::Status Init(Clock* clock);
+  absl::Status OpenStore();
   absl::Status InstallFault();
   absl::Status LoadTokens();
   void MakeServices(Clock* clock);
   absl::Status StartGrpc();
   absl::Status StartMetrics(Clock* clock);
+  void StartReaper();
+  void StopReaper();
 
   GoodputdOptions options_;
   std::unique_ptr<storage::EventStore> store_;
@@ -112,11 +134,17 @@ class Goodputd {
   std::unique_ptr<IngestLimits> limits_;
   std::shared_ptr<TokenAuth> tokens_;
   std::unique_ptr<AgentGuard> guard_;
+  std::unique_ptr<IngestStreams> streams_;
   std::unique_ptr<IngestService> ingest_service_;
   std::unique_ptr<QueryAdmission> admission_;
   std::unique_ptr<QueryService> query_service_;
   std::unique_ptr<grpc::Server> grpc_;
+  // Ends idle ingest streams (IngestStreams::CancelIdle) until stopped.
+  absl::Notification stop_reaper_;
+  std::thread reaper_;
   int port_ = 0;
+  bool store_damaged_ = false;
+  uint64_t store_lost_batches_ = 0;
   // Declared last: the exporter stops serving before the rest goes away.
   std::unique_ptr<MetricsSource> metrics_source_;
   std::unique_ptr<MetricsExporter> metrics_;

@@ -25,7 +25,7 @@ constexpr char kUsage[] =
     "flags:\n";
 
 struct Flags {
-  bool help = false, fsync = false;
+  bool help = false, fsync = false, accept_store_loss = false;
   std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
       stall_after, fault, max_job_series, ended_job_grace, windows,
       segment_labels, retention, state_every, state_every_events,
@@ -128,6 +128,7 @@ absl::Status ToOptions(const Flags& flags,
   options->data_dir = *flags.data_dir;
   if (flags.grpc_address) options->grpc_address = *flags.grpc_address;
   options->fsync = flags.fsync;
+  options->accept_store_loss = flags.accept_store_loss;
   if (flags.fault) options->fault = *flags.fault;
   if (absl::Status s =
           goodput::server::ApplySecurityFlags(flags.security, options);
@@ -184,6 +185,9 @@ void AddFlags(goodput::FlagParser* parser, Flags* flags) {
   parser->AddString("stall_after", "DURATION", &flags->stall_after,
                     "in-flight step time after this is a hang (default 10m)");
   parser->AddBool("fsync", &flags->fsync, "sync the WAL on every batch");
+  parser->AddBool("accept_store_loss", &flags->accept_store_loss,
+                  "start on a store that lost acknowledged batches (a "
+                  "damaged WAL) instead of refusing to (docs/delivery.md)");
   parser->AddString("retention", "DURATION", &flags->retention,
                     "delete raw events of jobs ended longer ago than this "
                     "(their final report stays; default: keep forever)");

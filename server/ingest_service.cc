@@ -40,8 +40,13 @@ absl::Status Loud(const grpc::ServerContext& context, absl::Status s) {
 }  // namespace
 
 IngestService::IngestService(Ingestor* ingestor, IngestLimits* limits,
-                             AgentGuard* guard, const TokenAuth* tokens)
-    : ingestor_(ingestor), limits_(limits), guard_(guard), tokens_(tokens) {
+                             AgentGuard* guard, const TokenAuth* tokens,
+                             IngestStreams* streams)
+    : ingestor_(ingestor),
+      limits_(limits),
+      guard_(guard),
+      tokens_(tokens),
+      streams_(streams) {
   using Handler =
       grpc::internal::BidiStreamingHandler<IngestService, grpc::ByteBuffer,
                                            grpc::ByteBuffer>;
@@ -55,18 +60,30 @@ IngestService::IngestService(Ingestor* ingestor, IngestLimits* limits,
 
 grpc::Status IngestService::Stream(grpc::ServerContext* context,
                                    RawStream* stream) {
+  if (streams_ == nullptr) return ToGrpc(Serve(context, stream, nullptr));
+  auto open = streams_->Enter(context);
+  if (!open.ok()) return ToGrpc(open.status());
+  return ToGrpc(Serve(context, stream, open->get()));
+}
+
+absl::Status IngestService::Serve(grpc::ServerContext* context,
+                                  RawStream* stream,
+                                  IngestStreams::Handle* open) {
   const CallIdentity who = Identify(*context);
   AgentGuard::Claims claims(guard_, context);
   v1::Batch batch;
   absl::Status status;
   while (ReadBatch(stream, &batch, &status)) {
+    if (open != nullptr) open->Touch();
     const size_t bytes = batch.ByteSizeLong();
     if (status = Admit(context, who, batch, bytes, &claims); !status.ok()) {
       break;
     }
     v1::Ack ack;
     if (status = Store(&batch, &ack); !status.ok()) {
-      if (absl::IsOutOfRange(status)) status = Loud(*context, status);
+      if (absl::IsOutOfRange(status) || absl::IsAlreadyExists(status)) {
+        status = Loud(*context, status);
+      }
       break;
     }
     grpc::ByteBuffer out;
@@ -76,7 +93,7 @@ grpc::Status IngestService::Stream(grpc::ServerContext* context,
       break;  // the agent went away; it resends
     }
   }
-  return ToGrpc(status);
+  return status;
 }
 
 bool IngestService::ReadBatch(RawStream* stream, v1::Batch* batch,
@@ -96,6 +113,7 @@ bool IngestService::ReadBatch(RawStream* stream, v1::Batch* batch,
 absl::Status IngestService::Store(v1::Batch* batch, v1::Ack* ack) {
   absl::StatusOr<v1::Ack> acked = ingestor_->IngestTaking(batch);
   if (absl::IsOutOfRange(acked.status())) return acked.status();
+  if (absl::IsAlreadyExists(acked.status())) return acked.status();
   if (absl::IsInvalidArgument(acked.status())) return acked.status();
   if (!acked.ok()) {  // e.g. a failed write: the agent retries
     return absl::UnavailableError(

@@ -10,6 +10,7 @@
 #include "proto/service.pb.h"
 #include "server/agent_guard.h"
 #include "server/ingest_limits.h"
+#include "server/ingest_streams.h"
 #include "server/ingestor.h"
 #include "server/token_auth.h"
 
@@ -27,8 +28,11 @@ namespace goodput::server {
 // naming the event, so the method reads raw bytes (not generated code's
 // typed stream, which ends such a stream with OK). A batch whose agent_id
 // `guard` refuses ends it with that refusal; one whose sequence jumps too
-// far (the Ingestor's OUT_OF_RANGE) too. Does not own the Ingestor, limits,
-// guard or tokens. Thread-safe (gRPC calls it from many threads).
+// far (the Ingestor's OUT_OF_RANGE) too. With `streams`, a stream over
+// --max_ingest_streams is refused RESOURCE_EXHAUSTED before it reads, and
+// each batch marks its stream active (IngestStreams ends idle ones). Does
+// not own the Ingestor, limits, guard, tokens or streams. Thread-safe (gRPC
+// calls it from many threads).
 class IngestService final : public grpc::Service {
  public:
   using RawStream =
@@ -36,7 +40,8 @@ class IngestService final : public grpc::Service {
 
   // `limits`, `guard` and `tokens` may be null (no such checks).
   IngestService(Ingestor* ingestor, IngestLimits* limits,
-                AgentGuard* guard = nullptr, const TokenAuth* tokens = nullptr);
+                AgentGuard* guard = nullptr, const TokenAuth* tokens = nullptr,
+                IngestStreams* streams = nullptr);
 
   grpc::Status Stream(grpc::ServerContext* context, RawStream* stream);
 
@@ -44,6 +49,10 @@ class IngestService final : public grpc::Service {
   // The next batch in `*batch`: false at the end of the stream (`*status`
   // OK) or on a bad batch (`*status` says why).
   bool ReadBatch(RawStream* stream, v1::Batch* batch, absl::Status* status);
+  // The batches of one admitted stream, until it ends; the status it ends
+  // with.
+  absl::Status Serve(grpc::ServerContext* context, RawStream* stream,
+                     IngestStreams::Handle* open);
   // OK, or the status that ends the stream (with its retry hint set).
   absl::Status Admit(grpc::ServerContext* context, const CallIdentity& who,
                      const v1::Batch& batch, size_t bytes,
@@ -55,6 +64,7 @@ class IngestService final : public grpc::Service {
   IngestLimits* limits_;
   AgentGuard* guard_;
   const TokenAuth* tokens_;
+  IngestStreams* streams_;
 };
 
 }  // namespace goodput::server

@@ -144,12 +144,9 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
   SeeAgent(batch.agent_id(), clock_->NowNanos());
   v1::Ack ack;
   ack.set_sequence(batch.sequence());
+  const uint64_t print = BatchFingerprints::Of(batch);
   uint64_t& acked = agent_sequence_[batch.agent_id()];
-  if (batch.sequence() <= acked) {
-    ++stats_.duplicate_batches;
-    ack.set_duplicate(true);
-    return ack;
-  }
+  if (batch.sequence() <= acked) return Duplicate(batch, print);
   if (absl::Status s = CheckJump(batch, acked); !s.ok()) return s;
   storage::BatchWrite write;
   Judge(batch_ptr, &write, &ack);
@@ -160,6 +157,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
     return batch_id.status();
   }
   acked = batch.sequence();
+  fingerprints_.Record(batch.agent_id(), batch.sequence(), print);
   if (fault_hook_) fault_hook_("after_store");
   live_->ApplyBatch(*batch_id, &write.accepted);
   last_batch_id_ = *batch_id;
@@ -173,6 +171,26 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
   if (grace_ns_ && write.received_ns >= next_eviction_ns_) {
     (void)EvictLocked();  // the same
   }
+  return ack;
+}
+
+absl::StatusOr<v1::Ack> Ingestor::Duplicate(const v1::Batch& batch,
+                                            uint64_t print) {
+  if (fingerprints_.Compare(batch.agent_id(), batch.sequence(), print) ==
+      BatchFingerprints::Match::kDiffers) {
+    ++stats_.diverging_sequences;
+    return absl::AlreadyExistsError(absl::StrCat(
+        "batch.sequence: batch ", batch.sequence(), " of agent_id \"",
+        batch.agent_id(),
+        "\" has other events than the batch acknowledged under that "
+        "sequence: two agents send under this id (a cloned spool "
+        "directory?); nothing stored. Give the clone a new identity: "
+        "docs/delivery.md, \"Agent identity\""));
+  }
+  ++stats_.duplicate_batches;
+  v1::Ack ack;
+  ack.set_sequence(batch.sequence());
+  ack.set_duplicate(true);
   return ack;
 }
 
@@ -206,6 +224,7 @@ void Ingestor::ExpireAgents(int64_t now_ns) {
   for (auto it = seen.begin(); it != seen.end();) {
     const bool silent = now_ns - it->second > *agent_series_ttl_ns_;
     stats_.expired_agent_series += silent ? 1 : 0;
+    if (silent) fingerprints_.Forget(it->first);
     it = silent ? seen.erase(it) : std::next(it);
   }
 }

@@ -14,6 +14,7 @@
 #include "codec/event_validator.h"
 #include "core/report.h"
 #include "proto/service.pb.h"
+#include "server/batch_fingerprints.h"
 #include "server/ingest_limits.h"
 #include "server/live_state.h"
 #include "storage/event_store.h"
@@ -31,11 +32,14 @@ struct IngestStats {
   std::map<std::string, int64_t> agent_last_seen_ns;  // server clock
   int64_t expired_agent_series = 0;  // agents dropped from the map above
   int64_t sequence_jumps = 0;        // batches refused by the jump limit
-  int64_t snapshot_errors = 0;       // failed snapshot writes (restart replays)
-  int64_t retired_jobs = 0;          // jobs whose raw events retention deleted
-  int64_t evicted_jobs = 0;          // ended jobs dropped from memory
-  int64_t states_written = 0;        // running jobs' state records stored
-  int64_t state_errors = 0;          // failed state writes (restores read more)
+  // Batches refused because an acknowledged sequence came with other
+  // events: two agents with one id (BatchFingerprints).
+  int64_t diverging_sequences = 0;
+  int64_t snapshot_errors = 0;  // failed snapshot writes (restart replays)
+  int64_t retired_jobs = 0;     // jobs whose raw events retention deleted
+  int64_t evicted_jobs = 0;     // ended jobs dropped from memory
+  int64_t states_written = 0;   // running jobs' state records stored
+  int64_t state_errors = 0;     // failed state writes (restores read more)
 };
 
 // The ingest path of goodputd, independent of gRPC: judges each event of
@@ -142,6 +146,10 @@ class Ingestor {
   // Fills `write` and `ack` with the judgement of each event of `batch`.
   void Judge(v1::Batch* batch, storage::BatchWrite* write, v1::Ack* ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A duplicate's ack, or AlreadyExists if its events differ from those of
+  // the batch acknowledged under its sequence (`print`).
+  absl::StatusOr<v1::Ack> Duplicate(const v1::Batch& batch, uint64_t print)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OK, or OutOfRange if `batch`'s sequence jumps too far above `acked`.
   absl::Status CheckJump(const v1::Batch& batch, uint64_t acked)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -161,6 +169,7 @@ class Ingestor {
   LiveState* live_ ABSL_GUARDED_BY(mu_);
   codec::ValidationLimits limits_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> agent_sequence_ ABSL_GUARDED_BY(mu_);
+  BatchFingerprints fingerprints_ ABSL_GUARDED_BY(mu_);
   FaultHook fault_hook_ ABSL_GUARDED_BY(mu_);
   IngestLimits* job_limits_ ABSL_GUARDED_BY(mu_) = nullptr;
   IngestStats stats_ ABSL_GUARDED_BY(mu_);

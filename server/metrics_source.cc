@@ -115,13 +115,14 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
 // Every limit and reason has a sample (0 until hit), so rate() and alerts
 // see the first hit.
 void AddRefusalFamilies(const IngestLimitStats& s, const TokenAuth* tokens,
+                        const IngestStreams::Stats& streams,
                         std::vector<MetricFamilyData>* out) {
   auto limits = NewFamily(
       "goodput_limit_rejected_total",
       "Refusals by the limit hit (docs/security.md): batches for "
       "max_batch_events, max_batch_bytes and agent_rate, events for "
-      "max_jobs, max_labels and max_string_bytes, calls for max_streams "
-      "and max_concurrent_queries.",
+      "max_jobs, max_labels and max_string_bytes, calls for max_streams, "
+      "max_ingest_streams and max_concurrent_queries.",
       MetricKind::kCounter);
   for (const auto& [limit, n] :
        {std::pair("max_batch_events", s.batches_too_large),
@@ -131,7 +132,8 @@ void AddRefusalFamilies(const IngestLimitStats& s, const TokenAuth* tokens,
         std::pair("max_labels", s.labels_limited_events),
         std::pair("max_string_bytes", s.strings_limited_events),
         std::pair("max_streams", s.refused_streams),
-        std::pair("max_concurrent_queries", s.refused_queries)}) {
+        std::pair("max_concurrent_queries", s.refused_queries),
+        std::pair("max_ingest_streams", streams.refused)}) {
     AddSample(&limits, {{"limit", limit}}, n);
   }
   auto auth = NewFamily("goodput_auth_refused_total",
@@ -156,11 +158,14 @@ void AddAgentFamilies(const IngestStats& s, const AgentGuard* guard,
       "Ingest streams ended for their batches' agent_id or sequence "
       "(docs/security.md, \"Agent identities\"), by reason: id_too_long, "
       "identity_mismatch (credentials not bound to the id), id_in_use (two "
-      "live streams for one id) and sequence_jump.",
+      "live streams for one id), sequence_jump and diverging_sequence (an "
+      "acknowledged sequence with other events: two agents with one id).",
       MetricKind::kCounter);
   for (int r = 0; r < AgentGuard::kNumReasons; ++r) {
     const auto reason = static_cast<AgentGuard::Reason>(r);
     const int64_t n = reason == AgentGuard::kSequenceJump ? s.sequence_jumps
+                      : reason == AgentGuard::kDivergingSequence
+                          ? s.diverging_sequences
                       : guard != nullptr ? guard->refused(reason)
                                          : 0;
     AddSample(&refused, {{"reason", AgentGuard::ReasonName(reason)}}, n);
@@ -173,6 +178,23 @@ void AddAgentFamilies(const IngestStats& s, const AgentGuard* guard,
   AddSample(&expired, {}, s.expired_agent_series);
   out->push_back(std::move(refused));
   out->push_back(std::move(expired));
+}
+
+void AddStreamFamilies(const IngestStreams::Stats& s,
+                       std::vector<MetricFamilyData>* out) {
+  auto open = NewFamily("goodput_ingest_streams_open",
+                        "Agent ingest streams open now (at most "
+                        "--max_ingest_streams).",
+                        MetricKind::kGauge);
+  AddSample(&open, {}, static_cast<double>(s.open));
+  auto idle = NewFamily(
+      "goodput_ingest_streams_idle_closed_total",
+      "Agent ingest streams goodputd ended after --stream_idle_timeout "
+      "without a batch.",
+      MetricKind::kCounter);
+  AddSample(&idle, {}, static_cast<double>(s.idle_closed));
+  out->push_back(std::move(open));
+  out->push_back(std::move(idle));
 }
 
 }  // namespace
@@ -240,6 +262,20 @@ void MetricsSource::AddStateFamily(std::vector<MetricFamilyData>* out) const {
   AddSample(&f, {{"op", "load"}}, static_cast<double>(load_failures_));
   AddSample(&f, {{"op", "write"}}, static_cast<double>(write_failures_));
   out->push_back(std::move(f));
+  auto damaged = NewFamily(
+      "goodput_store_damaged",
+      "1 if goodputd started on a store that lost acknowledged batches or "
+      "whose ack marker was unreadable (--accept_store_loss), else 0.",
+      MetricKind::kGauge);
+  AddSample(&damaged, {}, store_damaged_ ? 1 : 0);
+  auto lost = NewFamily(
+      "goodput_store_lost_batches",
+      "Acknowledged batches missing from the store at this start (its WAL "
+      "was damaged; accepted with --accept_store_loss).",
+      MetricKind::kGauge);
+  AddSample(&lost, {}, static_cast<double>(store_lost_batches_));
+  out->push_back(std::move(damaged));
+  out->push_back(std::move(lost));
 }
 
 std::vector<MetricFamilyData> MetricsSource::Collect() {
@@ -277,8 +313,11 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
   AddBatchFamilies(stats, &out);
   AddHealthFamilies(stats, live, applied_ns, clock_->NowNanos(), &out);
   AddStateFamilies(stats, live, &out);
+  const IngestStreams::Stats streams =
+      streams_ != nullptr ? streams_->stats() : IngestStreams::Stats{};
   AddRefusalFamilies(limits_ != nullptr ? limits_->stats() : IngestLimitStats{},
-                     tokens_, &out);
+                     tokens_, streams, &out);
+  AddStreamFamilies(streams, &out);
   AddMemoryFamily(live_jobs, evicted_jobs, &out);
   AddAgentFamilies(stats, guard_, &out);
   return out;

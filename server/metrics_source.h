@@ -11,6 +11,7 @@
 #include "core/metric_family.h"
 #include "server/agent_guard.h"
 #include "server/ingest_limits.h"
+#include "server/ingest_streams.h"
 #include "server/ingestor.h"
 #include "server/token_auth.h"
 #include "storage/event_store.h"
@@ -39,6 +40,23 @@ class MetricsSource {
 
   std::vector<core::MetricFamilyData> Collect();
 
+  // Ingest streams open, refused (max_ingest_streams) and ended idle; not
+  // owned, must outlive this. Call before the first Collect.
+  void set_streams(const IngestStreams* streams) {
+    absl::MutexLock lock(&mu_);
+    streams_ = streams;
+  }
+
+  // What the store found missing at start and goodputd accepted
+  // (--accept_store_loss; docs/delivery.md, "A damaged WAL"): exported as
+  // goodput_store_damaged and goodput_store_lost_batches. Call before the
+  // first Collect.
+  void set_store_damage(bool damaged, uint64_t lost_batches) {
+    absl::MutexLock lock(&mu_);
+    store_damaged_ = damaged;
+    store_lost_batches_ = lost_batches;
+  }
+
   // The meta record that holds the FleetMetrics state.
   static constexpr char kStateName[] = "windows";
 
@@ -61,6 +79,9 @@ class MetricsSource {
   std::string saved_ ABSL_GUARDED_BY(mu_);  // the state last read or written
   int64_t load_failures_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t write_failures_ ABSL_GUARDED_BY(mu_) = 0;
+  const IngestStreams* streams_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool store_damaged_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t store_lost_batches_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace goodput::server

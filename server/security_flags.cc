@@ -156,6 +156,13 @@ void AddSecurityFlags(FlagParser* parser, SecurityFlags* f) {
       "max_concurrent_queries", "N", &f->max_concurrent_queries,
       "report, jobs, fleet and summary queries running at once at most; "
       "more are refused (4)");
+  parser->AddString("max_ingest_streams", "N", &f->max_ingest_streams,
+                    "agent streams open at once at most; the rest of "
+                    "--max_streams is kept for queries and health (default: "
+                    "--max_streams minus max(2, --max_streams/8))");
+  parser->AddString("stream_idle_timeout", "DURATION", &f->stream_idle_timeout,
+                    "an agent stream with no batch this long is ended (15m; "
+                    "0 = never)");
   AddIdentityFlags(parser, f);
 }
 
@@ -167,6 +174,7 @@ absl::Status ApplySecurityFlags(const SecurityFlags& f,
   options->auth_tokens = f.auth_tokens.value_or("");
   options->metrics_basic_auth_file = f.metrics_basic_auth_file.value_or("");
   constexpr int64_t kBig = std::numeric_limits<int32_t>::max();
+  options->stream_idle_timeout_ns = 15 * 60 * int64_t{1000000000};
   IngestLimitOptions& limits = options->limits;
   codec::ValidationLimits& validation = options->validation;
   for (absl::Status s :
@@ -183,8 +191,18 @@ absl::Status ApplySecurityFlags(const SecurityFlags& f,
                    &options->max_streams),
         ParseCount("--max_concurrent_queries", f.max_concurrent_queries, 1,
                    100000, &options->max_concurrent_queries),
+        ParseCount("--max_ingest_streams", f.max_ingest_streams, 1, 100000,
+                   &options->max_ingest_streams),
+        ParseAge("--stream_idle_timeout", f.stream_idle_timeout,
+                 &options->stream_idle_timeout_ns),
         ParseRate(f.max_agent_rate, &limits.agent_events_per_second)}) {
     if (!s.ok()) return s;
+  }
+  if (options->max_ingest_streams > options->max_streams - 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_ingest_streams=", options->max_ingest_streams,
+        " must leave at least 2 of --max_streams=", options->max_streams,
+        " for queries and health checks"));
   }
   return ApplyIdentityFlags(f, options);
 }

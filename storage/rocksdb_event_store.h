@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "proto/storage.pb.h"
+#include "storage/ack_marker.h"
 #include "storage/event_store.h"
 
 namespace rocksdb {
@@ -27,8 +28,15 @@ namespace goodput::storage {
 class RocksDbEventStore : public EventStore {
  public:
   struct Options {
-    bool fsync = false;  // sync the WAL on every batch write
+    bool fsync = false;  // sync the WAL (and the ack marker) on every batch
+    // Open a store that lost acknowledged batches (its WAL was damaged)
+    // instead of refusing it; lost_batches() then says how many.
+    bool accept_loss = false;
   };
+
+  // The file beside RocksDB's that records the newest acknowledged batch
+  // (storage/ack_marker.h).
+  static constexpr char kAckMarkerFile[] = "GOODPUT_ACKED";
 
   // Opens (creating if missing) the store in `dir`.
   static absl::StatusOr<std::unique_ptr<RocksDbEventStore>> Open(
@@ -37,6 +45,12 @@ class RocksDbEventStore : public EventStore {
 
   // Batches of a layout-1 store rewritten to layout 2 by Open.
   int64_t migrated_batches() const { return migrated_batches_; }
+  // With Options::accept_loss: what Open found missing. lost_batches() is
+  // how many acknowledged batches the store no longer has (0 if none, or if
+  // the marker itself was unreadable); damage() is the error Open would
+  // have returned without accept_loss ("" if none).
+  uint64_t lost_batches() const { return lost_batches_; }
+  const std::string& damage() const { return damage_; }
 
   absl::StatusOr<uint64_t> Write(const BatchWrite& batch) override;
   absl::StatusOr<std::map<std::string, uint64_t>> AgentSequences() override;
@@ -84,6 +98,10 @@ class RocksDbEventStore : public EventStore {
                     std::vector<rocksdb::ColumnFamilyHandle*> handles,
                     Options options);
   absl::Status LoadNextBatchId();
+  // Compares the ack marker in `dir` with the newest stored batch: a store
+  // behind its marker lost acknowledged batches (DataLoss, or recorded in
+  // lost_batches_/damage_ with accept_loss). Then marks the store's newest.
+  absl::Status CheckAcknowledged(const std::string& dir);
   // Layout 2 (storage/KEY_LAYOUT.md): checks it, or migrates a store of
   // layout 1 batch by batch (each batch atomically; an interrupted
   // migration goes on at the next open) and marks the store layout 2.
@@ -100,6 +118,9 @@ class RocksDbEventStore : public EventStore {
   Options options_;
   std::atomic<uint64_t> next_batch_id_{1};
   int64_t migrated_batches_ = 0;
+  std::unique_ptr<AckMarker> marker_;
+  uint64_t lost_batches_ = 0;
+  std::string damage_;
 };
 
 }  // namespace goodput::storage

@@ -236,6 +236,40 @@ TEST_F(IngestRefusalsTest, SecondLiveStreamForOneIdIsRefusedLoudly) {
   EXPECT_EQ(ack->accepted(), 1u);
 }
 
+// 15.3: two agents with one id that never stream at the same time (a
+// clone that runs while the original is down) used to lose the second's
+// batches as "duplicates". A resend of the same batch is still a
+// duplicate; the same sequence with other events is refused by name.
+TEST_F(IngestRefusalsTest, DivergingSequenceForOneIdIsRefusedLoudly) {
+  Start();
+  {
+    Stream original(Insecure());
+    ASSERT_TRUE(original.Send(MakeBatch("twin", 1)).has_value());
+    ASSERT_TRUE(original.Send(MakeBatch("twin", 2)).has_value());
+    ASSERT_TRUE(original.Finish().ok());
+  }
+  Stream resend(Insecure());
+  std::optional<v1::Ack> again = resend.Send(MakeBatch("twin", 2));
+  ASSERT_TRUE(again.has_value());
+  EXPECT_TRUE(again->duplicate());
+  ASSERT_TRUE(resend.Finish().ok());
+
+  Stream clone(Insecure());
+  EXPECT_FALSE(
+      clone.Send(MakeBatch("twin", 2, {Started("job-of-clone")})).has_value());
+  grpc::Status refused = clone.Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(refused.error_message().rfind(
+                "batch.sequence: batch 2 of agent_id \"twin\" has other events "
+                "than the batch acknowledged under that sequence: two agents "
+                "send under this id",
+                0),
+            0u)
+      << refused.error_message();
+  EXPECT_EQ(server_->ingestor()->stats().diverging_sequences, 1);
+  EXPECT_EQ(server_->ingestor()->stats().duplicate_batches, 1);
+}
+
 // The same agent reconnecting while goodputd still holds its dead
 // connection's stream gets through once that stream was idle for
 // --agent_takeover_after; the old stream is cancelled.

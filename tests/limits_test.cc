@@ -173,6 +173,9 @@ TEST_F(LimitsTest, EventsOverTheSizeLimitsAreDeadLetteredAndCounted) {
 TEST_F(LimitsTest, CallsOverMaxStreamsAreRefusedAndCounted) {
   server::GoodputdOptions options;
   options.max_streams = 1;
+  // gRPC's own refusal: goodputd's ingest cap (by default below
+  // --max_streams, idle_streams_test) must not come first.
+  options.max_ingest_streams = 100;
   StartWith(std::move(options));
   auto stub = v1::Ingest::NewStub(
       grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));

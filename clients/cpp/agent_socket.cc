@@ -1,6 +1,7 @@
 #include "clients/cpp/agent_socket.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -40,9 +41,13 @@ absl::Status AgentSocket::Connect(const std::string& path) {
         absl::StrCat("socket: path longer than 107 bytes, got ", path));
   }
   memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // Non-blocking for the connect: an agent whose backlog is full (every
+  // --max_connections busy and the backlog too) answers EAGAIN at once
+  // instead of blocking the caller; the caller then spools.
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0 ||
-      ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
     std::string error = strerror(errno);
     if (fd >= 0) ::close(fd);
     return absl::UnavailableError(
@@ -62,10 +67,13 @@ absl::Status AgentSocket::Write(absl::string_view data) {
     ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      std::string error = strerror(errno);
+      const int error = errno;
       Close();
-      return absl::UnavailableError(
-          absl::StrCat("cannot write to the agent at ", path_, ": ", error));
+      std::string message = absl::StrCat("cannot write to the agent at ", path_,
+                                         ": ", strerror(error));
+      return error == EPIPE || error == ECONNRESET
+                 ? absl::AbortedError(message)
+                 : absl::UnavailableError(message);
     }
     data.remove_prefix(static_cast<size_t>(n));
   }

@@ -32,8 +32,10 @@ class AgentSocket {
   // Connects to `path`; Unavailable naming the path on failure.
   absl::Status Connect(const std::string& path);
   bool connected() const { return fd_ >= 0; }
-  // Writes all of `data` (whole lines); on failure closes the connection.
-  // Never raises SIGPIPE.
+  // Writes all of `data` (whole lines); on failure closes the connection:
+  // Aborted if the agent had closed it (EPIPE, ECONNRESET: nothing of
+  // `data` was taken, a new connection may retry it), else Unavailable
+  // (e.g. the 2 s send timeout of a stuck agent). Never raises SIGPIPE.
   absl::Status Write(absl::string_view data);
   void Close();
 

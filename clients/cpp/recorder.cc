@@ -146,20 +146,30 @@ void Recorder::Deliver(const v1::Event& event) {
 }
 
 bool Recorder::WriteSocket(const std::string& line) {
-  if (!socket_.connected()) {
-    const int64_t now = clock_->NowNanos();
-    if (now < next_connect_ns_) return false;
-    const std::string path = options_.socket_path.empty()
-                                 ? DefaultAgentSocket()
-                                 : options_.socket_path;
-    if (!socket_.Connect(path).ok()) {
-      next_connect_ns_ =
-          now + absl::ToInt64Nanoseconds(options_.reconnect_interval);
-      return false;
-    }
-    (void)spool_.Close();  // the agent is back: hand it the spool file
+  if (socket_.connected()) {
+    absl::Status written = socket_.Write(line);
+    if (written.ok()) return true;
+    // Only if the agent closed the connection (idle, or to make room for a
+    // new client: agent/README.md): that write took nothing, so one try on
+    // a new connection cannot count the event twice. A stuck agent (send
+    // timeout) is not tried again.
+    if (!absl::IsAborted(written)) return false;
   }
-  return socket_.Write(line).ok();
+  return ConnectSocket() && socket_.Write(line).ok();
+}
+
+bool Recorder::ConnectSocket() {
+  const int64_t now = clock_->NowNanos();
+  if (now < next_connect_ns_) return false;
+  const std::string path = options_.socket_path.empty() ? DefaultAgentSocket()
+                                                        : options_.socket_path;
+  if (!socket_.Connect(path).ok()) {
+    next_connect_ns_ =
+        now + absl::ToInt64Nanoseconds(options_.reconnect_interval);
+    return false;
+  }
+  (void)spool_.Close();  // the agent is back: hand it the spool file
+  return true;
 }
 
 }  // namespace goodput::client

@@ -68,6 +68,9 @@ class Recorder {
   void Run();
   void Deliver(const v1::Event& event);
   bool WriteSocket(const std::string& line);
+  // Connects the socket unless a failed connect was too recent; false
+  // if not connected.
+  bool ConnectSocket();
 
   const RecorderOptions options_;
   Clock* const clock_;

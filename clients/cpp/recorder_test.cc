@@ -40,7 +40,7 @@ class LineServer {
     ::shutdown(fd_, SHUT_RDWR);
     ::close(fd_);
     thread_.join();
-    if (conn_ >= 0) ::close(conn_);
+    for (int c : conns_) ::close(c);
   }
   // Waits until `n` lines arrived and returns them.
   std::vector<std::string> WaitForLines(size_t n) {
@@ -52,21 +52,36 @@ class LineServer {
     mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(20));
     return absl::StrSplit(data_, '\n', absl::SkipEmpty());
   }
+  // Shuts the connections for reading, as the agent does before it closes
+  // an idle one: the client's next write fails with EPIPE.
+  void ShutReads() {
+    absl::MutexLock lock(&mu_);
+    for (int c : conns_) ::shutdown(c, SHUT_RD);
+  }
 
  private:
+  // Connections one after another (the next once the last ends).
   void Serve(bool read) {
-    conn_ = ::accept(fd_, nullptr, nullptr);
-    if (conn_ < 0 || !read) return;
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(conn_, buf, sizeof(buf))) > 0) {
-      absl::MutexLock lock(&mu_);
-      data_.append(buf, static_cast<size_t>(n));
+    while (true) {
+      const int conn = ::accept(fd_, nullptr, nullptr);
+      if (conn < 0) return;
+      {
+        absl::MutexLock lock(&mu_);
+        conns_.push_back(conn);
+      }
+      if (!read) continue;
+      char buf[4096];
+      ssize_t n;
+      while ((n = ::read(conn, buf, sizeof(buf))) > 0) {
+        absl::MutexLock lock(&mu_);
+        data_.append(buf, static_cast<size_t>(n));
+      }
     }
   }
-  int fd_ = -1, conn_ = -1;
+  int fd_ = -1;
   std::thread thread_;
   absl::Mutex mu_;
+  std::vector<int> conns_ ABSL_GUARDED_BY(mu_);
   std::string data_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -125,6 +140,24 @@ TEST_F(RecorderTest, LinesAreValidEventsForTheAgentDecoder) {
   EXPECT_EQ(events[5].job_ended().outcome(), v1::JobEnded::SUCCEEDED);
   ASSERT_TRUE(rec.Flush(absl::Seconds(20)));  // counts follow the writes
   EXPECT_EQ(rec.counts().sent, 6);
+}
+
+// The agent closes idle connections, and the longest idle one for a new
+// client at --max_connections (agent/README.md): the next event goes on a
+// new connection instead of to the spool.
+TEST_F(RecorderTest, AConnectionTheAgentClosedIsReplacedNotSpooled) {
+  LineServer server(dir_ + "/agent.sock", /*read=*/true);
+  Recorder rec(Options(), &clock_);
+  rec.Started();
+  ASSERT_THAT(server.WaitForLines(1), SizeIs(1));
+  server.ShutReads();
+  rec.Checkpoint(1);
+  EXPECT_THAT(server.WaitForLines(2), SizeIs(2));
+  ASSERT_TRUE(rec.Flush(absl::Seconds(20)));
+  EXPECT_EQ(rec.counts().sent, 2);
+  EXPECT_EQ(rec.counts().spooled, 0);
+  EXPECT_THAT(SpoolFiles(".jsonl"), SizeIs(0));
+  EXPECT_THAT(SpoolFiles(".open"), SizeIs(0));
 }
 
 TEST_F(RecorderTest, WithoutAgentSpoolsEachEventWithItsOwnId) {

@@ -144,9 +144,29 @@ class Transport(object):
         try:
             self._sock.sendall(line)
             return True
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the agent closed this connection: retry once below
+        except OSError:  # e.g. the send timeout of a stuck agent
+            self._disconnect()
+            return False
+        # The agent closed this connection (idle, or to make room for a new
+        # client: agent/README.md): the write failed as a whole (EPIPE),
+        # so one retry on a new connection cannot count the event twice.
+        self._drop_socket()
+        if not self._connect():
+            return False
+        try:
+            self._sock.sendall(line)
+            return True
         except OSError:
             self._disconnect()
             return False
+
+    def _drop_socket(self):
+        try:
+            self._sock.close()
+        finally:
+            self._sock = None
 
     def _connect(self):
         now = self._monotonic()

@@ -17,6 +17,7 @@ class FakeAgent(object):
         self._server.bind(self.path)
         self._server.listen(8)
         self._data = b""
+        self._conns = []
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         threading.Thread(target=self._accept, daemon=True).start()
@@ -27,6 +28,8 @@ class FakeAgent(object):
                 conn, _ = self._server.accept()
             except OSError:
                 return
+            with self._lock:
+                self._conns.append(conn)
             threading.Thread(target=self._read, args=(conn,), daemon=True).start()
 
     def _read(self, conn):
@@ -49,6 +52,14 @@ class FakeAgent(object):
             self._changed.wait_for(lambda: self._data.count(b"\n") >= count,
                                    timeout)
         return self.events()
+
+    def shut_connections(self):
+        """Shuts every connection for reading, as the agent does before it
+        closes an idle one: the client's next write fails with EPIPE."""
+        with self._lock:
+            conns, self._conns = self._conns, []
+        for conn in conns:
+            conn.shutdown(socket.SHUT_RD)
 
     def close(self):
         self._server.close()

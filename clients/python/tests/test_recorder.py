@@ -275,6 +275,21 @@ class NeverBlockTest(unittest.TestCase):
         self.assertEqual(glob.glob(os.path.join(d, "spool", "*.open")), [])
         t.close()
 
+    def test_a_connection_the_agent_closed_is_replaced_not_spooled(self):
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "agent.sock")
+        agent = FakeAgent(path)
+        t = goodput.Transport(path, os.path.join(d, "spool"),
+                              retry_seconds=0)
+        t.send({"n": 1})
+        self.assertEqual(agent.wait_for(1), [{"n": 1}])
+        agent.shut_connections()  # idle, or evicted for a new client
+        t.send({"n": 2})
+        self.assertEqual(agent.wait_for(2), [{"n": 1}, {"n": 2}])
+        self.assertEqual(t.counts, {"sent": 2, "spooled": 0, "dropped": 0})
+        self.assertEqual(glob.glob(os.path.join(d, "spool", "*")), [])
+        t.close()
+
     def test_full_queue_drops_and_counts_without_blocking(self):
         d = tempfile.mkdtemp()
         gate = threading.Event()
