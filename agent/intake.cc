@@ -15,7 +15,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "agent/await_stats.h"
-#include "agent/log.h"
 
 namespace goodput::agent {
 namespace {
@@ -180,7 +179,7 @@ void Intake::Loop() {
     for (const auto& c : connections_) fds.push_back({c->fd, POLLIN, 0});
     if (::poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) continue;
-      LogLine(absl::StrCat("socket: poll: ", std::strerror(errno)));
+      options_.log.Error(absl::StrCat("socket: poll: ", std::strerror(errno)));
       break;
     }
     if (fds[0].revents != 0) continue;  // Stop(): the loop condition ends it
@@ -210,7 +209,8 @@ void Intake::AcceptAll() {
       if (errno != EAGAIN && errno != EWOULDBLOCK) {
         int64_t suppressed = 0;
         if (reject_log_.Allow(&suppressed)) {
-          LogLine(absl::StrCat("socket: accept: ", std::strerror(errno)));
+          options_.log.Warning(
+              absl::StrCat("socket: accept: ", std::strerror(errno)));
         }
       }
       return;
@@ -358,8 +358,9 @@ void Intake::Count(Outcome outcome, const Connection* c,
       suppressed > 0
           ? absl::StrCat(" (", suppressed, " more log lines suppressed)")
           : "";
-  LogLine(absl::StrCat("socket: line ", c->line, ": ", Printable(reason),
-                       " [client ", c->id, "]", more));
+  options_.log.Warning(absl::StrCat("socket: line ", c->line, ": ",
+                                    Printable(reason), " [client ", c->id, "]",
+                                    more));
 }
 
 Intake::Stats Intake::stats() const {

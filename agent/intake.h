@@ -33,6 +33,7 @@
 #include "agent/metrics.h"
 #include "codec/line_decoder.h"
 #include "util/clock.h"
+#include "util/logger.h"
 
 namespace goodput::agent {
 
@@ -44,6 +45,7 @@ class Intake {
     // Bounds memory at max_connections x max_line_bytes; more clients are
     // accepted and closed at once (counted as refused).
     size_t max_connections = 256;
+    Logger log{"goodput-agent"};  // where its log lines go
   };
 
   struct Stats {

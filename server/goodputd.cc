@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <iostream>
 #include <set>
 
 #include "absl/strings/numbers.h"
@@ -24,12 +23,12 @@ namespace {
 
 // --fault=hold_query:N: the Nth admitted heavy query logs that it is held
 // and waits, polling, until its call is cancelled.
-QueryService::FaultHook HoldQuery(int64_t n) {
+QueryService::FaultHook HoldQuery(int64_t n, const Logger& log) {
   auto count = std::make_shared<std::atomic<int64_t>>(0);
-  return [n, count](const std::function<bool()>& cancelled) {
+  return [n, count, log](const std::function<bool()>& cancelled) {
     if (++*count != n) return;
-    std::cout << "goodputd: fault hold_query: holding query " << n
-              << " until it is cancelled" << std::endl;
+    log.Info(absl::StrCat("fault hold_query: holding query ", n,
+                          " until it is cancelled"));
     while (!cancelled()) absl::SleepFor(absl::Milliseconds(10));
   };
 }
@@ -38,17 +37,32 @@ QueryService::FaultHook HoldQuery(int64_t n) {
 
 absl::StatusOr<std::unique_ptr<Goodputd>> Goodputd::Start(
     GoodputdOptions options, Clock* clock) {
-  std::unique_ptr<Goodputd> d(new Goodputd());
-  d->options_ = std::move(options);
+  std::unique_ptr<Goodputd> d(new Goodputd(std::move(options), clock));
   if (absl::Status s = d->Init(clock); !s.ok()) return s;
   return d;
 }
 
 absl::Status Goodputd::Init(Clock* clock) {
+  health_ = std::make_unique<ServerHealth>(clock, options_.health);
+  if (absl::Status s = StartHttp(); !s.ok()) return s;
+  if (absl::Status s = OpenAndRecover(clock); !s.ok()) return s;
+  if (absl::Status s = LoadTokens(); !s.ok()) return s;
+  MakeServices(clock);
+  if (absl::Status s = InstallFault(); !s.ok()) return s;
+  PublishMetrics(clock);
+  health_->SetPhase(ServerHealth::Phase::kStartingGrpc);
+  if (absl::Status s = StartGrpc(); !s.ok()) return s;
+  health_->SetPhase(ServerHealth::Phase::kServing);
+  return absl::OkStatus();
+}
+
+absl::Status Goodputd::OpenAndRecover(Clock* clock) {
   auto store = storage::RocksDbEventStore::Open(options_.data_dir,
                                                 {.fsync = options_.fsync});
   if (!store.ok()) return store.status();
   store_ = *std::move(store);
+  health_->SetPhase(ServerHealth::Phase::kRecovering);
+  if (options_.before_recovery) options_.before_recovery(metrics_port());
   live_ = std::make_unique<LiveState>(&options_.config, options_.lateness_ns,
                                       store_.get());
   ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), clock,
@@ -61,22 +75,20 @@ absl::Status Goodputd::Init(Clock* clock) {
   ingestor_->set_max_sequence_jump(options_.max_sequence_jump);
   ingestor_->set_agent_series_ttl(options_.agent_series_ttl_ns);
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
+  health_->Watch(ingestor_.get());
   // Recovery's transient memory (every stored snapshot and state) is
   // free now; give it back to the OS instead of keeping the peak (glibc
   // keeps freed heap pages otherwise).
   malloc_trim(0);
-  if (absl::Status s = LoadTokens(); !s.ok()) return s;
-  MakeServices(clock);
-  if (absl::Status s = InstallFault(); !s.ok()) return s;
-  if (absl::Status s = StartMetrics(clock); !s.ok()) return s;
-  return StartGrpc();
+  return absl::OkStatus();
 }
 
 void Goodputd::MakeServices(Clock* clock) {
-  guard_ =
-      std::make_unique<AgentGuard>(options_.agent_guard, store_.get(), clock);
+  AgentGuard::Options guarding = options_.agent_guard;
+  guarding.log = log_;
+  guard_ = std::make_unique<AgentGuard>(guarding, store_.get(), clock);
   ingest_service_ = std::make_unique<IngestService>(
-      ingestor_.get(), limits_.get(), guard_.get(), tokens_.get());
+      ingestor_.get(), limits_.get(), guard_.get(), tokens_.get(), log_);
   admission_ = std::make_unique<QueryAdmission>(
       options_.max_concurrent_queries,
       [limits = limits_.get()] { limits->CountRefusedQuery(); });
@@ -131,7 +143,7 @@ absl::Status Goodputd::InstallFault() {
         options_.fault));
   }
   if (parts[0] == "hold_query") {
-    query_service_->set_fault_hook(HoldQuery(n));
+    query_service_->set_fault_hook(HoldQuery(n, log_));
     return absl::OkStatus();
   }
   auto count = std::make_shared<std::atomic<int64_t>>(0);
@@ -141,7 +153,7 @@ absl::Status Goodputd::InstallFault() {
   return absl::OkStatus();
 }
 
-absl::Status Goodputd::StartMetrics(Clock* clock) {
+absl::Status Goodputd::StartHttp() {
   if (options_.metrics_address.empty()) return absl::OkStatus();
   std::shared_ptr<const BasicAuth> auth;
   if (!options_.metrics_basic_auth_file.empty()) {
@@ -150,19 +162,37 @@ absl::Status Goodputd::StartMetrics(Clock* clock) {
     if (!loaded.ok()) return loaded.status();
     auth = *std::move(loaded);
   }
-  metrics_source_ = std::make_unique<MetricsSource>(
-      &options_.config, options_.metrics, ingestor_.get(), clock, limits_.get(),
-      tokens_.get(), store_.get(), guard_.get());
   auto exporter = MetricsExporter::Start(
-      options_.metrics_address,
-      [source = metrics_source_.get()] { return source->Collect(); },
-      std::move(auth));
+      options_.metrics_address, [this] { return CollectMetrics(); },
+      std::move(auth),
+      [health = health_.get()](absl::string_view path) {
+        return path == "/readyz" ? health->Readyz() : health->Healthz();
+      },
+      log_);
   if (!exporter.ok()) return exporter.status();
   metrics_ = *std::move(exporter);
   return absl::OkStatus();
 }
 
+void Goodputd::PublishMetrics(Clock* clock) {
+  metrics_source_ = std::make_unique<MetricsSource>(
+      &options_.config, options_.metrics, ingestor_.get(), clock, limits_.get(),
+      tokens_.get(), store_.get(), guard_.get(), log_);
+  ready_source_ = metrics_source_.get();
+}
+
+absl::StatusOr<std::vector<core::MetricFamilyData>> Goodputd::CollectMetrics()
+    const {
+  MetricsSource* source = ready_source_.load();
+  if (source == nullptr) {
+    return absl::UnavailableError(
+        "no metrics yet: goodputd is opening its store and recovering");
+  }
+  return source->Collect();
+}
+
 void Goodputd::Shutdown() {
+  if (health_) health_->SetPhase(ServerHealth::Phase::kStopping);
   if (grpc_) {
     grpc_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::nanoseconds(options_.shutdown_grace_ns));
