@@ -53,11 +53,9 @@ std::string Logger::Line(Level level, absl::string_view message,
   if (format_ == Format::kText) {
     std::string line = absl::StrCat(component_, ": ");
     if (level == Level::kWarning) absl::StrAppend(&line, "warning: ");
-    absl::StrAppend(&line, message);
-    for (const auto& [key, value] : fields) {
-      absl::StrAppend(&line, " ", key, "=", value);
-    }
-    return line + "\n";
+    // Fields repeat what the message says, for machines: text leaves them
+    // out, so its lines stay exactly what scripts and tests already parse.
+    return absl::StrCat(line, message, "\n");
   }
   std::string json =
       absl::StrCat("{\"time\":", JsonString(FormatRfc3339(clock_->NowNanos())),

@@ -13,7 +13,8 @@ namespace goodput {
 
 // Logger: the one log-line writer of goodputd and goodput-agent (Debian's
 // Abseil has no absl/log). Text, the default, is "COMPONENT: message" (a
-// warning: "COMPONENT: warning: message") plus " key=value" per field; JSON
+// warning: "COMPONENT: warning: message"), without the fields (callers put
+// what matters into the message too, and scripts parse these lines); JSON
 // (--log_format=json, for collectors) is one object per line: {"time":"<RFC
 // 3339, UTC, from the clock>","level":
 // "info|warning|error","component":"...","message":"...","fields":{...}}.
