@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "logs/builtin_profiles.h"
 #include "nlohmann/json.hpp"
 
 namespace goodput::agent {
@@ -56,6 +57,9 @@ absl::Status Agent::Init() {
         [this] { FlushBatchers(); }, clock_);
     absl::Status s = client_spool_->Init();
     if (!s.ok()) return s;
+  }
+  if (!flags_.tail.empty()) {
+    if (absl::Status s = StartTail(); !s.ok()) return s;
   }
   StartPipeline(flags_.host.empty() ? HostName() : flags_.host);
   auto intake = Intake::Start(
@@ -177,6 +181,7 @@ void Agent::Tick() {
   while (true) {
     if (heartbeat_) heartbeat_->Poll();
     ScanClientSpool();
+    PollTail();
     for (Lane& lane : lanes_) lane.batcher->Poll();
     const int64_t now = clock_->NowNanos();
     int64_t next = now + absl::ToInt64Nanoseconds(absl::Seconds(1));
@@ -208,6 +213,43 @@ void Agent::ScanClientSpool() {
                    scan.rejected, " bad lines)"),
       {{"events", absl::StrCat(scan.events)},
        {"files", absl::StrCat(scan.files)}});
+}
+
+absl::Status Agent::StartTail() {
+  absl::StatusOr<logs::LogProfile> profile =
+      logs::LoadLogProfile(flags_.log_profile);
+  if (!profile.ok()) return profile.status();
+  tail_profile_ = std::make_unique<logs::LogProfile>(*std::move(profile));
+  logs::TailOptions options;
+  options.glob = flags_.tail;
+  options.job_id_pattern = flags_.tail_job_id;
+  options.state_path = flags_.tail_state.empty()
+                           ? flags_.spool_dir + "/tail-state"
+                           : flags_.tail_state;
+  options.cri = flags_.tail_format == "cri";
+  // Delivered = in the batchers and flushed into the spool.
+  tailer_ = std::make_unique<logs::LogTailer>(
+      tail_profile_.get(), options, clock_,
+      [this](const std::vector<v1::Event>& events) {
+        for (const v1::Event& e : events) sink_->Add(e);
+        FlushBatchers();
+        return absl::OkStatus();
+      });
+  return tailer_->Init();
+}
+
+void Agent::PollTail() {
+  const int64_t now = clock_->NowNanos();
+  if (!tailer_ || now < next_tail_ns_) return;
+  next_tail_ns_ = now + absl::ToInt64Nanoseconds(absl::Milliseconds(250));
+  absl::StatusOr<logs::TailStats> stats = tailer_->Poll();
+  if (!stats.ok()) {
+    log_.Warning(absl::StrCat("tail: ", stats.status().message()));
+  } else if (stats->bad > 0 || stats->truncations > 0 || stats->unnamed > 0) {
+    log_.Warning(absl::StrCat("tail: ", stats->bad, " lines not used, ",
+                              stats->truncations, " truncated files, ",
+                              stats->unnamed, " files without a job id"));
+  }
 }
 
 std::optional<int64_t> Agent::BatchDeadline() const {

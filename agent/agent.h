@@ -36,6 +36,8 @@
 #include "agent/sleeper.h"
 #include "agent/spool.h"
 #include "agent/uplink.h"
+#include "logs/log_profile.h"
+#include "logs/log_tailer.h"
 #include "util/clock.h"
 #include "util/file_system.h"
 #include "util/http_server.h"
@@ -105,6 +107,10 @@ class Agent {
   void FlushBatchers();
   // Ingests client spool files (--client_spool_dir), at most every 500 ms.
   void ScanClientSpool();
+  // Loads --log_profile and starts following --tail.
+  absl::Status StartTail();
+  // Reads what the --tail files gained, at most every 250 ms.
+  void PollTail();
   void Kick();
   // Every shard's uplink has a stream open.
   bool AllConnected() const;
@@ -127,6 +133,9 @@ class Agent {
   std::unique_ptr<Intake> intake_;
   std::unique_ptr<ClientSpoolReader> client_spool_;  // null without the flag
   int64_t next_client_scan_ns_ = 0;                  // ticker thread only
+  std::unique_ptr<logs::LogProfile> tail_profile_;   // null without --tail
+  std::unique_ptr<logs::LogTailer> tailer_;          // ticker thread only
+  int64_t next_tail_ns_ = 0;                         // ticker thread only
   std::unique_ptr<HttpServer> http_;
   std::thread ticker_;
 

@@ -225,6 +225,80 @@ TEST_F(RunningAgentTest, SigkillLosesNothingAlreadySpooled) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(events[i].step().step(), i + 1);
 }
 
+// Issue 19: --tail through two SIGKILLs, each with a line cut in half at
+// the end of the file: every step is spooled exactly once, in order. The
+// kill comes once the poll's events are spooled and its offsets committed
+// (the tail-state file says the end of the last complete line).
+TEST_F(RunningAgentTest, SigkillWhileTailingLosesAndRepeatsNoLine) {
+  const std::string log = tmp_.File("llm-7.log");
+  const std::string state = tmp_.File("tail-state");
+  auto iteration = [](int it) {
+    return absl::StrCat(" [2026-11-22 10:00:", it, ".000000] iteration ", it,
+                        "/ 100 | consumed samples: ", it * 64, " |\n");
+  };
+  auto append = [&](const std::string& text) {
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, text.data(), text.size()),
+              static_cast<ssize_t>(text.size()));
+    ::close(fd);
+  };
+  auto committed = [&](size_t offset) {
+    std::string text;
+    int fd = ::open(state.c_str(), O_RDONLY);
+    if (fd < 0) return false;
+    char buf[4096];
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    ::close(fd);
+    if (n > 0) text.assign(buf, n);
+    return absl::StrContains(text, absl::StrCat(" ", offset, " " + log));
+  };
+  const std::string start =
+      "[after in-process setup and before initialize_megatron] datetime: "
+      "2026-11-22 10:00:00.000000 \n";
+  const std::string it30 = iteration(30);
+  const std::string first = start + iteration(10) + iteration(20);
+  const std::vector<std::string> flags = {
+      "--tail=" + tmp_.File("*.log"), "--log_profile=megatron",
+      "--tail_state=" + state, "--batch_events=1"};
+  append(first + it30.substr(0, 25));
+  int port = Start(flags);
+  ASSERT_GT(port, 0);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Metric(port, "goodput_agent_spooled_events_total") == 4 &&
+               committed(first.size());
+      },
+      kTimeout));
+  ::kill(process_.pid, SIGKILL);
+  EXPECT_EQ(Wait(process_.pid), 128 + SIGKILL);
+  const std::string second = it30.substr(25) + iteration(40);
+  append(second + "partial");
+  port = Start(flags);
+  ASSERT_GT(port, 0);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Metric(port, "goodput_agent_spooled_events_total") == 2 &&
+               committed(first.size() + 25 + second.size());
+      },
+      kTimeout));
+  ::kill(process_.pid, SIGKILL);
+  EXPECT_EQ(Wait(process_.pid), 128 + SIGKILL);
+  process_.pid = -1;
+  std::vector<int64_t> steps;
+  int others = 0;
+  for (const v1::Event& e : SpooledEvents()) {
+    EXPECT_EQ(e.job_id(), "llm-7");
+    if (e.has_step()) {
+      steps.push_back(e.step().step());
+    } else {
+      ++others;
+    }
+  }
+  EXPECT_THAT(steps, ::testing::ElementsAre(10, 20, 30, 40));
+  EXPECT_EQ(others, 2);  // started and INIT, once
+}
+
 // Issue 15 item 3: a second agent on a spool directory in use exits 1 with
 // one line naming the directory and the pid holding it.
 TEST_F(RunningAgentTest, SecondAgentOnTheSameSpoolDirExitsOne) {

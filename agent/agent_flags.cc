@@ -142,6 +142,23 @@ std::vector<FlagSpec> Specs() {
          f->log_format = *format;
          return absl::OkStatus();
        }},
+      {"tail", "GLOB",
+       "follow training log files matching GLOB through --log_profile",
+       String(&AgentFlags::tail)},
+      {"log_profile", "NAME|FILE",
+       "log profile of --tail: megatron, torchtitan, maxtext, hf_trainer, "
+       "deepspeed or a YAML file",
+       String(&AgentFlags::log_profile)},
+      {"tail_job_id", "RE",
+       "RE2 pattern with (?P<job_id>...) taking the job id from a log's path "
+       "(default: the file name without its extension)",
+       String(&AgentFlags::tail_job_id)},
+      {"tail_state", "FILE",
+       "read offsets of --tail (default: SPOOL_DIR/tail-state)",
+       String(&AgentFlags::tail_state)},
+      {"tail_format", "F",
+       "plain (default) or cri (Kubernetes container logs, /var/log/pods)",
+       String(&AgentFlags::tail_format)},
   };
 }
 
@@ -160,6 +177,14 @@ absl::Status Check(const AgentFlags& f) {
   }
   if (f.socket_path.empty()) {
     return absl::InvalidArgumentError("--socket: required");
+  }
+  if (f.tail.empty() != f.log_profile.empty()) {
+    return absl::InvalidArgumentError(
+        "--tail and --log_profile: give both or neither");
+  }
+  if (f.tail_format != "plain" && f.tail_format != "cri") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--tail_format: must be plain or cri, got \"", f.tail_format, "\""));
   }
   if (f.spool_dir.empty()) {
     return absl::InvalidArgumentError("--spool_dir: required");

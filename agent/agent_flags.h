@@ -39,6 +39,12 @@ struct AgentFlags {
   std::string metrics_basic_auth_file;  // "user:password" lines
   std::string client_spool_dir;  // client spool files to ingest; empty: off
   Logger::Format log_format = Logger::Format::kText;  // --log_format
+  // Training logs to follow (docs/adapters.md, "From logs"); empty: off.
+  std::string tail;         // glob of log files
+  std::string log_profile;  // built-in name or YAML file (needs --tail)
+  std::string tail_job_id;  // RE2 with (?P<job_id>...) on the path
+  std::string tail_state;   // offsets; default SPOOL_DIR/tail-state
+  std::string tail_format = "plain";  // or "cri" (Kubernetes container logs)
 };
 
 // Parses `args` (without the program name): "--name=value" or

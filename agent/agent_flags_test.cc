@@ -78,6 +78,10 @@ TEST(AgentFlagsTest, ErrorsNameTheFlag) {
       {With({"--chips=-2", "--accelerator=x"}), "--chips: must be an integer"},
       {With({"stray"}), "unexpected argument \"stray\""},
       {With({"--host"}), "--host: needs a value"},
+      {With({"--tail=/l/*.log"}), "--tail and --log_profile: give both"},
+      {With({"--log_profile=megatron"}), "--tail and --log_profile"},
+      {With({"--tail=/l/*", "--log_profile=x", "--tail_format=json"}),
+       "--tail_format: must be plain or cri, got \"json\""},
   };
   for (const Case& c : cases) {
     auto f = ParseAgentFlags(c.args);

@@ -2,13 +2,16 @@
 // -> a real gRPC server, plus /metrics and /healthz.
 #include "agent/agent.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "agent/testing/test_ingest_server.h"
 #include "agent/testing/test_util.h"
 #include "gmock/gmock.h"
@@ -134,6 +137,71 @@ TEST_F(AgentTest, RunAgentDeliversSocketEventsAndServesMetrics) {
   run.join();
   EXPECT_TRUE(result.ok()) << result;
   EXPECT_NE(::access(flags.socket_path.c_str(), F_OK), 0);  // removed
+}
+
+// --tail: a Megatron-LM log followed across an agent restart, a line cut
+// in the middle by the restart, with every step delivered exactly once.
+TEST_F(AgentTest, TailFollowsATrainingLogAcrossARestart) {
+  AgentFlags flags = Flags();
+  const std::string dir = tmp_.File("logs");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  flags.tail = dir + "/*.log";
+  flags.log_profile = "megatron";
+  const std::string log = dir + "/llm-7.log";
+  auto iteration = [](int second, int it) {
+    return absl::StrFormat(
+        " [2026-11-22 10:00:%02d.000000] iteration %8d/     100 | consumed "
+        "samples: %12d |\n",
+        second, it, it * 64);
+  };
+  auto append = [&](const std::string& text) {
+    FILE* f = std::fopen(log.c_str(), "a");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  };
+  append(
+      "[after in-process setup and before initialize_megatron] datetime: "
+      "2026-11-22 10:00:00.000000 \n" +
+      iteration(10, 10) + iteration(20, 20));
+  auto steps = [this] {
+    std::vector<int64_t> out;
+    for (const v1::Event& e : server_.stats().events) {
+      if (e.has_step()) out.push_back(e.step().step());
+    }
+    return out;
+  };
+  auto agent = StartAgent(flags);
+  ASSERT_NE(agent, nullptr);
+  ASSERT_TRUE(server_.Await([](const Stats& s) { return s.events.size() >= 4; },
+                            kTimeout));
+  agent->Stop();
+  agent.reset();
+  std::string last = iteration(50, 50);
+  append(iteration(30, 30) + iteration(40, 40) + last.substr(0, 20));
+  agent = StartAgent(flags);
+  ASSERT_NE(agent, nullptr);
+  ASSERT_TRUE(server_.Await([](const Stats& s) { return s.events.size() >= 6; },
+                            kTimeout));
+  append(last.substr(20));
+  ASSERT_TRUE(server_.Await([](const Stats& s) { return s.events.size() >= 7; },
+                            kTimeout));
+  agent->Stop();
+  EXPECT_THAT(steps(), ::testing::ElementsAre(10, 20, 30, 40, 50));
+  for (const v1::Event& e : server_.stats().events) {
+    EXPECT_EQ(e.job_id(), "llm-7");
+    EXPECT_EQ(e.attempt(), "1");
+  }
+}
+
+TEST_F(AgentTest, TailNeedsAProfileAndAKnownFormat) {
+  AgentFlags flags = Flags();
+  flags.tail = tmp_.File("*.log");
+  flags.log_profile = "no-such-profile";
+  auto agent = Agent::Start(flags, &clock_, &sleeper_);
+  ASSERT_FALSE(agent.ok());
+  EXPECT_THAT(agent.status().message(),
+              HasSubstr("--log_profile=no-such-profile"));
 }
 
 TEST_F(AgentTest, StopSpoolsTheWaitingBatchAndTheNextRunSendsIt) {

@@ -10,6 +10,7 @@
 #include "cli/drilldown_commands.h"
 #include "cli/emit_command.h"
 #include "cli/import_mlgm_command.h"
+#include "cli/logs_command.h"
 #include "cli/remote_commands.h"
 #include "cli/replay_command.h"
 #include "cli/top.h"
@@ -43,6 +44,8 @@ constexpr Command kCommands[] = {
      RunDeadLettersCommand},
     {"import-mlgm", "ml-goodput-measurement logs -> JSON Lines events",
      RunImportMlgmCommand},
+    {"logs", "training logs -> JSON Lines events via a --log_profile",
+     RunLogsCommand},
     {"top", "live fleet view, refreshing like top (--server)", RunTopCommand},
     {"emit", "send one event (scheduler hooks) via the agent", RunEmitCommand},
 };

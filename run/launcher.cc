@@ -49,9 +49,7 @@ WaitResult Launcher::RunAttempt(const std::string& attempt) {
   v1::Event started = NewEvent(attempt);
   started.mutable_started();
   sink_->Send(started);
-  absl::Status s = runner_->Start(
-      options_.argv,
-      {{"GOODPUT_ATTEMPT", attempt}, {"GOODPUT_JOB_ID", options_.job_id}});
+  absl::Status s = StartChild(attempt);
   if (!s.ok()) {
     *log_ << "goodput-run: " << s.message() << "\n";
     WaitResult failed;
@@ -59,7 +57,22 @@ WaitResult Launcher::RunAttempt(const std::string& attempt) {
     return failed;
   }
   *log_ << "goodput-run: attempt " << attempt << " started\n";
-  return WaitForChild(attempt);
+  WaitResult result = WaitForChild(attempt);
+  if (tap_ != nullptr) tap_->AfterExit();
+  return result;
+}
+
+absl::Status Launcher::StartChild(const std::string& attempt) {
+  EnvVars env = {{"GOODPUT_ATTEMPT", attempt},
+                 {"GOODPUT_JOB_ID", options_.job_id}};
+  if (tap_ == nullptr) return runner_->Start(options_.argv, env);
+  absl::StatusOr<ChildOutput> out = tap_->BeforeStart(attempt);
+  if (!out.ok()) return out.status();
+  runner_->RedirectOutput(out->stdout_fd, out->stderr_fd);
+  env.insert(env.end(), out->env.begin(), out->env.end());
+  absl::Status s = runner_->Start(options_.argv, env);
+  tap_->AfterStart();
+  return s;
 }
 
 WaitResult Launcher::WaitForChild(const std::string& attempt) {

@@ -24,6 +24,7 @@
 
 #include "proto/event.pb.h"
 #include "run/event_sink.h"
+#include "run/output_tap.h"
 #include "run/process_runner.h"
 #include "util/clock.h"
 
@@ -45,6 +46,10 @@ class Launcher {
            EventSink* sink, std::function<std::string()> new_attempt_id,
            std::ostream* log);
 
+  // With a tap, each child's output goes through it (goodput-run
+  // --log_profile). Not owned; must outlive Run().
+  void set_output_tap(OutputTap* tap) { tap_ = tap; }
+
   // Runs attempts until one succeeds, restarts run out or a stop signal
   // came; returns goodput-run's exit code: 0, the last attempt's ShellCode(),
   // or 127 when the command cannot be started.
@@ -53,6 +58,8 @@ class Launcher {
  private:
   // One attempt: started, the child, its end. Returns the child's result.
   WaitResult RunAttempt(const std::string& attempt);
+  // Starts the child of `attempt`, through the tap if there is one.
+  absl::Status StartChild(const std::string& attempt);
   // Waits for the child, forwarding stop signals.
   WaitResult WaitForChild(const std::string& attempt);
   void SendInterruption(const std::string& attempt,
@@ -66,6 +73,7 @@ class Launcher {
   EventSink* const sink_;
   const std::function<std::string()> new_attempt_id_;
   std::ostream* const log_;
+  OutputTap* tap_ = nullptr;
   bool stopping_ = false;
 };
 

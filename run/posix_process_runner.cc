@@ -65,8 +65,16 @@ absl::Status PosixProcessRunner::Start(const std::vector<std::string>& argv,
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr,
                            POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  int err = posix_spawnp(&pid_, c_args[0], nullptr, &attr, c_args.data(),
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (stdout_fd_ >= 0)
+    posix_spawn_file_actions_adddup2(&actions, stdout_fd_, 1);
+  if (stderr_fd_ >= 0)
+    posix_spawn_file_actions_adddup2(&actions, stderr_fd_, 2);
+  stdout_fd_ = stderr_fd_ = -1;
+  int err = posix_spawnp(&pid_, c_args[0], &actions, &attr, c_args.data(),
                          c_env.data());
+  posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (err != 0) {
     pid_ = -1;
@@ -97,6 +105,11 @@ WaitResult PosixProcessRunner::Wait() {
     }
   }
   return result;
+}
+
+void PosixProcessRunner::RedirectOutput(int stdout_fd, int stderr_fd) {
+  stdout_fd_ = stdout_fd;
+  stderr_fd_ = stderr_fd;
 }
 
 void PosixProcessRunner::Signal(int signal) {

@@ -21,6 +21,7 @@ class PosixProcessRunner : public ProcessRunner {
 
   absl::Status Start(const std::vector<std::string>& argv,
                      const EnvVars& env) override;
+  void RedirectOutput(int stdout_fd, int stderr_fd) override;
   WaitResult Wait() override;
   void Signal(int signal) override;
 
@@ -31,6 +32,7 @@ class PosixProcessRunner : public ProcessRunner {
   sigset_t waited_;
   sigset_t old_mask_;
   pid_t pid_ = -1;
+  int stdout_fd_ = -1, stderr_fd_ = -1;  // for the next Start; -1: inherit
 };
 
 }  // namespace goodput::run

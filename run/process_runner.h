@@ -38,6 +38,13 @@ class ProcessRunner {
   // plus `env`; an error names the program when it cannot be run.
   virtual absl::Status Start(const std::vector<std::string>& argv,
                              const EnvVars& env) = 0;
+  // The next Start's child writes its stdout and stderr to these fds
+  // instead of inheriting the caller's (goodput-run --log_profile). A
+  // runner that cannot ignores it.
+  virtual void RedirectOutput(int stdout_fd, int stderr_fd) {
+    (void)stdout_fd;
+    (void)stderr_fd;
+  }
   // Blocks until the child exits or a stop signal arrives.
   virtual WaitResult Wait() = 0;
   // Sends `signal` to the running child.

@@ -17,7 +17,8 @@ using Opt = std::optional<std::string>;
 struct RawFlags {
   bool help = false, version = false, submit = false, no_job_ended = false;
   Opt job_id, chips, accelerator, workload, framework, labels, step_flops,
-      step_bytes, max_restarts, stop_reason, agent_socket, spool_dir;
+      step_bytes, max_restarts, stop_reason, agent_socket, spool_dir,
+      log_profile;
 };
 
 void Register(FlagParser* p, RawFlags* f) {
@@ -44,6 +45,10 @@ void Register(FlagParser* p, RawFlags* f) {
                "client spool when the agent is down (default "
                "$GOODPUT_SPOOL_DIR or " +
                    std::string(client::kDefaultClientSpoolDir) + ")");
+  p->AddString("log_profile", "NAME|FILE", &f->log_profile,
+               "turn CMD's output lines into events through this log "
+               "profile (built-in: megatron, torchtitan, maxtext, hf_trainer, "
+               "deepspeed; or a YAML file); the output is passed on as is");
   p->AddBool("help", &f->help, "show this help and exit");
   p->AddBool("version", &f->version, "print the version and exit");
 }
@@ -96,6 +101,7 @@ absl::Status Fill(const RawFlags& f, int64_t now_ns, RunFlags* out) {
     if (!s.ok()) return s.status();
     o.submitted = *s;
   }
+  out->log_profile = f.log_profile.value_or("");
   out->agent_socket = f.agent_socket.value_or(client::DefaultAgentSocket());
   out->spool_dir = f.spool_dir.value_or(client::DefaultClientSpoolDir());
   return absl::OkStatus();

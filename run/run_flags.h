@@ -18,6 +18,7 @@ struct RunFlags {
   LauncherOptions launcher;
   std::string agent_socket;  // default client::DefaultAgentSocket()
   std::string spool_dir;     // default client::DefaultClientSpoolDir()
+  std::string log_profile;   // --log_profile: a built-in name or a file
 };
 
 // Parses `args` (without argv[0]); `now_ns` stamps the checked

@@ -16,6 +16,7 @@ DEMO_PACKAGES=(
   libabsl-dev librocksdb-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev         # CMake configures every target
   nlohmann-json3-dev libsimdjson-dev
+  libre2-dev libyaml-cpp-dev        # logs/: log profiles (goodputctl, agent, run)
 )
 TEST_PACKAGES=(
   git
