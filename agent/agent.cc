@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "agent/log.h"
 #include "logs/builtin_profiles.h"
 #include "nlohmann/json.hpp"
 
@@ -38,6 +37,7 @@ Agent::Agent(const AgentFlags& flags, Clock* clock, Sleeper* sleeper,
              FileSystem* fs)
     : flags_(flags),
       clock_(clock),
+      log_("goodput-agent", flags.log_format, clock),
       own_sleeper_(sleeper ? nullptr : std::make_unique<RealSleeper>()),
       sleeper_(sleeper ? sleeper : own_sleeper_.get()),
       fs_(fs) {}
@@ -50,9 +50,10 @@ absl::Status Agent::Init() {
   credentials_ = *std::move(credentials);
   if (absl::Status s = OpenSpools(); !s.ok()) return s;
   if (!flags_.client_spool_dir.empty()) {
+    ClientSpoolReader::Options reading{flags_.client_spool_dir};
+    reading.log = log_;
     client_spool_ = std::make_unique<ClientSpoolReader>(
-        ClientSpoolReader::Options{flags_.client_spool_dir},
-        [this](v1::Event e) { sink_->Add(std::move(e)); },
+        std::move(reading), [this](v1::Event e) { sink_->Add(std::move(e)); },
         [this] { FlushBatchers(); }, clock_);
     absl::Status s = client_spool_->Init();
     if (!s.ok()) return s;
@@ -61,10 +62,13 @@ absl::Status Agent::Init() {
     if (absl::Status s = StartTail(); !s.ok()) return s;
   }
   StartPipeline(flags_.host.empty() ? HostName() : flags_.host);
-  auto intake =
-      Intake::Start({flags_.socket_path, flags_.max_line_bytes,
-                     flags_.max_connections, flags_.client_idle_timeout},
-                    sink_, clock_, &metrics_);
+  Intake::Options intake_options;
+  intake_options.socket_path = flags_.socket_path;
+  intake_options.max_line_bytes = flags_.max_line_bytes;
+  intake_options.max_connections = flags_.max_connections;
+  intake_options.idle_timeout = flags_.client_idle_timeout;
+  intake_options.log = log_;
+  auto intake = Intake::Start(intake_options, sink_, clock_, &metrics_);
   if (!intake.ok()) return intake.status();
   intake_ = *std::move(intake);
   return StartHttp();
@@ -89,6 +93,7 @@ Uplink::Options Agent::UplinkOptions(size_t i) const {
   uplink.credentials = credentials_;
   uplink.tls_server_name = flags_.tls.server_name;
   uplink.max_in_flight = flags_.max_in_flight;
+  uplink.log = log_;
   return uplink;
 }
 
@@ -99,6 +104,7 @@ void Agent::StartPipeline(const std::string& host) {
     Batcher::Options batching{flags_.batch_events, flags_.batch_delay, host,
                               [this] { Kick(); }};
     batching.batch_bytes = flags_.batch_bytes;
+    batching.log = log_;
     lane.batcher = std::make_unique<Batcher>(batching, lane.spool.get(), clock_,
                                              &metrics_);
     lane.uplink = std::make_unique<Uplink>(UplinkOptions(i), lane.spool.get(),
@@ -205,9 +211,12 @@ void Agent::ScanClientSpool() {
       now + absl::ToInt64Nanoseconds(absl::Milliseconds(500));
   const ClientSpoolScan scan = client_spool_->Scan();
   if (scan.files == 0) return;
-  LogLine(absl::StrCat("client spool: ingested ", scan.events, " events from ",
-                       scan.files, " files (", scan.duplicates, " duplicates, ",
-                       scan.rejected, " bad lines)"));
+  log_.Info(
+      absl::StrCat("client spool: ingested ", scan.events, " events from ",
+                   scan.files, " files (", scan.duplicates, " duplicates, ",
+                   scan.rejected, " bad lines)"),
+      {{"events", absl::StrCat(scan.events)},
+       {"files", absl::StrCat(scan.files)}});
 }
 
 absl::Status Agent::StartTail() {
@@ -239,11 +248,11 @@ void Agent::PollTail() {
   next_tail_ns_ = now + absl::ToInt64Nanoseconds(absl::Milliseconds(250));
   absl::StatusOr<logs::TailStats> stats = tailer_->Poll();
   if (!stats.ok()) {
-    LogLine(absl::StrCat("tail: ", stats.status().message()));
+    log_.Warning(absl::StrCat("tail: ", stats.status().message()));
   } else if (stats->bad > 0 || stats->truncations > 0 || stats->unnamed > 0) {
-    LogLine(absl::StrCat("tail: ", stats->bad, " lines not used, ",
-                         stats->truncations, " truncated files, ",
-                         stats->unnamed, " files without a job id"));
+    log_.Warning(absl::StrCat("tail: ", stats->bad, " lines not used, ",
+                              stats->truncations, " truncated files, ",
+                              stats->unnamed, " files without a job id"));
   }
 }
 
@@ -348,17 +357,20 @@ absl::Status RunAgent(const AgentFlags& flags, absl::Notification* stop,
   auto agent = Agent::Start(flags, &clock, nullptr);
   if (!agent.ok()) return agent.status();
   const SpoolStats spool = (*agent)->SpoolTotals();
-  LogLine(absl::StrCat("agent ", (*agent)->agent_id(), " started: socket ",
-                       flags.socket_path, ", spool ", flags.spool_dir, " (",
-                       spool.pending_batches, " batches pending), server ",
-                       flags.server, ", metrics port ",
-                       (*agent)->metrics_port()));
+  const Logger log("goodput-agent", flags.log_format, &clock);
+  log.Info(
+      absl::StrCat("agent ", (*agent)->agent_id(), " started: socket ",
+                   flags.socket_path, ", spool ", flags.spool_dir, " (",
+                   spool.pending_batches, " batches pending), server ",
+                   flags.server, ", metrics port ", (*agent)->metrics_port()),
+      {{"agent_id", (*agent)->agent_id()},
+       {"metrics_port", absl::StrCat((*agent)->metrics_port())}});
   if (on_started) on_started(agent->get());
   stop->WaitForNotification();
   (*agent)->Stop();
   const SpoolStats left = (*agent)->SpoolTotals();
-  LogLine(absl::StrCat("stopped; ", left.pending_batches,
-                       " batches left in the spool for the next run"));
+  log.Info(absl::StrCat("stopped; ", left.pending_batches,
+                        " batches left in the spool for the next run"));
   return absl::OkStatus();
 }
 

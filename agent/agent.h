@@ -30,7 +30,6 @@
 #include "agent/batcher.h"
 #include "agent/client_spool_reader.h"
 #include "agent/heartbeat.h"
-#include "agent/http_server.h"
 #include "agent/intake.h"
 #include "agent/metrics.h"
 #include "agent/shard_router.h"
@@ -41,6 +40,8 @@
 #include "logs/log_tailer.h"
 #include "util/clock.h"
 #include "util/file_system.h"
+#include "util/http_server.h"
+#include "util/logger.h"
 
 namespace goodput::agent {
 
@@ -118,6 +119,7 @@ class Agent {
 
   const AgentFlags flags_;
   Clock* const clock_;
+  const Logger log_;  // --log_format; copied into every component
   std::unique_ptr<RealSleeper> own_sleeper_;
   Sleeper* const sleeper_;
   FileSystem* const fs_;  // null: the real disk

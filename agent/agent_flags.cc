@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "util/flag_file.h"
 #include "util/shard_map.h"
 
 namespace goodput::agent {
@@ -136,6 +137,16 @@ std::vector<FlagSpec> Specs() {
       {"client_spool_dir", "DIR",
        "ingest the spool files clients wrote while the agent was down",
        String(&AgentFlags::client_spool_dir)},
+      {"log_format", "text|json",
+       "log lines on stderr: text (default) or one JSON object per line",
+       [](absl::string_view v, AgentFlags* f) {
+         auto format = Logger::ParseFormat(v);
+         if (!format.ok())
+           return absl::InvalidArgumentError(
+               absl::StrCat("want text or json, got \"", v, "\""));
+         f->log_format = *format;
+         return absl::OkStatus();
+       }},
       {"tail", "GLOB",
        "follow training log files matching GLOB through --log_profile",
        String(&AgentFlags::tail)},
@@ -164,7 +175,7 @@ std::optional<FlagSpec> Find(absl::string_view name) {
 }
 
 absl::Status Check(const AgentFlags& f) {
-  if (f.help) return absl::OkStatus();
+  if (f.help || f.version) return absl::OkStatus();
   if (absl::Status s = ShardMap::Parse(f.server, "--server").status();
       !s.ok()) {
     return s;
@@ -224,39 +235,57 @@ absl::StatusOr<uint64_t> ParseBytes(absl::string_view text) {
   return n * factor;
 }
 
+namespace {
+
+// Parses the flag args[*i] into `flags`, consuming args[*i + 1] for
+// "--name value".
+absl::Status ParseOne(const std::vector<std::string>& args, size_t* i,
+                      AgentFlags* flags) {
+  absl::string_view arg = args[*i];
+  if (arg == "-h" || arg == "--help" || arg == "--version") {
+    (arg == "--version" ? flags->version : flags->help) = true;
+    return absl::OkStatus();
+  }
+  if (!absl::ConsumePrefix(&arg, "--")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unexpected argument \"", arg, "\""));
+  }
+  const size_t eq = arg.find('=');
+  absl::string_view name = arg.substr(0, eq);
+  std::optional<FlagSpec> spec = Find(name);
+  if (!spec) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
+  }
+  std::string value;
+  if (eq != absl::string_view::npos) {
+    value = std::string(arg.substr(eq + 1));
+  } else if (*i + 1 < args.size()) {
+    value = args[++*i];
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, ": needs a value"));
+  }
+  absl::Status s = spec->set(value, flags);
+  if (!s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, ": ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<AgentFlags> ParseAgentFlags(
-    const std::vector<std::string>& args) {
+    const std::vector<std::string>& command_line) {
+  auto args = ExpandFlagFile(command_line, [](const std::string& arg) {
+    AgentFlags scratch;
+    size_t i = 0;
+    return ParseOne({arg}, &i, &scratch);
+  });
+  if (!args.ok()) return args.status();
   AgentFlags flags;
-  for (size_t i = 0; i < args.size(); ++i) {
-    absl::string_view arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      flags.help = true;
-      continue;
-    }
-    if (!absl::ConsumePrefix(&arg, "--")) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unexpected argument \"", arg, "\""));
-    }
-    const size_t eq = arg.find('=');
-    absl::string_view name = arg.substr(0, eq);
-    std::optional<FlagSpec> spec = Find(name);
-    if (!spec) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
-    }
-    std::string value;
-    if (eq != absl::string_view::npos) {
-      value = std::string(arg.substr(eq + 1));
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", name, ": needs a value"));
-    }
-    absl::Status s = spec->set(value, &flags);
-    if (!s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", name, ": ", s.message()));
-    }
+  for (size_t i = 0; i < args->size(); ++i) {
+    if (absl::Status s = ParseOne(*args, &i, &flags); !s.ok()) return s;
   }
   absl::Status s = Check(flags);
   if (!s.ok()) return s;
@@ -275,6 +304,11 @@ std::string AgentUsage() {
                           absl::StrCat("--", spec.name, "=", spec.value_name),
                           spec.help);
   }
+  absl::StrAppendFormat(&out, "  %-30s %s\n", "--flagfile=PATH",
+                        "read flags from PATH first, one per line ('#' "
+                        "comments); the command line overrides them");
+  absl::StrAppendFormat(&out, "  %-30s %s\n", "--version",
+                        "print the version and exit");
   absl::StrAppendFormat(&out, "  %-30s %s\n", "--help", "show this help");
   return out;
 }

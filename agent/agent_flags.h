@@ -11,11 +11,13 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "util/grpc_credentials.h"
+#include "util/logger.h"
 
 namespace goodput::agent {
 
 struct AgentFlags {
   bool help = false;
+  bool version = false;     // --version
   std::string server;       // HOST:PORT[,HOST:PORT...] shards (required)
   std::string socket_path;  // Unix socket for JSON Lines (required)
   std::string spool_dir;    // spool and identity (required)
@@ -38,6 +40,7 @@ struct AgentFlags {
   ClientTlsFlags tls;  // --tls_ca, --tls_cert, --tls_key, --auth_token_file
   std::string metrics_basic_auth_file;  // "user:password" lines
   std::string client_spool_dir;  // client spool files to ingest; empty: off
+  Logger::Format log_format = Logger::Format::kText;  // --log_format
   // Training logs to follow (docs/adapters.md, "From logs"); empty: off.
   std::string tail;         // glob of log files
   std::string log_profile;  // built-in name or YAML file (needs --tail)
@@ -47,7 +50,9 @@ struct AgentFlags {
 };
 
 // Parses `args` (without the program name): "--name=value" or
-// "--name value"; "--help" or "-h". Errors are one line naming the flag.
+// "--name value"; "--help" or "-h"; "--version"; "--flagfile=PATH" (util/
+// flag_file.h: its flags first, so the command line overrides them). Errors
+// are one line naming the flag (and the file and line for a file's flag).
 absl::StatusOr<AgentFlags> ParseAgentFlags(
     const std::vector<std::string>& args);
 

@@ -1,5 +1,10 @@
 #include "agent/agent_flags.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -100,6 +105,65 @@ TEST(AgentFlagsTest, HelpNeedsNoOtherFlagAndListsEveryFlag) {
         "--batch_delay=", "--max_spool_bytes=", "--help"}) {
     EXPECT_THAT(usage, HasSubstr(flag));
   }
+}
+
+TEST(AgentFlagsTest, VersionNeedsNoOtherFlag) {
+  auto f = ParseAgentFlags({"--version"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_TRUE(f->version);
+  EXPECT_FALSE(f->help);
+  EXPECT_THAT(AgentUsage(), HasSubstr("--version"));
+}
+
+// A flags file in a temp directory, removed afterwards.
+class AgentFlagFileTest : public ::testing::Test {
+ protected:
+  AgentFlagFileTest() {
+    std::string tmpl = ::testing::TempDir() + "agentflags_XXXXXX";
+    dir_ = mkdtemp(tmpl.data());
+    path_ = dir_ + "/agent.flags";
+  }
+  ~AgentFlagFileTest() override {
+    std::remove(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  void Write(const std::string& text) {
+    std::FILE* f = std::fopen(path_.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  std::string dir_, path_;
+};
+
+TEST_F(AgentFlagFileTest, TheFileGivesFlagsAndTheCommandLineOverrides) {
+  Write(
+      "# goodput-agent\n"
+      "--server=10.0.0.1:7700\n"
+      "--socket=/run/goodput-agent/agent.sock\n"
+      "--spool_dir /var/lib/goodput-agent\n"
+      "--batch_events=100\n");
+  auto f = ParseAgentFlags({"--flagfile=" + path_, "--batch_events=7"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->server, "10.0.0.1:7700");
+  EXPECT_EQ(f->spool_dir, "/var/lib/goodput-agent");
+  EXPECT_EQ(f->batch_events, 7u) << "the command line overrides the file";
+}
+
+TEST_F(AgentFlagFileTest, ErrorsNameTheFileLineAndFlag) {
+  Write("--server=10.0.0.1:7700\n\n--spool_dri=/x\n");
+  auto f = ParseAgentFlags({"--flagfile=" + path_});
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(), path_ + ":3: unknown flag --spool_dri");
+  Write("--batch_events=many\n");
+  f = ParseAgentFlags(With({"--flagfile", path_}));
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(),
+              HasSubstr(path_ + ":1: --batch_events: must be an integer"));
+  Write("socket=/x\n");
+  f = ParseAgentFlags(With({"--flagfile", path_}));
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(), HasSubstr(path_ + ":1: want one flag"));
 }
 
 TEST(AgentFlagsTest, ParseBytesUnits) {

@@ -11,6 +11,7 @@
 #include "absl/synchronization/notification.h"
 #include "agent/agent.h"
 #include "agent/agent_flags.h"
+#include "util/version.h"
 
 int main(int argc, char** argv) {
   auto flags = goodput::agent::ParseAgentFlags(
@@ -22,6 +23,10 @@ int main(int argc, char** argv) {
   }
   if (flags->help) {
     std::cout << goodput::agent::AgentUsage();
+    return 0;
+  }
+  if (flags->version) {
+    std::cout << goodput::VersionLine("goodput-agent") << "\n";
     return 0;
   }
   // SIGINT/SIGTERM are blocked in every thread and taken by sigwait().

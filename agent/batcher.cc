@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "agent/log.h"
 
 namespace goodput::agent {
 namespace {
@@ -107,8 +106,9 @@ void Batcher::ReportDrop(size_t events, const absl::Status& status) {
   dropped_unlogged_ += static_cast<int64_t>(events);
   int64_t suppressed = 0;
   if (!drop_log_.Allow(&suppressed)) return;
-  LogLine(absl::StrCat("spool: dropped ", dropped_unlogged_,
-                       " events since the last message: ", status.ToString()));
+  options_.log.Warning(
+      absl::StrCat("spool: dropped ", dropped_unlogged_,
+                   " events since the last message: ", status.ToString()));
   dropped_unlogged_ = 0;
 }
 

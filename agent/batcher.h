@@ -28,6 +28,7 @@
 #include "agent/spool.h"
 #include "proto/event.pb.h"
 #include "util/clock.h"
+#include "util/logger.h"
 
 namespace goodput::agent {
 
@@ -42,6 +43,7 @@ class Batcher : public EventSink {
     std::function<void()> on_batch_started;
     // Serialized Batch bytes at most (agent_id and sequence included).
     uint64_t batch_bytes = uint64_t{1} << 20;
+    Logger log{"goodput-agent"};  // where its log lines go
   };
 
   // An upper bound of what `event` adds to a serialized Batch: its bytes

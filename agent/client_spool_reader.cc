@@ -15,7 +15,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "agent/log.h"
 #include "nlohmann/json.hpp"
 
 namespace goodput::agent {
@@ -87,7 +86,7 @@ void ClientSpoolReader::ConsumeFile(const std::string& path,
   std::stringstream text;
   text << in.rdbuf();
   if (!in) {
-    LogLine(absl::StrCat("client spool: cannot read ", path));
+    options_.log.Warning(absl::StrCat("client spool: cannot read ", path));
     return;
   }
   const std::string data = text.str();
@@ -100,9 +99,10 @@ void ClientSpoolReader::ConsumeFile(const std::string& path,
   }
   if (start < data.size()) {
     ++scan->rejected;
-    LogLine(absl::StrCat("client spool: ", path, ": line ", line_no + 1,
-                         ": no final newline (the writer died mid-line); "
-                         "dropped"));
+    options_.log.Warning(
+        absl::StrCat("client spool: ", path, ": line ", line_no + 1,
+                     ": no final newline (the writer died mid-line); "
+                     "dropped"));
   }
   flush_();  // durable in the agent's spool before the file goes
   std::filesystem::remove(path);
@@ -125,8 +125,8 @@ void ClientSpoolReader::ConsumeLine(const std::string& path, int line_no,
   }
   if (!problem.empty()) {
     ++scan->rejected;
-    LogLine(absl::StrCat("client spool: ", path, ": line ", line_no, ": ",
-                         problem));
+    options_.log.Warning(absl::StrCat("client spool: ", path, ": line ",
+                                      line_no, ": ", problem));
     return;
   }
   if (!Remember(record["id"].get<std::string>())) {

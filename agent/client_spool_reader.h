@@ -26,6 +26,7 @@
 #include "codec/line_decoder.h"
 #include "proto/event.pb.h"
 #include "util/clock.h"
+#include "util/logger.h"
 
 namespace goodput::agent {
 
@@ -43,6 +44,7 @@ class ClientSpoolReader {
     size_t max_ids = 1000000;
     // Whether process `pid` is alive (tests replace it).
     std::function<bool(pid_t)> pid_alive;
+    Logger log{"goodput-agent"};  // where its log lines go
   };
 
   ClientSpoolReader(Options options, std::function<void(v1::Event)> add,

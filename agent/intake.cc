@@ -16,7 +16,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "agent/await_stats.h"
-#include "agent/log.h"
 
 namespace goodput::agent {
 namespace {
@@ -182,7 +181,7 @@ void Intake::Loop() {
     for (const auto& c : connections_) fds.push_back({c->fd, POLLIN, 0});
     if (::poll(fds.data(), fds.size(), PollTimeoutMs()) < 0) {
       if (errno == EINTR) continue;
-      LogLine(absl::StrCat("socket: poll: ", std::strerror(errno)));
+      options_.log.Error(absl::StrCat("socket: poll: ", std::strerror(errno)));
       break;
     }
     if (fds[0].revents != 0) continue;  // Stop(): the loop condition ends it
@@ -342,9 +341,10 @@ void Intake::ShutDownAndClose(Connection* c) {
 void Intake::LogLimited(const std::string& line) {
   int64_t suppressed = 0;
   if (!reject_log_.Allow(&suppressed)) return;
-  LogLine(suppressed > 0 ? absl::StrCat(line, " (", suppressed,
-                                        " more log lines suppressed)")
-                         : line);
+  options_.log.Warning(suppressed > 0
+                           ? absl::StrCat(line, " (", suppressed,
+                                          " more log lines suppressed)")
+                           : line);
 }
 
 bool Intake::ReadFrom(Connection* c) {
@@ -474,8 +474,9 @@ void Intake::Count(Outcome outcome, const Connection* c,
       suppressed > 0
           ? absl::StrCat(" (", suppressed, " more log lines suppressed)")
           : "";
-  LogLine(absl::StrCat("socket: line ", c->line, ": ", Printable(reason),
-                       " [client ", c->id, "]", more));
+  options_.log.Warning(absl::StrCat("socket: line ", c->line, ": ",
+                                    Printable(reason), " [client ", c->id, "]",
+                                    more));
 }
 
 Intake::Stats Intake::stats() const {

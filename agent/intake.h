@@ -42,6 +42,7 @@
 #include "agent/metrics.h"
 #include "codec/line_decoder.h"
 #include "util/clock.h"
+#include "util/logger.h"
 
 namespace goodput::agent {
 
@@ -58,6 +59,7 @@ class Intake {
     absl::Duration idle_timeout = absl::ZeroDuration();
     // At max_connections, a connection idle this long may make room.
     absl::Duration evictable_idle = absl::Seconds(1);
+    Logger log{"goodput-agent"};  // where its log lines go
   };
 
   struct Stats {

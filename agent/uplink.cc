@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "agent/await_stats.h"
-#include "agent/log.h"
 #include "util/grpc_status.h"
 #include "util/retry_hint.h"
 
@@ -163,7 +162,7 @@ void Uplink::DeadLetterRefused(uint64_t sequence, const absl::Status& status) {
   absl::Status s = spool_->DeadLetter(
       sequence,
       absl::StrCat("refused by ", options_.server, ": ", status.ToString()));
-  LogLine(absl::StrCat(
+  options_.log.Warning(absl::StrCat(
       "uplink: ", options_.server, " refused batch ", sequence, " as invalid (",
       status.ToString(), "); never resending it: ",
       s.ok() ? absl::StrCat("moved to ", spool_->dir(), "/dead-letter/")
@@ -227,7 +226,7 @@ absl::StatusOr<v1::Batch> Uplink::ReadForSending(uint64_t sequence) {
   if (!absl::IsDataLoss(batch.status())) return batch;
   absl::Status s = spool_->DeadLetter(
       sequence, absl::StrCat("corrupt: ", batch.status().ToString()));
-  LogLine(absl::StrCat(
+  options_.log.Error(absl::StrCat(
       "spool: batch ", sequence, " is corrupt (", batch.status().message(),
       "); never sending it: ",
       s.ok() ? absl::StrCat("moved to ", spool_->dir(), "/dead-letter/")
@@ -270,8 +269,8 @@ absl::Status Uplink::HandleAck(const v1::Ack& ack) {
   LogRejections(ack);
   absl::Status s = spool_->Ack(ack.sequence());
   if (!s.ok()) {  // stays spooled; the next stream resends, deduped
-    LogLine(absl::StrCat("spool: cannot delete acknowledged batch ",
-                         ack.sequence(), ": ", s.ToString()));
+    options_.log.Error(absl::StrCat("spool: cannot delete acknowledged batch ",
+                                    ack.sequence(), ": ", s.ToString()));
   }
   metrics_->acked_batches->Increment();
   if (ack.duplicate()) metrics_->duplicate_acks->Increment();
@@ -289,7 +288,7 @@ void Uplink::LogRejections(const v1::Ack& ack) {
   for (const v1::Rejection& r : ack.rejections()) {
     int64_t suppressed = 0;
     if (!rejection_log_.Allow(&suppressed)) continue;
-    LogLine(absl::StrCat(
+    options_.log.Warning(absl::StrCat(
         "server rejected event ", r.index(), " of batch ", ack.sequence(), ": ",
         r.reason(),
         suppressed > 0 ? absl::StrCat(" (", suppressed, " more suppressed)")
@@ -301,7 +300,7 @@ void Uplink::LogRetry(const absl::Status& status, absl::Duration delay,
                       bool always) {
   int64_t suppressed = 0;
   if (!retry_log_.Allow(&suppressed) && !always) return;
-  LogLine(absl::StrCat(
+  options_.log.Warning(absl::StrCat(
       "uplink: stream to ", options_.server, " ended: ", status.ToString(),
       "; reconnecting in ", absl::FormatDuration(delay),
       suppressed > 0 ? absl::StrCat(" (", suppressed, " failures not logged)")

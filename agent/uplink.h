@@ -42,6 +42,7 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/service.grpc.pb.h"
 #include "util/clock.h"
+#include "util/logger.h"
 
 namespace goodput::agent {
 
@@ -56,6 +57,7 @@ class Uplink {
     // From util/grpc_credentials.h (TLS, token); null = plaintext.
     std::shared_ptr<grpc::ChannelCredentials> credentials;
     std::string tls_server_name;  // expected in the server's cert, if set
+    Logger log{"goodput-agent"};  // where its log lines go
   };
 
   struct Stats {

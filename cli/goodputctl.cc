@@ -15,6 +15,7 @@
 #include "cli/replay_command.h"
 #include "cli/top.h"
 #include "util/flags.h"
+#include "util/version.h"
 
 namespace goodput::cli {
 namespace {
@@ -78,9 +79,10 @@ int RunGoodputctl(int argc, char** argv, std::istream& in, std::ostream& out,
                   std::ostream& err) {
   CommandContext context{in, out, err};
   std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
-  bool help = false;
+  bool help = false, version = false;
   FlagParser flags(/*stop_at_positional=*/true);
   flags.AddBool("help", &help, "show this help and exit");
+  flags.AddBool("version", &version, "print the version and exit");
   flags.AddString(
       "server", "HOST:PORT[,...]", &context.server,
       "goodputd's gRPC address, for report, send, jobs, job, fleet, "
@@ -91,6 +93,10 @@ int RunGoodputctl(int argc, char** argv, std::istream& in, std::ostream& out,
   if (!parsed.ok()) return UsageError(context, kProgram, parsed.message());
   if (help) {
     out << Help(flags);
+    return kExitOk;
+  }
+  if (version) {
+    out << VersionLine(kProgram) << "\n";
     return kExitOk;
   }
   if (rest.empty()) return UsageError(context, kProgram, "missing command");

@@ -16,6 +16,7 @@
 #include "run/run_flags.h"
 #include "util/clock.h"
 #include "util/uuid.h"
+#include "util/version.h"
 
 int main(int argc, char** argv) {
   // Before anything else: block the signals the runner waits for.
@@ -30,6 +31,10 @@ int main(int argc, char** argv) {
   }
   if (flags->help) {
     std::cout << goodput::run::RunUsage();
+    return 0;
+  }
+  if (flags->version) {
+    std::cout << goodput::VersionLine("goodput-run") << "\n";
     return 0;
   }
   std::optional<goodput::logs::LogProfile> profile;

@@ -15,7 +15,7 @@ namespace {
 using Opt = std::optional<std::string>;
 
 struct RawFlags {
-  bool help = false, submit = false, no_job_ended = false;
+  bool help = false, version = false, submit = false, no_job_ended = false;
   Opt job_id, chips, min_chips, accelerator, workload, framework, labels,
       step_flops, step_bytes, max_restarts, stop_reason, agent_socket,
       spool_dir, log_profile;
@@ -52,6 +52,7 @@ void Register(FlagParser* p, RawFlags* f) {
                "profile (built-in: megatron, torchtitan, maxtext, hf_trainer, "
                "deepspeed; or a YAML file); the output is passed on as is");
   p->AddBool("help", &f->help, "show this help and exit");
+  p->AddBool("version", &f->version, "print the version and exit");
 }
 
 absl::StatusOr<v1::JobSubmitted> Submitted(const RawFlags& f, int64_t now_ns) {
@@ -136,7 +137,8 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args,
   absl::Status s = p.Parse(args, &out.launcher.argv);
   if (!s.ok()) return s;
   out.help = f.help;
-  if (out.help) return out;
+  out.version = f.version;
+  if (out.help || out.version) return out;
   s = Fill(f, now_ns, &out);
   if (!s.ok()) return s;
   if (out.launcher.argv.empty()) {

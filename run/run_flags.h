@@ -14,6 +14,7 @@ namespace goodput::run {
 
 struct RunFlags {
   bool help = false;
+  bool version = false;  // --version
   LauncherOptions launcher;
   std::string agent_socket;  // default client::DefaultAgentSocket()
   std::string spool_dir;     // default client::DefaultClientSpoolDir()

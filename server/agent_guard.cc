@@ -1,6 +1,5 @@
 #include "server/agent_guard.h"
 
-#include <iostream>
 #include <optional>
 #include <utility>
 
@@ -80,10 +79,11 @@ absl::Status AgentGuard::Hold(const std::string& agent_id,
             "\"Two agents with one id\")")));
   }
   if (!fresh) {  // a dead connection's stream: the agent reconnected
-    std::cerr << "goodputd: agent " << Quote(agent_id) << ": stream from "
-              << h.peer << " read nothing for "
-              << (now - h.last_batch_ns) / 1000000000 << " s; " << peer
-              << " takes it over" << std::endl;
+    options_.log.Info(
+        absl::StrCat("agent ", Quote(agent_id), ": stream from ", h.peer,
+                     " read nothing for ", (now - h.last_batch_ns) / 1000000000,
+                     " s; ", peer, " takes it over"),
+        {{"agent_id", agent_id}, {"peer", std::string(peer)}});
     if (h.claims->context_ != nullptr) h.claims->context_->TryCancel();
     h = Holder{claims, peer, now};
   }

@@ -26,6 +26,7 @@
 #include "grpcpp/server_context.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
+#include "util/logger.h"
 
 namespace goodput::server {
 
@@ -57,6 +58,7 @@ class AgentGuard {
     // A stream that read no batch for this long yields its ids to a new
     // stream (--agent_takeover_after).
     int64_t takeover_after_ns = int64_t{180} * 1000 * 1000 * 1000;
+    Logger log{"goodputd"};  // where takeovers are logged
   };
 
   // The agent ids one stream holds; released when it is destroyed. A null

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <iostream>
 #include <set>
 
 #include "absl/strings/numbers.h"
@@ -26,12 +25,12 @@ namespace {
 
 // --fault=hold_query:N: the Nth admitted heavy query logs that it is held
 // and waits, polling, until its call is cancelled.
-QueryService::FaultHook HoldQuery(int64_t n) {
+QueryService::FaultHook HoldQuery(int64_t n, const Logger& log) {
   auto count = std::make_shared<std::atomic<int64_t>>(0);
-  return [n, count](const std::function<bool()>& cancelled) {
+  return [n, count, log](const std::function<bool()>& cancelled) {
     if (++*count != n) return;
-    std::cout << "goodputd: fault hold_query: holding query " << n
-              << " until it is cancelled" << std::endl;
+    log.Info(absl::StrCat("fault hold_query: holding query ", n,
+                          " until it is cancelled"));
     while (!cancelled()) absl::SleepFor(absl::Milliseconds(10));
   };
 }
@@ -46,10 +45,23 @@ int IngestStreamCap(const GoodputdOptions& o) {
 
 absl::StatusOr<std::unique_ptr<Goodputd>> Goodputd::Start(
     GoodputdOptions options, Clock* clock) {
-  std::unique_ptr<Goodputd> d(new Goodputd());
-  d->options_ = std::move(options);
+  std::unique_ptr<Goodputd> d(new Goodputd(std::move(options), clock));
   if (absl::Status s = d->Init(clock); !s.ok()) return s;
   return d;
+}
+
+absl::Status Goodputd::Init(Clock* clock) {
+  health_ = std::make_unique<ServerHealth>(clock, options_.health);
+  if (absl::Status s = StartHttp(); !s.ok()) return s;
+  if (absl::Status s = OpenAndRecover(clock); !s.ok()) return s;
+  if (absl::Status s = LoadTokens(); !s.ok()) return s;
+  MakeServices(clock);
+  if (absl::Status s = InstallFault(); !s.ok()) return s;
+  PublishMetrics(clock);
+  health_->SetPhase(ServerHealth::Phase::kStartingGrpc);
+  if (absl::Status s = StartGrpc(); !s.ok()) return s;
+  health_->SetPhase(ServerHealth::Phase::kServing);
+  return absl::OkStatus();
 }
 
 absl::Status Goodputd::OpenStore() {
@@ -60,15 +72,17 @@ absl::Status Goodputd::OpenStore() {
   if (!(*store)->damage().empty()) {
     store_damaged_ = true;
     store_lost_batches_ = (*store)->lost_batches();
-    std::cerr << "goodputd: ERROR: starting DEGRADED (--accept_store_loss): "
-              << (*store)->damage() << std::endl;
+    log_.Error(absl::StrCat("starting DEGRADED (--accept_store_loss): ",
+                            (*store)->damage()));
   }
   store_ = *std::move(store);
   return absl::OkStatus();
 }
 
-absl::Status Goodputd::Init(Clock* clock) {
+absl::Status Goodputd::OpenAndRecover(Clock* clock) {
   if (absl::Status s = OpenStore(); !s.ok()) return s;
+  health_->SetPhase(ServerHealth::Phase::kRecovering);
+  if (options_.before_recovery) options_.before_recovery(metrics_port());
   live_ = std::make_unique<LiveState>(&options_.config, options_.lateness_ns,
                                       store_.get());
   ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), clock,
@@ -81,20 +95,18 @@ absl::Status Goodputd::Init(Clock* clock) {
   ingestor_->set_max_sequence_jump(options_.max_sequence_jump);
   ingestor_->set_agent_series_ttl(options_.agent_series_ttl_ns);
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
+  health_->Watch(ingestor_.get());
   // Recovery's transient memory (every stored snapshot and state) is
   // free now; give it back to the OS instead of keeping the peak (glibc
   // keeps freed heap pages otherwise).
   malloc_trim(0);
-  if (absl::Status s = LoadTokens(); !s.ok()) return s;
-  MakeServices(clock);
-  if (absl::Status s = InstallFault(); !s.ok()) return s;
-  if (absl::Status s = StartMetrics(clock); !s.ok()) return s;
-  return StartGrpc();
+  return absl::OkStatus();
 }
 
 void Goodputd::MakeServices(Clock* clock) {
-  guard_ =
-      std::make_unique<AgentGuard>(options_.agent_guard, store_.get(), clock);
+  AgentGuard::Options guarding = options_.agent_guard;
+  guarding.log = log_;
+  guard_ = std::make_unique<AgentGuard>(guarding, store_.get(), clock);
   streams_ = std::make_unique<IngestStreams>(
       IngestStreams::Options{
           .max_streams = IngestStreamCap(options_),
@@ -102,7 +114,7 @@ void Goodputd::MakeServices(Clock* clock) {
       clock);
   ingest_service_ = std::make_unique<IngestService>(
       ingestor_.get(), limits_.get(), guard_.get(), tokens_.get(),
-      streams_.get());
+      streams_.get(), log_);
   admission_ = std::make_unique<QueryAdmission>(
       options_.max_concurrent_queries,
       [limits = limits_.get()] { limits->CountRefusedQuery(); });
@@ -188,7 +200,7 @@ absl::Status Goodputd::InstallFault() {
         options_.fault));
   }
   if (parts[0] == "hold_query") {
-    query_service_->set_fault_hook(HoldQuery(n));
+    query_service_->set_fault_hook(HoldQuery(n, log_));
     return absl::OkStatus();
   }
   auto count = std::make_shared<std::atomic<int64_t>>(0);
@@ -198,7 +210,7 @@ absl::Status Goodputd::InstallFault() {
   return absl::OkStatus();
 }
 
-absl::Status Goodputd::StartMetrics(Clock* clock) {
+absl::Status Goodputd::StartHttp() {
   if (options_.metrics_address.empty()) return absl::OkStatus();
   std::shared_ptr<const BasicAuth> auth;
   if (!options_.metrics_basic_auth_file.empty()) {
@@ -207,22 +219,40 @@ absl::Status Goodputd::StartMetrics(Clock* clock) {
     if (!loaded.ok()) return loaded.status();
     auth = *std::move(loaded);
   }
-  metrics_source_ = std::make_unique<MetricsSource>(
-      &options_.config, options_.metrics, ingestor_.get(), clock, limits_.get(),
-      tokens_.get(), store_.get(), guard_.get());
-  metrics_source_->set_store_damage(store_damaged_, store_lost_batches_);
-  metrics_source_->set_streams(streams_.get());
   auto exporter = MetricsExporter::Start(
-      options_.metrics_address,
-      [source = metrics_source_.get()] { return source->Collect(); },
-      std::move(auth));
+      options_.metrics_address, [this] { return CollectMetrics(); },
+      std::move(auth),
+      [health = health_.get()](absl::string_view path) {
+        return path == "/readyz" ? health->Readyz() : health->Healthz();
+      },
+      log_);
   if (!exporter.ok()) return exporter.status();
   metrics_ = *std::move(exporter);
   return absl::OkStatus();
 }
 
+void Goodputd::PublishMetrics(Clock* clock) {
+  metrics_source_ = std::make_unique<MetricsSource>(
+      &options_.config, options_.metrics, ingestor_.get(), clock, limits_.get(),
+      tokens_.get(), store_.get(), guard_.get(), log_);
+  metrics_source_->set_store_damage(store_damaged_, store_lost_batches_);
+  metrics_source_->set_streams(streams_.get());
+  ready_source_ = metrics_source_.get();
+}
+
+absl::StatusOr<std::vector<core::MetricFamilyData>> Goodputd::CollectMetrics()
+    const {
+  MetricsSource* source = ready_source_.load();
+  if (source == nullptr) {
+    return absl::UnavailableError(
+        "no metrics yet: goodputd is opening its store and recovering");
+  }
+  return source->Collect();
+}
+
 void Goodputd::Shutdown() {
   StopReaper();
+  if (health_) health_->SetPhase(ServerHealth::Phase::kStopping);
   if (grpc_) {
     grpc_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::nanoseconds(options_.shutdown_grace_ns));

@@ -1,11 +1,14 @@
 #ifndef GOODPUT_SERVER_GOODPUTD_H_
 #define GOODPUT_SERVER_GOODPUTD_H_
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
@@ -22,10 +25,12 @@
 #include "server/metrics_source.h"
 #include "server/query_admission.h"
 #include "server/query_service.h"
+#include "server/server_health.h"
 #include "server/token_auth.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
 #include "util/grpc_credentials.h"
+#include "util/logger.h"
 
 namespace goodput::server {
 
@@ -84,10 +89,18 @@ struct GoodputdOptions {
   int max_concurrent_queries = 4;
   // How long Shutdown lets calls in flight finish before cancelling them.
   int64_t shutdown_grace_ns = 10 * core::kNanosPerSecond;
+  // Log lines: text or JSON (--log_format).
+  Logger::Format log_format = Logger::Format::kText;
+  // When /healthz says the process is wedged or its store failing.
+  ServerHealth::Options health;
+  // Tests: called with the metrics port once /healthz and /readyz are
+  // served and the store is open, before the live state is recovered.
+  std::function<void(int metrics_port)> before_recovery;
 };
 
-// The aggregator process: opens the store, recovers the live state from
-// it, and serves Ingest and Query over gRPC until Shutdown. Owns
+// The aggregator process: serves /healthz and /readyz (ServerHealth) on the
+// metrics address, opens the store, recovers the live state from it, and
+// serves Ingest and Query over gRPC (and /metrics) until Shutdown. Owns
 // everything it creates; `clock` must outlive it. Thread-safe.
 class Goodputd {
  public:
@@ -116,18 +129,25 @@ class Goodputd {
   void Shutdown();
 
  private:
-  Goodputd() = default;
+  explicit Goodputd(GoodputdOptions options, Clock* clock)
+      : options_(std::move(options)),
+        log_("goodputd", options_.log_format, clock) {}
   absl::Status Init(Clock* clock);
   absl::Status OpenStore();
   absl::Status InstallFault();
   absl::Status LoadTokens();
   void MakeServices(Clock* clock);
   absl::Status StartGrpc();
-  absl::Status StartMetrics(Clock* clock);
   void StartReaper();
   void StopReaper();
+  absl::Status StartHttp();
+  absl::Status OpenAndRecover(Clock* clock);
+  void PublishMetrics(Clock* clock);
+  // /metrics' families, or Unavailable until recovery is done.
+  absl::StatusOr<std::vector<core::MetricFamilyData>> CollectMetrics() const;
 
   GoodputdOptions options_;
+  const Logger log_;  // copied into every component that logs
   std::unique_ptr<storage::EventStore> store_;
   std::unique_ptr<LiveState> live_;
   std::unique_ptr<Ingestor> ingestor_;
@@ -146,7 +166,9 @@ class Goodputd {
   bool store_damaged_ = false;
   uint64_t store_lost_batches_ = 0;
   // Declared last: the exporter stops serving before the rest goes away.
+  std::unique_ptr<ServerHealth> health_;
   std::unique_ptr<MetricsSource> metrics_source_;
+  std::atomic<MetricsSource*> ready_source_{nullptr};  // once recovered
   std::unique_ptr<MetricsExporter> metrics_;
 };
 

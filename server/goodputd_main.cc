@@ -14,7 +14,9 @@
 #include "server/goodputd.h"
 #include "server/security_flags.h"
 #include "util/flags.h"
+#include "util/logger.h"
 #include "util/time_format.h"
+#include "util/version.h"
 
 namespace {
 
@@ -25,11 +27,11 @@ constexpr char kUsage[] =
     "flags:\n";
 
 struct Flags {
-  bool help = false, fsync = false, accept_store_loss = false;
+  bool help = false, version = false, fsync = false, accept_store_loss = false;
   std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
       stall_after, fault, max_job_series, ended_job_grace, windows,
       segment_labels, retention, state_every, state_every_events,
-      shutdown_grace;
+      shutdown_grace, log_format;
   goodput::server::SecurityFlags security;
 };
 
@@ -149,6 +151,11 @@ absl::Status ToOptions(const Flags& flags,
     }
     *out = *ns;
   }
+  if (flags.log_format) {
+    auto format = goodput::Logger::ParseFormat(*flags.log_format);
+    if (!format.ok()) return format.status();
+    options->log_format = *format;
+  }
   if (absl::Status s = ParseRetention(flags, options); !s.ok()) return s;
   if (absl::Status s = ParseStatePolicy(flags, options); !s.ok()) return s;
   return ToMetricsOptions(flags, options);
@@ -164,6 +171,8 @@ int WaitForSignal(const sigset_t& signals) {
 // Registers goodputd's flags into `flags`.
 void AddFlags(goodput::FlagParser* parser, Flags* flags) {
   parser->AddBool("help", &flags->help, "show this help");
+  parser->AddBool("version", &flags->version, "print the version and exit");
+  parser->AddFlagFile();
   parser->AddString("data_dir", "DIR", &flags->data_dir,
                     "RocksDB directory (created if missing)");
   parser->AddString("grpc_address", "HOST:PORT", &flags->grpc_address,
@@ -199,10 +208,53 @@ void AddFlags(goodput::FlagParser* parser, Flags* flags) {
   parser->AddString("shutdown_grace", "DURATION", &flags->shutdown_grace,
                     "on SIGTERM/SIGINT, calls in flight get this long to "
                     "finish before they are cancelled (default 10s)");
+  parser->AddString("log_format", "text|json", &flags->log_format,
+                    "log lines: text (default) or one JSON object per line "
+                    "(time, level, component, message, fields)");
   parser->AddString("fault", "POINT:N", &flags->fault,
                     "tests only: SIGKILL at the Nth before_store|after_store|"
                     "before_states|after_states, or hold the Nth hold_query "
                     "until it is cancelled");
+}
+
+// Runs goodputd until SIGINT or SIGTERM; the exit code.
+int Serve(goodput::server::GoodputdOptions options, bool metrics_given) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  goodput::RealClock clock;
+  // Startup and shutdown lines on stdout, failures on stderr, as always.
+  const goodput::Logger out("goodputd", options.log_format, &clock, 1);
+  const goodput::Logger err("goodputd", options.log_format, &clock, 2);
+  auto server = goodput::server::Goodputd::Start(options, &clock);
+  if (!server.ok() && !metrics_given &&
+      absl::StartsWith(server.status().message(), "--metrics_address")) {
+    // The default port is taken (e.g. another goodputd): run without.
+    err.Warning(absl::StrCat(server.status().message(),
+                             "; serving no metrics (pass --metrics_address)"));
+    options.metrics_address.clear();
+    server = goodput::server::Goodputd::Start(options, &clock);
+  }
+  if (!server.ok()) {
+    err.Error(server.status().message());
+    return 1;
+  }
+  const int port = (*server)->port(), metrics = (*server)->metrics_port();
+  out.Info(
+      absl::StrCat("listening on port ", port, ", data in ", options.data_dir),
+      {{"port", absl::StrCat(port)}, {"data_dir", options.data_dir}});
+  if (metrics > 0) {
+    out.Info(absl::StrCat("metrics on port ", metrics),
+             {{"metrics_port", absl::StrCat(metrics)}});
+  }
+  int sig = WaitForSignal(signals);
+  out.Info(absl::StrCat("signal ", sig, ", shutting down"));
+  (*server)->Shutdown();
+  server->reset();  // closes the store
+  out.Info("stopped");
+  return 0;
 }
 
 }  // namespace
@@ -218,7 +270,7 @@ int main(int argc, char** argv) {
     s = absl::InvalidArgumentError("unexpected argument " + positional[0]);
   }
   goodput::server::GoodputdOptions options;
-  if (s.ok() && !flags.help) s = ToOptions(flags, &options);
+  if (s.ok() && !flags.help && !flags.version) s = ToOptions(flags, &options);
   if (!s.ok()) {
     std::cerr << "goodputd: " << s.message() << " (see --help)\n";
     return 2;
@@ -227,35 +279,9 @@ int main(int argc, char** argv) {
     std::cout << kUsage << parser.Help();
     return 0;
   }
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  goodput::RealClock clock;
-  auto server = goodput::server::Goodputd::Start(options, &clock);
-  if (!server.ok() && !flags.metrics_address &&
-      absl::StartsWith(server.status().message(), "--metrics_address")) {
-    // The default port is taken (e.g. another goodputd): run without.
-    std::cerr << "goodputd: warning: " << server.status().message()
-              << "; serving no metrics (pass --metrics_address)\n";
-    options.metrics_address.clear();
-    server = goodput::server::Goodputd::Start(options, &clock);
+  if (flags.version) {
+    std::cout << goodput::VersionLine("goodputd") << "\n";
+    return 0;
   }
-  if (!server.ok()) {
-    std::cerr << "goodputd: " << server.status().message() << "\n";
-    return 1;
-  }
-  std::cout << "goodputd: listening on port " << (*server)->port()
-            << ", data in " << options.data_dir << std::endl;
-  if ((*server)->metrics_port() > 0) {
-    std::cout << "goodputd: metrics on port " << (*server)->metrics_port()
-              << std::endl;
-  }
-  int sig = WaitForSignal(signals);
-  std::cout << "goodputd: signal " << sig << ", shutting down" << std::endl;
-  (*server)->Shutdown();
-  server->reset();  // closes the store
-  std::cout << "goodputd: stopped" << std::endl;
-  return 0;
+  return Serve(options, flags.metrics_address.has_value());
 }

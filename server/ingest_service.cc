@@ -1,6 +1,5 @@
 #include "server/ingest_service.h"
 
-#include <iostream>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -29,21 +28,22 @@ std::string Flatten(const grpc::ByteBuffer& buffer) {
   return out;
 }
 
-// Logs a refusal an operator must hear about (alert GoodputAgentIdRefused
-// sends them here); returns it.
-absl::Status Loud(const grpc::ServerContext& context, absl::Status s) {
-  std::cerr << "goodputd: refused stream from " << context.peer() << ": "
-            << s.message() << std::endl;
+}  // namespace
+
+absl::Status IngestService::Loud(const grpc::ServerContext& context,
+                                 absl::Status s) const {
+  log_.Warning(
+      absl::StrCat("refused stream from ", context.peer(), ": ", s.message()),
+      {{"peer", context.peer()}});
   return s;
 }
 
-}  // namespace
-
 IngestService::IngestService(Ingestor* ingestor, IngestLimits* limits,
                              AgentGuard* guard, const TokenAuth* tokens,
-                             IngestStreams* streams)
+                             IngestStreams* streams, Logger log)
     : ingestor_(ingestor),
       limits_(limits),
+      log_(std::move(log)),
       guard_(guard),
       tokens_(tokens),
       streams_(streams) {

@@ -13,6 +13,7 @@
 #include "server/ingest_streams.h"
 #include "server/ingestor.h"
 #include "server/token_auth.h"
+#include "util/logger.h"
 
 namespace goodput::server {
 
@@ -41,7 +42,8 @@ class IngestService final : public grpc::Service {
   // `limits`, `guard` and `tokens` may be null (no such checks).
   IngestService(Ingestor* ingestor, IngestLimits* limits,
                 AgentGuard* guard = nullptr, const TokenAuth* tokens = nullptr,
-                IngestStreams* streams = nullptr);
+                IngestStreams* streams = nullptr,
+                Logger log = Logger("goodputd"));
 
   grpc::Status Stream(grpc::ServerContext* context, RawStream* stream);
 
@@ -59,9 +61,13 @@ class IngestService final : public grpc::Service {
                      AgentGuard::Claims* claims);
   absl::Status Store(v1::Batch* batch, v1::Ack* ack);
   CallIdentity Identify(const grpc::ServerContext& context) const;
+  // Logs a refusal an operator must hear about (alert GoodputAgentIdRefused
+  // sends them here); returns it.
+  absl::Status Loud(const grpc::ServerContext& context, absl::Status s) const;
 
   Ingestor* ingestor_;
   IngestLimits* limits_;
+  const Logger log_;
   AgentGuard* guard_;
   const TokenAuth* tokens_;
   IngestStreams* streams_;

@@ -140,8 +140,18 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
         batch.agent_id(), "\" sequence ", batch.sequence()));
   }
   absl::MutexLock lock(&mu_);
+  const int64_t now_ns = clock_->NowNanos();
+  SetBusySince(now_ns);
+  absl::StatusOr<v1::Ack> ack = IngestLocked(batch_ptr, now_ns);
+  SetBusySince(std::nullopt);
+  return ack;
+}
+
+absl::StatusOr<v1::Ack> Ingestor::IngestLocked(v1::Batch* batch_ptr,
+                                               int64_t now_ns) {
+  const v1::Batch& batch = *batch_ptr;
   ++stats_.batches;
-  SeeAgent(batch.agent_id(), clock_->NowNanos());
+  SeeAgent(batch.agent_id(), now_ns);
   v1::Ack ack;
   ack.set_sequence(batch.sequence());
   const uint64_t print = BatchFingerprints::Of(batch);
@@ -152,6 +162,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
   Judge(batch_ptr, &write, &ack);
   if (fault_hook_) fault_hook_("before_store");
   auto batch_id = store_->Write(write);
+  NoteStoreWrite(batch_id.status());
   if (!batch_id.ok()) {
     ++stats_.failed_batches;
     return batch_id.status();
@@ -192,6 +203,26 @@ absl::StatusOr<v1::Ack> Ingestor::Duplicate(const v1::Batch& batch,
   ack.set_sequence(batch.sequence());
   ack.set_duplicate(true);
   return ack;
+}
+
+IngestHealth Ingestor::health() const {
+  absl::MutexLock lock(&health_mu_);
+  return health_;
+}
+
+void Ingestor::NoteStoreWrite(const absl::Status& status) {
+  absl::MutexLock lock(&health_mu_);
+  if (status.ok()) {
+    health_.store_failures_in_a_row = 0;
+    return;
+  }
+  ++health_.store_failures_in_a_row;
+  health_.last_store_error = std::string(status.message());
+}
+
+void Ingestor::SetBusySince(std::optional<int64_t> ns) {
+  absl::MutexLock lock(&health_mu_);
+  health_.busy_since_ns = ns;
 }
 
 absl::Status Ingestor::CheckJump(const v1::Batch& batch, uint64_t acked) {

@@ -42,6 +42,16 @@ struct IngestStats {
   int64_t state_errors = 0;     // failed state writes (restores read more)
 };
 
+// What probes ask of the ingest path (ServerHealth), kept apart from the
+// ingest lock so they can be answered while a batch holds it.
+struct IngestHealth {
+  int64_t store_failures_in_a_row = 0;  // failed batch writes since an OK one
+  std::string last_store_error;         // of the newest failed write
+  // Server clock time the batch in the ingest path entered it; nullopt when
+  // none is.
+  std::optional<int64_t> busy_since_ns;
+};
+
 // The ingest path of goodputd, independent of gRPC: judges each event of
 // an agent's batch (validation, then admission against the live state),
 // writes the accepted ones, the dead letters and the agent's sequence in
@@ -141,8 +151,16 @@ class Ingestor {
       const std::string& job_id);
   std::optional<int64_t> retention_ns();
   LiveState::Stats live_stats();
+  // Never waits for the ingest lock.
+  IngestHealth health() const;
 
  private:
+  // IngestTaking under the lock, at `now_ns`.
+  absl::StatusOr<v1::Ack> IngestLocked(v1::Batch* batch, int64_t now_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records the outcome of a batch's store write in health_.
+  void NoteStoreWrite(const absl::Status& status);
+  void SetBusySince(std::optional<int64_t> ns);
   // Fills `write` and `ack` with the judgement of each event of `batch`.
   void Judge(v1::Batch* batch, storage::BatchWrite* write, v1::Ack* ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -165,6 +183,8 @@ class Ingestor {
 
   storage::EventStore* store_;
   Clock* clock_;
+  mutable absl::Mutex health_mu_;  // never held while taking mu_
+  IngestHealth health_ ABSL_GUARDED_BY(health_mu_);
   absl::Mutex mu_;
   LiveState* live_ ABSL_GUARDED_BY(mu_);
   codec::ValidationLimits limits_ ABSL_GUARDED_BY(mu_);

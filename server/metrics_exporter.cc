@@ -1,14 +1,12 @@
 #include "server/metrics_exporter.h"
 
 #include <exception>
-#include <iostream>
 #include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "prometheus/collectable.h"
-#include "prometheus/exposer.h"
 #include "prometheus/metric_family.h"
+#include "prometheus/text_serializer.h"
 
 namespace goodput::server {
 namespace {
@@ -61,55 +59,50 @@ std::vector<prometheus::MetricFamily> Translate(
   return out;
 }
 
-class Collector : public prometheus::Collectable {
- public:
-  explicit Collector(MetricsExporter::CollectFn collect)
-      : collect_(std::move(collect)) {}
-
-  std::vector<prometheus::MetricFamily> Collect() const override {
-    try {
-      return Translate(collect_());
-    } catch (const std::exception& e) {
-      std::cerr << "goodputd: metrics scrape failed: " << e.what() << "\n";
-      return {};
-    }
-  }
-
- private:
-  MetricsExporter::CollectFn collect_;
-};
+constexpr char kText[] = "text/plain; charset=utf-8";
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
     const std::string& address, CollectFn collect,
-    std::shared_ptr<const BasicAuth> auth) {
-  std::unique_ptr<MetricsExporter> e(new MetricsExporter());
-  e->collectable_ = std::make_shared<Collector>(std::move(collect));
-  try {
-    e->exposer_ = std::make_unique<prometheus::Exposer>(address);
-    if (auth != nullptr) {  // before the metrics: none is served without it
-      e->exposer_->RegisterAuth(
-          [auth](const std::string& user, const std::string& password) {
-            return auth->Check(user, password);
-          },
-          "goodputd");
-    }
-    e->exposer_->RegisterCollectable(e->collectable_);
-    const std::vector<int> ports = e->exposer_->GetListeningPorts();
-    e->port_ = ports.empty() ? 0 : ports.front();
-  } catch (const std::exception& ex) {
+    std::shared_ptr<const BasicAuth> auth, ProbeFn probe, Logger log) {
+  std::unique_ptr<MetricsExporter> e(new MetricsExporter(
+      std::move(collect), std::move(probe), std::move(log)));
+  auto http = HttpServer::Start(
+      address,
+      [p = e.get()](absl::string_view method, absl::string_view path) {
+        return p->Handle(method, path);
+      },
+      std::move(auth), {"/healthz", "/readyz"});
+  if (!http.ok()) {
     return absl::UnavailableError(
         absl::StrCat("--metrics_address: cannot serve metrics on ", address,
-                     ": ", ex.what()));
+                     ": ", http.status().message()));
   }
+  e->http_ = *std::move(http);
   return e;
 }
 
-MetricsExporter::~MetricsExporter() {
-  // Stop serving before the collector goes away.
-  if (exposer_) exposer_->RemoveCollectable(collectable_);
-  exposer_.reset();
+HttpResponse MetricsExporter::Handle(absl::string_view method,
+                                     absl::string_view path) const {
+  if (method != "GET") return {405, kText, "only GET\n"};
+  if (path == "/metrics") return Metrics();
+  if ((path == "/healthz" || path == "/readyz") && probe_) return probe_(path);
+  return {404, kText, "not found: try /metrics, /healthz or /readyz\n"};
+}
+
+HttpResponse MetricsExporter::Metrics() const {
+  try {
+    absl::StatusOr<std::vector<core::MetricFamilyData>> families = collect_();
+    if (!families.ok()) {
+      return {503, kText, absl::StrCat(families.status().message(), "\n")};
+    }
+    return {200, "text/plain; version=0.0.4; charset=utf-8",
+            prometheus::TextSerializer().Serialize(Translate(*families))};
+  } catch (const std::exception& e) {
+    log_.Error(absl::StrCat("metrics scrape failed: ", e.what()));
+    return {500, kText, "metrics scrape failed\n"};
+  }
 }
 
 }  // namespace goodput::server

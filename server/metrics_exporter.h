@@ -7,42 +7,52 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "core/metric_family.h"
 #include "util/basic_auth.h"
-
-namespace prometheus {
-class Exposer;
-class Collectable;
-}  // namespace prometheus
+#include "util/http_server.h"
+#include "util/logger.h"
 
 namespace goodput::server {
 
-// The Prometheus pull endpoint (prometheus-cpp): serves /metrics on
-// `address` (port 0 picks one) and, on every scrape, calls `collect` and
-// translates its plain families into prometheus-cpp's. The one adapter to
-// prometheus-cpp: its exceptions are caught here and become a Status (at
-// Start) or an empty scrape plus a log line (at Collect). With `auth`,
-// /metrics needs HTTP basic auth (prometheus-cpp's RegisterAuth): a scrape
-// without a listed user and password gets 401 and no metrics. Owns the HTTP
-// server and shares `auth`; `collect` must stay callable until this is
-// destroyed. Thread-safe (scrapes run on civetweb's threads).
+// goodputd's HTTP endpoint on --metrics_address (util/http_server.h, port 0
+// picks one): GET /metrics calls `collect` and renders its plain families in
+// the Prometheus text format (prometheus-cpp's TextSerializer: the one
+// adapter to prometheus-cpp; its exceptions become a 500 and a log line), or
+// answers 503 with the status's message when `collect` fails (e.g. still
+// recovering); GET /healthz and /readyz call `probe`. With `auth`, /metrics
+// needs HTTP basic auth (a scrape without a listed user and password gets
+// 401 and no metrics); the probes never do, so a kubelet can ask. Owns the
+// HTTP server and shares `auth`; `collect` and `probe` must stay callable
+// until this is destroyed. Thread-safe (requests run on the server's
+// thread).
 class MetricsExporter {
  public:
-  using CollectFn = std::function<std::vector<core::MetricFamilyData>()>;
+  using CollectFn =
+      std::function<absl::StatusOr<std::vector<core::MetricFamilyData>>()>;
+  // Answers GET /healthz or /readyz (`path`).
+  using ProbeFn = std::function<HttpResponse(absl::string_view path)>;
 
+  // A null `probe` answers the probe paths 404.
   static absl::StatusOr<std::unique_ptr<MetricsExporter>> Start(
       const std::string& address, CollectFn collect,
-      std::shared_ptr<const BasicAuth> auth = nullptr);
-  ~MetricsExporter();
+      std::shared_ptr<const BasicAuth> auth = nullptr, ProbeFn probe = nullptr,
+      Logger log = Logger("goodputd"));
 
-  int port() const { return port_; }
+  int port() const { return http_->port(); }
 
  private:
-  MetricsExporter() = default;
+  MetricsExporter(CollectFn collect, ProbeFn probe, Logger log)
+      : collect_(std::move(collect)),
+        probe_(std::move(probe)),
+        log_(std::move(log)) {}
+  HttpResponse Handle(absl::string_view method, absl::string_view path) const;
+  HttpResponse Metrics() const;
 
-  std::unique_ptr<prometheus::Exposer> exposer_;
-  std::shared_ptr<prometheus::Collectable> collectable_;
-  int port_ = 0;
+  const CollectFn collect_;
+  const ProbeFn probe_;
+  const Logger log_;
+  std::unique_ptr<HttpServer> http_;  // last: stops before the rest goes
 };
 
 }  // namespace goodput::server

@@ -1,6 +1,5 @@
 #include "server/metrics_source.h"
 
-#include <iostream>
 #include <optional>
 #include <utility>
 
@@ -204,8 +203,9 @@ MetricsSource::MetricsSource(const core::Config* config,
                              Clock* clock, const IngestLimits* limits,
                              const TokenAuth* tokens,
                              storage::EventStore* store,
-                             const AgentGuard* guard)
-    : ingestor_(ingestor),
+                             const AgentGuard* guard, Logger log)
+    : log_(std::move(log)),
+      ingestor_(ingestor),
       clock_(clock),
       limits_(limits),
       tokens_(tokens),
@@ -228,12 +228,12 @@ void MetricsSource::LoadState() {
   if (s.ok()) s = fleet_.LoadState(state);
   if (s.ok()) {
     saved_ = *std::move(bytes);
-    std::cerr << "goodputd: metrics windows restored from the store\n";
+    log_.Info("metrics windows restored from the store");
     return;
   }
   ++load_failures_;
-  std::cerr << "goodputd: metrics windows not restored (meta/" << kStateName
-            << ": " << s.message() << "); they start empty\n";
+  log_.Warning(absl::StrCat("metrics windows not restored (meta/", kStateName,
+                            ": ", s.message(), "); they start empty"));
 }
 
 void MetricsSource::SaveState() {

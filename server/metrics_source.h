@@ -16,6 +16,7 @@
 #include "server/token_auth.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
+#include "util/logger.h"
 
 namespace goodput::server {
 
@@ -36,7 +37,8 @@ class MetricsSource {
                 const IngestLimits* limits = nullptr,
                 const TokenAuth* tokens = nullptr,
                 storage::EventStore* store = nullptr,
-                const AgentGuard* guard = nullptr);
+                const AgentGuard* guard = nullptr,
+                Logger log = Logger("goodputd"));
 
   std::vector<core::MetricFamilyData> Collect();
 
@@ -61,13 +63,14 @@ class MetricsSource {
   static constexpr char kStateName[] = "windows";
 
  private:
-  // Loads the stored state into fleet_, if any; says why not on stderr.
+  // Loads the stored state into fleet_, if any; says why not in the log.
   void LoadState() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes fleet_'s state if it differs from the last one written.
   void SaveState() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AddStateFamily(std::vector<core::MetricFamilyData>* out) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  const Logger log_;
   Ingestor* ingestor_;
   Clock* clock_;
   const IngestLimits* limits_;

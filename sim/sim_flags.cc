@@ -111,10 +111,11 @@ absl::Status ParseSimFlags(const std::vector<std::string>& args,
   add("sockets", "P1,P2", "live mode: agents' Unix sockets, routed by host");
   add("speed", "X", "live mode: simulated seconds per real second (1)");
   p.AddBool("help", &flags->help, "show this help and exit");
+  p.AddBool("version", &flags->version, "print the version and exit");
   std::vector<std::string> positional;
   absl::Status s = p.Parse(args, &positional);
   flags->help_text = p.Help();
-  if (!s.ok() || flags->help) return s;
+  if (!s.ok() || flags->help || flags->version) return s;
   if (!positional.empty()) {
     return absl::InvalidArgumentError("unexpected argument " + positional[0]);
   }

@@ -19,6 +19,7 @@ struct SimFlags {
   std::vector<std::string> sockets;  // live mode: agents' Unix sockets
   double speed = 1;                  // live mode: simulated s per real s
   bool help = false;
+  bool version = false;  // --version
   std::string help_text;
 };
 

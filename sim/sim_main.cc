@@ -11,6 +11,7 @@
 #include "sim/live_sink.h"
 #include "sim/sim_flags.h"
 #include "util/clock.h"
+#include "util/version.h"
 
 namespace goodput::sim {
 namespace {
@@ -64,6 +65,10 @@ int Main(int argc, char** argv) {
   if (!s.ok()) return Fail(std::string(s.message()));
   if (flags.help) {
     std::cout << kUsage << flags.help_text;
+    return 0;
+  }
+  if (flags.version) {
+    std::cout << VersionLine("goodput-sim") << "\n";
     return 0;
   }
   RealClock clock;

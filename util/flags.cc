@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "util/flag_file.h"
 
 namespace goodput {
 namespace {
@@ -32,8 +33,21 @@ const FlagParser::Flag* FlagParser::Find(absl::string_view name) const {
   return nullptr;
 }
 
+void FlagParser::AddFlagFile() { flag_file_ = true; }
+
 absl::Status FlagParser::Parse(const std::vector<std::string>& args,
                                std::vector<std::string>* positional) const {
+  if (!flag_file_) return ParseArgs(args, positional);
+  auto expanded = ExpandFlagFile(args, [this](const std::string& arg) {
+    std::vector<std::string> ignored;
+    return ParseArgs({arg}, &ignored);
+  });
+  if (!expanded.ok()) return expanded.status();
+  return ParseArgs(*expanded, positional);
+}
+
+absl::Status FlagParser::ParseArgs(const std::vector<std::string>& args,
+                                   std::vector<std::string>* positional) const {
   for (size_t i = 0; i < args.size(); ++i) {
     bool rest = args[i] == "--";
     if (!rest && IsFlag(args[i])) {
@@ -88,17 +102,23 @@ absl::Status FlagParser::SetSwitch(const Flag& flag,
 }
 
 std::string FlagParser::Help() const {
+  std::vector<Flag> flags = flags_;
+  if (flag_file_) {
+    flags.push_back({"flagfile", "PATH",
+                     "read flags from PATH first, one per line ('#' "
+                     "comments); the command line overrides them"});
+  }
   std::vector<std::string> spellings;
   size_t width = 0;
-  for (const Flag& flag : flags_) {
+  for (const Flag& flag : flags) {
     spellings.push_back(absl::StrCat(
         "--", flag.name, flag.value_name.empty() ? "" : "=", flag.value_name));
     width = std::max(width, spellings.back().size());
   }
   std::string out;
-  for (size_t i = 0; i < flags_.size(); ++i) {
+  for (size_t i = 0; i < flags.size(); ++i) {
     absl::StrAppendFormat(&out, "  %-*s  %s\n", static_cast<int>(width),
-                          spellings[i], flags_[i].help);
+                          spellings[i], flags[i].help);
   }
   return out;
 }

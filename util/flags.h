@@ -27,13 +27,18 @@ class FlagParser {
   // Registers the switch --`name`.
   void AddBool(absl::string_view name, bool* value, absl::string_view help);
 
+  // Accepts --flagfile=PATH (util/flag_file.h): its flags are parsed first,
+  // so the command line overrides them; listed in Help().
+  void AddFlagFile();
+
   // Registers --`name`=`value_name`; sets `value` when given.
   void AddString(absl::string_view name, absl::string_view value_name,
                  std::optional<std::string>* value, absl::string_view help);
 
   // Parses `args` (without program or command name), setting registered
   // variables and appending positional arguments to `positional`. Errors
-  // are one line, e.g. "unknown flag --jsn".
+  // are one line, e.g. "unknown flag --jsn" (for a flags file line:
+  // "PATH:LINE: unknown flag --jsn").
   absl::Status Parse(const std::vector<std::string>& args,
                      std::vector<std::string>* positional) const;
 
@@ -50,12 +55,16 @@ class FlagParser {
   };
 
   const Flag* Find(absl::string_view name) const;
+  // Parse without --flagfile.
+  absl::Status ParseArgs(const std::vector<std::string>& args,
+                         std::vector<std::string>* positional) const;
   // Parses the flag args[*i], consuming args[*i + 1] for "--name value".
   absl::Status ParseFlag(const std::vector<std::string>& args, size_t* i) const;
   static absl::Status SetSwitch(const Flag& flag,
                                 std::optional<absl::string_view> value);
 
   bool stop_at_positional_;
+  bool flag_file_ = false;
   std::vector<Flag> flags_;
 };
 

@@ -1,7 +1,5 @@
 #include "agent/testing/test_util.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -57,43 +55,6 @@ bool SendAll(int fd, absl::string_view data) {
     data.remove_prefix(static_cast<size_t>(n));
   }
   return true;
-}
-
-absl::StatusOr<HttpResult> HttpRequest(int port, absl::string_view request) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::ErrnoToStatus(errno, "socket");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    absl::Status s = absl::ErrnoToStatus(errno, "connect");
-    ::close(fd);
-    return s;
-  }
-  std::string response;
-  if (SendAll(fd, request)) {
-    ::shutdown(fd, SHUT_WR);  // the request is complete
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) {
-      response.append(buf, static_cast<size_t>(n));
-    }
-  }
-  ::close(fd);
-  HttpResult result;
-  // "HTTP/1.0 200 OK\r\n...\r\n\r\nbody"
-  const size_t body = response.find("\r\n\r\n");
-  if (response.size() < 12 || body == std::string::npos ||
-      !absl::SimpleAtoi(response.substr(9, 3), &result.status)) {
-    return absl::DataLossError(absl::StrCat("bad response: ", response));
-  }
-  result.body = response.substr(body + 4);
-  return result;
-}
-
-absl::StatusOr<HttpResult> HttpGet(int port, absl::string_view path) {
-  return HttpRequest(port, absl::StrCat("GET ", path, " HTTP/1.0\r\n\r\n"));
 }
 
 std::string StepLine(absl::string_view job_id, int step) {

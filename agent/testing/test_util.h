@@ -1,6 +1,7 @@
-// Helpers for the agent's tests: temporary directories, Unix-socket and
-// HTTP clients, JSON lines, waiting on a condition with a deadline, and a
-// Sleeper that records backoff delays instead of sleeping through them.
+// Helpers for the agent's tests: temporary directories, a Unix-socket
+// client (and the HTTP one of util/testing), JSON lines, waiting on a condition
+// with a deadline, and a Sleeper that records backoff delays instead of
+// sleeping through them.
 #ifndef GOODPUT_AGENT_TESTING_TEST_UTIL_H_
 #define GOODPUT_AGENT_TESTING_TEST_UTIL_H_
 
@@ -13,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "agent/sleeper.h"
+#include "util/testing/http_client.h"
 
 namespace goodput::agent::testing {
 
@@ -34,13 +36,10 @@ absl::StatusOr<int> ConnectUnix(const std::string& path);
 // Writes all of `data`; false on error.
 bool SendAll(int fd, absl::string_view data);
 
-struct HttpResult {
-  int status = 0;
-  std::string body;
-};
-// Sends `request` verbatim to 127.0.0.1:`port` and parses the answer.
-absl::StatusOr<HttpResult> HttpRequest(int port, absl::string_view request);
-absl::StatusOr<HttpResult> HttpGet(int port, absl::string_view path);
+// The HTTP test client, shared with the server's tests.
+using ::goodput::testing::HttpGet;
+using ::goodput::testing::HttpRequest;
+using ::goodput::testing::HttpResult;
 
 // A valid SPEC section 2 step event line (with its newline), stamped
 // 2024-06-01T00:00:00Z: in the past for any sane clock.

@@ -1,4 +1,4 @@
-#include "agent/http_server.h"
+#include "util/http_server.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace goodput::agent {
+namespace goodput {
 namespace {
 
 constexpr size_t kMaxRequestBytes = 8 * 1024;
@@ -127,7 +127,8 @@ void WriteAll(int fd, absl::string_view data) {
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
     absl::string_view address, Handler handler,
-    std::shared_ptr<const BasicAuth> auth) {
+    std::shared_ptr<const BasicAuth> auth,
+    std::vector<std::string> open_paths) {
   int port = 0;
   auto fd = BindTcp(address, &port);
   if (!fd.ok()) return fd.status();
@@ -136,20 +137,23 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
     ::close(*fd);
     return absl::ErrnoToStatus(errno, "pipe");
   }
-  std::unique_ptr<HttpServer> server(new HttpServer(
-      *fd, wake[0], wake[1], port, std::move(handler), std::move(auth)));
+  std::unique_ptr<HttpServer> server(
+      new HttpServer(*fd, wake[0], wake[1], port, std::move(handler),
+                     std::move(auth), std::move(open_paths)));
   server->thread_ = std::thread([p = server.get()] { p->Loop(); });
   return server;
 }
 
 HttpServer::HttpServer(int listen_fd, int wake_read, int wake_write, int port,
-                       Handler handler, std::shared_ptr<const BasicAuth> auth)
+                       Handler handler, std::shared_ptr<const BasicAuth> auth,
+                       std::vector<std::string> open_paths)
     : listen_fd_(listen_fd),
       wake_read_(wake_read),
       wake_write_(wake_write),
       port_(port),
       handler_(std::move(handler)),
-      auth_(std::move(auth)) {}
+      auth_(std::move(auth)),
+      open_paths_(std::move(open_paths)) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -189,11 +193,11 @@ void HttpServer::Serve(int fd) {
   HttpResponse response;
   if (parts.size() < 2 || parts[1].empty() || parts[1][0] != '/') {
     response = {400, "text/plain; charset=utf-8", "bad request\n"};
-  } else if (!Authorized(head)) {
+  } else if (absl::string_view path = parts[1].substr(0, parts[1].find('?'));
+             !Authorized(head, path)) {
     response = {401, "text/plain; charset=utf-8", "unauthorized\n",
                 "WWW-Authenticate: Basic realm=\"goodput\"\r\n"};
   } else {
-    absl::string_view path = parts[1].substr(0, parts[1].find('?'));
     response = handler_(parts[0], path);
   }
   WriteAll(fd, absl::StrCat("HTTP/1.0 ", response.status, " ",
@@ -204,8 +208,12 @@ void HttpServer::Serve(int fd) {
                             "Connection: close\r\n\r\n", response.body));
 }
 
-bool HttpServer::Authorized(absl::string_view head) const {
+bool HttpServer::Authorized(absl::string_view head,
+                            absl::string_view path) const {
   if (auth_ == nullptr) return true;
+  for (const std::string& open : open_paths_) {
+    if (path == open) return true;
+  }
   for (absl::string_view line : absl::StrSplit(head, '\n')) {
     const size_t colon = line.find(':');
     if (colon == absl::string_view::npos ||
@@ -217,4 +225,4 @@ bool HttpServer::Authorized(absl::string_view head) const {
   return false;
 }
 
-}  // namespace goodput::agent
+}  // namespace goodput

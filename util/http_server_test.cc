@@ -1,4 +1,4 @@
-#include "agent/http_server.h"
+#include "util/http_server.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -7,11 +7,11 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "agent/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "util/testing/http_client.h"
 
-namespace goodput::agent {
+namespace goodput {
 namespace {
 
 using ::testing::HasSubstr;
@@ -118,5 +118,28 @@ TEST(HttpServerTest, BasicAuthGuardsEveryPath) {
   EXPECT_EQ(right->body, "secret metrics\n");
 }
 
+TEST(HttpServerTest, OpenPathsNeedNoAuthButOnlyThey) {
+  auto auth = BasicAuth::Parse("prom:s3cret\n");
+  ASSERT_TRUE(auth.ok());
+  auto server = HttpServer::Start(
+      "127.0.0.1:0",
+      [](absl::string_view, absl::string_view path) {
+        return HttpResponse{200, "text/plain", absl::StrCat(path, "\n")};
+      },
+      *auth, {"/healthz", "/readyz"});
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->port();
+  for (const char* open : {"/healthz", "/readyz?verbose=1"}) {
+    auto r = HttpGet(port, open);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, 200) << open;
+  }
+  for (const char* guarded : {"/metrics", "/healthz/x", "/readyzz"}) {
+    auto r = HttpGet(port, guarded);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, 401) << guarded;
+  }
+}
+
 }  // namespace
-}  // namespace goodput::agent
+}  // namespace goodput
