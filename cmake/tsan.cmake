@@ -47,7 +47,7 @@ link_libraries(goodput_tsan_absl)
 # in-memory store, and util. (uplink and agent tests run real gRPC.)
 set(GOODPUT_TSAN_TESTS
   agent_spool_test agent_batcher_test agent_heartbeat_test agent_intake_test
-  agent_backoff_test agent_http_server_test
+  agent_backoff_test util_http_server_test
   server_ingestor_test server_ingest_limits_test
   server_ingest_concurrency_test server_query_admission_test
   util_uuid_test util_basic_auth_test)

@@ -10,10 +10,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/testing/test_util.h"
+#include "clients/cpp/query_client.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "proto/service.grpc.pb.h"
 #include "server/goodputd.h"
+#include "util/grpc_status.h"
 
 namespace goodput {
 namespace {
@@ -86,9 +88,9 @@ class IdleStreamsTest : public ::testing::Test {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() +
                          std::chrono::seconds(60));
-    v1::ReportResponse response;
-    return v1::Query::NewStub(channel_)->Report(&context, v1::ReportRequest(),
-                                                &response);
+    auto stub = v1::Query::NewStub(channel_);
+    return ToGrpc(
+        ReadReport(stub.get(), &context, v1::ReportRequest()).status());
   }
 
   agent::testing::TempDir data_;

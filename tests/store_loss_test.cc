@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "clients/cpp/query_client.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "proto/service.grpc.pb.h"
@@ -104,14 +106,14 @@ class StoreLossTest : public ::testing::Test {
   // How many of the jobs job-N a report lists.
   int ReportedJobs() {
     grpc::ClientContext context;
-    v1::ReportResponse response;
-    grpc::Status s = v1::Query::NewStub(channel_)->Report(
-        &context, v1::ReportRequest(), &response);
-    EXPECT_TRUE(s.ok()) << s.error_message();
+    auto stub = v1::Query::NewStub(channel_);
+    absl::StatusOr<FetchedReport> report =
+        ReadReport(stub.get(), &context, v1::ReportRequest());
+    EXPECT_TRUE(report.ok()) << report.status();
+    if (!report.ok()) return 0;
     int n = 0;
-    for (size_t at = 0;
-         (at = response.json().find("\"job-", at)) != std::string::npos; ++at) {
-      ++n;
+    for (const v1::JobReport& job : report->shard.jobs()) {
+      n += absl::StartsWith(job.job_id(), "job-") ? 1 : 0;
     }
     return n;
   }
