@@ -22,22 +22,16 @@ endif()
 
 add_compile_options(-fsanitize=fuzzer-no-link)
 
-function(_goodput_fuzz_link_dir dir)
-  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+include(${CMAKE_CURRENT_LIST_DIR}/all_targets.cmake)
+
+function(_goodput_fuzz_finalize)
+  goodput_all_targets(targets)
   foreach(t IN LISTS targets)
     get_property(type TARGET ${t} PROPERTY TYPE)
     if(type STREQUAL "EXECUTABLE" AND t MATCHES "_fuzzer$")
       set_property(TARGET ${t} APPEND PROPERTY LINK_OPTIONS -fsanitize=fuzzer)
     endif()
   endforeach()
-  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
-  foreach(sub IN LISTS subdirs)
-    _goodput_fuzz_link_dir("${sub}")
-  endforeach()
-endfunction()
-
-function(_goodput_fuzz_finalize)
-  _goodput_fuzz_link_dir("${CMAKE_SOURCE_DIR}")
 endfunction()
 
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}"
