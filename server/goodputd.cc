@@ -110,7 +110,8 @@ void Goodputd::MakeServices(Clock* clock) {
   streams_ = std::make_unique<IngestStreams>(
       IngestStreams::Options{
           .max_streams = IngestStreamCap(options_),
-          .idle_timeout_ns = options_.stream_idle_timeout_ns},
+          .idle_timeout_ns = options_.stream_idle_timeout_ns,
+          .log = log_},
       clock);
   ingest_service_ = std::make_unique<IngestService>(
       ingestor_.get(), limits_.get(), guard_.get(), tokens_.get(),

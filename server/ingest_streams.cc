@@ -1,7 +1,5 @@
 #include "server/ingest_streams.h"
 
-#include <iostream>
-
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 
@@ -53,13 +51,12 @@ int IngestStreams::CancelIdle() {
     open.cancelled = true;
     context->TryCancel();
     ++cancelled;
-    std::cerr
-        << "goodputd: ended ingest stream from " << open.peer
-        << ": no batch for "
-        << absl::FormatDuration(absl::Nanoseconds(now - open.last_active_ns))
-        << " (--stream_idle_timeout="
-        << absl::FormatDuration(absl::Nanoseconds(options_.idle_timeout_ns))
-        << ")" << std::endl;
+    options_.log.Info(absl::StrCat(
+        "ended ingest stream from ", open.peer, ": no batch for ",
+        absl::FormatDuration(absl::Nanoseconds(now - open.last_active_ns)),
+        " (--stream_idle_timeout=",
+        absl::FormatDuration(absl::Nanoseconds(options_.idle_timeout_ns)),
+        ")"));
   }
   stats_.idle_closed += cancelled;
   return cancelled;

@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/server_context.h"
 #include "util/clock.h"
+#include "util/logger.h"
 
 namespace goodput::server {
 
@@ -26,6 +27,7 @@ class IngestStreams {
   struct Options {
     int max_streams = 0;          // 0: no cap
     int64_t idle_timeout_ns = 0;  // 0: never time out
+    Logger log{"goodputd"};       // where "ended ingest stream" lines go
   };
   struct Stats {
     int64_t open = 0;         // streams open now
