@@ -183,12 +183,58 @@ rules:
     pattern: '\[Torch\] Loaded checkpoint from '
 )yaml";
 
-constexpr std::array<std::pair<absl::string_view, absl::string_view>, 5>
+// NVIDIA NeMo 2 at 8cfedd7 (2026-09), Lightning with MegatronStrategy:
+// nemo/utils/formatters/base.py (the "[NeMo I %(asctime)s
+// %(module)s:%(lineno)d] " prefix, '%Y-%m-%d %H:%M:%S', local time),
+// nemo/lightning/nemo_logger.py NeMoLogger.setup ("Experiments will be logged
+// at"), nemo/lightning/pytorch/callbacks/progress_printer.py
+// ProgressPrinter.on_train_batch_end and format_string (print(), no
+// timestamp), nemo/lightning/pytorch/strategies/megatron_strategy.py
+// training_step (logs `global_step` before the optimizer step: a 0-based
+// index, so step_offset 1), nemo/utils/exp_manager.py TimingCallback
+// ("train_step_timing in s", averaged over the printer's interval),
+// nemo/lightning/pytorch/callbacks/model_checkpoint.py (async finalize:
+// "Async checkpoint save for step N", N steps done; file names carry the
+// 0-based "step=N-1"), and Lightning's checkpoint connector ("Restoring
+// states from the checkpoint path at", "Restored all states").
+constexpr absl::string_view kNemo = R"yaml(
+name: nemo
+description: >-
+  NeMo 2 (NVIDIA/NeMo nemo/lightning: NeMoLogger, ProgressPrinter,
+  MegatronStrategy.training_step, TimingCallback, ModelCheckpoint async
+  save; Lightning's checkpoint restore messages). NeMo jobs that run
+  Megatron-LM's own training loop print Megatron's lines: use megatron.
+framework: pytorch
+time_format: '%Y-%m-%d %H:%M:%S'
+rules:
+  - kind: start
+    then: INIT
+    pattern: '\[NeMo I (?P<time>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) nemo_logger:\d+\] Experiments will be logged at '
+  - kind: prep
+    pattern: '\[NeMo I (?P<time>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) utils:\d+\] Setting up DistributedDataParallel with config'
+  - kind: training
+    pattern: '\d+\s+Modules in eval mode\s*$'
+  - kind: step
+    step_offset: 1
+    pattern: 'Training epoch \d+, iteration \d+/\d+ .*\| global_step: (?P<step>\d+)(?:.*\| train_step_timing in s: (?P<step_time>\d+(?:\.\d*)?(?:e[+-]?\d+)?))?'
+  - kind: checkpoint_done
+    pattern: '\[NeMo I (?P<time>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) model_checkpoint:\d+\] Async checkpoint save for step (?P<step>\d+) .*finalized successfully'
+  - kind: restore_start
+    step_offset: 1
+    pattern: 'Restoring states from the checkpoint path at \S*step=(?P<step>\d+)'
+  - kind: restore_done
+    pattern: 'Restored all states from the checkpoint at '
+  - kind: end
+    pattern: '`Trainer\.fit` stopped: '
+)yaml";
+
+constexpr std::array<std::pair<absl::string_view, absl::string_view>, 6>
     kBuiltins = {{
         {"deepspeed", kDeepspeed},
         {"hf_trainer", kHfTrainer},
         {"maxtext", kMaxtext},
         {"megatron", kMegatron},
+        {"nemo", kNemo},
         {"torchtitan", kTorchtitan},
     }};
 

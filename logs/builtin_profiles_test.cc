@@ -203,6 +203,64 @@ TEST(BuiltinProfilesTest, MegatronInterruptedAndResumedFromCheckpoint) {
   ExpectSameReport(EventsFromLog("megatron", log), by_hand, 10, 40, "ENDED");
 }
 
+// The agent's tail re-reads a poll's lines when it is killed between
+// spooling their events and saving its offsets and matcher state
+// (docs/adapters.md). The repeats carry attempts, so SPEC rule 3 makes them
+// duplicates: the report is that of one read, even across a SIGTERM line, a
+// save and a restart inside the re-read part.
+TEST(BuiltinProfilesTest, ReReadingAPollAfterAKillChangesNoReport) {
+  const char* kSetup = "after in-process setup and before initialize_megatron";
+  std::vector<std::string> log = {
+      MegatronDatetime(kSetup, "10:00:00"),
+      MegatronDatetime("after dataloaders are built", "10:02:30"),
+      MegatronIteration("10:04:30", 10),
+      // The poll read twice starts here.
+      MegatronIteration("10:06:30", 20),
+      MegatronSaving("10:06:31", 20),
+      MegatronSaved("10:07:01", 20),
+      MegatronIteration("10:09:01", 30),
+      MegatronDatetime("exiting program after receiving SIGTERM.", "10:09:30"),
+      MegatronDatetime(kSetup, "10:15:00"),
+      MegatronLoading(20),
+      MegatronLoaded(20),
+      MegatronIteration("10:19:30", 30),
+      // It ends here; the agent's saved state is from before it.
+      MegatronIteration("10:21:30", 40),
+  };
+  const size_t kPollStart = 3, kPollEnd = 12;
+  absl::StatusOr<LogProfile> profile = LoadLogProfile("megatron");
+  ASSERT_TRUE(profile.ok());
+  MatcherOptions options{.job_id = "j", .attempt_before_start = "0"};
+  LogMatcher once(*profile, options);
+  std::vector<v1::Event> events;
+  MatcherState saved;
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (i == kPollStart) saved = once.state();
+    ASSERT_TRUE(once.Match(log[i], LogMatcher::kNoReadTime, &events).ok());
+  }
+  std::vector<std::string> one_read;
+  for (const v1::Event& e : events)
+    one_read.push_back(client::EventToJsonLine(e));
+  // Killed after spooling lines [0, kPollEnd): restarted from `saved`.
+  std::vector<v1::Event> twice;
+  LogMatcher first(*profile, options);
+  for (size_t i = 0; i < kPollEnd; ++i)
+    ASSERT_TRUE(first.Match(log[i], LogMatcher::kNoReadTime, &twice).ok());
+  LogMatcher restarted(*profile, options);
+  restarted.set_state(saved);
+  for (size_t i = kPollStart; i < log.size(); ++i)
+    ASSERT_TRUE(restarted.Match(log[i], LogMatcher::kNoReadTime, &twice).ok());
+  std::vector<std::string> two_reads;
+  for (const v1::Event& e : twice)
+    two_reads.push_back(client::EventToJsonLine(e));
+  ASSERT_GT(two_reads.size(), one_read.size() + 8);
+  nlohmann::json a = Report(one_read);
+  nlohmann::json b = Report(two_reads);
+  EXPECT_EQ(a["jobs"][0]["interruptions"], 1) << a.dump(1);
+  EXPECT_EQ(a["jobs"][0]["steps"]["lost"], 10) << a.dump(1);
+  EXPECT_EQ(a.dump(1), b.dump(1));
+}
+
 // ---- torchtitan -----------------------------------------------------------
 // torchtitan/tools/logging.py init_logger:
 //   "[titan] %(asctime)s - %(name)s - %(levelname)s - %(message)s".
@@ -478,6 +536,86 @@ TEST(BuiltinProfilesTest, HfTrainerInterruptedAndResumedFromCheckpoint) {
       E("11:00:30", "2", kEnded),
   };
   ExpectSameReport(from_log, by_hand, 500, 2000, "ENDED");
+}
+
+// ---- NeMo 2 ---------------------------------------------------------------
+// torchrun --tee prefixes each line with "[defaultN]:"; rank 0's are read.
+// nemo/utils/formatters/base.py: "[NeMo %(levelname)1.1s %(asctime)s
+// %(module)s:%(lineno)d] %(message)s".
+std::string Nemo(const std::string& hms, const std::string& where,
+                 const std::string& message) {
+  return absl::StrCat("[default0]:[NeMo I ", kDay, " ", hms, " ", where, "] ",
+                      message);
+}
+// nemo/lightning/pytorch/callbacks/progress_printer.py on_train_batch_end
+// and format_string (metrics as logged by MegatronStrategy.training_step and
+// TimingCallback, log_interval 10): `global_step` is the 0-based index.
+std::string NemoStep(int iteration, int global_step, double seconds) {
+  return absl::StrFormat(
+      "[default0]:Training epoch 0, iteration %d/99 | lr: 1.499e-06 | "
+      "global_batch_size: 512 | global_step: %d | reduced_train_loss: 11.03 "
+      "| train_step_timing in s: %.4g | consumed_samples: %d",
+      iteration, global_step, seconds, (global_step + 1) * 512);
+}
+// nemo/lightning/pytorch/callbacks/model_checkpoint.py finalize callback.
+std::string NemoSaved(const std::string& hms, int step) {
+  return Nemo(hms, "model_checkpoint:522",
+              absl::StrFormat("Async checkpoint save for step %d "
+                              "(/ckpt/model_name=0--val_loss=0.00-step=%d-"
+                              "consumed_samples=%d.0-last.ckpt) finalized "
+                              "successfully.",
+                              step, step - 1, step * 512));
+}
+
+TEST(BuiltinProfilesTest, NemoInterruptedAndResumedFromCheckpoint) {
+  const std::string kRun = "Experiments will be logged at /ckpt/demo";
+  const std::string kDdp =
+      "Setting up DistributedDataParallel with config "
+      "DistributedDataParallelConfig(grad_reduce_in_fp32=True)";
+  const std::string kWeights =
+      "/ckpt/model_name=0--val_loss=0.00-step=19-consumed_samples=10240.0-"
+      "last/weights";
+  std::vector<std::string> log = {
+      Nemo("10:00:00", "nemo_logger:145", kRun),
+      Nemo("10:00:03", "utils:302", kDdp),
+      "[default0]:91        Modules in train mode",
+      "[default0]:0         Modules in eval mode",
+      NemoStep(9, 9, 6.0),    // steps 1-10, 6 s each: 10:01:03
+      NemoStep(19, 19, 6.0),  // 10:02:03
+      Nemo("10:02:30", "model_checkpoint:497",
+           "Scheduled async checkpoint save for /ckpt/x.ckpt"),
+      NemoSaved("10:02:30", 20),
+      NemoStep(29, 29, 6.0),  // from the last timed line: 10:03:30
+      "[default0]:[rank0]: Traceback (most recent call last):",
+      Nemo("10:10:00", "nemo_logger:145", kRun),
+      Nemo("10:10:03", "utils:302", kDdp),
+      "[default0]:0         Modules in eval mode",
+      "[default0]:Restoring states from the checkpoint path at " + kWeights,
+      "[default0]:Restored all states from the checkpoint at " + kWeights,
+      NemoStep(29, 29, 6.0),  // 10:11:03
+      NemoStep(39, 39, 6.0),  // 10:12:03
+      "[default0]:`Trainer.fit` stopped: `max_steps=40` reached.",
+  };
+  std::vector<std::string> by_hand = {
+      E("10:00:00", "1", kStarted),
+      E("10:00:00", "1", Activity("INIT")),
+      E("10:00:03", "1", Activity("PREP")),
+      E("10:00:03", "1", Activity("TRAINING")),
+      E("10:01:03", "1", Step(10)),
+      E("10:02:03", "1", Step(20)),
+      E("10:02:30", "1", Ckpt(20)),
+      E("10:03:30", "1", Step(30)),
+      E("10:10:00", "2", kStarted),
+      E("10:10:00", "2", Activity("INIT")),
+      E("10:10:03", "2", Activity("PREP")),
+      E("10:10:03", "2", Activity("TRAINING")),
+      E("10:10:03", "2", Restore(20)),
+      E("10:10:03", "2", Activity("TRAINING")),
+      E("10:11:03", "2", Step(30)),
+      E("10:12:03", "2", Step(40)),
+      E("10:12:03", "2", kEnded),
+  };
+  ExpectSameReport(EventsFromLog("nemo", log), by_hand, 10, 40, "ENDED");
 }
 
 }  // namespace

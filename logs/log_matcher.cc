@@ -1,6 +1,7 @@
 #include "logs/log_matcher.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -30,6 +31,16 @@ std::string RuleContext(const LogProfile& profile, const LogRule& rule) {
 // Up to this many capturing groups are read per rule; more is an error at
 // match time only if a known capture lies beyond it.
 constexpr int kMaxGroups = 16;
+
+// Adds the rule's step_offset to a captured step; the result must be >= 0.
+absl::Status OffsetStep(const LogProfile& profile, const LogRule& rule,
+                        absl::string_view text, int64_t* step) {
+  *step += rule.step_offset;
+  if (*step >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(RuleContext(profile, rule), ": capture 'step' = '", text,
+                   "' plus step_offset ", rule.step_offset, " is below 0"));
+}
 
 }  // namespace
 
@@ -85,30 +96,54 @@ absl::Status LogMatcher::Capture(const LogRule& rule, absl::string_view line,
   // A group that took no part in the match (an optional one) is absent.
   auto got = [&](int i) { return i > 0 && i < n && groups[i].data(); };
   auto group = [&](int i) { return View(groups[i]); };
-  absl::Status s;
-  if (got(rule.step_group)) {
-    s = CaptureInt(rule, "step", group(rule.step_group), &c->step);
-  }
-  if (s.ok() && got(rule.steps_group)) {
-    s = CaptureInt(rule, "steps", group(rule.steps_group), &c->steps);
-  }
-  if (s.ok() && got(rule.flops_group) &&
-      !absl::SimpleAtod(group(rule.flops_group), &c->flops)) {
-    s = absl::InvalidArgumentError(
-        absl::StrCat(RuleContext(profile_, rule), ": capture 'flops' = '",
-                     group(rule.flops_group), "' is not a number"));
-  }
+  absl::Status s = CaptureNumbers(rule, groups, n, c);
   if (!s.ok()) return s;
   if (got(rule.time_group)) {
     return CaptureTime(rule, group(rule.time_group), &c->time_ns);
   }
-  c->time_ns = read_time_ns >= 0 ? read_time_ns : last_time_ns_;
+  c->time_ns = read_time_ns >= 0 ? read_time_ns : UntimedLineTime(rule, *c);
   if (c->time_ns < 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         RuleContext(profile_, rule),
         ": the line has no timestamp and no earlier line had one"));
   }
   return absl::OkStatus();
+}
+
+absl::Status LogMatcher::CaptureNumbers(const LogRule& rule,
+                                        const re2::StringPiece* groups, int n,
+                                        Captures* c) {
+  auto got = [&](int i) { return i > 0 && i < n && groups[i].data(); };
+  auto group = [&](int i) { return View(groups[i]); };
+  absl::Status s;
+  if (got(rule.step_group)) {
+    s = CaptureInt(rule, "step", group(rule.step_group), &c->step);
+    if (s.ok())
+      s = OffsetStep(profile_, rule, group(rule.step_group), &c->step);
+  }
+  if (s.ok() && got(rule.steps_group)) {
+    s = CaptureInt(rule, "steps", group(rule.steps_group), &c->steps);
+  }
+  if (s.ok() && got(rule.flops_group)) {
+    s = CaptureNumber(rule, "flops", group(rule.flops_group), &c->flops);
+  }
+  if (s.ok() && got(rule.tokens_group)) {
+    s = CaptureNumber(rule, "tokens", group(rule.tokens_group), &c->tokens);
+  }
+  if (s.ok() && got(rule.step_time_group)) {
+    s = CaptureNumber(rule, "step_time", group(rule.step_time_group),
+                      &c->step_seconds);
+    c->step_seconds *= rule.step_time_scale;
+  }
+  return s;
+}
+
+int64_t LogMatcher::UntimedLineTime(const LogRule& rule, const Captures& c) {
+  if (c.step_seconds < 0 || last_time_ns_ < 0) return last_time_ns_;
+  int64_t steps = c.steps >= 0 ? c.steps : rule.steps_per_line;
+  if (c.step >= 0) steps = std::max<int64_t>(c.step - last_step_, 0);
+  last_time_ns_ += std::llround(c.step_seconds * 1e9 * steps);
+  return last_time_ns_;
 }
 
 absl::Status LogMatcher::CaptureTime(const LogRule& rule,
@@ -129,6 +164,16 @@ absl::Status LogMatcher::CaptureTime(const LogRule& rule,
   *ns = absl::ToUnixNanos(t);
   last_time_ns_ = *ns;
   return absl::OkStatus();
+}
+
+absl::Status LogMatcher::CaptureNumber(const LogRule& rule, const char* name,
+                                       absl::string_view text, double* value) {
+  if (absl::SimpleAtod(text, value) && std::isfinite(*value) && *value >= 0) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(RuleContext(profile_, rule), ": capture '", name, "' = '",
+                   text, "' is not a number >= 0"));
 }
 
 absl::Status LogMatcher::CaptureInt(const LogRule& rule, const char* name,
@@ -199,7 +244,11 @@ void LogMatcher::ApplyStep(const LogRule& rule, const Captures& c,
   }
   v1::Step* step = NewEvent(c, out)->mutable_step();
   step->set_step(last_step_);
-  if (c.flops >= 0) step->set_flops(c.flops);
+  if (c.flops >= 0) {
+    step->set_flops(c.flops);
+  } else if (c.tokens >= 0) {
+    step->set_flops(c.tokens * profile_.flops_per_token);
+  }
   saving_ = false;
 }
 

@@ -78,9 +78,11 @@ class LogMatcher {
  private:
   struct Captures {
     int64_t time_ns = 0;
-    int64_t step = -1;   // -1: not captured
-    int64_t steps = -1;  // -1: not captured
-    double flops = -1;   // < 0: not captured
+    int64_t step = -1;         // -1: not captured
+    int64_t steps = -1;        // -1: not captured
+    double flops = -1;         // < 0: not captured
+    double tokens = -1;        // < 0: not captured
+    double step_seconds = -1;  // step_time in seconds; < 0: not captured
   };
 
   absl::Status Capture(const LogRule& rule, absl::string_view line,
@@ -89,6 +91,14 @@ class LogMatcher {
                            int64_t* ns);
   absl::Status CaptureInt(const LogRule& rule, const char* name,
                           absl::string_view text, int64_t* value);
+  absl::Status CaptureNumber(const LogRule& rule, const char* name,
+                             absl::string_view text, double* value);
+  absl::Status CaptureNumbers(const LogRule& rule,
+                              const re2::StringPiece* groups, int n,
+                              Captures* c);
+  // The time of a line with no timestamp and no read time: the previous
+  // line's, plus step_time for each step a step line completes.
+  int64_t UntimedLineTime(const LogRule& rule, const Captures& c);
   void Apply(const LogRule& rule, const Captures& c,
              std::vector<v1::Event>* out);
   void ApplyStart(const LogRule& rule, const Captures& c,

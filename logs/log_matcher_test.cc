@@ -220,6 +220,91 @@ TEST_F(LogMatcherTest, CustomAndInterruptionCarryTheRulesNameAndReason) {
   EXPECT_EQ(out[0].interruption().reason(), v1::Interruption::PREEMPTED);
 }
 
+const char kTimedSteps[] = R"(
+name: timed
+time_format: '%Y-%m-%d %H:%M:%S'
+flops_per_token: 6e9
+rules:
+  - kind: step
+    step_offset: 1
+    pattern: 'global_step: (?P<step>\d+)(?: \| ms: (?P<step_time>\S+))?(?: \| tokens: (?P<tokens>\d+))?'
+    step_time_unit: ms
+  - kind: checkpoint_done
+    pattern: '^(?P<time>\S+ \S+) saved (?P<step>\d+)'
+)";
+
+TEST(LogMatcherStepTimeTest, UntimedStepLinesAdvanceByStepTimeTimesSteps) {
+  LogProfile profile = Profile(kTimedSteps);
+  LogMatcher m(profile, {.job_id = "j", .initial_time_ns = kT0});
+  std::vector<v1::Event> out;
+  // 0-based index 9: steps 1-10 done, 1.5 s each.
+  ASSERT_TRUE(
+      m.Match("global_step: 9 | ms: 1500", LogMatcher::kNoReadTime, &out).ok());
+  ASSERT_TRUE(
+      m.Match("global_step: 19 | ms: 2000", LogMatcher::kNoReadTime, &out)
+          .ok());
+  // A timed line resets the clock; then one more step of 0.5 s.
+  ASSERT_TRUE(
+      m.Match("2026-11-22 10:01:00 saved 20", LogMatcher::kNoReadTime, &out)
+          .ok());
+  ASSERT_TRUE(
+      m.Match("global_step: 20 | ms: 500", LogMatcher::kNoReadTime, &out).ok());
+  // Without step_time: the previous line's time.
+  ASSERT_TRUE(m.Match("global_step: 21", LogMatcher::kNoReadTime, &out).ok());
+  ASSERT_THAT(out, SizeIs(5));
+  EXPECT_EQ(out[0].step().step(), 10);
+  EXPECT_EQ(TimestampToNanos(out[0].time()), kT0 + 15 * kSecond);
+  EXPECT_EQ(out[1].step().step(), 20);
+  EXPECT_EQ(TimestampToNanos(out[1].time()), kT0 + 35 * kSecond);
+  EXPECT_EQ(TimestampToNanos(out[2].time()), kT0 + 60 * kSecond);
+  EXPECT_EQ(out[3].step().step(), 21);
+  EXPECT_EQ(TimestampToNanos(out[3].time()), kT0 + 60 * kSecond + kSecond / 2);
+  EXPECT_EQ(out[4].step().step(), 22);
+  EXPECT_EQ(TimestampToNanos(out[4].time()), kT0 + 60 * kSecond + kSecond / 2);
+}
+
+TEST(LogMatcherStepTimeTest, AReadTimeWinsOverStepTime) {
+  LogProfile profile = Profile(kTimedSteps);
+  LogMatcher m(profile, {.job_id = "j", .initial_time_ns = kT0});
+  std::vector<v1::Event> out;
+  ASSERT_TRUE(
+      m.Match("global_step: 9 | ms: 1500", kT0 + 99 * kSecond, &out).ok());
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_EQ(TimestampToNanos(out[0].time()), kT0 + 99 * kSecond);
+}
+
+TEST(LogMatcherStepTimeTest, TokensBecomeFlopsThroughFlopsPerToken) {
+  LogProfile profile = Profile(kTimedSteps);
+  LogMatcher m(profile, {.job_id = "j"});
+  std::vector<v1::Event> out;
+  ASSERT_TRUE(m.Match("global_step: 0 | tokens: 4096", kT0, &out).ok());
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_EQ(out[0].step().flops(), 4096 * 6e9);
+}
+
+TEST(LogMatcherStepTimeTest, BadStepTimeAndNegativeOffsetStepsAreNamed) {
+  LogProfile profile = Profile(R"(
+name: off
+rules:
+  - kind: step
+    step_offset: -5
+    pattern: 'it (?P<step>\d+)(?: t=(?P<step_time>\S+))?'
+)");
+  LogMatcher m(profile, {.job_id = "j"});
+  std::vector<v1::Event> out;
+  absl::Status s = m.Match("it 3", kT0, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(),
+              AllOf(HasSubstr("rule 1 (step)"),
+                    HasSubstr("capture 'step' = '3' plus step_offset -5")));
+  s = m.Match("it 9 t=nan", kT0, &out);
+  EXPECT_THAT(s.message(), HasSubstr("capture 'step_time' = 'nan' is not a "
+                                     "number >= 0"));
+  EXPECT_THAT(out, IsEmpty());
+  ASSERT_TRUE(m.Match("it 9 t=1", kT0, &out).ok());
+  EXPECT_EQ(out[0].step().step(), 4);
+}
+
 TEST(LogMatcherYearTest, AFormatWithoutAYearTakesTheDefaultYear) {
   LogProfile profile = Profile(R"(
 name: absl

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <exception>
 #include <map>
 #include <utility>
@@ -34,11 +35,12 @@ constexpr std::array<std::pair<LogRuleKind, absl::string_view>, 14> kKinds = {{
     {LogRuleKind::kEnd, "end"},
 }};
 
-constexpr std::array<absl::string_view, 7> kProfileKeys = {
-    "name",        "description", "framework", "line_prefix",
-    "time_format", "time_zone",   "rules"};
-constexpr std::array<absl::string_view, 6> kRuleKeys = {
-    "kind", "pattern", "name", "steps_per_line", "reason", "then"};
+constexpr std::array<absl::string_view, 8> kProfileKeys = {
+    "name",        "description", "framework",       "line_prefix",
+    "time_format", "time_zone",   "flops_per_token", "rules"};
+constexpr std::array<absl::string_view, 8> kRuleKeys = {
+    "kind",   "pattern", "name",        "steps_per_line",
+    "reason", "then",    "step_offset", "step_time_unit"};
 
 // Error text for anything in `context` (e.g. "profile x: rule 2 (step)").
 absl::Status Bad(absl::string_view context, absl::string_view what) {
@@ -77,15 +79,17 @@ absl::StatusOr<LogRuleKind> ParseKind(const std::string& text,
 
 // Maps the pattern's named groups onto the rule; unknown names are errors.
 absl::Status BindCaptures(LogRule* rule, absl::string_view context) {
-  const std::map<std::string, int*> known = {{"step", &rule->step_group},
-                                             {"steps", &rule->steps_group},
-                                             {"time", &rule->time_group},
-                                             {"flops", &rule->flops_group}};
+  const std::map<std::string, int*> known = {
+      {"step", &rule->step_group},     {"steps", &rule->steps_group},
+      {"time", &rule->time_group},     {"flops", &rule->flops_group},
+      {"tokens", &rule->tokens_group}, {"step_time", &rule->step_time_group}};
   for (const auto& [name, index] : rule->re->NamedCapturingGroups()) {
     auto it = known.find(name);
     if (it == known.end()) {
-      return Bad(context, absl::StrCat("unknown capture '", name,
-                                       "' (known: step, steps, time, flops)"));
+      return Bad(context,
+                 absl::StrCat("unknown capture '", name,
+                              "' (known: step, steps, time, flops, tokens, "
+                              "step_time)"));
     }
     *it->second = index;
   }
@@ -110,6 +114,14 @@ absl::Status CheckRuleNeeds(const LogRule& rule, const LogProfile& profile,
   }
   if (rule.time_group != 0 && profile.time_format.empty()) {
     return Bad(context, "capture 'time' needs the profile's time_format");
+  }
+  if (rule.kind != LogRuleKind::kStep &&
+      (rule.step_time_group != 0 || rule.tokens_group != 0)) {
+    return Bad(context, "captures 'step_time' and 'tokens' are for step rules");
+  }
+  if (rule.tokens_group != 0 && profile.flops_per_token <= 0) {
+    return Bad(context,
+               "capture 'tokens' needs the profile's flops_per_token > 0");
   }
   return absl::OkStatus();
 }
@@ -162,6 +174,24 @@ absl::Status ParseSteps(const YAML::Node& node, LogRule* rule,
   return absl::OkStatus();
 }
 
+// `step_offset: N` (an integer) and `step_time_unit: s|ms`.
+absl::Status ParseStepOptions(const YAML::Node& node, LogRule* rule,
+                              absl::string_view context) {
+  const std::string offset = Str(node, "step_offset");
+  if (!offset.empty() && !absl::SimpleAtoi(offset, &rule->step_offset)) {
+    return Bad(context, absl::StrCat("step_offset must be an integer, not '",
+                                     offset, "'"));
+  }
+  const std::string unit = Str(node, "step_time_unit");
+  if (unit.empty() || unit == "s") return absl::OkStatus();
+  if (unit == "ms") {
+    rule->step_time_scale = 1e-3;
+    return absl::OkStatus();
+  }
+  return Bad(context,
+             absl::StrCat("step_time_unit must be s or ms, not '", unit, "'"));
+}
+
 absl::StatusOr<LogRule> ParseRule(const YAML::Node& node, size_t index,
                                   const LogProfile& profile) {
   std::string context =
@@ -180,6 +210,7 @@ absl::StatusOr<LogRule> ParseRule(const YAML::Node& node, size_t index,
       absl::StrCat(profile.line_prefix, rule.pattern), RE2::Quiet);
   if (!rule.re->ok()) return Bad(context, rule.re->error());
   absl::Status s = ParseSteps(node, &rule, context);
+  if (s.ok()) s = ParseStepOptions(node, &rule, context);
   if (s.ok()) s = ParseReason(Str(node, "reason"), &rule, context);
   if (s.ok()) s = ParseThen(Str(node, "then"), &rule, context);
   if (s.ok()) s = BindCaptures(&rule, context);
@@ -203,6 +234,15 @@ absl::Status ParseHeader(const YAML::Node& root, LogProfile* profile) {
       absl::StrContains(profile->time_format, "%Y") ||
       absl::StrContains(profile->time_format, "%E4Y") ||
       absl::StrContains(profile->time_format, "%s");
+  const std::string per_token = Str(root, "flops_per_token");
+  if (!per_token.empty() &&
+      (!absl::SimpleAtod(per_token, &profile->flops_per_token) ||
+       !(profile->flops_per_token > 0) ||
+       !std::isfinite(profile->flops_per_token))) {
+    return Bad(context, absl::StrCat("flops_per_token must be a number > 0, "
+                                     "not '",
+                                     per_token, "'"));
+  }
   const std::string zone = Str(root, "time_zone");
   if (!zone.empty() && !absl::LoadTimeZone(zone, &profile->time_zone)) {
     return Bad(context, absl::StrCat("unknown time_zone '", zone, "'"));

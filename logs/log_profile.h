@@ -56,11 +56,18 @@ struct LogRule {
   // KIND_UNSPECIFIED for none. restore_done's default is TRAINING.
   v1::Activity::Kind then = v1::Activity::KIND_UNSPECIFIED;
   std::unique_ptr<RE2> re;
-  int step_group = 0;   // (?P<step>...): step or iteration number
-  int steps_group = 0;  // (?P<steps>...): steps completed since the last
-  int time_group = 0;   // (?P<time>...): the line's timestamp
-  int flops_group = 0;  // (?P<flops>...): FLOPs of the step(s), all chips
-  int groups = 0;       // the pattern's number of capturing groups
+  int step_group = 0;       // (?P<step>...): step or iteration number
+  int steps_group = 0;      // (?P<steps>...): steps completed since the last
+  int time_group = 0;       // (?P<time>...): the line's timestamp
+  int flops_group = 0;      // (?P<flops>...): FLOPs of the step(s), all chips
+  int tokens_group = 0;     // (?P<tokens>...): tokens of the step(s), all chips
+  int step_time_group = 0;  // (?P<step_time>...): time per step
+  int groups = 0;           // the pattern's number of capturing groups
+  // Added to a captured `step` (e.g. 1 for a 0-based step index).
+  int64_t step_offset = 0;
+  // Seconds per unit of (?P<step_time>...): 1 (`step_time_unit: s`) or
+  // 0.001 (`ms`).
+  double step_time_scale = 1;
 };
 
 struct LogProfile {
@@ -73,6 +80,8 @@ struct LogProfile {
   std::string time_format;  // absl::ParseTime format of (?P<time>...)
   bool time_format_has_year = true;
   absl::TimeZone time_zone = absl::UTCTimeZone();
+  // FLOPs per token (all chips), for rules that capture `tokens`; 0: none.
+  double flops_per_token = 0;
   std::vector<LogRule> rules;  // first match wins, in file order
   // All rules' patterns (with the prefix), unanchored, for one pass over a line
   // that most often matches none (rule i is pattern i).

@@ -105,6 +105,34 @@ TEST(LogProfileTest, KindNeedsAreChecked) {
               HasSubstr("unknown reason 'EVICTED'"));
 }
 
+TEST(LogProfileTest, StepTimeTokensAndOffsetAreChecked) {
+  EXPECT_THAT(ParseError("name: m\nrules:\n  - kind: end\n"
+                         "    pattern: '(?P<step_time>\\d+)'\n")
+                  .message(),
+              HasSubstr("captures 'step_time' and 'tokens' are for step "
+                        "rules"));
+  EXPECT_THAT(ParseError("name: m\nrules:\n  - kind: step\n"
+                         "    pattern: '(?P<step>\\d+) (?P<tokens>\\d+)'\n")
+                  .message(),
+              HasSubstr("capture 'tokens' needs the profile's "
+                        "flops_per_token > 0"));
+  EXPECT_THAT(ParseError("name: m\nflops_per_token: -6\nrules:\n"
+                         "  - kind: end\n    pattern: x\n")
+                  .message(),
+              HasSubstr("flops_per_token must be a number > 0, not '-6'"));
+  EXPECT_THAT(ParseError("name: m\nrules:\n  - kind: step\n"
+                         "    pattern: '(?P<step>\\d+)'\n"
+                         "    step_offset: one\n")
+                  .message(),
+              HasSubstr("step_offset must be an integer, not 'one'"));
+  EXPECT_THAT(ParseError("name: m\nrules:\n  - kind: step\n"
+                         "    pattern: '(?P<step>\\d+)'\n"
+                         "    step_time_unit: min\n")
+                  .message(),
+              AllOf(HasSubstr("rule 1 (step)"),
+                    HasSubstr("step_time_unit must be s or ms, not 'min'")));
+}
+
 TEST(LogProfileTest, UnknownKeysAndKindsAreNamed) {
   EXPECT_THAT(ParseError("name: m\nrule: []\n").message(),
               HasSubstr("unknown key 'rule'"));
