@@ -151,8 +151,8 @@ std::vector<FlagSpec> Specs() {
        "follow training log files matching GLOB through --log_profile",
        String(&AgentFlags::tail)},
       {"log_profile", "NAME|FILE",
-       "log profile of --tail: megatron, torchtitan, maxtext, hf_trainer, "
-       "deepspeed or a YAML file",
+       "log profile of --tail: megatron, nemo, torchtitan, maxtext, "
+       "hf_trainer, deepspeed or a YAML file",
        String(&AgentFlags::log_profile)},
       {"tail_job_id", "RE",
        "RE2 pattern with (?P<job_id>...) taking the job id from a log's path "

@@ -50,6 +50,13 @@ std::string StepLine(const std::string& profile, int i) {
         "samples:     %8d | elapsed time per iteration (ms): 1234.5 |",
         i, i * 64);
   }
+  if (profile == "nemo") {
+    return absl::StrFormat(
+        "[default0]:Training epoch 0, iteration %d/100000 | lr: 1.499e-06 | "
+        "global_batch_size: 512 | global_step: %d | reduced_train_loss: 11.03 "
+        "| train_step_timing in s: 7.568 | consumed_samples: %d",
+        i, i, (i + 1) * 512);
+  }
   if (profile == "torchtitan") {
     return absl::StrFormat(
         "[titan] 2026-11-22 10:00:00,123 - root - INFO - \x1b[31mstep: %2d  "

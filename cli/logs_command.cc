@@ -40,7 +40,7 @@ struct LogsFlags {
 
 void RegisterFlags(LogsFlags* f, FlagParser* parser) {
   parser->AddString("log_profile", "NAME|FILE", &f->log_profile,
-                    "a built-in profile (megatron, torchtitan, maxtext, "
+                    "a built-in profile (megatron, nemo, torchtitan, maxtext, "
                     "hf_trainer, deepspeed) or a YAML profile file");
   parser->AddString("job_id", "ID", &f->job_id, "job id of every event");
   parser->AddBool("cri", &f->cri,

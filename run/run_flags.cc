@@ -47,10 +47,11 @@ void Register(FlagParser* p, RawFlags* f) {
                "client spool when the agent is down (default "
                "$GOODPUT_SPOOL_DIR or " +
                    std::string(client::kDefaultClientSpoolDir) + ")");
-  p->AddString("log_profile", "NAME|FILE", &f->log_profile,
-               "turn CMD's output lines into events through this log "
-               "profile (built-in: megatron, torchtitan, maxtext, hf_trainer, "
-               "deepspeed; or a YAML file); the output is passed on as is");
+  p->AddString(
+      "log_profile", "NAME|FILE", &f->log_profile,
+      "turn CMD's output lines into events through this log "
+      "profile (built-in: megatron, nemo, torchtitan, maxtext, hf_trainer, "
+      "deepspeed; or a YAML file); the output is passed on as is");
   p->AddBool("help", &f->help, "show this help and exit");
   p->AddBool("version", &f->version, "print the version and exit");
 }
