@@ -198,10 +198,10 @@ TEST_F(LogsCommandTest, UsageErrorsNameTheFlag) {
                             "--start_time=noon", log});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("--start_time: not RFC 3339: 'noon'"));
-  r = Goodputctl({"logs", "--log_profile=nemo", "--job_id=j", log});
+  r = Goodputctl({"logs", "--log_profile=paxml", "--job_id=j", log});
   EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, AllOf(HasSubstr("--log_profile=nemo"),
-                           HasSubstr("megatron, torchtitan")));
+  EXPECT_THAT(r.err, AllOf(HasSubstr("--log_profile=paxml"),
+                           HasSubstr("megatron, nemo, torchtitan")));
   EXPECT_THAT(Goodputctl({"logs", "--log_profile=megatron", "--job_id=j",
                           dir_ + "/missing.log"})
                   .err,
