@@ -10,12 +10,9 @@ ShardRouter::ShardRouter(ShardMap map, std::vector<EventSink*> shards)
     : map_(std::move(map)), shards_(std::move(shards)) {}
 
 void ShardRouter::Add(v1::Event event) {
-  if (!event.job_id().empty()) {
-    shards_[map_.ShardOf(event.job_id())]->Add(std::move(event));
-    return;
-  }
-  for (size_t i = 0; i + 1 < shards_.size(); ++i) shards_[i]->Add(event);
-  shards_.back()->Add(std::move(event));
+  const std::vector<size_t> to = map_.ShardsFor(event.job_id());
+  for (size_t i = 0; i + 1 < to.size(); ++i) shards_[to[i]]->Add(event);
+  shards_[to.back()]->Add(std::move(event));
 }
 
 std::string ShardSpoolDir(const std::string& dir, size_t shard, size_t shards) {

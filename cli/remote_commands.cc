@@ -92,11 +92,7 @@ std::vector<Outbox> Route(std::vector<v1::Event> events,
   for (const std::string& address : shards.addresses())
     out.push_back(Outbox{address, {}, {}});
   for (size_t i = 0; i < events.size(); ++i) {
-    for (size_t s = 0; s < out.size(); ++s) {
-      if (!events[i].job_id().empty() &&
-          shards.ShardOf(events[i].job_id()) != s) {
-        continue;
-      }
+    for (size_t s : shards.ShardsFor(events[i].job_id())) {
       out[s].events.push_back(events[i]);
       out[s].sources.push_back(sources[i]);
     }

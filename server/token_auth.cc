@@ -9,7 +9,7 @@
 #include "absl/strings/strip.h"
 #include "grpcpp/security/auth_context.h"
 #include "util/basic_auth.h"
-#include "util/grpc_credentials.h"
+#include "util/secret_file.h"
 
 namespace goodput::server {
 

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "util/grpc_credentials.h"
+#include "util/secret_file.h"
 
 namespace goodput {
 

@@ -1,13 +1,9 @@
 #include "util/grpc_credentials.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "util/secret_file.h"
 
 namespace goodput {
 namespace {
@@ -45,22 +41,6 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> SslChannel(
 }
 
 }  // namespace
-
-absl::StatusOr<std::string> ReadSecretFile(const std::string& flag,
-                                           const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": cannot read ", path, ": ", std::strerror(errno)));
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (contents.str().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": ", path, " is empty"));
-  }
-  return contents.str();
-}
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
     const ServerTlsFlags& flags,

@@ -31,10 +31,6 @@ struct ClientTlsFlags {
   std::string token_file;   // --auth_token_file: bearer token, one line
 };
 
-// The contents of `path`; errors say "`flag`: cannot read `path`: ...".
-absl::StatusOr<std::string> ReadSecretFile(const std::string& flag,
-                                           const std::string& path);
-
 // TLS (or mutual TLS with client_ca) when cert and key are set, else
 // insecure. `processor`, if not null, checks every call's metadata; it
 // needs TLS (gRPC cannot run one on plaintext).

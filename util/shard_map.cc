@@ -45,6 +45,13 @@ size_t ShardMap::ShardOf(absl::string_view job_id) const {
       Fnv1a64(job_id), static_cast<int32_t>(addresses_.size())));
 }
 
+std::vector<size_t> ShardMap::ShardsFor(absl::string_view job_id) const {
+  if (!job_id.empty()) return {ShardOf(job_id)};
+  std::vector<size_t> all(addresses_.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return all;
+}
+
 uint64_t Fnv1a64(absl::string_view bytes) {
   uint64_t hash = 14695981039346656037ull;  // offset basis
   for (unsigned char c : bytes) {

@@ -33,6 +33,10 @@ class ShardMap {
 
   // The shard (index into addresses) that owns `job_id`.
   size_t ShardOf(absl::string_view job_id) const;
+  // The shards an event with `job_id` goes to: its job's one, or, for an
+  // event without a job_id (a host heartbeat), every shard, ascending. The
+  // agent and goodputctl send both through this rule.
+  std::vector<size_t> ShardsFor(absl::string_view job_id) const;
 
  private:
   std::vector<std::string> addresses_;

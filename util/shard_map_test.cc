@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace goodput {
@@ -54,6 +55,14 @@ TEST(ShardMapTest, PinnedPlacements) {
   EXPECT_EQ(map.ShardOf("train-llm-7b"), 2u);
   EXPECT_EQ(JumpConsistentHash(Fnv1a64("job-1"), 10), 8);
   EXPECT_EQ(JumpConsistentHash(Fnv1a64("serve-a"), 10), 5);
+}
+
+TEST(ShardMapTest, AJobGoesToItsShardAHeartbeatToEveryShard) {
+  ShardMap shards({"a:1", "b:2", "c:3"});
+  EXPECT_THAT(shards.ShardsFor("llm-7"),
+              ::testing::ElementsAre(shards.ShardOf("llm-7")));
+  EXPECT_THAT(shards.ShardsFor(""), ::testing::ElementsAre(0, 1, 2));
+  EXPECT_THAT(ShardMap({"a:1"}).ShardsFor(""), ::testing::ElementsAre(0));
 }
 
 TEST(ShardMapTest, ParsesAList) {
