@@ -2,6 +2,7 @@
 
 #include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -103,6 +104,10 @@ class FailAfter : public EventLog {
                                      absl::string_view data) override {
     if (left_-- <= 0) return absl::UnavailableError("down");
     return inner_->Publish(subject, id, data);
+  }
+  absl::StatusOr<std::unique_ptr<LogReader>> Read(absl::string_view subject,
+                                                  uint64_t from) override {
+    return inner_->Read(subject, from);
   }
 
  private:

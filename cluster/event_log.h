@@ -8,11 +8,30 @@
 #define GOODPUT_CLUSTER_EVENT_LOG_H_
 
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace goodput::cluster {
+
+struct LogMessage {
+  uint64_t sequence = 0;  // in the whole log
+  std::string data;
+};
+
+// Reads the messages of one subject in log order, from a start sequence.
+// Not thread-safe: one reader per consuming thread.
+class LogReader {
+ public:
+  virtual ~LogReader() = default;
+  // Up to `max` next messages; waits up to `timeout_ms` for the first one,
+  // and returns none if nothing came.
+  virtual absl::StatusOr<std::vector<LogMessage>> Next(int max,
+                                                       int64_t timeout_ms) = 0;
+};
 
 struct PublishAck {
   uint64_t sequence = 0;   // the message's sequence in the log
@@ -27,6 +46,9 @@ class EventLog {
   virtual absl::StatusOr<PublishAck> Publish(absl::string_view subject,
                                              absl::string_view message_id,
                                              absl::string_view data) = 0;
+  // A reader of `subject`'s messages with sequence >= `from_sequence`.
+  virtual absl::StatusOr<std::unique_ptr<LogReader>> Read(
+      absl::string_view subject, uint64_t from_sequence) = 0;
 };
 
 }  // namespace goodput::cluster

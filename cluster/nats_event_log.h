@@ -32,11 +32,16 @@ class NatsEventLog : public EventLog {
   absl::StatusOr<PublishAck> Publish(absl::string_view subject,
                                      absl::string_view message_id,
                                      absl::string_view data) override;
+  // An ephemeral pull consumer of `subject` from `from_sequence`.
+  absl::StatusOr<std::unique_ptr<LogReader>> Read(
+      absl::string_view subject, uint64_t from_sequence) override;
 
  private:
-  explicit NatsEventLog(NatsConnection* nats) : nats_(nats) {}
+  NatsEventLog(NatsConnection* nats, std::string stream)
+      : nats_(nats), stream_(std::move(stream)) {}
 
   NatsConnection* const nats_;
+  const std::string stream_;
 };
 
 }  // namespace goodput::cluster

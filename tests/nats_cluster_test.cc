@@ -6,6 +6,7 @@
 #include "tests/nats_cluster.h"
 
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -13,10 +14,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/batch_publisher.h"
+#include "cluster/cluster_member.h"
 #include "cluster/lease_keeper.h"
 #include "cluster/nats_connection.h"
 #include "cluster/nats_event_log.h"
 #include "cluster/nats_lease_store.h"
+#include "cluster/partition_assigner.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/clock.h"
@@ -41,7 +44,7 @@ class NatsClusterTest : public ::testing::Test {
   }
   std::unique_ptr<NatsConnection> Connect() {
     absl::StatusOr<std::unique_ptr<NatsConnection>> nc =
-        NatsConnection::Connect(cluster_->urls(), 5000);
+        NatsConnection::Connect(cluster_->urls(), 2000);
     EXPECT_TRUE(nc.ok()) << nc.status();
     return nc.ok() ? *std::move(nc) : nullptr;
   }
@@ -172,6 +175,87 @@ TEST_F(NatsClusterTest, ThreeKeepersShareThePartitionsAndOutliveOne) {
   // g2 stops (its process died): its leases expire, g0 and g1 take them.
   ASSERT_TRUE(Eventually([&] { return settled(2); }, 30));
   EXPECT_EQ(keepers[0]->members().size(), 2u);
+}
+
+// Records, per partition, the (agent, sequence) of each applied batch part
+// and the last applied log sequence.
+class RecordingSink : public PartitionSink {
+ public:
+  absl::StatusOr<uint64_t> LastApplied(int32_t p) override { return last_[p]; }
+  absl::Status Apply(int32_t p, uint64_t seq, const v1::Batch& b) override {
+    EXPECT_GT(seq, last_[p]) << "partition " << p;
+    last_[p] = seq;
+    parts_[p].push_back(absl::StrCat(b.agent_id(), "/", b.sequence()));
+    return absl::OkStatus();
+  }
+  std::map<int32_t, std::vector<std::string>> parts_;
+
+ private:
+  std::map<int32_t, uint64_t> last_;
+};
+
+TEST_F(NatsClusterTest, TwoMembersApplyEveryPartOnceThroughANodeKill) {
+  constexpr int32_t kPartitions = 8;
+  std::unique_ptr<NatsConnection> nc = Connect();
+  ASSERT_NE(nc, nullptr);
+  auto log = NatsEventLog::Open(nc.get(), EventStreamConfig{});
+  ASSERT_TRUE(log.ok()) << log.status();
+  auto kv = NatsLeaseStore::Open(nc.get(), "goodput_leases", 9000, 3);
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  BatchPublisher pub(log->get(), {.partitions = kPartitions});
+  RealClock clock;
+  std::unique_ptr<LeaseKeeper> la(new LeaseKeeper(
+      kv->get(), &clock,
+      {.self = "a", .partitions = kPartitions, .ttl_ns = 9000000000}));
+  std::unique_ptr<LeaseKeeper> lb(new LeaseKeeper(
+      kv->get(), &clock,
+      {.self = "b", .partitions = kPartitions, .ttl_ns = 9000000000}));
+  RecordingSink sa, sb;
+  ClusterMember a(la.get(), log->get(), &sa, &pub);
+  ClusterMember b(lb.get(), log->get(), &sb, &pub);
+  // What each partition must end up with: the parts of every batch sent.
+  std::map<int32_t, std::vector<std::string>> want;
+  auto send = [&](uint64_t seq) {
+    v1::Batch batch = Batch("agent-1", seq, 12);
+    std::set<int32_t> touched;
+    for (const v1::Event& e : batch.events()) {
+      if (!e.job_id().empty()) {
+        touched.insert(PartitionOfJob(e.job_id(), kPartitions));
+      }
+    }
+    for (int32_t p : touched) want[p].push_back(absl::StrCat("agent-1/", seq));
+    absl::StatusOr<PublishResult> r;
+    ASSERT_TRUE(Eventually([&] { return (r = pub.Publish(batch)).ok(); }, 30))
+        << r.status();
+  };
+  for (uint64_t s = 1; s <= 10; ++s) send(s);
+  std::string why, last_errors;
+  auto caught_up = [&] {
+    absl::Status ta = a.TickLeases(), tb = b.TickLeases();
+    absl::StatusOr<int64_t> pa = a.Pump(100, 50), pb = b.Pump(100, 50);
+    last_errors =
+        absl::StrCat(ta.ToString(), " | ", tb.ToString(), " | ",
+                     pa.status().ToString(), " | ", pb.status().ToString());
+    for (int32_t p = 0; p < kPartitions; ++p) {
+      const bool in_a = la->Holds(p), in_b = lb->Holds(p);
+      if (in_a == in_b) {  // unowned (or, wrongly, twice)
+        why =
+            absl::StrCat("partition ", p, " held by a: ", in_a, ", b: ", in_b);
+        return false;
+      }
+      if ((in_a ? sa : sb).parts_[p] != want[p]) {
+        why = absl::StrCat("partition ", p, " has ",
+                           (in_a ? sa : sb).parts_[p].size(), " of ",
+                           want[p].size(), " parts");
+        return false;
+      }
+    }
+    return true;
+  };
+  ASSERT_TRUE(Eventually(caught_up, 30)) << why;
+  cluster_->Kill(1);
+  for (uint64_t s = 11; s <= 20; ++s) send(s);
+  ASSERT_TRUE(Eventually(caught_up, 60)) << why << "; " << last_errors;
 }
 
 }  // namespace

@@ -4,9 +4,12 @@
 #ifndef GOODPUT_CLUSTER_TESTING_FAKE_EVENT_LOG_H_
 #define GOODPUT_CLUSTER_TESTING_FAKE_EVENT_LOG_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -36,6 +39,12 @@ class FakeEventLog : public EventLog {
     return PublishAck{messages_.size(), false};
   }
 
+  absl::StatusOr<std::unique_ptr<LogReader>> Read(
+      absl::string_view subject, uint64_t from_sequence) override {
+    return std::unique_ptr<LogReader>(
+        new Reader(this, std::string(subject), from_sequence));
+  }
+
   void FailNext(int n) {
     absl::MutexLock lock(&mu_);
     fail_next_ = n;
@@ -46,6 +55,30 @@ class FakeEventLog : public EventLog {
   }
 
  private:
+  class Reader : public LogReader {
+   public:
+    Reader(FakeEventLog* log, std::string subject, uint64_t next)
+        : log_(log), subject_(std::move(subject)), next_(next) {}
+    absl::StatusOr<std::vector<LogMessage>> Next(int max, int64_t) override {
+      absl::MutexLock lock(&log_->mu_);
+      std::vector<LogMessage> out;
+      const std::vector<Message>& all = log_->messages_;
+      for (uint64_t seq = std::max<uint64_t>(next_, 1);
+           seq <= all.size() && static_cast<int>(out.size()) < max; ++seq) {
+        next_ = seq + 1;
+        if (all[seq - 1].subject == subject_) {
+          out.push_back(LogMessage{seq, all[seq - 1].data});
+        }
+      }
+      return out;
+    }
+
+   private:
+    FakeEventLog* log_;
+    std::string subject_;
+    uint64_t next_;
+  };
+
   absl::Mutex mu_;
   std::vector<Message> messages_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> ids_ ABSL_GUARDED_BY(mu_);
