@@ -30,6 +30,7 @@ TEST_PACKAGES=(
   # Dashboards: promtool + Prometheus, headless Chromium, node + npm (tsc)
   prometheus chromium nodejs
   rocksdb-tools                     # ldb: .ci/soak counts stored events
+  nats-server libnats-dev           # cluster/: cluster mode on NATS JetStream
 )
 case "${1:-all}" in
   demo) PACKAGES=("${DEMO_PACKAGES[@]}") ;;

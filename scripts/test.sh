@@ -64,7 +64,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export CTEST_OUTPUT_ON_FAILURE=1
 BAZEL_FLAGS=(--config=ci)
-read -r -a BAZEL_TESTS <<<"${BAZEL_TESTS:-//core/... //codec/... //util/... //storage/...}"
+read -r -a BAZEL_TESTS <<<"${BAZEL_TESTS:-//core/... //codec/... //util/... //storage/... //cluster/...}"
 # The sanitizer builds' compiler (CXX=g++ works too, about 3x slower).
 SAN_CXX=${SAN_CXX:-clang++}
 # One precompiled header for the sanitizer builds (cmake/pch.cmake).
@@ -154,7 +154,8 @@ cmake_configure() { # DIR ARGS...
 stage_asan_build() {
   cmake_configure build-asan -DCMAKE_CXX_COMPILER="$SAN_CXX" \
     -DGOODPUT_SANITIZE=ON -DGOODPUT_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O0 -gline-tables-only" -DGOODPUT_PCH="$PCH"
+    -DCMAKE_CXX_FLAGS_DEBUG="-O0 -gline-tables-only" -DGOODPUT_PCH="$PCH" \
+    -DGOODPUT_REQUIRE_NATS=ON
   cmake --build build-asan --parallel "$JOBS"
 }
 

@@ -1,0 +1,64 @@
+// ClusterMember: one goodputd instance's apply side in cluster mode
+// (docs/scaling.md, "Cluster mode"). TickLeases runs a LeaseKeeper round
+// and opens a log reader for each partition it acquired, from the sink's
+// last applied sequence + 1 (so a takeover reads only what this instance
+// has not applied), and closes the readers of partitions it released. Pump
+// feeds the held partitions' next messages to the sink in log order; it
+// stops applying a partition the moment its lease is no longer held.
+//
+// A message that does not parse as a Batch is skipped and counted (it
+// cannot come from a goodputd, whose parts always parse). Borrows the
+// keeper, log and sink, which must outlive it. Not thread-safe: one thread
+// ticks and pumps.
+#ifndef GOODPUT_CLUSTER_CLUSTER_MEMBER_H_
+#define GOODPUT_CLUSTER_CLUSTER_MEMBER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cluster/batch_publisher.h"
+#include "cluster/event_log.h"
+#include "cluster/lease_keeper.h"
+#include "cluster/partition_sink.h"
+
+namespace goodput::cluster {
+
+class ClusterMember {
+ public:
+  ClusterMember(LeaseKeeper* leases, EventLog* log, PartitionSink* sink,
+                const BatchPublisher* subjects)
+      : leases_(leases), log_(log), sink_(sink), subjects_(subjects) {}
+
+  // One lease round; the status is the round's first error (leases still
+  // held keep being applied until they lapse).
+  absl::Status TickLeases();
+  // Applies up to `max_per_partition` messages of each held partition,
+  // waiting up to `timeout_ms` per partition for the first; returns how
+  // many were applied.
+  absl::StatusOr<int64_t> Pump(int max_per_partition, int64_t timeout_ms);
+
+  // Partitions with an open reader, ascending.
+  std::vector<int32_t> Applying() const;
+  int64_t unparsable() const { return unparsable_; }
+
+ private:
+  absl::Status Open(int32_t partition);
+  absl::StatusOr<int64_t> PumpOne(int32_t partition, LogReader* reader, int max,
+                                  int64_t timeout_ms);
+
+  LeaseKeeper* const leases_;
+  EventLog* const log_;
+  PartitionSink* const sink_;
+  const BatchPublisher* const subjects_;
+  std::map<int32_t, std::unique_ptr<LogReader>> readers_;
+  int64_t unparsable_ = 0;
+};
+
+}  // namespace goodput::cluster
+
+#endif  // GOODPUT_CLUSTER_CLUSTER_MEMBER_H_

@@ -1,0 +1,124 @@
+#include "cluster/nats_event_log.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cluster/nats_status.h"
+
+namespace goodput::cluster {
+namespace {
+
+// Owns an ephemeral pull consumer's subscription (the server removes the
+// consumer when the subscription goes).
+class NatsLogReader : public LogReader {
+ public:
+  explicit NatsLogReader(natsSubscription* sub) : sub_(sub) {}
+  ~NatsLogReader() override {
+    natsSubscription_Unsubscribe(sub_);
+    natsSubscription_Destroy(sub_);
+  }
+
+  absl::StatusOr<std::vector<LogMessage>> Next(int max,
+                                               int64_t timeout_ms) override {
+    natsMsgList list;
+    jsErrCode error = static_cast<jsErrCode>(0);
+    natsStatus s = natsSubscription_Fetch(
+        &list, sub_, max, std::max<int64_t>(timeout_ms, 1), &error);
+    if (s == NATS_TIMEOUT) return std::vector<LogMessage>();
+    if (s != NATS_OK) return FromNats(s, error, "fetch");
+    std::vector<LogMessage> out;
+    for (int i = 0; i < list.Count && s == NATS_OK; ++i) {
+      s = Take(list.Msgs[i], &out);
+    }
+    natsMsgList_Destroy(&list);
+    if (s != NATS_OK) return FromNats(s, "read message metadata");
+    return out;
+  }
+
+ private:
+  static natsStatus Take(natsMsg* msg, std::vector<LogMessage>* out) {
+    jsMsgMetaData* meta = nullptr;
+    natsStatus s = natsMsg_GetMetaData(&meta, msg);
+    if (s != NATS_OK) return s;
+    out->push_back(LogMessage{
+        meta->Sequence.Stream,
+        std::string(natsMsg_GetData(msg), natsMsg_GetDataLength(msg))});
+    jsMsgMetaData_Destroy(meta);
+    return natsMsg_Ack(msg, nullptr);
+  }
+
+  natsSubscription* sub_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NatsEventLog>> NatsEventLog::Open(
+    NatsConnection* nats, const EventStreamConfig& config) {
+  std::vector<const char*> subjects;
+  for (const std::string& s : config.subjects) subjects.push_back(s.c_str());
+  jsStreamConfig cfg;
+  jsStreamConfig_Init(&cfg);
+  cfg.Name = config.name.c_str();
+  cfg.Subjects = subjects.data();
+  cfg.SubjectsLen = static_cast<int>(subjects.size());
+  cfg.Storage = js_FileStorage;
+  cfg.Replicas = config.replicas;
+  cfg.Duplicates = config.duplicate_window_ms * 1000 * 1000;  // ns
+  jsStreamInfo* info = nullptr;
+  jsErrCode error = static_cast<jsErrCode>(0);
+  natsStatus s = js_AddStream(&info, nats->js(), &cfg, nullptr, &error);
+  jsStreamInfo_Destroy(info);
+  if (s != NATS_OK) {
+    return FromNats(s, error, absl::StrCat("create stream ", config.name));
+  }
+  return std::unique_ptr<NatsEventLog>(new NatsEventLog(nats, config.name));
+}
+
+absl::StatusOr<PublishAck> NatsEventLog::Publish(absl::string_view subject,
+                                                 absl::string_view message_id,
+                                                 absl::string_view data) {
+  const std::string subj(subject), id(message_id);
+  jsPubOptions opts;
+  jsPubOptions_Init(&opts);
+  opts.MsgId = id.c_str();
+  jsPubAck* ack = nullptr;
+  jsErrCode error = static_cast<jsErrCode>(0);
+  natsStatus s = js_Publish(&ack, nats_->js(), subj.c_str(), data.data(),
+                            static_cast<int>(data.size()), &opts, &error);
+  if (s != NATS_OK) {
+    return FromNats(s, error, absl::StrCat("publish ", id, " to ", subject));
+  }
+  PublishAck out{ack->Sequence, ack->Duplicate};
+  jsPubAck_Destroy(ack);
+  return out;
+}
+
+}  // namespace goodput::cluster
+
+namespace goodput::cluster {
+
+absl::StatusOr<std::unique_ptr<LogReader>> NatsEventLog::Read(
+    absl::string_view subject, uint64_t from_sequence) {
+  const std::string subj(subject);
+  jsSubOptions so;
+  jsSubOptions_Init(&so);
+  so.Stream = stream_.c_str();
+  so.Config.FilterSubject = subj.c_str();
+  so.Config.DeliverPolicy = js_DeliverByStartSequence;
+  so.Config.OptStartSeq = std::max<uint64_t>(from_sequence, 1);
+  so.Config.AckPolicy = js_AckExplicit;
+  so.Config.InactiveThreshold = int64_t{60} * 1000 * 1000 * 1000;  // ns
+  natsSubscription* sub = nullptr;
+  jsErrCode error = static_cast<jsErrCode>(0);
+  natsStatus s = js_PullSubscribe(&sub, nats_->js(), subj.c_str(), nullptr,
+                                  nullptr, &so, &error);
+  if (s != NATS_OK) {
+    return FromNats(s, error,
+                    absl::StrCat("read ", subject, " from ", from_sequence));
+  }
+  return std::unique_ptr<LogReader>(new NatsLogReader(sub));
+}
+
+}  // namespace goodput::cluster

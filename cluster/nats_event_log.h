@@ -1,0 +1,49 @@
+// NatsEventLog: the EventLog of cluster mode, a JetStream stream (file
+// storage, `replicas` copies, deduplication by message id within
+// `duplicate_window_ms`) reached through a NatsConnection it borrows.
+// Publish returns after JetStream's ack, which comes once a quorum of the
+// replicas stored the message. Thread-safe (the C client is).
+#ifndef GOODPUT_CLUSTER_NATS_EVENT_LOG_H_
+#define GOODPUT_CLUSTER_NATS_EVENT_LOG_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster/event_log.h"
+#include "cluster/nats_connection.h"
+
+namespace goodput::cluster {
+
+struct EventStreamConfig {
+  std::string name = "GOODPUT_EVENTS";
+  std::vector<std::string> subjects = {"goodput.p.*", "goodput.hb"};
+  int replicas = 3;
+  int64_t duplicate_window_ms = 10 * 60 * 1000;
+};
+
+class NatsEventLog : public EventLog {
+ public:
+  // Creates the stream, or binds to it if it exists with these settings.
+  static absl::StatusOr<std::unique_ptr<NatsEventLog>> Open(
+      NatsConnection* nats, const EventStreamConfig& config);
+
+  absl::StatusOr<PublishAck> Publish(absl::string_view subject,
+                                     absl::string_view message_id,
+                                     absl::string_view data) override;
+  // An ephemeral pull consumer of `subject` from `from_sequence`.
+  absl::StatusOr<std::unique_ptr<LogReader>> Read(
+      absl::string_view subject, uint64_t from_sequence) override;
+
+ private:
+  NatsEventLog(NatsConnection* nats, std::string stream)
+      : nats_(nats), stream_(std::move(stream)) {}
+
+  NatsConnection* const nats_;
+  const std::string stream_;
+};
+
+}  // namespace goodput::cluster
+
+#endif  // GOODPUT_CLUSTER_NATS_EVENT_LOG_H_

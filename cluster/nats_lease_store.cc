@@ -1,0 +1,95 @@
+#include "cluster/nats_lease_store.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "cluster/nats_status.h"
+
+namespace goodput::cluster {
+namespace {
+
+// kvStore_Update and kvStore_Create report a lost compare-and-set as a
+// generic error whose text names the wrong last sequence.
+absl::Status FromKvWrite(natsStatus s, absl::string_view what) {
+  absl::Status status = FromNats(s, what);
+  if (absl::StrContains(status.message(), "wrong last sequence")) {
+    return absl::FailedPreconditionError(status.message());
+  }
+  return status;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NatsLeaseStore>> NatsLeaseStore::Open(
+    NatsConnection* nats, const std::string& bucket, int64_t ttl_ms,
+    int replicas) {
+  kvConfig cfg;
+  kvConfig_Init(&cfg);
+  cfg.Bucket = bucket.c_str();
+  cfg.History = 1;
+  cfg.TTL = ttl_ms * 1000 * 1000;  // the C client takes nanoseconds
+  cfg.Replicas = replicas;
+  cfg.StorageType = js_FileStorage;
+  kvStore* kv = nullptr;
+  natsStatus s = js_CreateKeyValue(&kv, nats->js(), &cfg);
+  if (s != NATS_OK) {
+    return FromNats(s, absl::StrCat("create KV bucket ", bucket));
+  }
+  return std::unique_ptr<NatsLeaseStore>(new NatsLeaseStore(kv));
+}
+
+NatsLeaseStore::~NatsLeaseStore() { kvStore_Destroy(kv_); }
+
+absl::StatusOr<uint64_t> NatsLeaseStore::Create(absl::string_view key,
+                                                absl::string_view value) {
+  const std::string k(key);
+  uint64_t rev = 0;
+  natsStatus s = kvStore_Create(&rev, kv_, k.c_str(), value.data(),
+                                static_cast<int>(value.size()));
+  if (s == NATS_OK) return rev;
+  absl::Status status = FromKvWrite(s, absl::StrCat("create ", key));
+  if (absl::IsFailedPrecondition(status)) {
+    return absl::AlreadyExistsError(status.message());
+  }
+  return status;
+}
+
+absl::StatusOr<uint64_t> NatsLeaseStore::Update(absl::string_view key,
+                                                absl::string_view value,
+                                                uint64_t revision) {
+  const std::string k(key);
+  uint64_t rev = 0;
+  natsStatus s = kvStore_Update(&rev, kv_, k.c_str(), value.data(),
+                                static_cast<int>(value.size()), revision);
+  if (s == NATS_OK) return rev;
+  return FromKvWrite(s,
+                     absl::StrCat("update ", key, " at revision ", revision));
+}
+
+absl::StatusOr<LeaseEntry> NatsLeaseStore::Get(absl::string_view key) {
+  const std::string k(key);
+  kvEntry* e = nullptr;
+  natsStatus s = kvStore_Get(&e, kv_, k.c_str());
+  if (s != NATS_OK) return FromNats(s, absl::StrCat("get ", key));
+  LeaseEntry entry{std::string(static_cast<const char*>(kvEntry_Value(e)),
+                               kvEntry_ValueLen(e)),
+                   kvEntry_Revision(e)};
+  kvEntry_Destroy(e);
+  return entry;
+}
+
+absl::Status NatsLeaseStore::Delete(absl::string_view key) {
+  const std::string k(key);
+  return FromNats(kvStore_Delete(kv_, k.c_str()), absl::StrCat("delete ", key));
+}
+
+absl::StatusOr<std::vector<std::string>> NatsLeaseStore::Keys() {
+  kvKeysList list;
+  natsStatus s = kvStore_Keys(&list, kv_, nullptr);
+  if (s == NATS_NOT_FOUND) return std::vector<std::string>();
+  if (s != NATS_OK) return FromNats(s, "list keys");
+  std::vector<std::string> keys(list.Keys, list.Keys + list.Count);
+  kvKeysList_Destroy(&list);
+  return keys;
+}
+
+}  // namespace goodput::cluster

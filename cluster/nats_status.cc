@@ -1,0 +1,42 @@
+#include "cluster/nats_status.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace goodput::cluster {
+namespace {
+
+absl::StatusCode CodeOf(natsStatus s, jsErrCode js_error) {
+  if (js_error == JSStreamWrongLastSequenceErr) {
+    return absl::StatusCode::kFailedPrecondition;
+  }
+  switch (s) {
+    case NATS_NOT_FOUND:
+      return absl::StatusCode::kNotFound;
+    case NATS_TIMEOUT:
+      return absl::StatusCode::kDeadlineExceeded;
+    case NATS_NO_SERVER:
+    case NATS_CONNECTION_CLOSED:
+    case NATS_NOT_YET_CONNECTED:
+    case NATS_NO_RESPONDERS:
+    case NATS_STALE_CONNECTION:
+    case NATS_IO_ERROR:
+      return absl::StatusCode::kUnavailable;
+    default:
+      return absl::StatusCode::kInternal;
+  }
+}
+
+}  // namespace
+
+absl::Status FromNats(natsStatus s, jsErrCode js_error,
+                      absl::string_view what) {
+  if (s == NATS_OK) return absl::OkStatus();
+  std::string text = absl::StrCat("nats: ", what, ": ", natsStatus_GetText(s));
+  if (js_error != 0)
+    absl::StrAppend(&text, " (JetStream error ", js_error, ")");
+  const char* last = nats_GetLastError(nullptr);
+  if (last != nullptr && *last != '\0') absl::StrAppend(&text, ": ", last);
+  return absl::Status(CodeOf(s, js_error), text);
+}
+
+}  // namespace goodput::cluster

@@ -1,0 +1,31 @@
+// PartitionSink: where a cluster member's partitions' batches go (goodputd's
+// ingest in production; a recording map in tests). The sink keeps, per
+// partition, the log sequence of the last batch it applied, written in the
+// same atomic write as that batch's events, so a member that restarts or
+// takes a partition over goes on from exactly there: every message applied
+// once. Implementations are thread-safe.
+#ifndef GOODPUT_CLUSTER_PARTITION_SINK_H_
+#define GOODPUT_CLUSTER_PARTITION_SINK_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/service.pb.h"
+
+namespace goodput::cluster {
+
+class PartitionSink {
+ public:
+  virtual ~PartitionSink() = default;
+  // The sequence of the last message applied for `partition`; 0 if none.
+  virtual absl::StatusOr<uint64_t> LastApplied(int32_t partition) = 0;
+  // Applies `batch` (message `sequence` of `partition`'s subject) and
+  // records `sequence` as the partition's last applied, atomically.
+  virtual absl::Status Apply(int32_t partition, uint64_t sequence,
+                             const v1::Batch& batch) = 0;
+};
+
+}  // namespace goodput::cluster
+
+#endif  // GOODPUT_CLUSTER_PARTITION_SINK_H_
