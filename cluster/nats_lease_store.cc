@@ -1,23 +1,10 @@
 #include "cluster/nats_lease_store.h"
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cluster/nats_status.h"
 
 namespace goodput::cluster {
-namespace {
-
-// kvStore_Update and kvStore_Create report a lost compare-and-set as a
-// generic error whose text names the wrong last sequence.
-absl::Status FromKvWrite(natsStatus s, absl::string_view what) {
-  absl::Status status = FromNats(s, what);
-  if (absl::StrContains(status.message(), "wrong last sequence")) {
-    return absl::FailedPreconditionError(status.message());
-  }
-  return status;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 absl::StatusOr<std::unique_ptr<NatsLeaseStore>> NatsLeaseStore::Open(
     NatsConnection* nats, const std::string& bucket, int64_t ttl_ms,
@@ -46,10 +33,9 @@ absl::StatusOr<uint64_t> NatsLeaseStore::Create(absl::string_view key,
   natsStatus s = kvStore_Create(&rev, kv_, k.c_str(), value.data(),
                                 static_cast<int>(value.size()));
   if (s == NATS_OK) return rev;
-  absl::Status status = FromKvWrite(s, absl::StrCat("create ", key));
-  if (absl::IsFailedPrecondition(status)) {
-    return absl::AlreadyExistsError(status.message());
-  }
+  // The client reports "the key holds a value" as a generic error: ask.
+  absl::Status status = FromNats(s, absl::StrCat("create ", key));
+  if (Get(key).ok()) return absl::AlreadyExistsError(status.message());
   return status;
 }
 
@@ -61,8 +47,16 @@ absl::StatusOr<uint64_t> NatsLeaseStore::Update(absl::string_view key,
   natsStatus s = kvStore_Update(&rev, kv_, k.c_str(), value.data(),
                                 static_cast<int>(value.size()), revision);
   if (s == NATS_OK) return rev;
-  return FromKvWrite(s,
-                     absl::StrCat("update ", key, " at revision ", revision));
+  // A lost compare-and-set is a generic error too: the key now holds
+  // another revision, or none (deleted or expired).
+  absl::Status status =
+      FromNats(s, absl::StrCat("update ", key, " at revision ", revision));
+  absl::StatusOr<LeaseEntry> now = Get(key);
+  if ((now.ok() && now->revision != revision) ||
+      absl::IsNotFound(now.status())) {
+    return absl::FailedPreconditionError(status.message());
+  }
+  return status;
 }
 
 absl::StatusOr<LeaseEntry> NatsLeaseStore::Get(absl::string_view key) {

@@ -34,8 +34,13 @@ absl::Status FromNats(natsStatus s, jsErrCode js_error,
   std::string text = absl::StrCat("nats: ", what, ": ", natsStatus_GetText(s));
   if (js_error != 0)
     absl::StrAppend(&text, " (JetStream error ", js_error, ")");
-  const char* last = nats_GetLastError(nullptr);
-  if (last != nullptr && *last != '\0') absl::StrAppend(&text, ": ", last);
+  // The client's thread-local detail, if it is about this error (it is not
+  // cleared between calls, so one of another code would mislead).
+  natsStatus last_status = NATS_OK;
+  const char* last = nats_GetLastError(&last_status);
+  if (last_status == s && last != nullptr && *last != '\0') {
+    absl::StrAppend(&text, ": ", last);
+  }
   return absl::Status(CodeOf(s, js_error), text);
 }
 
