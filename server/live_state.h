@@ -258,9 +258,20 @@ class LiveState {
   void Restore(const std::string& job_id, uint64_t through_batch, LiveJob* job);
   // The same from `states` (the job's stored states, oldest first) and
   // `events` (a reader of the job's stored events).
+  // With `defer_stale` (restart recovery), a job whose newest record no
+  // longer fits (a late event sorts before it) is queued for its rebuild
+  // instead (QueueRebuild), so that the server serves first.
   void Restore(const std::string& job_id, uint64_t through_batch,
                std::vector<internal::v1::StoredJobState>* states,
-               storage::JobEventsReader* events, LiveJob* job);
+               storage::JobEventsReader* events, LiveJob* job,
+               bool defer_stale = false);
+  // Queues `job` for a rebuild with what the store says of it without a
+  // replay: its stale newest record `state` and `tail`, the events after it.
+  void QueueRebuild(const std::string& job_id,
+                    const internal::v1::StoredJobState& state,
+                    const std::vector<v1::Event>& tail, LiveJob* job);
+  // Takes `e`'s time and end into `job`'s newest, first and ended times.
+  static void NoteStored(const v1::Event& e, LiveJob* job);
   // Loads `state` into `job` if it fits `tail` (the job's stored events
   // after it) and parses; false (counted) if not.
   // Replaces `job` by a fresh one on `tracker`, keeping what is not about
