@@ -89,7 +89,8 @@ std::string SizeBucket(const Config& config, int64_t chips) {
 
 FleetReport BuildFleetReport(const Config& config, int64_t as_of_ns,
                              std::vector<JobReport> jobs,
-                             const std::map<std::string, double>& capacity) {
+                             const std::map<std::string, double>& capacity,
+                             FleetSegments segments) {
   FleetReport report;
   report.as_of_ns = as_of_ns;
   if (config.since_ns != Config().since_ns) report.since_ns = config.since_ns;
@@ -105,7 +106,11 @@ FleetReport BuildFleetReport(const Config& config, int64_t as_of_ns,
   report.jobs = std::move(jobs);
   for (const JobReport& job : report.jobs) {
     AddJob(job, &report.fleet);
-    AddToSegments(config, job, &report);
+    if (segments == FleetSegments::kAll) {
+      AddToSegments(config, job, &report);
+    } else if (!capacity.empty()) {  // AddCapacity gives it capacity 0
+      report.segments["accelerator"][OrUnknown(job.accelerator)];
+    }
   }
   AddCapacity(capacity, &report);
   return report;

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "core/capacity_tracker.h"
 #include "core/config.h"
+#include "core/fleet_report.h"
 #include "core/job_tracker.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
@@ -158,7 +159,10 @@ class LiveState {
   // Exact when `as_of_ns` is not before an applied event (see
   // applied_through_ns()) and no rebuild is queued (FinishRebuilds);
   // callers replay the store for earlier as-ofs.
-  absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns) const;
+  // `segments`: core::BuildFleetReport's.
+  absl::StatusOr<core::FleetReport> Report(
+      int64_t as_of_ns,
+      core::FleetSegments segments = core::FleetSegments::kAll) const;
 
   // One job's report as of `as_of_ns` (same exactness as Report): O(that
   // job), or one store read for an evicted job; a job queued for a rebuild
@@ -222,6 +226,12 @@ class LiveState {
     std::unique_ptr<storage::JobSnapshot> evicted;
     core::JobTracker tracker;
     std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
+    // Reports' cache: `tracker` with the whole `buffer` applied, made by
+    // the first report after a change to either (View) and dropped at the
+    // next one, so that repeated queries of a job whose newest events wait
+    // in its buffer do not copy and re-apply them each time. At most one
+    // tracker copy per job queried since its last event.
+    mutable std::unique_ptr<core::JobTracker> view;
     std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
     int64_t applied_events = 0;    // events given to the tracker
     int64_t since_state = 0;       // events taken since the last state record
@@ -291,6 +301,9 @@ class LiveState {
   void PruneStates(const std::string& job_id, LiveJob* job,
                    std::vector<std::pair<std::string, uint64_t>>* remove);
   core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
+  // `job.tracker` with every event of `job.buffer` applied (the cached
+  // `job.view`, made if missing).
+  const core::JobTracker& View(const LiveJob& job) const;
   // The stored snapshots of the evicted jobs: those of the store's
   // snapshots whose job is not in memory (none while nothing was evicted).
   absl::StatusOr<std::vector<storage::JobSnapshot>> EvictedSnapshots() const;

@@ -386,6 +386,7 @@ void LiveState::Retire(const storage::JobSnapshot& snapshot) {
   LiveJob& job = it->second;
   job.tracker = core::JobTracker(snapshot.report.job_id, config_);
   std::vector<Pending>().swap(job.buffer);
+  job.view.reset();
   job.snapshot_due = false;
   job.final = std::make_unique<storage::JobSnapshot>(snapshot);
   applied_through_ns_ = std::max(applied_through_ns_, snapshot.ended_ns);

@@ -89,6 +89,21 @@ TEST_F(LiveStateTest, EventsWithinTheLatenessAreReorderedWithoutARebuild) {
   ExpectEqualsReplay("2026-11-22T10:02:00Z");
 }
 
+TEST_F(LiveStateTest, ReportsFollowEventsThatWaitInTheReorderBuffer) {
+  Apply(Events(R"(
+10:00:00 {"started":{}}
+10:00:04 {"step":{"step":2}}
+)"));
+  // Both wait in the buffer (5 s of lateness); a report applies them to
+  // its cached view of the job.
+  ExpectEqualsReplay("2026-11-22T10:00:10Z");
+  Apply(Events(R"(
+10:00:02 {"step":{"step":1}}
+)"));  // sorts before step 2: the view is stale
+  ExpectEqualsReplay("2026-11-22T10:00:10Z");
+  ExpectEqualsReplay("2026-11-22T10:00:03Z");  // inside the buffer
+}
+
 TEST_F(LiveStateTest, LateEventsAreRebuiltFromTheStoreWithinTheirCredit) {
   ApplyTwoJobsThenALateStepOfEach("");
   // The batch earns a credit of its 2 events; the first rebuild reads the
