@@ -99,10 +99,13 @@ FleetReport BuildFleetReport(const Config& config, int64_t as_of_ns,
                               return EndedBeforeWindow(config, j);
                             }),
              jobs.end());
-  std::sort(jobs.begin(), jobs.end(),
-            [](const JobReport& a, const JobReport& b) {
-              return a.job_id < b.job_id;
-            });
+  auto by_id = [](const JobReport& a, const JobReport& b) {
+    return a.job_id < b.job_id;
+  };
+  // The live state hands them over in order: no moves of whole reports.
+  if (!std::is_sorted(jobs.begin(), jobs.end(), by_id)) {
+    std::sort(jobs.begin(), jobs.end(), by_id);
+  }
   report.jobs = std::move(jobs);
   for (const JobReport& job : report.jobs) {
     AddJob(job, &report.fleet);

@@ -197,6 +197,7 @@ LiveState::JobMap::iterator LiveState::JobEntry(const std::string& job_id) {
   if (it == jobs_.end()) {
     it =
         jobs_.emplace(job_id, LiveJob(core::JobTracker(job_id, config_))).first;
+    jobs_sorted_ = false;
   }
   return it;
 }
@@ -316,7 +317,8 @@ absl::StatusOr<core::FleetReport> LiveState::Report(
     int64_t as_of_ns, core::FleetSegments segments) const {
   std::vector<core::JobReport> jobs;
   jobs.reserve(jobs_.size());
-  for (const auto& [id, job] : jobs_) {
+  for (const JobMap::value_type* entry : SortedJobs()) {
+    const LiveJob& job = entry->second;
     if (!job.final && !job.last_applied &&
         (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns)) {
       continue;  // nothing of this job at or before as_of
@@ -329,6 +331,18 @@ absl::StatusOr<core::FleetReport> LiveState::Report(
   for (storage::JobSnapshot& s : *evicted) jobs.push_back(std::move(s.report));
   return core::BuildFleetReport(*config_, as_of_ns, std::move(jobs),
                                 capacity_.ChipSeconds(as_of_ns), segments);
+}
+
+const std::vector<const LiveState::JobMap::value_type*>& LiveState::SortedJobs()
+    const {
+  if (jobs_sorted_) return sorted_jobs_;
+  sorted_jobs_.clear();
+  sorted_jobs_.reserve(jobs_.size());
+  for (const auto& entry : jobs_) sorted_jobs_.push_back(&entry);
+  std::sort(sorted_jobs_.begin(), sorted_jobs_.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  jobs_sorted_ = true;
+  return sorted_jobs_;
 }
 
 absl::StatusOr<std::optional<core::JobReport>> LiveState::ReportOne(

@@ -241,6 +241,9 @@ class LiveState {
   };
   using JobMap = std::unordered_map<std::string, LiveJob>;
   JobMap::iterator JobEntry(const std::string& job_id);  // created if new
+  // jobs_' entries in job id order (the fleet report's), made by the first
+  // report after a job was added or erased (map nodes do not move).
+  const std::vector<const JobMap::value_type*>& SortedJobs() const;
   LiveJob& JobFor(const std::string& job_id);
   // Buffers `e` (moving from it) or marks its job for rebuild; returns the
   // job and its id (the map's key) if a job was touched.
@@ -316,6 +319,8 @@ class LiveState {
   const int64_t lateness_ns_;
   storage::EventStore* store_;
   JobMap jobs_;
+  mutable std::vector<const JobMap::value_type*> sorted_jobs_;
+  mutable bool jobs_sorted_ = true;  // sorted_jobs_ is jobs_ in order
   core::CapacityTracker capacity_;
   std::unordered_map<std::string, int64_t> host_last_ns_;
   EndedJobTotals evicted_;

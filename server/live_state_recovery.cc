@@ -343,6 +343,7 @@ int64_t LiveState::Evict(int64_t grace_ns,
     if (it == jobs_.end()) continue;
     Fold(it->second, s);
     jobs_.erase(it);
+    jobs_sorted_ = false;
     ++n;
   }
   for (auto it = jobs_.begin(); it != jobs_.end();) {
@@ -352,6 +353,7 @@ int64_t LiveState::Evict(int64_t grace_ns,
     }
     Fold(it->second, *it->second.final);
     it = jobs_.erase(it);
+    jobs_sorted_ = false;
     ++n;
   }
   return n;

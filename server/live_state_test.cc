@@ -89,7 +89,7 @@ TEST_F(LiveStateTest, EventsWithinTheLatenessAreReorderedWithoutARebuild) {
   ExpectEqualsReplay("2026-11-22T10:02:00Z");
 }
 
-TEST_F(LiveStateTest, ReportsFollowEventsThatWaitInTheReorderBuffer) {
+TEST_F(LiveStateTest, ReportsFollowEventsThatWaitInTheReorderBufferAndNewJobs) {
   Apply(Events(R"(
 10:00:00 {"started":{}}
 10:00:04 {"step":{"step":2}}
@@ -99,7 +99,8 @@ TEST_F(LiveStateTest, ReportsFollowEventsThatWaitInTheReorderBuffer) {
   ExpectEqualsReplay("2026-11-22T10:00:10Z");
   Apply(Events(R"(
 10:00:02 {"step":{"step":1}}
-)"));  // sorts before step 2: the view is stale
+10:00:01 {"job_id":"a","started":{}}
+)"));  // sorts before step 2: the view is stale; a new job sorts first
   ExpectEqualsReplay("2026-11-22T10:00:10Z");
   ExpectEqualsReplay("2026-11-22T10:00:03Z");  // inside the buffer
 }
