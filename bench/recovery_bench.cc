@@ -36,7 +36,8 @@
 //       On a filled store, in an in-process Goodputd: ingests half of a
 //       fresh fleet alone, then the other half while a second thread asks,
 //       once a second, report --since=1h, report --as_of=<1 h before the
-//       newest event> and job ID (Ingestor calls: no gRPC or JSON). Prints
+//       newest event> and job ID (Ingestor calls: no gRPC or JSON) and
+//       scrapes /metrics (HTTP on loopback). Prints
 //       both ingest rates and their ratio; then asks the three queries
 //       `queries` times back to back and prints the RSS before and after.
 //
@@ -76,6 +77,7 @@
 #include "server/goodputd.h"
 #include "server/live_state.h"
 #include "storage/rocksdb_event_store.h"
+#include "util/testing/http_client.h"
 
 namespace goodput::bench {
 namespace {
@@ -101,11 +103,12 @@ int64_t NowFor(const std::vector<v1::Event>& events) {
 
 // An in-process goodputd on `dir` (gRPC on a free loopback port); dies on
 // an error.
-std::unique_ptr<server::Goodputd> StartOn(const std::string& dir,
-                                          Clock* clock) {
+std::unique_ptr<server::Goodputd> StartOn(const std::string& dir, Clock* clock,
+                                          bool metrics = false) {
   server::GoodputdOptions options;
   options.data_dir = dir;
   options.grpc_address = "127.0.0.1:0";
+  if (metrics) options.metrics_address = "127.0.0.1:0";
   auto d = server::Goodputd::Start(options, clock);
   if (!d.ok()) Die(d.status());
   return *std::move(d);
@@ -366,8 +369,9 @@ int64_t NewestApplied(server::Ingestor* ingestor) {
   return newest;
 }
 
-// The three queries of `mixed` once; dies on an error.
-void AskQueries(server::Ingestor* ingestor, int64_t newest) {
+// The three queries of `mixed` and a /metrics scrape (port `metrics_port`)
+// once; dies on an error.
+void AskQueries(server::Ingestor* ingestor, int64_t newest, int metrics_port) {
   const int64_t hour = 3600 * core::kNanosPerSecond;
   for (auto [as_of, since] :
        {std::pair(newest, std::optional<int64_t>(newest - hour)),
@@ -377,14 +381,18 @@ void AskQueries(server::Ingestor* ingestor, int64_t newest) {
   }
   auto r = ingestor->JobReport("job-0", newest, std::nullopt);
   if (!r.ok()) Die(r.status());
+  auto scrape = testing::HttpGet(metrics_port, "/metrics");
+  if (!scrape.ok()) Die(scrape.status());
+  if (scrape->status != 200) Die(absl::InternalError("/metrics failed"));
 }
 
 int Mixed(const std::string& dir, const Args& args) {
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
   const std::vector<v1::Batch> normal = FreshBatches(args, batch);
   FakeClock clock(kLongAfter);
-  auto d = StartOn(dir, &clock);
+  auto d = StartOn(dir, &clock, /*metrics=*/true);
   server::Ingestor* ingestor = d->ingestor();
+  const int port = d->metrics_port();
   const int64_t newest = NewestApplied(ingestor);
   const size_t half = normal.size() / 2;
   const double alone = IngestRate(ingestor, normal, 0, half);
@@ -393,7 +401,7 @@ int Mixed(const std::string& dir, const Args& args) {
   std::thread queries([&] {
     while (!done) {
       const auto next = SteadyClock::now() + std::chrono::seconds(1);
-      AskQueries(ingestor, newest);
+      AskQueries(ingestor, newest, port);
       ++asked;
       std::this_thread::sleep_until(next);  // pacing of the load, not a sync
     }
@@ -403,7 +411,7 @@ int Mixed(const std::string& dir, const Args& args) {
   queries.join();
   const int64_t rss0 = RssKiB();
   const int n = static_cast<int>(args.Int("queries", 100));
-  for (int i = 0; i < n; ++i) AskQueries(ingestor, newest);
+  for (int i = 0; i < n; ++i) AskQueries(ingestor, newest, port);
   std::printf(
       "mixed    fresh fleet alone %.0f events/s; with the query loop %.0f "
       "events/s (ratio %.2f; %d rounds of 3 queries); RSS %.0f MiB before "
@@ -466,8 +474,9 @@ std::string TimeMs(int reps, const std::function<void()>& fn) {
 
 void PhaseQueries(const std::string& dir, int64_t now_ns) {
   FakeClock clock(now_ns);
-  auto d = StartOn(dir, &clock);
+  auto d = StartOn(dir, &clock, /*metrics=*/true);
   server::Ingestor* ingestor = d->ingestor();
+  const int port = d->metrics_port();
   const int64_t newest = NewestApplied(ingestor);
   const int64_t hour = 3600 * core::kNanosPerSecond;
   const int64_t rss0 = RssKiB();

@@ -89,7 +89,8 @@ std::string SizeBucket(const Config& config, int64_t chips) {
 
 FleetReport BuildFleetReport(const Config& config, int64_t as_of_ns,
                              std::vector<JobReport> jobs,
-                             const std::map<std::string, double>& capacity) {
+                             const std::map<std::string, double>& capacity,
+                             FleetSegments segments) {
   FleetReport report;
   report.as_of_ns = as_of_ns;
   if (config.since_ns != Config().since_ns) report.since_ns = config.since_ns;
@@ -98,14 +99,21 @@ FleetReport BuildFleetReport(const Config& config, int64_t as_of_ns,
                               return EndedBeforeWindow(config, j);
                             }),
              jobs.end());
-  std::sort(jobs.begin(), jobs.end(),
-            [](const JobReport& a, const JobReport& b) {
-              return a.job_id < b.job_id;
-            });
+  auto by_id = [](const JobReport& a, const JobReport& b) {
+    return a.job_id < b.job_id;
+  };
+  // The live state hands them over in order: no moves of whole reports.
+  if (!std::is_sorted(jobs.begin(), jobs.end(), by_id)) {
+    std::sort(jobs.begin(), jobs.end(), by_id);
+  }
   report.jobs = std::move(jobs);
   for (const JobReport& job : report.jobs) {
     AddJob(job, &report.fleet);
-    AddToSegments(config, job, &report);
+    if (segments == FleetSegments::kAll) {
+      AddToSegments(config, job, &report);
+    } else if (!capacity.empty()) {  // AddCapacity gives it capacity 0
+      report.segments["accelerator"][OrUnknown(job.accelerator)];
+    }
   }
   AddCapacity(capacity, &report);
   return report;

@@ -16,9 +16,17 @@ namespace goodput::core {
 // that ended before the window, and sums chip-weighted fleet and segment
 // totals (SPEC section 3 rules 10 and 12). The one aggregation used by
 // replay and by the live server.
+//
+// With kCapacityOnly, the segment totals are left out: `segments` holds only
+// the accelerator segment's capacity entries, every accelerator's (0 for
+// one without heartbeats) when there is any capacity (ToShardReport's),
+// for queries that need the jobs and fleet totals alone (Query.Summary,
+// Query.Report, Query.Jobs); the jobs and fleet totals are the same.
+enum class FleetSegments { kAll, kCapacityOnly };
 FleetReport BuildFleetReport(const Config& config, int64_t as_of_ns,
                              std::vector<JobReport> jobs,
-                             const std::map<std::string, double>& capacity);
+                             const std::map<std::string, double>& capacity,
+                             FleetSegments segments = FleetSegments::kAll);
 
 // The `size` segment value of a job with `chips` chips, e.g. "<=64".
 std::string SizeBucket(const Config& config, int64_t chips);

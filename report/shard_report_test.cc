@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/fleet_report.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "report/query_proto.h"
@@ -203,6 +205,33 @@ TEST(MergeSummariesTest, MergedSummariesEqualOneServers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTimeAndWindow, ShardReportTest, ::testing::Bool());
+
+// Query.Report and Query.Summary build the live report without segment
+// totals: the shard report (jobs and every accelerator's capacity, 0 for
+// one without heartbeats) and the fleet totals are the same.
+TEST(ShardReportTest, AReportWithoutSegmentTotalsShardsTheSame) {
+  std::vector<core::JobReport> jobs(2);
+  jobs[0].job_id = "a";
+  jobs[0].accelerator = "tpu-a";
+  jobs[1].job_id = "b";
+  jobs[1].accelerator = "gpu-b";  // no heartbeats
+  for (core::JobReport& job : jobs) {
+    job.chips = 8;
+    job.total_ns = 60 * core::kNanosPerSecond;
+    job.nanos[core::Index(core::Category::kProductive)] = job.total_ns;
+  }
+  const std::map<std::string, double> capacity = {{"tpu-a", 960.0}};
+  const core::FleetReport all =
+      core::BuildFleetReport(core::Config(), 0, jobs, capacity);
+  const core::FleetReport lean = core::BuildFleetReport(
+      core::Config(), 0, jobs, capacity, core::FleetSegments::kCapacityOnly);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+      ToShardReport(lean), ToShardReport(all)));
+  EXPECT_EQ(ToShardReport(lean).capacity_chip_seconds().count("gpu-b"), 1u);
+  EXPECT_EQ(lean.fleet.total_chip_seconds, all.fleet.total_chip_seconds);
+  EXPECT_EQ(lean.fleet.capacity_chip_seconds, all.fleet.capacity_chip_seconds);
+  EXPECT_EQ(lean.segments.size(), 1u);  // the accelerator's capacity only
+}
 
 TEST(MergeShardReportsTest, AJobOnTwoShardsIsAnError) {
   v1::ShardReport a;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "core/event_order.h"
+#include "core/fleet_report.h"
 #include "core/job_timeline.h"
 #include "core/replay_events.h"
 
@@ -71,8 +72,8 @@ absl::StatusOr<core::JobsView> Drilldown::Jobs(
   for (const auto& [dimension, value] : filter.segments) {
     if (absl::Status s = core::CheckDimension(dimension); !s.ok()) return s;
   }
-  absl::StatusOr<core::FleetReport> report =
-      ingestor_->Report(as_of_ns, since_ns, cancelled);
+  absl::StatusOr<core::FleetReport> report = ingestor_->Report(
+      as_of_ns, since_ns, cancelled, core::FleetSegments::kCapacityOnly);
   if (!report.ok()) return report.status();
   return core::RankJobs(ingestor_->config(), *report, filter);
 }

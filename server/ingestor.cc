@@ -300,7 +300,7 @@ void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
 
 absl::StatusOr<core::FleetReport> Ingestor::Report(
     int64_t as_of_ns, std::optional<int64_t> since_ns,
-    const std::function<bool()>& cancelled) {
+    const std::function<bool()>& cancelled, core::FleetSegments segments) {
   core::Config config;
   uint64_t through_batch = 0;
   {
@@ -308,7 +308,7 @@ absl::StatusOr<core::FleetReport> Ingestor::Report(
     config = live_->config();
     if (!since_ns && as_of_ns >= live_->applied_through_ns()) {
       live_->FinishRebuilds();
-      return live_->Report(as_of_ns);
+      return live_->Report(as_of_ns, segments);
     }
     through_batch = last_batch_id_;
   }

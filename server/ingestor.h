@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "codec/event_validator.h"
+#include "core/fleet_report.h"
 #include "core/report.h"
 #include "proto/service.pb.h"
 #include "server/batch_fingerprints.h"
@@ -104,10 +105,12 @@ class Ingestor {
   // The live report as of `as_of_ns`; exact for any as-of. When
   // `as_of_ns` or `since_ns` needs the store, it is read job by job from
   // the jobs' stored states (StoreReplay) outside the ingest lock, and
-  // `cancelled` (if set) is polled between jobs.
+  // `cancelled` (if set) is polled between jobs. `segments`: whether the
+  // segment totals are needed (core::BuildFleetReport).
   absl::StatusOr<core::FleetReport> Report(
       int64_t as_of_ns, std::optional<int64_t> since_ns,
-      const std::function<bool()>& cancelled = nullptr);
+      const std::function<bool()>& cancelled = nullptr,
+      core::FleetSegments segments = core::FleetSegments::kAll);
 
   // One job's report, like Report's for that job, in O(that job): from
   // the live state, or from its stored states and events (outside the

@@ -197,6 +197,7 @@ LiveState::JobMap::iterator LiveState::JobEntry(const std::string& job_id) {
   if (it == jobs_.end()) {
     it =
         jobs_.emplace(job_id, LiveJob(core::JobTracker(job_id, config_))).first;
+    jobs_sorted_ = false;
   }
   return it;
 }
@@ -231,6 +232,7 @@ void LiveState::Buffer(LiveJob* job, v1::Event e) {
       job->buffer.begin(), job->buffer.end(), p,
       [&](const Pending& a, const Pending& b) { return key(a) < key(b); });
   job->buffer.insert(pos, std::move(p));
+  job->view.reset();
 }
 
 void LiveState::Flush(LiveJob* job, int64_t through_ns) {
@@ -241,6 +243,7 @@ void LiveState::Flush(LiveJob* job, int64_t through_ns) {
     ApplyToTracker(job, p.event, p.time_ns, p.rank);
   }
   job->buffer.erase(job->buffer.begin(), job->buffer.begin() + n);
+  if (n > 0) job->view.reset();
 }
 
 void LiveState::ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t,
@@ -268,12 +271,23 @@ core::JobReport LiveState::ReportJob(const LiveJob& job,
   if (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns) {
     return job.tracker.Report(as_of_ns);
   }
+  if (job.buffer.back().time_ns <= as_of_ns) {
+    return View(job).Report(as_of_ns);
+  }
   core::JobTracker copy = job.tracker;
   for (const Pending& p : job.buffer) {
     if (p.time_ns > as_of_ns) break;
     (void)copy.Apply(p.event);
   }
   return copy.Report(as_of_ns);
+}
+
+const core::JobTracker& LiveState::View(const LiveJob& job) const {
+  if (job.view == nullptr) {
+    job.view = std::make_unique<core::JobTracker>(job.tracker);
+    for (const Pending& p : job.buffer) (void)job.view->Apply(p.event);
+  }
+  return *job.view;
 }
 
 void LiveState::ForEachJob(
@@ -287,9 +301,7 @@ void LiveState::ForEachJob(
       fn(job.tracker);
       continue;
     }
-    core::JobTracker copy = job.tracker;
-    for (const Pending& p : job.buffer) (void)copy.Apply(p.event);
-    fn(copy);
+    fn(View(job));
   }
 }
 
@@ -301,10 +313,12 @@ void LiveState::ForEachFinalJob(
   }
 }
 
-absl::StatusOr<core::FleetReport> LiveState::Report(int64_t as_of_ns) const {
+absl::StatusOr<core::FleetReport> LiveState::Report(
+    int64_t as_of_ns, core::FleetSegments segments) const {
   std::vector<core::JobReport> jobs;
   jobs.reserve(jobs_.size());
-  for (const auto& [id, job] : jobs_) {
+  for (const JobMap::value_type* entry : SortedJobs()) {
+    const LiveJob& job = entry->second;
     if (!job.final && !job.last_applied &&
         (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns)) {
       continue;  // nothing of this job at or before as_of
@@ -316,7 +330,19 @@ absl::StatusOr<core::FleetReport> LiveState::Report(int64_t as_of_ns) const {
   if (!evicted.ok()) return evicted.status();
   for (storage::JobSnapshot& s : *evicted) jobs.push_back(std::move(s.report));
   return core::BuildFleetReport(*config_, as_of_ns, std::move(jobs),
-                                capacity_.ChipSeconds(as_of_ns));
+                                capacity_.ChipSeconds(as_of_ns), segments);
+}
+
+const std::vector<const LiveState::JobMap::value_type*>& LiveState::SortedJobs()
+    const {
+  if (jobs_sorted_) return sorted_jobs_;
+  sorted_jobs_.clear();
+  sorted_jobs_.reserve(jobs_.size());
+  for (const auto& entry : jobs_) sorted_jobs_.push_back(&entry);
+  std::sort(sorted_jobs_.begin(), sorted_jobs_.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  jobs_sorted_ = true;
+  return sorted_jobs_;
 }
 
 absl::StatusOr<std::optional<core::JobReport>> LiveState::ReportOne(

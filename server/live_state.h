@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "core/capacity_tracker.h"
 #include "core/config.h"
+#include "core/fleet_report.h"
 #include "core/job_tracker.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
@@ -158,7 +159,10 @@ class LiveState {
   // Exact when `as_of_ns` is not before an applied event (see
   // applied_through_ns()) and no rebuild is queued (FinishRebuilds);
   // callers replay the store for earlier as-ofs.
-  absl::StatusOr<core::FleetReport> Report(int64_t as_of_ns) const;
+  // `segments`: core::BuildFleetReport's.
+  absl::StatusOr<core::FleetReport> Report(
+      int64_t as_of_ns,
+      core::FleetSegments segments = core::FleetSegments::kAll) const;
 
   // One job's report as of `as_of_ns` (same exactness as Report): O(that
   // job), or one store read for an evicted job; a job queued for a rebuild
@@ -222,6 +226,12 @@ class LiveState {
     std::unique_ptr<storage::JobSnapshot> evicted;
     core::JobTracker tracker;
     std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
+    // Reports' cache: `tracker` with the whole `buffer` applied, made by
+    // the first report after a change to either (View) and dropped at the
+    // next one, so that repeated queries of a job whose newest events wait
+    // in its buffer do not copy and re-apply them each time. At most one
+    // tracker copy per job queried since its last event.
+    mutable std::unique_ptr<core::JobTracker> view;
     std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
     int64_t applied_events = 0;    // events given to the tracker
     int64_t since_state = 0;       // events taken since the last state record
@@ -231,6 +241,9 @@ class LiveState {
   };
   using JobMap = std::unordered_map<std::string, LiveJob>;
   JobMap::iterator JobEntry(const std::string& job_id);  // created if new
+  // jobs_' entries in job id order (the fleet report's), made by the first
+  // report after a job was added or erased (map nodes do not move).
+  const std::vector<const JobMap::value_type*>& SortedJobs() const;
   LiveJob& JobFor(const std::string& job_id);
   // Buffers `e` (moving from it) or marks its job for rebuild; returns the
   // job and its id (the map's key) if a job was touched.
@@ -258,9 +271,20 @@ class LiveState {
   void Restore(const std::string& job_id, uint64_t through_batch, LiveJob* job);
   // The same from `states` (the job's stored states, oldest first) and
   // `events` (a reader of the job's stored events).
+  // With `defer_stale` (restart recovery), a job whose newest record no
+  // longer fits (a late event sorts before it) is queued for its rebuild
+  // instead (QueueRebuild), so that the server serves first.
   void Restore(const std::string& job_id, uint64_t through_batch,
                std::vector<internal::v1::StoredJobState>* states,
-               storage::JobEventsReader* events, LiveJob* job);
+               storage::JobEventsReader* events, LiveJob* job,
+               bool defer_stale = false);
+  // Queues `job` for a rebuild with what the store says of it without a
+  // replay: its stale newest record `state` and `tail`, the events after it.
+  void QueueRebuild(const std::string& job_id,
+                    const internal::v1::StoredJobState& state,
+                    const std::vector<v1::Event>& tail, LiveJob* job);
+  // Takes `e`'s time and end into `job`'s newest, first and ended times.
+  static void NoteStored(const v1::Event& e, LiveJob* job);
   // Loads `state` into `job` if it fits `tail` (the job's stored events
   // after it) and parses; false (counted) if not.
   // Replaces `job` by a fresh one on `tracker`, keeping what is not about
@@ -280,6 +304,9 @@ class LiveState {
   void PruneStates(const std::string& job_id, LiveJob* job,
                    std::vector<std::pair<std::string, uint64_t>>* remove);
   core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
+  // `job.tracker` with every event of `job.buffer` applied (the cached
+  // `job.view`, made if missing).
+  const core::JobTracker& View(const LiveJob& job) const;
   // The stored snapshots of the evicted jobs: those of the store's
   // snapshots whose job is not in memory (none while nothing was evicted).
   absl::StatusOr<std::vector<storage::JobSnapshot>> EvictedSnapshots() const;
@@ -292,6 +319,8 @@ class LiveState {
   const int64_t lateness_ns_;
   storage::EventStore* store_;
   JobMap jobs_;
+  mutable std::vector<const JobMap::value_type*> sorted_jobs_;
+  mutable bool jobs_sorted_ = true;  // sorted_jobs_ is jobs_ in order
   core::CapacityTracker capacity_;
   std::unordered_map<std::string, int64_t> host_last_ns_;
   EndedJobTotals evicted_;

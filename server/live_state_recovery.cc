@@ -1,5 +1,6 @@
 // LiveState's restart recovery, snapshots and retention (see live_state.h).
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 #include "core/event_order.h"
@@ -13,7 +14,20 @@ namespace {
 
 using internal::v1::StoredJobState;
 
+// The newest of `applied` and `e`'s time if that is at or before `through`.
+int64_t AppliedMax(const v1::Event& e, int64_t through, int64_t applied) {
+  const int64_t t = core::EventTimeNanos(e);
+  return t <= through ? std::max(applied, t) : applied;
+}
+
 }  // namespace
+
+void LiveState::NoteStored(const v1::Event& e, LiveJob* job) {
+  const int64_t t = core::EventTimeNanos(e);
+  job->newest_ns = std::max(job->newest_ns, t);
+  job->first_ns = std::min(job->first_ns, t);
+  if (e.has_job_ended()) job->ended_ns = t;
+}
 
 void LiveState::LoadSnapshots(std::vector<storage::JobSnapshot> snapshots) {
   for (storage::JobSnapshot& s : snapshots) {
@@ -65,7 +79,7 @@ void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch,
     if (s.ok() && tail.empty()) return;  // the snapshot covers every event
     if (!s.ok()) ++stats_.apply_errors;
   }
-  Restore(job_id, through_batch, states, events, &job);
+  Restore(job_id, through_batch, states, events, &job, /*defer_stale=*/true);
   if (job.ended_ns && !job.final) MarkSnapshotDue(job_id, &job);
   NoteTaken(&it->first, &job);
 }
@@ -84,7 +98,8 @@ void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
 
 void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
                         std::vector<StoredJobState>* stored,
-                        storage::JobEventsReader* events, LiveJob* job) {
+                        storage::JobEventsReader* events, LiveJob* job,
+                        bool defer_stale) {
   ++stats_.restores;
   ++job->generation;
   job->rebuild = false;
@@ -100,6 +115,7 @@ void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
       used = it->through_batch();
       break;
     }
+    if (s.ok() && defer_stale) return QueueRebuild(job_id, *it, tail, job);
   }
   if (used == 0) {
     ResetJob(job, core::JobTracker(job_id, config_));
@@ -116,13 +132,34 @@ void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
   stats_.restored_events += static_cast<int64_t>(tail.size());
   job->since_state = static_cast<int64_t>(tail.size());
   for (v1::Event& e : tail) {
-    const int64_t t = core::EventTimeNanos(e);
-    job->newest_ns = std::max(job->newest_ns, t);
-    job->first_ns = std::min(job->first_ns, t);
-    if (e.has_job_ended()) job->ended_ns = t;
+    NoteStored(e, job);
     Buffer(job, std::move(e));
   }
   Flush(job, job->newest_ns - lateness_ns_);
+}
+
+void LiveState::QueueRebuild(const std::string& job_id,
+                             const StoredJobState& state,
+                             const std::vector<v1::Event>& tail, LiveJob* job) {
+  --stats_.restores;  // counted when the rebuild runs
+  ResetJob(job, core::JobTracker(job_id, config_));
+  job->newest_ns = state.newest_ns();
+  job->first_ns = state.first_ns();
+  if (state.has_ended_ns()) job->ended_ns = state.ended_ns();
+  for (const v1::Event& e : tail) NoteStored(e, job);
+  // What the rebuild will have applied: the record's applied events and
+  // those of its buffer and tail up to the newest event minus the lateness.
+  const int64_t through = job->newest_ns - lateness_ns_;
+  int64_t applied = state.has_last_applied_ns()
+                        ? state.last_applied_ns()
+                        : std::numeric_limits<int64_t>::min();
+  for (const v1::Event& e : state.buffer())
+    applied = AppliedMax(e, through, applied);
+  for (const v1::Event& e : tail) applied = AppliedMax(e, through, applied);
+  applied_through_ns_ = std::max(applied_through_ns_, applied);
+  job->rebuild = job->queued = true;
+  ++stats_.rebuilds_pending;
+  rebuild_queue_.push_back(job_id);
 }
 
 void LiveState::ResetJob(LiveJob* job, core::JobTracker tracker) {
@@ -306,6 +343,7 @@ int64_t LiveState::Evict(int64_t grace_ns,
     if (it == jobs_.end()) continue;
     Fold(it->second, s);
     jobs_.erase(it);
+    jobs_sorted_ = false;
     ++n;
   }
   for (auto it = jobs_.begin(); it != jobs_.end();) {
@@ -315,6 +353,7 @@ int64_t LiveState::Evict(int64_t grace_ns,
     }
     Fold(it->second, *it->second.final);
     it = jobs_.erase(it);
+    jobs_sorted_ = false;
     ++n;
   }
   return n;
@@ -349,6 +388,7 @@ void LiveState::Retire(const storage::JobSnapshot& snapshot) {
   LiveJob& job = it->second;
   job.tracker = core::JobTracker(snapshot.report.job_id, config_);
   std::vector<Pending>().swap(job.buffer);
+  job.view.reset();
   job.snapshot_due = false;
   job.final = std::make_unique<storage::JobSnapshot>(snapshot);
   applied_through_ns_ = std::max(applied_through_ns_, snapshot.ended_ns);

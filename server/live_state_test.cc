@@ -89,6 +89,22 @@ TEST_F(LiveStateTest, EventsWithinTheLatenessAreReorderedWithoutARebuild) {
   ExpectEqualsReplay("2026-11-22T10:02:00Z");
 }
 
+TEST_F(LiveStateTest, ReportsFollowEventsThatWaitInTheReorderBufferAndNewJobs) {
+  Apply(Events(R"(
+10:00:00 {"started":{}}
+10:00:04 {"step":{"step":2}}
+)"));
+  // Both wait in the buffer (5 s of lateness); a report applies them to
+  // its cached view of the job.
+  ExpectEqualsReplay("2026-11-22T10:00:10Z");
+  Apply(Events(R"(
+10:00:02 {"step":{"step":1}}
+10:00:01 {"job_id":"a","started":{}}
+)"));  // sorts before step 2: the view is stale; a new job sorts first
+  ExpectEqualsReplay("2026-11-22T10:00:10Z");
+  ExpectEqualsReplay("2026-11-22T10:00:03Z");  // inside the buffer
+}
+
 TEST_F(LiveStateTest, LateEventsAreRebuiltFromTheStoreWithinTheirCredit) {
   ApplyTwoJobsThenALateStepOfEach("");
   // The batch earns a credit of its 2 events; the first rebuild reads the
@@ -122,6 +138,42 @@ TEST_F(LiveStateTest, OneJobsReportIsRebuiltFirstAndAbsentBeforeItsEvents) {
                        core::FleetReport{.jobs = {want}});
   }
   EXPECT_EQ(live_.stats().rebuilds_pending, 0);  // the queued job: rebuilt
+}
+
+TEST_F(LiveStateTest, ARestartQueuesJobsWhoseNewestRecordALateEventMadeStale) {
+  live_.set_state_policy({.every_events = 2, .every_ns = 1LL << 62, .keep = 4});
+  Apply(Events(R"(
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:10:00 {"step":{"step":3}}
+10:10:10 {"step":{"step":4}}
+10:00:00 {"job_id":"k","started":{}}
+10:00:10 {"job_id":"k","step":{"step":1}}
+10:10:00 {"job_id":"k","step":{"step":3}}
+10:10:10 {"job_id":"k","step":{"step":4}}
+)"));
+  std::vector<internal::v1::StoredJobState> put;
+  std::vector<std::pair<std::string, uint64_t>> remove;
+  live_.TakeJobStates(1, /*all=*/false, &put, &remove);
+  ASSERT_EQ(put.size(), 2u);
+  ASSERT_TRUE(store_.WriteJobStates(put, remove).ok());
+  Apply(Events(R"(
+10:05:00 {"step":{"step":2}}
+10:05:00 {"job_id":"k","step":{"step":2}}
+)"));
+  // A kill -9 now: both records sort after a stored late event.
+  LiveState restarted(&config_, kLateness, &store_);
+  ASSERT_TRUE(restarted.Recover(2).ok());
+  EXPECT_EQ(restarted.stats().rebuilds_pending, 2);
+  EXPECT_EQ(restarted.stats().restored_events, 0);  // served first
+  const int64_t applied = restarted.applied_through_ns();
+  restarted.FinishRebuilds();
+  EXPECT_EQ(restarted.stats().rebuilds_pending, 0);
+  EXPECT_GT(restarted.stats().restored_events, 0);
+  EXPECT_EQ(restarted.applied_through_ns(), applied);
+  auto report = restarted.Report(T("2026-11-22T10:20:00Z"));
+  ASSERT_TRUE(report.ok()) << report.status();
+  ExpectEqualReports(*report, Replay(all_, config_, "2026-11-22T10:20:00Z"));
 }
 
 TEST_F(LiveStateTest, NothingIsAdmittedAfterItsJobEnded) {

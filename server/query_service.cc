@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "core/fleet_report.h"
 #include "report/query_proto.h"
 #include "report/shard_report.h"
 #include "util/grpc_status.h"
@@ -114,8 +115,9 @@ grpc::Status QueryService::Report(grpc::ServerContext* context,
   const size_t chunk_jobs =
       request->chunk_jobs() == 0 ? kDefaultChunkJobs : request->chunk_jobs();
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
-    absl::StatusOr<core::FleetReport> report = ingestor_->Report(
-        as_of, Since(request->has_since(), request->since()), cancelled);
+    absl::StatusOr<core::FleetReport> report =
+        ingestor_->Report(as_of, Since(request->has_since(), request->since()),
+                          cancelled, core::FleetSegments::kCapacityOnly);
     if (!report.ok()) return ToGrpc(report.status());
     return WriteChunks(*report, chunk_jobs, writer);
   });
@@ -192,8 +194,8 @@ grpc::Status QueryService::Summary(grpc::ServerContext* context,
   const size_t worst =
       request->worst_jobs() == 0 ? kDefaultSummaryJobs : request->worst_jobs();
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
-    absl::StatusOr<core::FleetReport> report =
-        ingestor_->Report(as_of, std::nullopt, cancelled);
+    absl::StatusOr<core::FleetReport> report = ingestor_->Report(
+        as_of, std::nullopt, cancelled, core::FleetSegments::kCapacityOnly);
     if (!report.ok()) return ToGrpc(report.status());
     *response = report::SummaryFromReport(*report, worst);
     *response->mutable_ingest() = Counters(ingestor_->stats());
