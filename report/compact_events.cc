@@ -107,6 +107,12 @@ int64_t CompactEvents::time_ns(size_t i) const {
 
 const v1::Event& CompactEvents::Get(size_t i) { return Expand(At(i)); }
 
+void CompactEvents::Prefetch(size_t i) const {
+  const char* record = reinterpret_cast<const char*>(&At(i));
+  __builtin_prefetch(record);
+  __builtin_prefetch(record + sizeof(Record) - 1);
+}
+
 const v1::Event& CompactEvents::Expand(const Record& r) {
   if ((r.flags & kInlineStep) == 0) return *r.event;
   step_.mutable_time()->set_seconds(r.seconds);
@@ -127,38 +133,43 @@ uint32_t CompactEvents::Group(const Record& r) const {
   return (r.flags & kHeartbeat) != 0 ? 0 : r.job;
 }
 
-// A counting sort by group (each group keeps addition order), then a sort
-// of each group that is not in apply order already.
+bool CompactEvents::Before(uint32_t a, uint32_t b) const {
+  return std::make_tuple(time_ns(a), At(a).rank, a) <
+         std::make_tuple(time_ns(b), At(b).rank, b);
+}
+
+// Applying job by job keeps each job's tracker in cache; in a log written
+// in time order, the jobs' events interleave, and applying them in that
+// order was slower (measured in BENCHMARKS.md section 1).
 std::vector<uint32_t> CompactEvents::ApplyOrder(int64_t as_of_ns,
                                                 int64_t* after) const {
-  std::vector<uint32_t> next(strings_.size() + 1, 0);
-  *after = 0;
+  std::vector<uint32_t> order;
+  order.reserve(size_);
   for (size_t i = 0; i < size_; ++i) {
-    if (time_ns(i) <= as_of_ns) {
-      ++next[Group(At(i)) + 1];
-    } else {
-      ++*after;
-    }
+    if (time_ns(i) <= as_of_ns) order.push_back(static_cast<uint32_t>(i));
   }
-  for (size_t g = 1; g < next.size(); ++g) next[g] += next[g - 1];
-  std::vector<uint32_t> order(next.back());
-  for (size_t i = 0; i < size_; ++i) {
-    if (time_ns(i) <= as_of_ns) order[next[Group(At(i))]++] = i;
-  }
-  uint32_t begin = 0;  // next[g] is now the end of group g
-  for (size_t g = 0; g + 1 < next.size(); ++g) {
-    SortGroup(order.data() + begin, order.data() + next[g]);
-    begin = next[g];
-  }
+  *after = static_cast<int64_t>(size_ - order.size());
+  GroupAndSort(&order);
   return order;
 }
 
-void CompactEvents::SortGroup(uint32_t* begin, uint32_t* end) const {
-  auto before = [this](uint32_t a, uint32_t b) {
-    return std::make_tuple(time_ns(a), At(a).rank, a) <
-           std::make_tuple(time_ns(b), At(b).rank, b);
-  };
-  if (!std::is_sorted(begin, end, before)) std::sort(begin, end, before);
+// A counting sort by group (each group keeps addition order), then a sort
+// of each group that is not in order already: a log of one job after
+// another needs no sort of its groups.
+void CompactEvents::GroupAndSort(std::vector<uint32_t>* order) const {
+  std::vector<uint32_t> next(strings_.size() + 1, 0);
+  for (uint32_t i : *order) ++next[Group(At(i)) + 1];
+  for (size_t g = 1; g < next.size(); ++g) next[g] += next[g - 1];
+  std::vector<uint32_t> grouped(order->size());
+  for (uint32_t i : *order) grouped[next[Group(At(i))]++] = i;
+  auto before = [this](uint32_t a, uint32_t b) { return Before(a, b); };
+  uint32_t begin = 0;  // next[g] is now the end of group g
+  for (size_t g = 0; g + 1 < next.size(); ++g) {
+    auto first = grouped.begin() + begin, last = grouped.begin() + next[g];
+    if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
+    begin = next[g];
+  }
+  *order = std::move(grouped);
 }
 
 }  // namespace goodput::report

@@ -37,6 +37,8 @@ class CompactEvents {
 
   // Event `i` as added. The reference stays valid until the next Get().
   const v1::Event& Get(size_t i);
+  // Asks the CPU to load event `i`, e.g. a few events ahead of Get().
+  void Prefetch(size_t i) const;
   uint32_t input(size_t i) const { return At(i).input; }
   int64_t line(size_t i) const { return At(i).line; }
   // core::EventTimeNanos of event `i`.
@@ -87,7 +89,9 @@ class CompactEvents {
   uint32_t Intern(absl::string_view s, uint32_t* last);
   // The group of `r` in ApplyOrder: its job, or 0 (as "") for heartbeats.
   uint32_t Group(const Record& r) const;
-  void SortGroup(uint32_t* begin, uint32_t* end) const;
+  // Whether event `a` applies before event `b` in core::SortForApply.
+  bool Before(uint32_t a, uint32_t b) const;
+  void GroupAndSort(std::vector<uint32_t>* order) const;
   const v1::Event& Expand(const Record& r);
 
   std::vector<std::unique_ptr<Record, ChunkFree>> chunks_;

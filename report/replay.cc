@@ -127,7 +127,12 @@ absl::StatusOr<ReplayResult> Replayer::Finish() {
 }
 
 void Replayer::Apply(int64_t as_of_ns, core::FleetTracker* tracker) {
-  for (uint32_t i : events_.ApplyOrder(as_of_ns, &stats_.after_as_of)) {
+  constexpr size_t kAhead = 8;  // events are read in job order: prefetch
+  const std::vector<uint32_t> order =
+      events_.ApplyOrder(as_of_ns, &stats_.after_as_of);
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (k + kAhead < order.size()) events_.Prefetch(order[k + kAhead]);
+    const uint32_t i = order[k];
     absl::StatusOr<core::ApplyResult> applied = tracker->Apply(events_.Get(i));
     if (!applied.ok()) {
       AddError({events_.input(i), events_.line(i)}, applied.status().message());
