@@ -6,19 +6,19 @@
 
 namespace goodput::core {
 
-double CapacityTracker::HeldChipSeconds(const Host& h, int64_t end_ns) const {
+absl::int128 CapacityTracker::HeldChipNanos(const Host& h,
+                                            int64_t end_ns) const {
   int64_t stop = std::min(end_ns, h.time_ns + config_->host_timeout_ns);
   int64_t start = std::max(h.time_ns, config_->since_ns);
   if (stop <= start) return 0;
-  return static_cast<double>(h.chips) * static_cast<double>(stop - start) /
-         static_cast<double>(kNanosPerSecond);
+  return absl::int128(h.chips) * absl::int128(stop - start);
 }
 
 void CapacityTracker::Apply(const v1::Event& heartbeat) {
   int64_t t = EventTimeNanos(heartbeat);
   auto [it, inserted] = hosts_.try_emplace(heartbeat.host());
   Host& h = it->second;
-  if (!inserted) closed_[h.accelerator] += HeldChipSeconds(h, t);
+  if (!inserted) closed_[h.accelerator] += HeldChipNanos(h, t);
   h.time_ns = t;
   h.chips = heartbeat.heartbeat().chips();
   h.accelerator = heartbeat.heartbeat().accelerator();
@@ -26,9 +26,14 @@ void CapacityTracker::Apply(const v1::Event& heartbeat) {
 
 std::map<std::string, double> CapacityTracker::ChipSeconds(
     int64_t as_of_ns) const {
-  std::map<std::string, double> out = closed_;
+  std::map<std::string, absl::int128> chip_ns = closed_;
   for (const auto& [name, h] : hosts_) {
-    out[h.accelerator] += HeldChipSeconds(h, as_of_ns);
+    chip_ns[h.accelerator] += HeldChipNanos(h, as_of_ns);
+  }
+  std::map<std::string, double> out;
+  for (const auto& [accelerator, n] : chip_ns) {
+    out.emplace_hint(out.end(), accelerator,
+                     static_cast<double>(n) / kNanosPerSecond);
   }
   return out;
 }

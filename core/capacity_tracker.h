@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "absl/numeric/int128.h"
 #include "core/config.h"
 #include "proto/event.pb.h"
 
@@ -14,8 +15,11 @@ namespace goodput::core {
 // Fleet capacity from host heartbeats (SPEC section 3 rule 10): a host's
 // last heartbeat holds from its time until the host's next heartbeat, or
 // for at most `host_timeout_ns` if none comes. Accumulates chip-seconds
-// within the config's window, per accelerator. Memory is one entry per
-// host. `config` must outlive it. Not thread-safe.
+// within the config's window, per accelerator, as exact integer
+// chip-nanoseconds: the result does not depend on how the hosts'
+// heartbeats interleave (live arrival or replay order) nor on the order of
+// the hosts, to the last bit. Memory is one entry per host. `config` must
+// outlive it. Not thread-safe.
 class CapacityTracker {
  public:
   explicit CapacityTracker(const Config* config) : config_(config) {}
@@ -35,13 +39,13 @@ class CapacityTracker {
     int64_t chips = 0;
     std::string accelerator;
   };
-  // Chip-seconds of `h`'s heartbeat held until `end_ns` (capped by the
+  // Chip-nanoseconds of `h`'s heartbeat held until `end_ns` (capped by the
   // timeout), within the window.
-  double HeldChipSeconds(const Host& h, int64_t end_ns) const;
+  absl::int128 HeldChipNanos(const Host& h, int64_t end_ns) const;
 
   const Config* config_;
   std::unordered_map<std::string, Host> hosts_;
-  std::map<std::string, double> closed_;  // accelerator -> chip-seconds
+  std::map<std::string, absl::int128> closed_;  // accelerator -> chip-ns
 };
 
 }  // namespace goodput::core

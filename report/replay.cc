@@ -1,16 +1,17 @@
 #include "report/replay.h"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "core/event_order.h"
-#include "core/fleet_tracker.h"
 #include "util/time_format.h"
 
 namespace goodput::report {
@@ -31,6 +32,45 @@ std::string OneLine(absl::string_view reason) {
   return line;
 }
 
+// `buffer` with room for `size` bytes, keeping its first `kept` bytes. New
+// memory is left uninitialized: the reads fill it, and an empty input
+// touches none of it.
+char* Grow(std::unique_ptr<char[]>* buffer, size_t* capacity, size_t kept,
+           size_t size) {
+  if (*capacity < size) {
+    std::unique_ptr<char[]> bigger(new char[size]);  // uninitialized
+    if (kept > 0) std::memcpy(bigger.get(), buffer->get(), kept);
+    *buffer = std::move(bigger);
+    *capacity = size;
+  }
+  return buffer->get();
+}
+
+// Calls `on_line` with each line of `in` (without its '\n'), as
+// std::getline splits it, reading blocks of kReadBytes into `*buffer`.
+// False on a read error.
+bool ForEachLine(std::istream& in, std::unique_ptr<char[]>* buffer,
+                 size_t* capacity,
+                 absl::FunctionRef<void(absl::string_view)> on_line) {
+  constexpr size_t kReadBytes = size_t{1} << 20;
+  size_t kept = 0;  // bytes of an unfinished line at the front of *buffer
+  while (in) {
+    char* data = Grow(buffer, capacity, kept, kept + kReadBytes);
+    in.read(data + kept, kReadBytes);
+    const size_t end = kept + static_cast<size_t>(in.gcount());
+    size_t begin = 0;
+    while (const void* nl = std::memchr(data + begin, '\n', end - begin)) {
+      const size_t stop = static_cast<const char*>(nl) - data;
+      on_line(absl::string_view(data + begin, stop - begin));
+      begin = stop + 1;
+    }
+    kept = end - begin;
+    std::memmove(data, data + begin, kept);
+  }
+  if (kept > 0) on_line(absl::string_view(buffer->get(), kept));
+  return !in.bad();
+}
+
 }  // namespace
 
 Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {}
@@ -38,45 +78,31 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {}
 absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
   Position position{static_cast<uint32_t>(names_.size()), 0};
   names_.emplace_back(name);
-  ReserveFor(in);
-  std::string line;
-  while (std::getline(in, line)) {
-    ++position.line;
-    ++stats_.lines;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    AddLine(line, position);
-  }
-  if (in.bad()) {
+  absl::Status status;
+  const bool read =
+      ForEachLine(in, &buffer_, &buffer_capacity_, [&](absl::string_view line) {
+        ++position.line;
+        ++stats_.lines;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (status.ok()) status = AddLine(line, position);
+      });
+  if (!status.ok()) return status;
+  if (!read) {
     return absl::DataLossError(
         absl::StrCat(name, ":", position.line + 1, ": read error"));
   }
   return absl::OkStatus();
 }
 
-void Replayer::ReserveFor(std::istream& in) {
-  const std::streampos here = in.tellg();
-  if (here < 0 || !in.seekg(0, std::ios::end)) {
-    in.clear();  // not seekable (stdin): grow as we go
-    return;
-  }
-  const std::streamoff bytes = in.tellg() - here;
-  in.seekg(here);
-  const size_t lines = static_cast<size_t>(bytes) / kMinLineBytes;
-  events_.reserve(events_.size() + lines);
-  positions_.reserve(positions_.size() + lines);
-}
-
-void Replayer::AddLine(absl::string_view line, Position position) {
-  v1::Event event;
-  absl::Status status = decoder_.DecodeLine(line, &event);
-  if (absl::IsNotFound(status)) return;  // blank line
+absl::Status Replayer::AddLine(absl::string_view line, Position position) {
+  absl::Status status = decoder_.DecodeLine(line, &decoded_);
+  if (absl::IsNotFound(status)) return absl::OkStatus();  // blank line
   if (!status.ok()) {
     AddError(position, status.message());
-    return;
+    return absl::OkStatus();
   }
   ++stats_.events;
-  events_.push_back(std::move(event));
-  positions_.push_back(position);
+  return events_.Add(decoded_, position.input, position.line);
 }
 
 void Replayer::AddError(Position position, absl::string_view reason) {
@@ -96,38 +122,33 @@ absl::StatusOr<ReplayResult> Replayer::Finish() {
                      ") is after as-of (", FormatRfc3339(as_of), ")"));
   }
   core::FleetTracker tracker(&options_.config);
-  for (uint32_t i : ApplyOrder(as_of)) {
-    absl::StatusOr<core::ApplyResult> applied = tracker.Apply(events_[i]);
+  Apply(as_of, &tracker);
+  return ReplayResult{tracker.Report(as_of), SortedErrors(), stats_};
+}
+
+void Replayer::Apply(int64_t as_of_ns, core::FleetTracker* tracker) {
+  constexpr size_t kAhead = 8;  // events are read in job order: prefetch
+  const std::vector<uint32_t> order =
+      events_.ApplyOrder(as_of_ns, &stats_.after_as_of);
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (k + kAhead < order.size()) events_.Prefetch(order[k + kAhead]);
+    const uint32_t i = order[k];
+    absl::StatusOr<core::ApplyResult> applied = tracker->Apply(events_.Get(i));
     if (!applied.ok()) {
-      AddError(positions_[i], applied.status().message());
+      AddError({events_.input(i), events_.line(i)}, applied.status().message());
     } else if (*applied == core::ApplyResult::kDuplicate) {
       ++stats_.duplicates;
     }
   }
-  return ReplayResult{tracker.Report(as_of), SortedErrors(), stats_};
 }
 
 int64_t Replayer::DefaultAsOf() const {
   int64_t latest = 0;
   for (size_t i = 0; i < events_.size(); ++i) {
-    int64_t t = core::EventTimeNanos(events_[i]);
+    int64_t t = events_.time_ns(i);
     if (i == 0 || t > latest) latest = t;
   }
   return latest;
-}
-
-std::vector<uint32_t> Replayer::ApplyOrder(int64_t as_of_ns) {
-  std::vector<uint32_t> order;
-  order.reserve(events_.size());
-  for (uint32_t i = 0; i < events_.size(); ++i) {
-    if (core::EventTimeNanos(events_[i]) <= as_of_ns) {
-      order.push_back(i);
-    } else {
-      ++stats_.after_as_of;
-    }
-  }
-  core::SortForApply(events_, &order);
-  return order;
 }
 
 std::vector<std::string> Replayer::SortedErrors() {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,8 +13,10 @@
 #include "absl/strings/string_view.h"
 #include "codec/line_decoder.h"
 #include "core/config.h"
+#include "core/fleet_tracker.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
+#include "report/compact_events.h"
 
 namespace goodput::report {
 
@@ -39,12 +42,13 @@ struct ReplayResult {
 };
 
 // Offline replay of JSON Lines event logs into a fleet report (goodputctl
-// replay). Reads every input fully, decoding each line (codec::LineDecoder)
-// and remembering good events with their NAME:LINE; then, in Finish(),
-// leaves out events after as-of, sorts the rest into apply order
-// (core::SortForApply: by time, kind, then input order) and applies them to
-// a core::FleetTracker. Memory is all good events. Owns its copies of the
-// events; does not keep the streams. Not thread-safe; single use.
+// replay). Reads every input fully in large blocks, decoding each line
+// (codec::LineDecoder) and keeping good events compactly with their
+// NAME:LINE (CompactEvents); then, in Finish(), leaves out events after
+// as-of and applies the rest to a core::FleetTracker job by job, each job's
+// events in core::SortForApply's order (by time, kind, then input order).
+// Memory is about 72 bytes per good event. Owns its copies of the events;
+// does not keep the streams. Not thread-safe; single use.
 class Replayer {
  public:
   explicit Replayer(ReplayOptions options);
@@ -68,23 +72,19 @@ class Replayer {
     std::string message;
   };
 
-  // A short event line is about 70 bytes; reserving one event per 64
-  // bytes of a seekable input keeps the vectors from moving every event
-  // as they grow (a fifth of a large replay's time).
-  static constexpr size_t kMinLineBytes = 64;
-  void ReserveFor(std::istream& in);
-  void AddLine(absl::string_view line, Position position);
+  absl::Status AddLine(absl::string_view line, Position position);
   void AddError(Position position, absl::string_view reason);
-  // Indices of the events at or before `as_of_ns`, in apply order.
-  std::vector<uint32_t> ApplyOrder(int64_t as_of_ns);
+  void Apply(int64_t as_of_ns, core::FleetTracker* tracker);
   int64_t DefaultAsOf() const;
   std::vector<std::string> SortedErrors();
 
   ReplayOptions options_;
   codec::LineDecoder decoder_;
+  v1::Event decoded_;               // the line being added
+  std::unique_ptr<char[]> buffer_;  // of AddInput's reads
+  size_t buffer_capacity_ = 0;
   std::vector<std::string> names_;
-  std::vector<v1::Event> events_;
-  std::vector<Position> positions_;  // parallel to events_
+  CompactEvents events_;
   std::vector<Error> errors_;
   ReplayStats stats_;
   bool finished_ = false;

@@ -241,5 +241,21 @@ TEST(ReplayerTest, TwoJobsStructure) {
   }
 }
 
+// AddInput reads 1 MiB blocks: lines that straddle them, and one longer
+// than a block, are read whole; the last line needs no newline.
+TEST(ReplayerTest, LinesAcrossReadBlocksAreReadWhole) {
+  std::string text;
+  for (const std::string& line : Lines(kSimple)) {
+    text += std::string(300'000, ' ') + line + "\n";  // JSON whitespace
+  }
+  text += std::string(1'500'000, 'x');
+  ReplayResult result = ReplayOrDie({{"big", text}});
+  EXPECT_EQ(result.stats.lines, 10);
+  EXPECT_EQ(result.stats.events, 9);
+  ASSERT_THAT(result.errors, SizeIs(1));
+  EXPECT_THAT(result.errors[0], StartsWith("big:10: "));
+  EXPECT_EQ(Json(result), Json(ReplayOrDie({{"simple", kSimple}})));
+}
+
 }  // namespace
 }  // namespace goodput::report

@@ -1,7 +1,8 @@
 // JsonNear: equality of two JSON values with numbers compared up to a
-// relative 1e-9, for end-to-end tests that compare a live server's report
-// with a replay (capacity and merged totals are summed in another order,
-// so the last digits may differ). Header-only; a pure function.
+// relative 1e-9, for end-to-end tests that compare shards' merged reports
+// with a replay (merged totals are summed in another order, so the last
+// digits may differ; one server's live report equals a replay exactly).
+// Header-only; a pure function.
 #ifndef GOODPUT_TESTS_JSON_NEAR_H_
 #define GOODPUT_TESTS_JSON_NEAR_H_
 
