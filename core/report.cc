@@ -28,6 +28,14 @@ Ratios FromSums(double total, double queued, double recovery, double productive,
   return r;
 }
 
+// Excluded time is left out of every ratio (docs/semantics.md).
+bool Counted(int c) {
+  return c != Index(Category::kQueued) && c != Index(Category::kRecovery) &&
+         c != Index(Category::kExcluded);
+}
+
+}  // namespace
+
 const char* JobStateName(JobStateKind s) {
   switch (s) {
     case JobStateKind::kQueued:
@@ -41,14 +49,6 @@ const char* JobStateName(JobStateKind s) {
   }
   return "UNKNOWN";
 }
-
-// Excluded time is left out of every ratio (docs/semantics.md).
-bool Counted(int c) {
-  return c != Index(Category::kQueued) && c != Index(Category::kRecovery) &&
-         c != Index(Category::kExcluded);
-}
-
-}  // namespace
 
 Ratios JobRatios(const JobReport& job) {
   const auto& n = job.nanos;
