@@ -36,12 +36,14 @@ std::string EmitHelp() {
       "  goodputctl emit allocation --job_id=j --chips=256\n"
       "  goodputctl emit interruption --job_id=j --reason=PREEMPTED "
       "[--notice]\n"
-      "  goodputctl emit job_ended --job_id=j --outcome=SUCCEEDED\n\n"
+      "  goodputctl emit job_ended --job_id=j --outcome=SUCCEEDED\n"
+      "  goodputctl emit exclusion --scope=FLEET --until=2026-11-22T11:00:00Z "
+      "--reason=\"planned maintenance\" [--time=START]\n\n"
       "KIND: ",
       absl::StrJoin(codec::EmitKinds(), ", "),
       ".\nFields: those of KIND in proto/event.proto, plus --time=RFC3339 "
-      "(default now),\n--host, --attempt, and --label=KEY=VALUE (repeatable, "
-      "job_submitted).\n\nFlags:\n"
+      "(default now),\n--host, --attempt, --label=KEY=VALUE (repeatable, "
+      "job_submitted), and --hosts=H1,H2 (repeatable, exclusion).\n\nFlags:\n"
       "  --socket=PATH     the agent's socket (default $GOODPUT_SOCKET or ",
       client::kDefaultAgentSocket,
       ")\n  --spool_dir=DIR   client spool when the agent is down (default "

@@ -77,6 +77,46 @@ TEST(EmitEventTest, ElasticFields) {
                         "job_submitted.chips (8), got 9"));
 }
 
+// Exclusions (docs/semantics.md): a time field, a repeated field, and the
+// validator's field-named errors.
+TEST(EmitEventTest, ExclusionFields) {
+  auto j = Build("exclusion", {{"job_id", "j"},
+                               {"time", "2026-11-18T10:00:00Z"},
+                               {"until", "2026-11-18T11:00:00Z"},
+                               {"reason", "planned maintenance"},
+                               {"scope", "job"}});
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ(j->exclusion().until().seconds() - j->time().seconds(), 3600);
+  EXPECT_EQ(j->exclusion().scope(), v1::Exclusion::JOB);
+  auto h = Build("exclusion", {{"time", "2026-11-18T10:00:00Z"},
+                               {"until", "2026-11-18T10:30:00Z"},
+                               {"reason", "rack 4"},
+                               {"scope", "HOSTS"},
+                               {"hosts", "host-1,host-2"},
+                               {"hosts", "host-3"}});
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_THAT(h->exclusion().hosts(),
+              ::testing::ElementsAre("host-1", "host-2", "host-3"));
+  EXPECT_TRUE(h->job_id().empty());
+  auto error = [](codec::EmitFields f) {
+    return std::string(Build("exclusion", f).status().message());
+  };
+  EXPECT_THAT(error({{"until", "soon"}}),
+              HasSubstr("--until: must be RFC 3339, got \"soon\""));
+  EXPECT_THAT(error({{"time", "2026-11-18T10:00:00Z"},
+                     {"until", "2026-11-18T09:00:00Z"},
+                     {"reason", "r"},
+                     {"scope", "FLEET"}}),
+              HasSubstr("exclusion.until: must be after time"));
+  EXPECT_THAT(error({{"job_id", "j"},
+                     {"time", "2026-11-18T10:00:00Z"},
+                     {"until", "2026-11-18T11:00:00Z"},
+                     {"reason", "r"},
+                     {"scope", "FLEET"}}),
+              HasSubstr("job_id: must be empty for a HOSTS or FLEET "
+                        "exclusion"));
+}
+
 TEST(EmitEventTest, ErrorsNameTheFieldAndValue) {
   auto error = [](const std::string& kind, codec::EmitFields f) {
     return std::string(Build(kind, f).status().message());

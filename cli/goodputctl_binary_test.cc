@@ -145,7 +145,7 @@ TEST_F(GoodputctlBinaryTest, JsonHasEveryFieldOfSpecSection4) {
   std::set<std::string> categories = {
       "total",   "queued",  "recovery",   "init",       "prep",
       "compile", "restore", "data_wait",  "checkpoint", "reshard",
-      "custom",  "idle",    "productive", "lost"};
+      "custom",  "idle",    "productive", "lost",       "excluded"};
   ASSERT_THAT(json["jobs"], SizeIs(5));
   for (const Json& job : json["jobs"]) {
     EXPECT_THAT(Keys(job), IsSupersetOf({"job_id",

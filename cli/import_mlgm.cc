@@ -17,6 +17,8 @@ using Json = nlohmann::json;
 
 namespace {
 
+constexpr int64_t kNanos = 1'000'000'000;
+
 // At one instant a job start comes first and a job end last; other marks
 // keep their input order (the order they were logged in).
 int TieRank(const MlgmMark& mark) {
@@ -113,7 +115,30 @@ std::vector<v1::Event> MlgmConverter::ConvertJob(const std::string& job,
     absl::Status status = converter.Apply(marks[i].mark, i == last_end);
     if (!status.ok()) AddError(marks[i].entry, status.message());
   }
-  return converter.TakeEvents();
+  return WithExclusions(job, converter.TakeEvents());
+}
+
+// --exclude: one JOB exclusion per interval, in time order with the rest
+// (after the events at its instant).
+std::vector<v1::Event> MlgmConverter::WithExclusions(
+    const std::string& job, std::vector<v1::Event> events) const {
+  for (const auto& [start, end] : options_.exclusions) {
+    v1::Event& e = events.emplace_back();
+    e.mutable_time()->set_seconds(start / kNanos);
+    e.mutable_time()->set_nanos(static_cast<int32_t>(start % kNanos));
+    e.set_job_id(job);
+    v1::Exclusion* x = e.mutable_exclusion();
+    x->mutable_until()->set_seconds(end / kNanos);
+    x->mutable_until()->set_nanos(static_cast<int32_t>(end % kNanos));
+    x->set_reason("import-mlgm --exclude");
+    x->set_scope(v1::Exclusion::JOB);
+  }
+  std::stable_sort(
+      events.begin(), events.end(), [](const v1::Event& a, const v1::Event& b) {
+        return std::make_pair(a.time().seconds(), a.time().nanos()) <
+               std::make_pair(b.time().seconds(), b.time().nanos());
+      });
+  return events;
 }
 
 bool MlgmConverter::Repeats(const std::vector<Pending>& marks, size_t i) {

@@ -64,6 +64,8 @@ class MlgmConverter {
   void AddMark(MlgmMark mark, int64_t entry);
   std::vector<v1::Event> ConvertJob(const std::string& job,
                                     std::vector<Pending>& marks);
+  std::vector<v1::Event> WithExclusions(const std::string& job,
+                                        std::vector<v1::Event> events) const;
   // Whether marks[i] repeats a mark at the same instant before it.
   static bool Repeats(const std::vector<Pending>& marks, size_t i);
   std::vector<std::string> SortedErrors();

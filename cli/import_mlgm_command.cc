@@ -21,6 +21,7 @@
 #include "cli/import_mlgm_json.h"
 #include "nlohmann/json.hpp"
 #include "util/flags.h"
+#include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {
@@ -32,7 +33,7 @@ struct ImportFlags {
   bool help = false;
   bool skip_bad = false;
   bool blocking_data_loading = false;
-  std::optional<std::string> job_id, chips, accelerator, out;
+  std::optional<std::string> job_id, chips, accelerator, out, exclude;
 };
 
 void RegisterFlags(ImportFlags* f, FlagParser* parser) {
@@ -45,6 +46,10 @@ void RegisterFlags(ImportFlags* f, FlagParser* parser) {
   parser->AddString("accelerator", "A", &f->accelerator,
                     "accelerator of that job_submitted, e.g. tpu-v5p "
                     "(needs --chips)");
+  parser->AddString("exclude", "START/END,...", &f->exclude,
+                    "RFC 3339 intervals that do not count: one JOB "
+                    "exclusion event each per job (the library's "
+                    "exclusion_intervals)");
   parser->AddString("out", "FILE", &f->out,
                     "write the events to FILE (default: stdout)");
   parser->AddBool("skip_bad", &f->skip_bad,
@@ -67,6 +72,26 @@ constexpr absl::string_view kEpilogue =
     "\nExit status: 0 ok (also when --skip_bad skipped entries); 1 some "
     "entries were\nbad and nothing was written; 2 usage or I/O error.\n";
 
+// "START/END,START/END": RFC 3339 intervals with END after START.
+absl::Status ParseExclusions(absl::string_view text,
+                             std::vector<std::pair<int64_t, int64_t>>* out) {
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    std::vector<absl::string_view> ends = absl::StrSplit(item, '/');
+    absl::StatusOr<int64_t> start = ParseRfc3339(ends[0]);
+    absl::StatusOr<int64_t> end = ends.size() == 2
+                                      ? ParseRfc3339(ends[1])
+                                      : absl::InvalidArgumentError("no END");
+    if (!start.ok() || !end.ok() || *end <= *start) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--exclude: each interval must be START/END in RFC "
+                       "3339 with END after START, got '",
+                       item, "'"));
+    }
+    out->emplace_back(*start, *end);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<MlgmOptions> BuildOptions(const ImportFlags& flags) {
   MlgmOptions options;
   options.job_id = flags.job_id;
@@ -83,6 +108,10 @@ absl::StatusOr<MlgmOptions> BuildOptions(const ImportFlags& flags) {
     return absl::InvalidArgumentError("--accelerator: needs --chips");
   }
   options.accelerator = flags.accelerator.value_or("");
+  if (flags.exclude) {
+    absl::Status s = ParseExclusions(*flags.exclude, &options.exclusions);
+    if (!s.ok()) return s;
+  }
   return options;
 }
 

@@ -93,6 +93,29 @@ TEST_F(ImportMlgmCommandTest, ImportedLogReplaysToTheDocumentedNumbers) {
   EXPECT_EQ(job["steps"]["last"], 6);
 }
 
+// --exclude: the library's exclusion intervals as JOB exclusions. Here
+// the accelerator init (22:13:20 -> 22:13:40, 20 s) does not count.
+TEST_F(ImportMlgmCommandTest, ExcludeBecomesJobExclusions) {
+  RunResult imported =
+      Goodputctl({"import-mlgm", Example("basic.jsonl"), "--chips=8",
+                  "--exclude=2023-11-14T22:13:20Z/2023-11-14T22:13:40Z"});
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  EXPECT_THAT(imported.out, HasSubstr(R"("scope":"JOB")"));
+  RunResult replayed = Goodputctl({"replay", "--json", "-"}, imported.out);
+  ASSERT_EQ(replayed.code, 0) << replayed.err;
+  const nlohmann::json job = nlohmann::json::parse(replayed.out)["jobs"][0];
+  EXPECT_EQ(job["seconds"]["total"], 240.0);
+  EXPECT_EQ(job["seconds"]["excluded"], 20.0);
+  EXPECT_EQ(job["seconds"]["init"], 0.0);
+  EXPECT_EQ(job["seconds"]["productive"], 60.0);
+  EXPECT_DOUBLE_EQ(job["goodput"].get<double>(), 60.0 / 220.0);
+  RunResult bad = Goodputctl({"import-mlgm", Example("basic.jsonl"),
+                              "--exclude=2023-11-14T22:13:40Z"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--exclude: each interval must be "
+                                 "START/END"));
+}
+
 TEST_F(ImportMlgmCommandTest, BadEntryWritesNothingWithoutSkipBad) {
   std::string log =
       Write("run.jsonl", absl::StrCat(kGood1, "\n", kBadStep, "\n", kGood2));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -22,6 +23,9 @@ struct MlgmOptions {
   // time (as the library does: JAX overlaps it with the device's work)
   // unless this is set; then it is DATA_WAIT.
   bool blocking_data_loading = false;
+  // --exclude: [start, end) intervals (Unix ns) that become one JOB
+  // exclusion event per job (docs/migrating.md, "Exclusions").
+  std::vector<std::pair<int64_t, int64_t>> exclusions;
 };
 
 // Turns one job's marks (in time order) into goodput events (SPEC section

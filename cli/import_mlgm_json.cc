@@ -28,6 +28,15 @@ Json ActivityJson(const v1::Activity& a) {
   return out;
 }
 
+// A JOB exclusion (--exclude).
+Json ExclusionJson(const v1::Exclusion& x) {
+  Json out = Json::object();
+  out["until"] = FormatRfc3339(TimestampToNanos(x.until()));
+  out["reason"] = x.reason();
+  out["scope"] = v1::Exclusion::Scope_Name(x.scope());
+  return out;
+}
+
 // The body's key and value (a reference into the descriptor pool or a
 // literal, so the key outlives the call).
 std::pair<const char*, Json> Body(const v1::Event& e) {
@@ -40,6 +49,8 @@ std::pair<const char*, Json> Body(const v1::Event& e) {
       return {"step", Json{{"step", e.step().step()}}};
     case v1::Event::kCheckpoint:
       return {"checkpoint", Json{{"step", e.checkpoint().step()}}};
+    case v1::Event::kExclusion:
+      return {"exclusion", ExclusionJson(e.exclusion())};
     case v1::Event::kJobEnded:
       return {"job_ended", Json{{"outcome", v1::JobEnded::Outcome_Name(
                                                 e.job_ended().outcome())}}};

@@ -4,6 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "codec/line_decoder.h"
 #include "nlohmann/json.hpp"
 #include "util/time_format.h"
@@ -72,12 +73,43 @@ absl::Status AddLabel(const std::string& value, nlohmann::json* body) {
   return absl::OkStatus();
 }
 
+bool IsTimestamp(const FieldDescriptor* f) {
+  return f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE &&
+         f->message_type()->full_name() == "google.protobuf.Timestamp";
+}
+
+// A time field (exclusion.until): RFC 3339.
+absl::Status AddTime(const FieldDescriptor* f, const std::string& value,
+                     nlohmann::json* body) {
+  absl::StatusOr<int64_t> t = ParseRfc3339(value);
+  if (!t.ok()) return Bad(f->name(), "RFC 3339", value);
+  (*body)[f->name()] = FormatRfc3339(*t);
+  return absl::OkStatus();
+}
+
+// A repeated string field (exclusion.hosts): comma-separated values, and
+// the flag may repeat.
+absl::Status AddStrings(const FieldDescriptor* f, const std::string& value,
+                        nlohmann::json* body) {
+  for (absl::string_view v : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+    (*body)[f->name()].push_back(std::string(v));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status AddBodyField(const Descriptor* d, const std::string& name,
                           const std::string& value, nlohmann::json* body) {
   if (name == "label" && d->FindFieldByName("labels") != nullptr) {
     return AddLabel(value, body);
   }
   const FieldDescriptor* f = d->FindFieldByName(name);
+  if (f != nullptr && IsTimestamp(f) && !f->is_repeated()) {
+    return AddTime(f, value, body);
+  }
+  if (f != nullptr && f->is_repeated() && !f->is_map() &&
+      f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
+    return AddStrings(f, value, body);
+  }
   if (f == nullptr || f->is_map() || f->is_repeated() ||
       f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
     return absl::InvalidArgumentError(

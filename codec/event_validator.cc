@@ -197,6 +197,79 @@ Status CheckHeartbeat(const v1::Event& e, const ValidationLimits& limits) {
                  limits)});
 }
 
+// A timestamp in protobuf's range (seconds and nanos).
+bool ValidTimestamp(const google::protobuf::Timestamp& t) {
+  return t.seconds() >= TimeUtil::kTimestampMinSeconds &&
+         t.seconds() <= TimeUtil::kTimestampMaxSeconds && t.nanos() >= 0 &&
+         t.nanos() < kNanosPerSecond;
+}
+
+Status CheckExclusionUntil(const v1::Event& e) {
+  const google::protobuf::Timestamp& until = e.exclusion().until();
+  if (!e.exclusion().has_until()) {
+    return absl::InvalidArgumentError("exclusion.until: required, got none");
+  }
+  if (!ValidTimestamp(until)) {
+    return Invalid(
+        "exclusion.until", "not a valid timestamp",
+        absl::StrCat("seconds=", until.seconds(), " nanos=", until.nanos()));
+  }
+  if (e.has_time() && ValidTimestamp(e.time()) && until <= e.time()) {
+    return Invalid("exclusion.until", "must be after time",
+                   absl::StrCat(TimeUtil::ToString(until), " with time ",
+                                TimeUtil::ToString(e.time())));
+  }
+  return absl::OkStatus();
+}
+
+// JOB names the event's job and no hosts; HOSTS names hosts and no job;
+// FLEET names neither.
+Status CheckExclusionScope(const v1::Event& e, const ValidationLimits& limits) {
+  const v1::Exclusion& x = e.exclusion();
+  const bool job = x.scope() == v1::Exclusion::JOB;
+  const bool hosts = x.scope() == v1::Exclusion::HOSTS;
+  if (!job && !e.job_id().empty()) {
+    return Invalid("job_id", "must be empty for a HOSTS or FLEET exclusion",
+                   Quote(e.job_id()));
+  }
+  if (!hosts && x.hosts_size() > 0) {
+    return Invalid("exclusion.hosts", "only for scope HOSTS",
+                   absl::StrCat(x.hosts_size(), " hosts"));
+  }
+  if (hosts && x.hosts_size() == 0) {
+    return absl::InvalidArgumentError(
+        "exclusion.hosts: required (at least one) for scope HOSTS, got none");
+  }
+  if (static_cast<size_t>(x.hosts_size()) > limits.max_exclusion_hosts) {
+    return Invalid(
+        "exclusion.hosts",
+        absl::StrCat("must have at most ", limits.max_exclusion_hosts),
+        absl::StrCat(x.hosts_size()));
+  }
+  for (const std::string& host : x.hosts()) {
+    if (host.empty()) {
+      return absl::InvalidArgumentError(
+          "exclusion.hosts: a host is empty, got \"\"");
+    }
+    if (Status s = CheckSize("exclusion.hosts", host, limits); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+Status CheckExclusion(const v1::Event& e, const ValidationLimits& limits) {
+  const v1::Exclusion& x = e.exclusion();
+  return FirstError(
+      {CheckEnum("exclusion.scope", x.scope(),
+                 v1::Exclusion::Scope_descriptor()),
+       CheckExclusionUntil(e),
+       x.reason().empty()
+           ? absl::InvalidArgumentError("exclusion.reason: required, got \"\"")
+           : CheckSize("exclusion.reason", x.reason(), limits),
+       CheckExclusionScope(e, limits)});
+}
+
 Status CheckBody(const v1::Event& e, const ValidationLimits& limits) {
   switch (e.body_case()) {
     case v1::Event::kJobSubmitted:
@@ -217,6 +290,8 @@ Status CheckBody(const v1::Event& e, const ValidationLimits& limits) {
                        v1::JobEnded::Outcome_descriptor());
     case v1::Event::kHeartbeat:
       return CheckHeartbeat(e, limits);
+    case v1::Event::kExclusion:
+      return CheckExclusion(e, limits);
     case v1::Event::kStarted:
     case v1::Event::BODY_NOT_SET:
       break;
@@ -228,9 +303,7 @@ Status CheckTime(const v1::Event& e, const ValidationLimits& limits) {
   if (!e.has_time())
     return absl::InvalidArgumentError("time: required, got none");
   const google::protobuf::Timestamp& t = e.time();
-  if (t.seconds() < TimeUtil::kTimestampMinSeconds ||
-      t.seconds() > TimeUtil::kTimestampMaxSeconds || t.nanos() < 0 ||
-      t.nanos() >= kNanosPerSecond) {
+  if (!ValidTimestamp(t)) {
     return Invalid("time", "not a valid timestamp",
                    absl::StrCat("seconds=", t.seconds(), " nanos=", t.nanos()));
   }
@@ -262,12 +335,15 @@ Status CheckTime(const v1::Event& e, const ValidationLimits& limits) {
 }
 
 Status CheckCommon(const v1::Event& e, const ValidationLimits& limits) {
-  const bool needs_job = !e.has_heartbeat();
+  const bool needs_job =
+      !e.has_heartbeat() &&
+      !(e.has_exclusion() && e.exclusion().scope() != v1::Exclusion::JOB);
   return FirstError(
       {CheckTime(e, limits),
        needs_job && e.job_id().empty()
            ? absl::InvalidArgumentError(
-                 "job_id: required (all events but heartbeats), got \"\"")
+                 "job_id: required (all events but heartbeats and HOSTS or "
+                 "FLEET exclusions), got \"\"")
            : absl::OkStatus(),
        CheckSize("job_id", e.job_id(), limits),
        CheckSize("host", e.host(), limits),
@@ -281,7 +357,7 @@ Status ValidateEvent(const v1::Event& e, const ValidationLimits& limits) {
     return absl::InvalidArgumentError(
         "body: no event body, expected one of job_submitted, allocation, "
         "started, activity, step, checkpoint, interruption, job_ended, "
-        "heartbeat");
+        "heartbeat, exclusion");
   }
   return FirstError({CheckCommon(e, limits), CheckBody(e, limits)});
 }

@@ -38,6 +38,8 @@ struct ValidationLimits {
   double max_flops = 1e24;
   double max_bytes = 1e22;
   int64_t max_step = int64_t{1000} * 1000 * 1000 * 1000;
+  // Most hosts on one HOSTS-scoped exclusion.
+  size_t max_exclusion_hosts = 4096;
 };
 
 // OK, or InvalidArgument with the first problem found, formatted as

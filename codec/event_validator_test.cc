@@ -84,6 +84,56 @@ TEST(EventValidatorTest, RejectsBadMinChipsNamingFieldAndValue) {
       "with chips 0");
 }
 
+// Exclusions (docs/semantics.md): JOB with a job, HOSTS and FLEET without.
+std::string Exclusion(const std::string& fields) {
+  return absl::StrCat(
+      R"({"time":"2026-11-22T10:00:00Z",)", fields,
+      R"("exclusion":{"until":"2026-11-22T11:00:00Z","reason":"maintenance",)");
+}
+
+TEST(EventValidatorTest, AcceptsExclusionsOfEveryScope) {
+  for (const std::string& line :
+       {Exclusion(R"("job_id":"j",)") + R"("scope":"JOB"}})",
+        Exclusion("") + R"("scope":"FLEET"}})",
+        Exclusion(R"("host":"ops",)") +
+            R"("scope":"HOSTS","hosts":["h1","h2"]}})"}) {
+    EXPECT_TRUE(ValidateEvent(Parse(line), {}).ok()) << line;
+  }
+}
+
+TEST(EventValidatorTest, RejectsBadExclusionsNamingFieldAndValue) {
+  EXPECT_THAT(Message(Parse(Exclusion(R"("job_id":"j",)") + "}}")),
+              HasSubstr("exclusion.scope: missing or unknown value 0"));
+  EXPECT_THAT(Message(Parse(Exclusion("") + R"("scope":"JOB"}})")),
+              HasSubstr("job_id: required"));
+  EXPECT_THAT(
+      Message(Parse(Exclusion(R"("job_id":"j",)") + R"("scope":"FLEET"}})")),
+      HasSubstr("job_id: must be empty for a HOSTS or FLEET "
+                "exclusion, got \"j\""));
+  EXPECT_THAT(Message(Parse(Exclusion("") + R"("scope":"HOSTS"}})")),
+              HasSubstr("exclusion.hosts: required (at least one) for scope "
+                        "HOSTS"));
+  EXPECT_THAT(
+      Message(Parse(Exclusion("") + R"("scope":"FLEET","hosts":["h"]}})")),
+      HasSubstr("exclusion.hosts: only for scope HOSTS, got 1 hosts"));
+  EXPECT_THAT(
+      Message(Parse(Exclusion("") + R"("scope":"HOSTS","hosts":[""]}})")),
+      HasSubstr("exclusion.hosts: a host is empty"));
+  EXPECT_THAT(
+      Message(Parse(
+          R"({"time":"2026-11-22T10:00:00Z","job_id":"j","exclusion":{"reason":"r","scope":"JOB"}})")),
+      HasSubstr("exclusion.until: required, got none"));
+  EXPECT_THAT(
+      Message(Parse(
+          R"({"time":"2026-11-22T10:00:00Z","job_id":"j","exclusion":{"until":"2026-11-22T10:00:00Z","reason":"r","scope":"JOB"}})")),
+      HasSubstr("exclusion.until: must be after time, got "
+                "2026-11-22T10:00:00Z with time 2026-11-22T10:00:00Z"));
+  EXPECT_THAT(
+      Message(Parse(
+          R"({"time":"2026-11-22T10:00:00Z","job_id":"j","exclusion":{"until":"2026-11-22T11:00:00Z","scope":"JOB"}})")),
+      HasSubstr("exclusion.reason: required"));
+}
+
 TEST(EventValidatorTest, HeartbeatNeedsHostButNoJob) {
   v1::Event e = Parse(
       R"({"time":"2026-11-22T10:00:00Z","heartbeat":{"chips":4,"accelerator":"tpu-v5p"}})");

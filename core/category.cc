@@ -6,7 +6,7 @@ const char* CategoryName(Category c) {
   static constexpr const char* kNames[kNumCategories] = {
       "queued",  "recovery",   "init",       "prep",    "compile",
       "restore", "data_wait",  "checkpoint", "reshard", "custom",
-      "idle",    "productive", "lost"};
+      "idle",    "productive", "lost",       "excluded"};
   return kNames[Index(c)];
 }
 

@@ -22,9 +22,12 @@ enum class Category : int {
   kIdle,
   kProductive,
   kLost,
+  // Time an exclusion event said does not count (docs/semantics.md,
+  // "Exclusions"): part of the lifetime, left out of every ratio.
+  kExcluded,
 };
 
-inline constexpr int kNumCategories = 13;
+inline constexpr int kNumCategories = 14;
 
 // The report name of `c`, e.g. "data_wait".
 const char* CategoryName(Category c);

@@ -22,6 +22,8 @@ WindowAmounts Amounts(const CounterIncrease& up, double per_ns,
                       double ideal_weight) {
   WindowAmounts a;
   for (int64_t n : up.nanos) a.total += static_cast<double>(n) * per_ns;
+  // Excluded time is left out of every ratio (docs/semantics.md).
+  a.total -= static_cast<double>(up.nanos[Index(Category::kExcluded)]) * per_ns;
   a.unallocated = static_cast<double>(up.nanos[Index(Category::kQueued)] +
                                       up.nanos[Index(Category::kRecovery)]) *
                   per_ns;
@@ -47,6 +49,7 @@ WindowAmounts ElasticAmounts(const CounterIncrease& up, double scale,
                              double ideal_weight) {
   WindowAmounts a;
   for (double cs : up.chip_seconds) a.total += cs * scale;
+  a.total -= up.chip_seconds[Index(Category::kExcluded)] * scale;
   a.unallocated = (up.chip_seconds[Index(Category::kQueued)] +
                    up.chip_seconds[Index(Category::kRecovery)]) *
                   scale;
@@ -265,7 +268,8 @@ void FleetMetrics::AddElasticToSegment(const Recognized& last,
   for (int c = 0; c < kNumCategories; ++c) {
     s->chip_seconds[c] += up.chip_seconds[c];
     clamped_[c] += up.clamped_chip_seconds[c];
-    if (c == Index(Category::kQueued) || c == Index(Category::kRecovery)) {
+    if (c == Index(Category::kQueued) || c == Index(Category::kRecovery) ||
+        c == Index(Category::kExcluded)) {
       continue;
     }
     held += up.chip_seconds[c];

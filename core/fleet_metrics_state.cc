@@ -262,8 +262,8 @@ absl::Status FleetMetrics::LoadSegment(const Proto::Segment& in,
   Segment seg;
   absl::Status s = LoadKey(in.key(), field + ".key", false, &key);
   if (s.ok()) {
-    s = LoadArray(in.chip_seconds(), field + ".chip_seconds",
-                  &seg.chip_seconds);
+    s = LoadCategoryArray(in.chip_seconds(), field + ".chip_seconds",
+                          &seg.chip_seconds);
   }
   if (s.ok()) {
     s = LoadArray(in.interruptions(), field + ".interruptions",
@@ -329,7 +329,7 @@ absl::Status FleetMetrics::LoadGroup(const Proto::Group& in,
 absl::Status FleetMetrics::LoadTotals(const Proto& state) {
   absl::Status s = LoadWindows(state.capacity_windows(), "capacity_windows",
                                false, &capacity_windows_);
-  if (s.ok()) s = LoadArray(state.clamped(), "clamped", &clamped_);
+  if (s.ok()) s = LoadCategoryArray(state.clamped(), "clamped", &clamped_);
   if (!s.ok()) return s;
   for (const Proto::Capacity& c : state.capacity()) {
     capacity_[c.accelerator()] = c.chip_seconds();

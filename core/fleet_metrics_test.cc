@@ -234,7 +234,11 @@ TEST(FleetMetricsTest, WindowRatioEqualsRatioOfCounterIncreases) {
       if (boundary > 0) {
         Scrape(fleet, ids, boundary - 1, &metrics);
         const auto f = metrics.Families();
-        const double total = *Value(f, "goodput_chip_seconds_total");
+        // Excluded time is left out of the ratios (docs/semantics.md).
+        const double total =
+            *Value(f, "goodput_chip_seconds_total") -
+            Value(f, "goodput_chip_seconds_total", {{"category", "excluded"}})
+                .value_or(0);
         const double productive = *Value(f, "goodput_chip_seconds_total",
                                          {{"category", "productive"}});
         at[boundary] = {total, productive};

@@ -80,13 +80,13 @@ absl::Status JobLedger::LoadState(const internal::v1::JobLedgerState& state,
   absl::Status s =
       LoadRecognized(state.high(), SubField(field, "high"), &loaded.high_);
   if (s.ok()) {
-    s = LoadArray(state.last_nanos(), SubField(field, "last_nanos"),
-                  &loaded.last_nanos_);
+    s = LoadCategoryArray(state.last_nanos(), SubField(field, "last_nanos"),
+                          &loaded.last_nanos_);
   }
   if (s.ok() && state.last_chip_seconds_size() > 0) {
-    s = LoadArray(state.last_chip_seconds(),
-                  SubField(field, "last_chip_seconds"),
-                  &loaded.last_chip_seconds_);
+    s = LoadCategoryArray(state.last_chip_seconds(),
+                          SubField(field, "last_chip_seconds"),
+                          &loaded.last_chip_seconds_);
   }
   if (!s.ok()) return s;
   loaded.observations_ = static_cast<size_t>(state.observations());

@@ -36,18 +36,23 @@ void NumbersToProto(const JobReport& job, v1::JobReport* out) {
   out->set_costed_productive_chip_seconds(job.costed_productive_chip_seconds);
 }
 
-// Records written before rule 14 added `reshard` hold one category fewer.
-constexpr int kCategoriesBeforeReshard = kNumCategories - 1;
+// Records written before exclusions added `excluded` (the last category)
+// hold one category fewer; those written before rule 14 added `reshard`,
+// two.
+constexpr int kCategoriesBeforeExcluded = kNumCategories - 1;
+constexpr int kCategoriesBeforeReshard = kNumCategories - 2;
 
 absl::Status CheckFits(const v1::JobReport& in) {
   if (in.category_ns_size() != kNumCategories &&
+      in.category_ns_size() != kCategoriesBeforeExcluded &&
       in.category_ns_size() != kCategoriesBeforeReshard) {
     return absl::InvalidArgumentError(
         absl::StrCat("job '", in.job_id(), "': category_ns: want ",
                      kNumCategories, " values, got ", in.category_ns_size()));
   }
   if (in.category_chip_seconds_size() != 0 &&
-      in.category_chip_seconds_size() != kNumCategories) {
+      in.category_chip_seconds_size() != kNumCategories &&
+      in.category_chip_seconds_size() != kCategoriesBeforeExcluded) {
     return absl::InvalidArgumentError(absl::StrCat(
         "job '", in.job_id(), "': category_chip_seconds: want 0 or ",
         kNumCategories, " values, got ", in.category_chip_seconds_size()));
@@ -77,9 +82,11 @@ void NumbersFromProto(const v1::JobReport& in, JobReport* job) {
   // after it move up one.
   const bool former = in.category_ns_size() == kCategoriesBeforeReshard;
   const int reshard = Index(Category::kReshard);
+  // Categories past the record's end (`excluded`) are 0.
   for (int c = 0; c < kNumCategories; ++c) {
     if (former && c == reshard) continue;
-    job->nanos[c] = in.category_ns(former && c > reshard ? c - 1 : c);
+    const int i = former && c > reshard ? c - 1 : c;
+    if (i < in.category_ns_size()) job->nanos[c] = in.category_ns(i);
   }
   job->custom_nanos.insert(in.custom_ns().begin(), in.custom_ns().end());
   job->at_risk_ns = in.at_risk_ns();

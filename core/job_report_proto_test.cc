@@ -150,13 +150,32 @@ TEST(JobReportProtoTest, FormerLayoutWithoutReshardReads) {
   llm.job_id = "llm-7";
   v1::JobReport in = JobReportToProto(llm);
   in.clear_category_ns();
-  for (int c = 0; c < kNumCategories - 1; ++c) in.add_category_ns(c + 1);
+  for (int c = 0; c < 12; ++c) in.add_category_ns(c + 1);
   absl::StatusOr<JobReport> job = JobReportFromProto(in);
   ASSERT_TRUE(job.ok()) << job.status();
   EXPECT_EQ(job->nanos[Index(Category::kCheckpoint)], 8);
   EXPECT_EQ(job->nanos[Index(Category::kReshard)], 0);
   EXPECT_EQ(job->nanos[Index(Category::kCustom)], 9);
   EXPECT_EQ(job->nanos[Index(Category::kLost)], 12);
+  EXPECT_EQ(job->nanos[Index(Category::kExcluded)], 0);
+}
+
+// A record written before exclusions (13 categories, no excluded) reads
+// with excluded 0; its elastic chip-seconds likewise.
+TEST(JobReportProtoTest, FormerLayoutWithoutExcludedReads) {
+  JobReport llm;
+  llm.job_id = "llm-7";
+  v1::JobReport in = JobReportToProto(llm);
+  in.clear_category_ns();
+  for (int c = 0; c < 13; ++c) in.add_category_ns(c + 1);
+  for (int c = 0; c < 13; ++c) in.add_category_chip_seconds(c + 0.5);
+  absl::StatusOr<JobReport> job = JobReportFromProto(in);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->nanos[Index(Category::kReshard)], 9);
+  EXPECT_EQ(job->nanos[Index(Category::kLost)], 13);
+  EXPECT_EQ(job->nanos[Index(Category::kExcluded)], 0);
+  EXPECT_EQ(job->chip_seconds[Index(Category::kLost)], 12.5);
+  EXPECT_EQ(job->chip_seconds[Index(Category::kExcluded)], 0);
 }
 
 TEST(JobReportProtoTest, UnknownStateIsRefusedByName) {

@@ -74,7 +74,8 @@ class TimelineBuilder {
 };
 
 void TimelineBuilder::Apply(const v1::Event& e) {
-  if (ended_) return;
+  // An exclusion changes no state (docs/semantics.md, "Exclusions").
+  if (ended_ || e.has_exclusion()) return;
   if (!span_ && !e.has_job_submitted()) Open(EventTimeNanos(e), "QUEUED");
   switch (e.body_case()) {
     case v1::Event::kJobSubmitted:

@@ -48,6 +48,12 @@ JobTracker::JobTracker(std::string job_id, const Config* config)
 absl::StatusOr<ApplyResult> JobTracker::Apply(const Event& e) {
   const int64_t t = EventTimeNanos(e);
   if (absl::Status s = CheckApplicable(e, t); !s.ok()) return s;
+  if (e.has_exclusion()) {
+    const int64_t until = e.exclusion().until().seconds() * kNanosPerSecond +
+                          e.exclusion().until().nanos();
+    if (absl::Status s = Exclude(t, until); !s.ok()) return s;
+    return ApplyResult::kApplied;
+  }
   if (IsDuplicate(e)) {
     ++duplicates_;
     return ApplyResult::kDuplicate;
@@ -65,7 +71,23 @@ absl::StatusOr<ApplyResult> JobTracker::Apply(const Event& e) {
   ApplyBody(e, t);
   if (AllAllocated()) ever_allocated_ = true;
   last_event_ns_ = t;
+  exclusions_.DropBefore(t);
   return ApplyResult::kApplied;
+}
+
+absl::Status JobTracker::Exclude(int64_t start_ns, int64_t until_ns) {
+  if (ended_ && start_ns >= end_ns_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "time: exclusion from ", FormatTimeNanos(start_ns), " for job \"",
+        job_id_, "\", which ended at ", FormatTimeNanos(end_ns_)));
+  }
+  if (started_ && start_ns < cursor_ns_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "time: exclusion from ", FormatTimeNanos(start_ns), " is before job \"",
+        job_id_, "\"'s last applied event at ", FormatTimeNanos(cursor_ns_)));
+  }
+  exclusions_.Add(start_ns, until_ns);
+  return absl::OkStatus();
 }
 
 absl::Status JobTracker::CheckApplicable(const Event& e, int64_t t) const {
@@ -290,7 +312,16 @@ void JobTracker::OnJobEnded(const v1::JobEnded& e, int64_t t) {
 
 // --- Attribution.
 
+// Excluded time is `excluded` whatever the job does in it; the rest is
+// attributed as if the excluded pieces were not there.
 void JobTracker::Attribute(int64_t from, int64_t to, Sink* sink) const {
+  exclusions_.Split(from, to, [&](int64_t a, int64_t b, bool excluded) {
+    if (!excluded) return AttributeCounted(a, b, sink);
+    AddInterval(Category::kExcluded, a, b, sink);
+  });
+}
+
+void JobTracker::AttributeCounted(int64_t from, int64_t to, Sink* sink) const {
   if (to <= from) return;
   if (!AllAllocated()) {
     Category c = ever_allocated_ ? Category::kRecovery : Category::kQueued;
@@ -318,10 +349,12 @@ void JobTracker::AccrueGap(int64_t from, int64_t to, Sink* sink) const {
 
 // Adds [from, to) to `*ns` (and its part before the window to `*prefix_ns`)
 // up to stall_after after the last event; the rest is a hang: idle (rule 2).
+// Excluded time does not count towards stall_after.
 void JobTracker::AccrueUntilStall(int64_t from, int64_t to, int64_t* ns,
                                   int64_t* prefix_ns, double* cns,
                                   Sink* sink) const {
-  const int64_t stall = last_event_ns_ + config_->stall_after_ns;
+  const int64_t stall =
+      exclusions_.AfterIncluded(last_event_ns_, config_->stall_after_ns);
   const int64_t mid = std::clamp(stall, from, to);
   *ns += mid - from;
   *cns += static_cast<double>(mid - from) * WeightNow();

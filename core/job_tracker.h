@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/config.h"
+#include "core/exclusions.h"
 #include "core/recognition.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
@@ -24,7 +25,9 @@ enum class ApplyResult { kApplied, kDuplicate };
 // Version 3: rule 14's elastic jobs (min_chips, the allocation, a pending
 // resize, chip-weighted sums, per-size step means); a version-2 record
 // has none of them and is rebuilt instead.
-inline constexpr uint32_t kJobTrackerStateVersion = 3;
+// Version 4: exclusions (the job's excluded intervals, category
+// `excluded`); a version-3 record is loaded as one with no exclusions.
+inline constexpr uint32_t kJobTrackerStateVersion = 4;
 
 // The goodput state machine of one job (SPEC section 3): takes the job's
 // events in apply order and attributes every instant of its lifetime to one
@@ -41,7 +44,16 @@ class JobTracker {
   // in apply order). Returns kDuplicate for duplicates (rule 3), which
   // change nothing but a counter; an error for an event after job_ended or
   // out of order, which changes nothing.
+  // An `exclusion` event (scope JOB) changes nothing but the job's
+  // excluded time (Exclude).
   absl::StatusOr<ApplyResult> Apply(const v1::Event& e);
+
+  // Excludes [start_ns, until_ns) of the job's time (docs/semantics.md,
+  // "Exclusions"): from then on that time is `excluded`, whatever the job
+  // does in it. An error, changing nothing, if the job ended before
+  // `start_ns` or has attributed time after it (cursor_ns() > start_ns:
+  // the caller replays the job with the exclusion in place instead).
+  absl::Status Exclude(int64_t start_ns, int64_t until_ns);
 
   // The job as of `as_of_ns` (not before the last applied event), within
   // the config's window.
@@ -201,6 +213,7 @@ class JobTracker {
 
   // --- Attribution.
   void Attribute(int64_t from, int64_t to, Sink* sink) const;
+  void AttributeCounted(int64_t from, int64_t to, Sink* sink) const;
   void AccrueStep(int64_t from, int64_t to, Sink* sink) const;
   void AccrueGap(int64_t from, int64_t to, Sink* sink) const;
   void AccrueUntilStall(int64_t from, int64_t to, int64_t* ns,
@@ -301,6 +314,9 @@ class JobTracker {
 
   // Attempts.
   std::vector<Attempt> attempts_;
+
+  // Excluded time not attributed yet (intervals ending after the cursor).
+  ExclusionSet exclusions_;
 
   // Accumulated attribution (within the window).
   Sink sink_;

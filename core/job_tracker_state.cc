@@ -122,6 +122,7 @@ struct JobTrackerStateCodec {
   static absl::Status LoadSink(const Proto::Sink& s, Sink* sink);
   static void LoadTotals(const Proto& s, JobTracker* t);
   static absl::Status LoadCompletions(const Proto& s, JobTracker* t);
+  static absl::Status LoadExclusions(const Proto& s, JobTracker* t);
   static absl::Status LoadFirstSteps(const Proto& s, JobTracker* t);
   static absl::Status LoadRecognition(const Proto::Recognition& s,
                                       JobTracker* t);
@@ -151,6 +152,11 @@ void JobTracker::SaveState(Proto* state) const {
     Codec::SaveFirstStep(f, state->add_first_steps());
   }
   Codec::SaveRecognition(recog_, state->mutable_recognition());
+  for (const auto& [start, until] : exclusions_.intervals()) {
+    Proto::Interval* i = state->add_exclusions();
+    i->set_start_ns(start);
+    i->set_until_ns(until);
+  }
 }
 
 void JobTrackerStateCodec::SaveConfig(const JobTracker& t, Proto* s) {
@@ -308,7 +314,8 @@ absl::StatusOr<JobTracker> JobTracker::FromState(const Proto& state,
 
 absl::Status JobTrackerStateCodec::CheckConfig(const Proto& s,
                                                const Config& c) {
-  if (s.version() != kJobTrackerStateVersion) {
+  // Version 3 differs only by having no exclusions (read as none).
+  if (s.version() != kJobTrackerStateVersion && s.version() != 3) {
     return Unfit("version", absl::StrCat(s.version(), " is not ",
                                          kJobTrackerStateVersion));
   }
@@ -351,7 +358,20 @@ absl::Status JobTrackerStateCodec::Load(const Proto& s, JobTracker* t) {
   if (status.ok()) status = LoadFirstSteps(s, t);
   if (status.ok()) status = LoadCompletions(s, t);
   if (status.ok()) status = LoadRecognition(s.recognition(), t);
+  if (status.ok()) status = LoadExclusions(s, t);
   return status;
+}
+
+absl::Status JobTrackerStateCodec::LoadExclusions(const Proto& s,
+                                                  JobTracker* t) {
+  for (const Proto::Interval& i : s.exclusions()) {
+    if (i.until_ns() <= i.start_ns()) {
+      return Corrupt("exclusions", absl::StrCat("until_ns ", i.until_ns(),
+                                                " <= start_ns ", i.start_ns()));
+    }
+    t->exclusions_.Add(i.start_ns(), i.until_ns());
+  }
+  return absl::OkStatus();
 }
 
 // The accelerator's peaks come from the config's catalog, as in

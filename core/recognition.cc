@@ -70,7 +70,7 @@ absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
                             absl::string_view field, Recognized* out) {
   Recognized r;
   for (absl::Status s :
-       {LoadArray(in.nanos(), SubField(field, "nanos"), &r.nanos),
+       {LoadCategoryArray(in.nanos(), SubField(field, "nanos"), &r.nanos),
         LoadArray(in.interruptions(), SubField(field, "interruptions"),
                   &r.interruptions),
         LoadArray(in.notices(), SubField(field, "notices"), &r.notices)}) {
@@ -93,7 +93,7 @@ absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
   r.chips = in.chips();
   r.last_event_ns = in.last_event_ns();
   if (in.chip_seconds_size() > 0) {
-    absl::Status s = LoadArray(
+    absl::Status s = LoadCategoryArray(
         in.chip_seconds(), SubField(field, "chip_seconds"), &r.chip_seconds);
     if (!s.ok()) return s;
   }

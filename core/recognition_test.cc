@@ -253,6 +253,26 @@ TEST_F(RecognitionTest, ProgramGoodputAboveOneAndCosts) {
 
 // Over random fleets: applying events one by one never lowers a settled
 // total, and once every job has ended the settled total equals the report.
+// A saved state from before exclusions has one category fewer: it loads,
+// with excluded 0 (state_fields.h, LoadCategoryArray); two fewer is corrupt.
+TEST(RecognitionStateTest, ARecordWithoutExcludedLoads) {
+  Recognized r;
+  for (int c = 0; c < kNumCategories; ++c) r.nanos[c] = c + 1;
+  r.chip_seconds[Index(Category::kLost)] = 2.5;
+  internal::v1::RecognizedState state;
+  SaveRecognized(r, &state);
+  state.mutable_nanos()->RemoveLast();
+  state.mutable_chip_seconds()->RemoveLast();
+  Recognized back;
+  ASSERT_TRUE(LoadRecognized(state, "high", &back).ok());
+  EXPECT_EQ(back.nanos[Index(Category::kLost)], Index(Category::kLost) + 1);
+  EXPECT_EQ(back.nanos[Index(Category::kExcluded)], 0);
+  EXPECT_EQ(back.chip_seconds[Index(Category::kLost)], 2.5);
+  state.mutable_nanos()->RemoveLast();
+  EXPECT_EQ(LoadRecognized(state, "high", &back).code(),
+            absl::StatusCode::kDataLoss);
+}
+
 TEST(RecognitionPropertyTest, MonotoneAndEqualToReportAtTheEnd) {
   for (uint32_t seed = 1; seed <= 30; ++seed) {
     std::vector<v1::Event> events = testing::RandomFleet(seed, 8, 60);

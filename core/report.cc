@@ -28,6 +28,12 @@ Ratios FromSums(double total, double queued, double recovery, double productive,
   return r;
 }
 
+// Excluded time is left out of every ratio (docs/semantics.md).
+bool Counted(int c) {
+  return c != Index(Category::kQueued) && c != Index(Category::kRecovery) &&
+         c != Index(Category::kExcluded);
+}
+
 }  // namespace
 
 const char* JobStateName(JobStateKind s) {
@@ -46,11 +52,11 @@ const char* JobStateName(JobStateKind s) {
 
 Ratios JobRatios(const JobReport& job) {
   const auto& n = job.nanos;
-  Ratios r =
-      FromSums(job.total_ns, n[Index(Category::kQueued)],
-               n[Index(Category::kRecovery)], n[Index(Category::kProductive)],
-               job.ideal_seconds * static_cast<double>(kNanosPerSecond),
-               job.costed_productive_ns);
+  Ratios r = FromSums(
+      job.total_ns - n[Index(Category::kExcluded)], n[Index(Category::kQueued)],
+      n[Index(Category::kRecovery)], n[Index(Category::kProductive)],
+      job.ideal_seconds * static_cast<double>(kNanosPerSecond),
+      job.costed_productive_ns);
   if (!job.min_chips) return r;
   // Rule 14: ideal chip-seconds over productive chip-seconds.
   r.pg = Divide(job.ideal_seconds * static_cast<double>(job.chips),
@@ -75,14 +81,11 @@ ElasticMeasures Measures(double held, double requested) {
 
 std::optional<ElasticMeasures> JobElastic(const JobReport& job) {
   if (!job.min_chips) return std::nullopt;
-  const int64_t allocated_ns = job.total_ns -
-                               job.nanos[Index(Category::kQueued)] -
-                               job.nanos[Index(Category::kRecovery)];
+  int64_t allocated_ns = 0;
   double held = 0;
   for (int c = 0; c < kNumCategories; ++c) {
-    if (c == Index(Category::kQueued) || c == Index(Category::kRecovery)) {
-      continue;
-    }
+    if (!Counted(c)) continue;
+    allocated_ns += job.nanos[c];
     held += job.chip_seconds[c];
   }
   const double requested = static_cast<double>(allocated_ns) *
@@ -97,13 +100,14 @@ ElasticMeasures TotalsElastic(const Totals& t) {
 TotalsRatios ComputeRatios(const Totals& t) {
   const auto& c = t.chip_seconds;
   TotalsRatios out;
+  const double counted = t.total_chip_seconds - c[Index(Category::kExcluded)];
   out.ratios =
-      FromSums(t.total_chip_seconds, c[Index(Category::kQueued)],
+      FromSums(counted, c[Index(Category::kQueued)],
                c[Index(Category::kRecovery)], c[Index(Category::kProductive)],
                t.ideal_chip_seconds, t.costed_productive_chip_seconds);
   if (!t.capacity_chip_seconds || *t.capacity_chip_seconds <= 0) return out;
-  double allocated = t.total_chip_seconds - c[Index(Category::kQueued)] -
-                     c[Index(Category::kRecovery)];
+  double allocated =
+      counted - c[Index(Category::kQueued)] - c[Index(Category::kRecovery)];
   out.sg_capacity = allocated / *t.capacity_chip_seconds;
   if (out.ratios.rg && out.ratios.pg) {
     out.mpg_capacity = *out.sg_capacity * *out.ratios.rg * *out.ratios.pg;

@@ -43,6 +43,18 @@ absl::Status LoadArray(const Repeated& in, absl::string_view field,
   return absl::OkStatus();
 }
 
+// As LoadArray for a per-category array, which may also hold one value
+// fewer: a record written before the last category (`excluded`) was added
+// reads with it 0.
+template <typename T, size_t n, typename Repeated>
+absl::Status LoadCategoryArray(const Repeated& in, absl::string_view field,
+                               std::array<T, n>* out) {
+  if (static_cast<size_t>(in.size()) + 1 != n) return LoadArray(in, field, out);
+  out->fill(T{});
+  for (size_t i = 0; i + 1 < n; ++i) (*out)[i] = static_cast<T>(in[i]);
+  return absl::OkStatus();
+}
+
 }  // namespace goodput::core
 
 #endif  // GOODPUT_CORE_STATE_FIELDS_H_

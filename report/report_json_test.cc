@@ -17,7 +17,7 @@ using Json = nlohmann::ordered_json;
 const std::vector<std::string> kCategories = {
     "total",   "queued",  "recovery",   "init",       "prep",
     "compile", "restore", "data_wait",  "checkpoint", "reshard",
-    "custom",  "idle",    "productive", "lost"};
+    "custom",  "idle",    "productive", "lost",       "excluded"};
 
 std::vector<std::string> Keys(const Json& object) {
   std::vector<std::string> keys;

@@ -52,6 +52,14 @@ std::string FormatFleetLines(const core::Totals& fleet) {
       FormatRatio(r.ratios.sg), FormatRatio(r.ratios.rg),
       FormatRatio(r.ratios.pg), FormatRatio(r.ratios.mpg),
       TopBadput(fleet.chip_seconds, fleet.total_chip_seconds));
+  // Exclusions: only when some time was excluded.
+  const double excluded =
+      fleet.chip_seconds[core::Index(core::Category::kExcluded)];
+  if (excluded > 0) {
+    absl::StrAppendFormat(
+        &out, "EXCLUDED  %.1f chip-hours (left out of every ratio)\n",
+        excluded / 3600);
+  }
   // Rule 14: only when some elastic job was all-allocated.
   const core::ElasticMeasures elastic = core::TotalsElastic(fleet);
   if (elastic.requested_chip_seconds > 0) {

@@ -255,7 +255,7 @@ TEST(MergeShardReportsTest, AMalformedJobIsNamed) {
       MergeShardReports({{"h1:1", a}}, 0, std::nullopt);
   ASSERT_FALSE(merged.ok());
   EXPECT_EQ(merged.status().message(),
-            "h1:1: job 'j1': category_ns: want 13 values, got 0");
+            "h1:1: job 'j1': category_ns: want 14 values, got 0");
 }
 
 }  // namespace

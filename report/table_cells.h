@@ -35,9 +35,13 @@ inline std::string FormatChipHours(double chip_seconds) {
 // unit) and its share of `total`, or "-" if there is none.
 template <typename Amounts>
 std::string TopBadput(const Amounts& amounts, double total) {
+  // Excluded time is no badput and no part of the ratios' time.
+  const int excluded = core::Index(core::Category::kExcluded);
+  total -= static_cast<double>(amounts[excluded]);
   int top = -1;
   for (int i = 0; i < core::kNumCategories; ++i) {
-    if (i == core::Index(core::Category::kProductive) || amounts[i] <= 0) {
+    if (i == core::Index(core::Category::kProductive) || i == excluded ||
+        amounts[i] <= 0) {
       continue;
     }
     if (top < 0 || amounts[i] > amounts[top]) top = i;

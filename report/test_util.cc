@@ -44,7 +44,8 @@ core::JobReport TrainingJob() {
   job.framework = "jax";
   job.labels = {{"team", "search"}};
   job.state = core::JobStateKind::kRunning;
-  int64_t seconds[] = {120, 540, 29, 31, 60, 30, 10, 40, 0, 300, 11, 5400, 660};
+  int64_t seconds[] = {120, 540, 29,  31, 60,   30,  10,
+                       40,  0,   300, 11, 5400, 660, 0};
   for (int i = 0; i < core::kNumCategories; ++i) {
     job.nanos[i] = seconds[i] * kSecond;
   }

@@ -21,6 +21,19 @@ absl::Status DeletedError(const std::string& job_id, int64_t ended_ns) {
       "are accepted for it"));
 }
 
+// Whether `job` has an event other than an exclusion at or before
+// `as_of_ns`, applied or buffered: an exclusion alone makes no job
+// (docs/semantics.md, "Exclusions"), as in core::FleetTracker.
+template <typename Job>
+bool HasJobEvent(const Job& job, int64_t as_of_ns) {
+  if (job.final || job.tracker.cursor_ns() != 0) return true;
+  for (const auto& p : job.buffer) {
+    if (p.time_ns > as_of_ns) break;
+    if (!p.event.has_exclusion()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 LiveState::LiveState(const core::Config* config, int64_t lateness_ns,
@@ -34,6 +47,11 @@ absl::Status LiveState::Admit(
     const v1::Event& e,
     std::unordered_map<std::string, int64_t>* ended_in_batch) const {
   if (e.has_heartbeat()) return absl::OkStatus();
+  if (e.has_exclusion() && e.exclusion().scope() != v1::Exclusion::JOB) {
+    return absl::FailedPreconditionError(
+        "exclusion.scope: HOSTS and FLEET exclusions are replay-only for now; "
+        "send one JOB exclusion per job");
+  }
   std::optional<int64_t> ended;
   if (auto it = ended_in_batch->find(e.job_id()); it != ended_in_batch->end()) {
     if (it->second != kNotEnded) ended = it->second;
@@ -296,6 +314,7 @@ void LiveState::ForEachJob(
   for (const auto& [id, job] : jobs_) {
     if (job.final || job.evicted) continue;  // counted by other means
     if (job.rebuild) continue;  // stale until rebuilt (then changed again)
+    if (!HasJobEvent(job, std::numeric_limits<int64_t>::max())) continue;
     if (!changed(id, job.generation)) continue;
     if (!job.ended_ns || job.buffer.empty()) {
       fn(job.tracker);
@@ -319,10 +338,7 @@ absl::StatusOr<core::FleetReport> LiveState::Report(
   jobs.reserve(jobs_.size());
   for (const JobMap::value_type* entry : SortedJobs()) {
     const LiveJob& job = entry->second;
-    if (!job.final && !job.last_applied &&
-        (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns)) {
-      continue;  // nothing of this job at or before as_of
-    }
+    if (!HasJobEvent(job, as_of_ns)) continue;  // nothing at or before as_of
     jobs.push_back(ReportJob(job, as_of_ns));
   }
   absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
@@ -355,10 +371,7 @@ absl::StatusOr<std::optional<core::JobReport>> LiveState::ReportOne(
       job.queued = false;
       Rebuild(it->first, last_batch_id_, &job);
     }
-    if (job.final || job.last_applied ||
-        (!job.buffer.empty() && job.buffer.front().time_ns <= as_of_ns)) {
-      out = ReportJob(job, as_of_ns);
-    }
+    if (HasJobEvent(job, as_of_ns)) out = ReportJob(job, as_of_ns);
     return out;
   }
   if (evicted_.jobs() == 0) return out;

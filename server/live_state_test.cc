@@ -176,6 +176,40 @@ TEST_F(LiveStateTest, ARestartQueuesJobsWhoseNewestRecordALateEventMadeStale) {
   ExpectEqualReports(*report, Replay(all_, config_, "2026-11-22T10:20:00Z"));
 }
 
+// Exclusions (docs/semantics.md): a JOB exclusion later than the lateness
+// rewrites history by a rebuild, one alone makes no job, and HOSTS and
+// FLEET ones are refused for now (nothing accepted is left out).
+TEST_F(LiveStateTest, ALateExclusionIsRebuiltAndEqualsReplay) {
+  Apply(Events(R"(
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:10 {"step":{"step":1}}
+10:10:00 {"step":{"step":2}}
+10:10:10 {"step":{"step":3}}
+09:59:00 {"job_id":"only","exclusion":{"until":"2026-11-22T10:30:00Z","reason":"r","scope":"JOB"}}
+)"));
+  Apply(Events(R"(
+10:02:00 {"exclusion":{"until":"2026-11-22T10:05:00Z","reason":"maintenance","scope":"JOB"}}
+)"));
+  live_.FinishRebuilds();
+  EXPECT_EQ(live_.stats().late_rebuilds, 1);
+  ExpectEqualsReplay("2026-11-22T10:20:00Z");
+  auto report = live_.Report(T("2026-11-22T10:20:00Z"));
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->jobs.size(), 1u);  // not "only"
+  EXPECT_EQ(report->jobs[0].nanos[core::Index(core::Category::kExcluded)],
+            T("2026-11-22T10:05:00Z") - T("2026-11-22T10:02:00Z"));
+  EXPECT_FALSE(
+      live_.ReportOne("only", T("2026-11-22T10:20:00Z")).value().has_value());
+  std::unordered_map<std::string, int64_t> ended_in_batch;
+  absl::Status s = live_.Admit(Events(R"(
+10:20:00 {"exclusion":{"until":"2026-11-22T10:30:00Z","reason":"r","scope":"FLEET"}}
+)")[0],
+                               &ended_in_batch);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("exclusion.scope"));
+}
+
 TEST_F(LiveStateTest, NothingIsAdmittedAfterItsJobEnded) {
   Apply(Events(R"(
 10:00:00 {"started":{}}

@@ -38,10 +38,14 @@ TEST(JobSnapshotTest, ReadsARecordOfTheFormerLayout) {
   EXPECT_EQ(r.labels.at("team"), "search");
   EXPECT_EQ(r.state, core::JobStateKind::kEnded);
   // The record's 12 categories predate rule 14's reshard: it reads as 0
-  // and the categories after it keep their values.
+  // and the categories after it keep their values; so does excluded
+  // (exclusions), the last.
   const int reshard = core::Index(core::Category::kReshard);
+  const int excluded = core::Index(core::Category::kExcluded);
   for (int c = 0; c < core::kNumCategories; ++c) {
-    const int64_t want = c < reshard ? c + 1 : c == reshard ? 0 : c;
+    const int64_t want = c < reshard                     ? c + 1
+                         : c == reshard || c == excluded ? 0
+                                                         : c;
     EXPECT_EQ(r.nanos[c], want) << core::CategoryName(core::Category(c));
   }
   EXPECT_EQ(r.custom_nanos.at("eval"), 5);
@@ -76,7 +80,9 @@ TEST(JobSnapshotTest, ARecordThatDoesNotFitIsDataLossNamingTheJob) {
   JobSnapshot snapshot;
   snapshot.report.job_id = "a";
   internal::v1::JobSnapshot record = ToRecord(snapshot);
-  // Two fewer: 12 values would be the layout before rule 14, which reads.
+  // Three fewer: 13 values would be the layout before exclusions and 12
+  // the one before rule 14, which both read.
+  record.mutable_report()->mutable_category_ns()->RemoveLast();
   record.mutable_report()->mutable_category_ns()->RemoveLast();
   record.mutable_report()->mutable_category_ns()->RemoveLast();
   JobSnapshot back;

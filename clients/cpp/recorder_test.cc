@@ -142,6 +142,33 @@ TEST_F(RecorderTest, LinesAreValidEventsForTheAgentDecoder) {
   EXPECT_EQ(rec.counts().sent, 6);
 }
 
+// SPEC rule 14: an elastic job's job_submitted (min_chips) and activity
+// RESHARD reach the agent as valid events.
+TEST_F(RecorderTest, ElasticFieldsReachTheAgent) {
+  LineServer server(dir_ + "/agent.sock", /*read=*/true);
+  Recorder rec(Options(), &clock_);
+  v1::Event submitted;
+  submitted.mutable_job_submitted()->set_chips(8);
+  submitted.mutable_job_submitted()->set_min_chips(4);
+  submitted.mutable_job_submitted()->set_workload(v1::JobSubmitted::TRAINING);
+  rec.Send(submitted);
+  rec.Activity(v1::Activity::RESHARD);
+  std::vector<std::string> lines = server.WaitForLines(2);
+  ASSERT_THAT(lines, SizeIs(2));
+  codec::LineDecoder decoder;
+  v1::Event e0, e1;
+  ASSERT_TRUE(decoder.DecodeLine(lines[0], &e0).ok()) << lines[0];
+  ASSERT_TRUE(decoder.DecodeLine(lines[1], &e1).ok()) << lines[1];
+  EXPECT_TRUE(
+      nlohmann::json::parse(lines[0])["job_submitted"].contains("min_chips"))
+      << lines[0];
+  EXPECT_TRUE(e0.job_submitted().has_min_chips());
+  EXPECT_EQ(e0.job_submitted().min_chips(), 4);
+  EXPECT_EQ(e0.job_id(), "job-1");
+  EXPECT_EQ(e1.activity().kind(), v1::Activity::RESHARD);
+  EXPECT_EQ(nlohmann::json::parse(lines[1])["activity"]["kind"], "RESHARD");
+}
+
 // The agent closes idle connections, and the longest idle one for a new
 // client at --max_connections (agent/README.md): the next event goes on a
 // new connection instead of to the spool.

@@ -18,6 +18,7 @@ class JobGenerator {
   JobGenerator(std::mt19937* rng, uint32_t seed, int index)
       : rng_(*rng),
         side_(seed * 1000003u + static_cast<uint32_t>(index)),
+        excl_(seed * 7919u + static_cast<uint32_t>(index) + 17u),
         id_("job-" + std::to_string(index)) {}
 
   void Generate(int n, std::vector<v1::Event>* out) {
@@ -31,6 +32,7 @@ class JobGenerator {
         continue;
       }
       RandomEvent(Next(out));
+      if (!ended_ && !same_instant_ && ExclChance(0.04)) Exclusion(out);
     }
   }
 
@@ -43,6 +45,25 @@ class JobGenerator {
     return std::uniform_int_distribution<int64_t>(lo, hi)(side_);
   }
   bool SideChance(double p) { return std::bernoulli_distribution(p)(side_); }
+  bool ExclChance(double p) { return std::bernoulli_distribution(p)(excl_); }
+
+  // A JOB exclusion at the previous event's instant (it applies after it),
+  // from its own generator so that the other events of a seed stay the
+  // ones it gave before exclusions.
+  void Exclusion(std::vector<v1::Event>* out) {
+    v1::Event e = out->back();
+    e.clear_body();
+    e.clear_attempt();
+    const int64_t until_ms =
+        t_ms_ + std::uniform_int_distribution<int64_t>(1, 900'000)(excl_);
+    auto* x = e.mutable_exclusion();
+    x->mutable_until()->set_seconds(kStart + until_ms / 1000);
+    x->mutable_until()->set_nanos(static_cast<int32_t>(until_ms % 1000) *
+                                  1000000);
+    x->set_reason("maintenance");
+    x->set_scope(v1::Exclusion::JOB);
+    out->push_back(std::move(e));
+  }
 
   v1::Event* Next(std::vector<v1::Event>* out) {
     const int64_t step = Uniform(1, Chance(0.05) ? 1'500'000 : 30'000);
@@ -139,7 +160,7 @@ class JobGenerator {
   }
 
   std::mt19937& rng_;
-  std::mt19937 side_;
+  std::mt19937 side_, excl_;
   std::string id_, attempt_;
   int64_t t_ms_ = 0, step_ = 0, chips_ = 8, min_chips_ = 0;
   bool same_instant_ = false;

@@ -11,7 +11,8 @@ namespace goodput::core::testing {
 // Generates a random but valid fleet log from `seed`: `jobs` jobs of up to
 // `events_per_job` events each (every kind, attempts with and without ids,
 // restarts, backwards steps, notices, short allocations, k-step reports,
-// costs, elastic jobs with resizes and RESHARD) plus host heartbeats. A
+// costs, elastic jobs with resizes and RESHARD, JOB exclusions) plus host
+// heartbeats. A
 // job's events have distinct times, but for an elastic job's allocation
 // and the event after it, which may share its instant (rule 14: a step
 // there completes before the resize); the result is in time order per

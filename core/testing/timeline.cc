@@ -34,8 +34,11 @@ std::string Timeline(const std::string& text) {
     std::string time = line.substr(start, space - start);
     std::string body = line.substr(line.find('{', space) + 1);
     out += "{\"time\":\"2026-11-22T" + time + "Z\",";
+    // Heartbeats and HOSTS or FLEET exclusions have no job.
     if (body.find("\"job_id\"") == std::string::npos &&
-        body.find("\"heartbeat\"") == std::string::npos) {
+        body.find("\"heartbeat\"") == std::string::npos &&
+        body.find("\"scope\":\"FLEET\"") == std::string::npos &&
+        body.find("\"scope\":\"HOSTS\"") == std::string::npos) {
       out += "\"job_id\":\"j\",";
     }
     out += body + "\n";

@@ -18,7 +18,8 @@ std::vector<v1::Event> ParseEvents(const std::string& jsonl);
 // Expands compact timeline text into JSON Lines: each non-blank line is
 // "HH:MM:SS[.fff] {BODY}" and becomes
 // {"time":"2026-11-22THH:MM:SS[.fff]Z","job_id":"j",BODY...}; a BODY that
-// has its own "job_id" keeps it.
+// has its own "job_id" keeps it, and heartbeats and exclusions with
+// "scope":"FLEET" or "scope":"HOSTS" get none.
 std::string Timeline(const std::string& text);
 
 // Nanoseconds since the epoch of an RFC 3339 time; fails the test if bad.
