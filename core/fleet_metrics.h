@@ -185,6 +185,8 @@ class FleetMetrics {
   // Families, by table of docs/metrics.md.
   void FleetFamilies(std::vector<MetricFamilyData>* out) const;
   void SegmentCounterFamilies(std::vector<MetricFamilyData>* out) const;
+  // Issue 18: goodput_chip_seconds_total priced by the catalog.
+  void CostFamilies(std::vector<MetricFamilyData>* out) const;
   void HistogramFamilies(std::vector<MetricFamilyData>* out) const;
   void RatioFamilies(std::vector<MetricFamilyData>* out) const;
   void SegmentRatioFamilies(std::vector<MetricFamilyData>* out) const;
