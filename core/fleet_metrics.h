@@ -78,6 +78,9 @@ class FleetMetrics {
 
   std::vector<MetricFamilyData> Families() const;
 
+  // The ids of the jobs with per-job series (after Finish), sorted.
+  std::vector<std::string> SeriesJobIds() const;
+
   // Everything future updates and families depend on, between updates
   // (after Finish): counters, histograms, every window's buckets, each
   // job's and group's ledger and last totals. Deterministic: the same

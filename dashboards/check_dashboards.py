@@ -45,6 +45,9 @@ KEYWORDS = {"and", "or", "unless", "offset", "bool", "by", "without", "on",
             "ignoring", "group_left", "group_right", "inf", "nan"}
 # Series Prometheus itself writes for every target.
 PROMETHEUS_SERIES = {"up", "scrape_duration_seconds", "scrape_samples_scraped"}
+# Other exporters' series the rules join with (docs/metrics.md, "Joining
+# with GPU telemetry").
+EXTERNAL_SERIES = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE"}
 VARIABLE = re.compile(r"\$(?:\{(\w+)(?::\w+)?\}|(\w+))")
 
 
@@ -305,7 +308,8 @@ def main():
     args = parser.parse_args()
     problems = []
     records, rule_list = rule_exprs()
-    known = documented_metrics(args.metrics_doc) | records | PROMETHEUS_SERIES
+    known = (documented_metrics(args.metrics_doc) | records |
+             PROMETHEUS_SERIES | EXTERNAL_SERIES)
     check_names(rule_list, known, problems)
     alerts = check_alerts(problems)
     paths = sorted(glob.glob(os.path.join(HERE, "grafana", "*.json")))

@@ -219,6 +219,28 @@ def _fleet_jobs(b):
                          "fleet")], CHIP_HOURS, w=6, h=10)
 
 
+def _fleet_busy(b):
+    b.row("Busy but not productive (needs DCGM-exporter and "
+          "rules/recording_dcgm.yml)")
+    b.table("Busy but not productive (1h)", "Per job with series: mean GPU "
+            "graphics-engine activity over its hosts (DCGM "
+            "DCGM_FI_PROF_GR_ENGINE_ACTIVE joined through "
+            "goodput_job_host_info), its RG (productive share of allocated "
+            "time) and activity minus RG, largest first. Busy GPUs with a "
+            "low RG: work that does not advance the job (recompute after "
+            "restarts, hung collectives spinning, data-wait loops). A host "
+            "shared by jobs counts for each of them.",
+            [target("sort_desc(job_id:dcgm_gr_engine_active:avg - on "
+                    "(job_id) max by (job_id) (goodput_job_rg_ratio"
+                    '{window="1h"}))', instant=True, table=True),
+             target("job_id:dcgm_gr_engine_active:avg", instant=True,
+                    table=True),
+             target('max by (job_id) (goodput_job_rg_ratio{window="1h"})',
+                    instant=True, table=True)],
+            "percentunit", w=24, h=8, links=JOB_LINK,
+            transformations=[{"id": "merge", "options": {}}])
+
+
 def _fleet_cost(b):
     b.row("Badput in $ and kWh (catalog price and power per chip)")
     note = (" Priced at the catalog's $ per chip-hour and W per chip "
@@ -299,6 +321,7 @@ def fleet_overview():
     _fleet_segments(b)
     _fleet_jobs(b)
     _fleet_cost(b)
+    _fleet_busy(b)
     _fleet_capacity(b)
     _fleet_ingest(b)
     return dashboard("goodput-fleet", "goodput: Fleet overview",

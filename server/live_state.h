@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "core/capacity_tracker.h"
 #include "core/config.h"
+#include "core/job_hosts.h"
 #include "core/job_tracker.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
@@ -172,6 +173,9 @@ class LiveState {
   const Stats& stats() const { return stats_; }
   const core::Config& config() const { return *config_; }
   size_t job_count() const { return jobs_.size(); }  // held in memory
+  // The hosts job `job_id` currently runs on, from its applied events'
+  // `host` (core::JobHosts; empty for a job not held or never hosted).
+  std::vector<std::string> HostsOf(const std::string& job_id) const;
   bool has_job(const std::string& job_id) const {
     return jobs_.count(job_id) > 0;
   }
@@ -221,6 +225,9 @@ class LiveState {
     // it back; its report is in evicted_ as this snapshot's.
     std::unique_ptr<storage::JobSnapshot> evicted;
     core::JobTracker tracker;
+    // Hosts that reported within 15 min of the job's newest applied event,
+    // at most 4096 (goodput_job_host_info).
+    core::JobHosts hosts{900 * core::kNanosPerSecond, 4096};
     std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
     std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
     int64_t applied_events = 0;    // events given to the tracker
