@@ -235,13 +235,36 @@ std::string TimelineText(const core::JobView& view) {
 
 }  // namespace
 
+namespace {
+
+// Issue 18 part 2: one line of checkpoint advice, or nothing.
+std::string AdviceText(const core::JobView& view) {
+  const std::optional<core::CheckpointAdvice> a =
+      core::JobViewCheckpointAdvice(view);
+  if (!a) return "";
+  std::string out = absl::StrFormat(
+      "checkpoint advice: save every %.1f min (Young/Daly sqrt(2 C M): "
+      "M %.2f h between interruptions, C %.0f s per save; restarts R %.0f "
+      "s); expected lost + checkpoint %.1f%% of running time",
+      a->advised_interval_seconds / 60, a->mtbi_seconds / 3600, a->save_seconds,
+      a->restart_seconds, 100 * a->expected_share_at_advised);
+  if (a->actual_interval_seconds) {
+    absl::StrAppendFormat(&out, ", %.1f%% now (every %.1f min)",
+                          100 * *a->expected_share_at_actual,
+                          *a->actual_interval_seconds / 60);
+  }
+  return out + "\n";
+}
+
+}  // namespace
+
 std::string FormatJobViewTable(const core::JobView& view) {
   if (!view.note.empty()) {  // all time only
     return JobHeader(view) + "note: " + view.note + "\n" +
            BreakdownTable(view.job) + Progress(view.job);
   }
   return JobHeader(view) + WindowsTable(view) + BreakdownTable(view.job) +
-         Progress(view.job) + TimelineText(view);
+         Progress(view.job) + AdviceText(view) + TimelineText(view);
 }
 
 namespace {
