@@ -168,7 +168,9 @@ TEST_F(GoodputctlBinaryTest, JsonHasEveryFieldOfSpecSection4) {
                                          "interruptions",
                                          "min_chips",
                                          "degraded_chip_seconds",
-                                         "slice_efficiency"}));
+                                         "slice_efficiency",
+                                         "cost_usd",
+                                         "energy_kwh"}));
     EXPECT_EQ(Keys(job["seconds"]), categories);
     EXPECT_EQ(Keys(job["steps"]),
               (std::set<std::string>{"last", "last_checkpoint", "lost"}));
@@ -184,7 +186,11 @@ TEST_F(GoodputctlBinaryTest, JsonHasEveryFieldOfSpecSection4) {
                                   "degraded_chip_seconds",
                                   "slice_efficiency",
                                   "jobs",
-                                  "jobs_without_chips"};
+                                  "jobs_without_chips",
+                                  "cost_usd",
+                                  "energy_kwh",
+                                  "unpriced_chip_seconds",
+                                  "unpowered_chip_seconds"};
   EXPECT_EQ(Keys(json["fleet"]), totals);
   EXPECT_EQ(Keys(json["fleet"]["chip_seconds"]), categories);
   EXPECT_THAT(Keys(json["segments"]),

@@ -6,17 +6,23 @@
 
 namespace goodput::core {
 
-// Peak per-chip rates of one accelerator kind (SPEC section 3 rule 9).
+// Peak per-chip rates of one accelerator kind (SPEC section 3 rule 9), and
+// what one chip costs and draws (issue 18: badput in $ and kWh; 0 =
+// unknown, and the job's cost or energy is then left out).
 struct ChipPeak {
-  double flops_per_second = 0;  // dense BF16 FLOP/s per chip
-  double bytes_per_second = 0;  // memory bandwidth B/s per chip
+  double flops_per_second = 0;   // dense BF16 FLOP/s per chip
+  double bytes_per_second = 0;   // memory bandwidth B/s per chip
+  double usd_per_chip_hour = 0;  // price of one chip for one hour
+  double watts_per_chip = 0;     // power one busy chip draws
 };
 
 // The accelerator catalog: name -> per-chip peaks. A value type; not
 // thread-safe for concurrent mutation, safe for concurrent reads.
 class Catalog {
  public:
-  // The built-in catalog of SPEC section 3 rule 9.
+  // The built-in catalog of SPEC section 3 rule 9. Its prices and powers
+  // are EXAMPLES (round figures of the kind public price lists and data
+  // sheets give), not quotes: set your own with a --catalog file.
   static Catalog Default();
 
   // Adds `name` or replaces its entry.

@@ -147,6 +147,16 @@ JobsView RankJobs(const Config& config, const FleetReport& report,
   return view;
 }
 
+std::optional<CheckpointAdvice> JobViewCheckpointAdvice(const JobView& view) {
+  if (!view.note.empty() || view.timeline_omitted > 0) return std::nullopt;
+  int64_t checkpoints = 0;
+  for (const TimelineEntry& e : view.timeline) checkpoints += e.checkpoints;
+  const std::optional<CheckpointObservation> o =
+      ObserveJob(view.job, checkpoints);
+  if (!o || o->interruptions < kMinOwnInterruptions) return std::nullopt;
+  return AdviseCheckpoint(*o, 0);
+}
+
 std::vector<JobReport> TopJobs(JobSort sort, std::vector<const JobReport*> jobs,
                                size_t limit) {
   const size_t n = limit == 0 ? jobs.size() : std::min(limit, jobs.size());

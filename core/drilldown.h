@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/category.h"
+#include "core/checkpoint_advice.h"
 #include "core/config.h"
 #include "core/job_timeline.h"
 #include "core/report.h"
@@ -63,6 +64,12 @@ struct JobView {
   // raw events were deleted by --retention; `job` is its final snapshot).
   std::string note;
 };
+
+// Issue 18 part 2: checkpoint advice for a TRAINING job's view, from its
+// report and the checkpoints its timeline counted (the job's own
+// interruptions only: nullopt below kMinOwnInterruptions, when the
+// timeline is incomplete, or when AdviseCheckpoint has nothing to say).
+std::optional<CheckpointAdvice> JobViewCheckpointAdvice(const JobView& view);
 
 // Fleet totals and one dimension's segments. Plain data.
 struct FleetView {

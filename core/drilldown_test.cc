@@ -203,3 +203,50 @@ TEST_F(DrilldownTest, BadputByCategoryLargestFirstWithoutProductive) {
 
 }  // namespace
 }  // namespace goodput::core
+
+namespace goodput::core {
+namespace {
+
+// 74 h: 1 h queued, 1 h recovery (72 h running), 12 interruptions, 72
+// saves of 60 s counted by the timeline (40 + 32): M 6 h, C 60 s.
+JobView HourlySaverView() {
+  constexpr int64_t kHour = 3600 * kNanosPerSecond;
+  JobView view;
+  view.job.job_id = "t";
+  view.job.chips = 8;
+  view.job.workload = v1::JobSubmitted::TRAINING;
+  view.job.total_ns = 74 * kHour;
+  view.job.nanos[Index(Category::kQueued)] = kHour;
+  view.job.nanos[Index(Category::kRecovery)] = kHour;
+  view.job.nanos[Index(Category::kCheckpoint)] = 72 * 60 * kNanosPerSecond;
+  view.job.interruptions = 12;
+  view.timeline.resize(2);
+  view.timeline[0].checkpoints = 40;
+  view.timeline[1].checkpoints = 32;
+  return view;
+}
+
+TEST(JobViewCheckpointAdviceTest, FromTheReportAndTheTimelinesSaves) {
+  const auto a = JobViewCheckpointAdvice(HourlySaverView());
+  ASSERT_TRUE(a);
+  EXPECT_DOUBLE_EQ(a->mtbi_seconds, 21600);
+  EXPECT_DOUBLE_EQ(a->save_seconds, 60);
+  EXPECT_DOUBLE_EQ(a->restart_seconds, 300);  // 1 h recovery / 12
+  EXPECT_NEAR(a->advised_interval_seconds, 1609.968944, 1e-6);
+  EXPECT_DOUBLE_EQ(*a->actual_interval_seconds, 3600);
+}
+
+TEST(JobViewCheckpointAdviceTest, NoneWhenIncompleteFewOrNotTraining) {
+  JobView omitted = HourlySaverView();
+  omitted.timeline_omitted = 1;  // saves undercounted
+  EXPECT_FALSE(JobViewCheckpointAdvice(omitted));
+  JobView few = HourlySaverView();
+  few.job.interruptions = kMinOwnInterruptions - 1;
+  EXPECT_FALSE(JobViewCheckpointAdvice(few));
+  JobView serving = HourlySaverView();
+  serving.job.workload = v1::JobSubmitted::SERVING;
+  EXPECT_FALSE(JobViewCheckpointAdvice(serving));
+}
+
+}  // namespace
+}  // namespace goodput::core

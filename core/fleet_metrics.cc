@@ -391,6 +391,13 @@ void FleetMetrics::SelectJobs(int64_t now_ns) {
   series_.assign(candidates.begin(), candidates.end());
 }
 
+std::vector<std::string> FleetMetrics::SeriesJobIds() const {
+  std::vector<std::string> ids;
+  ids.reserve(series_.size());
+  for (const auto* entry : series_) ids.push_back(entry->first);
+  return ids;
+}
+
 MetricLabels FleetMetrics::SegmentLabels(const SegmentKey& key) const {
   MetricLabels labels;
   for (size_t i = 0; i < dimensions_.size(); ++i) {

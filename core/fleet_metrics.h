@@ -78,6 +78,9 @@ class FleetMetrics {
 
   std::vector<MetricFamilyData> Families() const;
 
+  // The ids of the jobs with per-job series (after Finish), sorted.
+  std::vector<std::string> SeriesJobIds() const;
+
   // Everything future updates and families depend on, between updates
   // (after Finish): counters, histograms, every window's buckets, each
   // job's and group's ledger and last totals. Deterministic: the same
@@ -185,6 +188,8 @@ class FleetMetrics {
   // Families, by table of docs/metrics.md.
   void FleetFamilies(std::vector<MetricFamilyData>* out) const;
   void SegmentCounterFamilies(std::vector<MetricFamilyData>* out) const;
+  // Issue 18: goodput_chip_seconds_total priced by the catalog.
+  void CostFamilies(std::vector<MetricFamilyData>* out) const;
   void HistogramFamilies(std::vector<MetricFamilyData>* out) const;
   void RatioFamilies(std::vector<MetricFamilyData>* out) const;
   void SegmentRatioFamilies(std::vector<MetricFamilyData>* out) const;

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "absl/strings/str_cat.h"
+#include "core/badput_cost.h"
 #include "core/fleet_metrics.h"
 
 namespace goodput::core {
@@ -48,6 +49,7 @@ std::vector<MetricFamilyData> FleetMetrics::Families() const {
   std::vector<MetricFamilyData> out;
   FleetFamilies(&out);
   SegmentCounterFamilies(&out);
+  CostFamilies(&out);
   HistogramFamilies(&out);
   RatioFamilies(&out);
   SegmentRatioFamilies(&out);
@@ -55,6 +57,38 @@ std::vector<MetricFamilyData> FleetMetrics::Families() const {
   JobProgressFamilies(&out);
   JobRatioFamilies(&out);
   return out;
+}
+
+// A segment's chip-seconds x its accelerator's (key[0]) rates: a counter
+// as long as the catalog does not change. Segments whose accelerator has
+// no price (power) have no series; energy only for categories that draw
+// power.
+void FleetMetrics::CostFamilies(std::vector<MetricFamilyData>* out) const {
+  auto usd = NewFamily("goodput_cost_usd_total",
+                       "Chip-seconds by category priced at the catalog's $ "
+                       "per chip-hour, recognition time.",
+                       MetricKind::kCounter);
+  auto kwh = NewFamily("goodput_energy_kwh_total",
+                       "Chip-seconds by category (chips held) at the "
+                       "catalog's W per chip, in kWh, recognition time.",
+                       MetricKind::kCounter);
+  for (const auto& [key, s] : segments_) {
+    const ChipPeak* rates = config_->catalog.Find(key[0]);
+    if (rates == nullptr) continue;
+    const MetricLabels labels = SegmentLabels(key);
+    for (int c = 0; c < kNumCategories; ++c) {
+      const MetricLabels l =
+          With(labels, "category", CategoryName(Category(c)));
+      if (rates->usd_per_chip_hour > 0) {
+        Add(&usd, l, s.chip_seconds[c] * rates->usd_per_chip_hour / 3600);
+      }
+      if (rates->watts_per_chip > 0 && DrawsPower(Category(c))) {
+        Add(&kwh, l, s.chip_seconds[c] * rates->watts_per_chip / 3.6e6);
+      }
+    }
+  }
+  out->push_back(std::move(usd));
+  out->push_back(std::move(kwh));
 }
 
 void FleetMetrics::FleetFamilies(std::vector<MetricFamilyData>* out) const {

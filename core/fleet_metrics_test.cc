@@ -93,6 +93,37 @@ constexpr char kFleet[] = R"(
 10:00:30 {"job_id":"q","job_ended":{"outcome":"CANCELLED"}}
 )";
 
+TEST(FleetMetricsTest, CostAndEnergyCountersPriceChipSecondsByCatalog) {
+  Config config;
+  FleetTracker fleet(&config);
+  ApplyAll(kFleet, &fleet);
+  FleetMetrics metrics(&config, MetricsOptions());
+  Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:03:05Z"), &metrics);
+  const auto families = metrics.Families();
+  const FleetReport report = fleet.Report(T("2026-11-22T10:03:05Z"));
+  for (int c = 0; c < kNumCategories; ++c) {
+    const std::string name = CategoryName(Category(c));
+    EXPECT_NEAR(
+        *Value(families, "goodput_cost_usd_total", {{"category", name}}),
+        report.fleet.cost_usd[c], 1e-9)
+        << name;
+  }
+  // j (tpu-v5p, example $4.2 and 300 W) lost 25 s x 8 chips = 200
+  // chip-seconds: $4.2 x 200 / 3600 and 300 W x 200 s / 3.6e6 kWh.
+  EXPECT_NEAR(*Value(families, "goodput_cost_usd_total",
+                     {{"accelerator", "tpu-v5p"}, {"category", "lost"}}),
+              4.2 * 200 / 3600, 1e-12);
+  EXPECT_NEAR(*Value(families, "goodput_energy_kwh_total",
+                     {{"accelerator", "tpu-v5p"}, {"category", "lost"}}),
+              300.0 * 200 / 3.6e6, 1e-12);
+  // q (no accelerator: not in the catalog) has no priced series; queued
+  // time draws no power.
+  EXPECT_FALSE(
+      Value(families, "goodput_cost_usd_total", {{"accelerator", "unknown"}}));
+  EXPECT_FALSE(
+      Value(families, "goodput_energy_kwh_total", {{"category", "queued"}}));
+}
+
 TEST(FleetMetricsTest, CountersOfAnEndedFleetEqualReportSecondsTimesChips) {
   Config config;
   FleetTracker fleet(&config);

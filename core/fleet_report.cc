@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/badput_cost.h"
 
 namespace goodput::core {
 namespace {
@@ -29,6 +30,7 @@ void AddJob(const JobReport& job, Totals* t) {
     ++t->jobs_without_chips;
     return;
   }
+  AddJobCost(job, t);
   if (job.min_chips) return AddElasticJob(job, t);
   const double w = static_cast<double>(job.chips) / kNanosPerSecond;
   for (int c = 0; c < kNumCategories; ++c) {
@@ -107,6 +109,7 @@ FleetReport BuildFleetReport(const Config& config, int64_t as_of_ns,
     std::sort(jobs.begin(), jobs.end(), by_id);
   }
   report.jobs = std::move(jobs);
+  for (JobReport& job : report.jobs) PriceJob(config.catalog, &job);
   for (const JobReport& job : report.jobs) {
     AddJob(job, &report.fleet);
     if (segments == FleetSegments::kAll) {

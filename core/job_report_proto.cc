@@ -30,6 +30,8 @@ void NumbersToProto(const JobReport& job, v1::JobReport* out) {
   out->set_interruptions(job.interruptions);
   out->set_duplicates(job.duplicates);
   out->set_notices(job.notices);
+  if (job.usd_per_chip_hour) out->set_usd_per_chip_hour(*job.usd_per_chip_hour);
+  if (job.watts_per_chip) out->set_watts_per_chip(*job.watts_per_chip);
   if (!job.min_chips) return;
   out->set_min_chips(*job.min_chips);
   for (double cs : job.chip_seconds) out->add_category_chip_seconds(cs);
@@ -98,6 +100,10 @@ void NumbersFromProto(const v1::JobReport& in, JobReport* job) {
   job->interruptions = in.interruptions();
   job->duplicates = in.duplicates();
   job->notices = in.notices();
+  if (in.has_usd_per_chip_hour()) {
+    job->usd_per_chip_hour = in.usd_per_chip_hour();
+  }
+  if (in.has_watts_per_chip()) job->watts_per_chip = in.watts_per_chip();
   if (in.has_min_chips()) job->min_chips = in.min_chips();
   for (int c = 0; c < in.category_chip_seconds_size(); ++c) {
     job->chip_seconds[c] = in.category_chip_seconds(c);

@@ -53,6 +53,10 @@ struct JobReport {
   std::optional<int64_t> min_chips;
   CategoryChipSeconds chip_seconds{};
   double costed_productive_chip_seconds = 0;
+
+  // Issue 18, badput in $ and kWh: the rates the job is priced at (its
+  // accelerator's catalog entry, core/badput_cost.h); unset = unknown.
+  std::optional<double> usd_per_chip_hour, watts_per_chip;
 };
 
 // Chip-time-weighted sums over a set of jobs (fleet or one segment value).
@@ -69,6 +73,10 @@ struct Totals {
   double held_chip_seconds = 0, requested_chip_seconds = 0;
   int64_t jobs = 0;
   int64_t jobs_without_chips = 0;  // left out of the sums above
+  // Issue 18: $ and kWh per category of the jobs with a price (power), and
+  // the chip-seconds of the jobs without one (left out of those sums).
+  CategoryChipSeconds cost_usd{}, energy_kwh{};
+  double unpriced_chip_seconds = 0, unpowered_chip_seconds = 0;
 };
 
 // Ratios of one job from its nanoseconds (rule 14: an elastic job's PG is

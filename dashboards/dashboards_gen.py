@@ -219,6 +219,52 @@ def _fleet_jobs(b):
                          "fleet")], CHIP_HOURS, w=6, h=10)
 
 
+def _fleet_busy(b):
+    b.row("Busy but not productive (needs DCGM-exporter and "
+          "rules/recording_dcgm.yml)")
+    b.table("Busy but not productive (1h)", "Per job with series: mean GPU "
+            "graphics-engine activity over its hosts (DCGM "
+            "DCGM_FI_PROF_GR_ENGINE_ACTIVE joined through "
+            "goodput_job_host_info), its RG (productive share of allocated "
+            "time) and activity minus RG, largest first. Busy GPUs with a "
+            "low RG: work that does not advance the job (recompute after "
+            "restarts, hung collectives spinning, data-wait loops). A host "
+            "shared by jobs counts for each of them.",
+            [target("sort_desc(job_id:dcgm_gr_engine_active:avg - on "
+                    "(job_id) max by (job_id) (goodput_job_rg_ratio"
+                    '{window="1h"}))', instant=True, table=True),
+             target("job_id:dcgm_gr_engine_active:avg", instant=True,
+                    table=True),
+             target('max by (job_id) (goodput_job_rg_ratio{window="1h"})',
+                    instant=True, table=True)],
+            "percentunit", w=24, h=8, links=JOB_LINK,
+            transformations=[{"id": "merge", "options": {}}])
+
+
+def _fleet_cost(b):
+    b.row("Badput in $ and kWh (catalog price and power per chip)")
+    note = (" Priced at the catalog's $ per chip-hour and W per chip "
+            "(built-in values are examples: set yours with goodputd "
+            "--catalog); accelerators without a price have no series.")
+    b.stat("Badput this week in $", "Every category but productive over "
+           "the last 7 days, in dollars." + note,
+           [target('sum(increase(goodput_cost_usd_total'
+                   '{category!="productive"}[7d]))')],
+           "currencyUSD", w=6, h=6, steps=[(None, "blue")])
+    b.stat("Badput this week in kWh", "Energy drawn by chips held in every "
+           "category but productive over the last 7 days (queued and "
+           "recovery draw none)." + note,
+           [target('sum(increase(goodput_energy_kwh_total'
+                   '{category!="productive"}[7d]))')],
+           "kwatth", w=6, h=6, steps=[(None, "blue")])
+    b.timeseries("Badput $ per hour by category", "Dollars per hour spent "
+                 "on each category but productive, stacked." + note,
+                 [target('sum by (category) (rate(goodput_cost_usd_total'
+                         '{category!="productive"}[1h])) * 3600',
+                         "{{category}}")], "currencyUSD", w=12, h=6,
+                 stacked=True)
+
+
 def _fleet_capacity(b):
     b.row("Capacity and interruptions")
     b.timeseries("Capacity SG", "Allocated chip-time over host capacity "
@@ -274,6 +320,8 @@ def fleet_overview():
     _fleet_headline(b)
     _fleet_segments(b)
     _fleet_jobs(b)
+    _fleet_cost(b)
+    _fleet_busy(b)
     _fleet_capacity(b)
     _fleet_ingest(b)
     return dashboard("goodput-fleet", "goodput: Fleet overview",

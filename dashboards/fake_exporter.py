@@ -42,6 +42,14 @@ def _fleet_families():
         "goodput_chip_seconds_total": ("counter", [
             (_seg(',category="%s"' % c), _counter(r))
             for c, r in CATEGORIES.items()]),
+        # Issue 18: chips x the example tpu-v5e $1.2/chip-h and 200 W.
+        "goodput_cost_usd_total": ("counter", [
+            (_seg(',category="%s"' % c), _counter(r * 1.2 / 3600))
+            for c, r in CATEGORIES.items()]),
+        "goodput_energy_kwh_total": ("counter", [
+            (_seg(',category="%s"' % c), _counter(r * 200 / 3.6e6))
+            for c, r in CATEGORIES.items()
+            if c not in ("queued", "recovery")]),
         "goodput_ideal_chip_seconds_total": ("counter",
                                              [(_seg(), _counter(60))]),
         "goodput_costed_productive_chip_seconds_total": (
@@ -78,6 +86,8 @@ def _job_families():
             "gauge", [(JOB, lambda t: time.time() - 60)]),
         "goodput_job_series_suppressed_total": ("counter", [("", _counter(0))]),
         "goodput_job_series": ("gauge", [("", _const(1))]),
+        "goodput_job_host_info": ("gauge", [
+            (JOB + ',host="node-%d"' % n, _const(1)) for n in (1, 2)]),
     }
 
 
@@ -131,10 +141,20 @@ def _ratio_families():
     return f
 
 
+def _dcgm_families():
+    """DCGM-exporter's series in its own names and labels (the join of
+    rules/recording_dcgm.yml); served here for the live query check only."""
+    gpu = ('gpu="%d",UUID="GPU-%d%d",device="nvidia%d",'
+           'modelName="NVIDIA H100 80GB HBM3",Hostname="node-%d"')
+    return {"DCGM_FI_PROF_GR_ENGINE_ACTIVE": ("gauge", [
+        (gpu % (g, n, g, g, n), _const(0.9 - 0.1 * g)) for n in (1, 2)
+        for g in (0, 1)])}
+
+
 def _families():
     f = {}
     for part in (_fleet_families, _job_families, _ingest_families,
-                 _ratio_families):
+                 _ratio_families, _dcgm_families):
         f.update(part())
     return f
 

@@ -194,10 +194,38 @@ def segment_groups():
             [_gauge_group(DIMENSIONS)])
 
 
+# Issue 18 part 4: DCGM-exporter's per-GPU graphics-engine activity (labels
+# gpu, UUID, device, modelName, Hostname, ...) joined to jobs through
+# goodput_job_host_info{job_id, host}. DCGM's Hostname must equal the
+# agents' --host (or rewrite it in DCGM_HOST_REGEX's capture group).
+DCGM_ACTIVE = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+DCGM_HOST_REGEX = "(.*)"
+
+
+def dcgm_groups():
+    """GPU activity per host, then per job (GPU-weighted over its hosts)."""
+    gpus = 'label_replace(%s, "host", "$1", "Hostname", "%s")' % (
+        DCGM_ACTIVE, DCGM_HOST_REGEX)
+    # One series per (job, host) whatever the number of goodputd instances.
+    job_hosts = "max by (job_id, host) (goodput_job_host_info)"
+    per_job = lambda host_rule: (
+        "sum by (job_id) (%s * on (host) group_left () %s)" %
+        (job_hosts, host_rule))
+    return [("goodput_dcgm_join", [
+        _rule("host:dcgm_gr_engine_active:sum", "sum by (host) (%s)" % gpus),
+        _rule("host:dcgm_gpus:count", "count by (host) (%s)" % gpus),
+        _rule("job_id:dcgm_gr_engine_active:avg", "%s / (%s > 0)" % (
+            per_job("host:dcgm_gr_engine_active:sum"),
+            per_job("host:dcgm_gpus:count"))),
+    ])]
+
+
 FILES = {"recording_fleet.yml": (fleet_groups, "the fleet (every goodputd "
                                  "instance and segment summed)"),
          "recording_segments.yml": (segment_groups, "one segment dimension "
-                                    "(accelerator, workload, framework, size)")}
+                                    "(accelerator, workload, framework, size)"),
+         "recording_dcgm.yml": (dcgm_groups, "jobs joined to DCGM-exporter's "
+                                "per-GPU activity by host")}
 
 
 def _quote(text):

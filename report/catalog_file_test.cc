@@ -22,6 +22,22 @@ TEST(ApplyCatalogJsonTest, AddsAndOverridesEntries) {
   EXPECT_EQ(catalog.Find("tpu-v5p")->flops_per_second, 459e12);  // kept
 }
 
+TEST(ApplyCatalogJsonTest, PriceAndPowerOverrideOnlyWhatTheyName) {
+  core::Catalog catalog = core::Catalog::Default();
+  ASSERT_TRUE(ApplyCatalogJson(R"({
+      "h100": {"usd_per_chip_hour": 2.1},
+      "mi300x": {"peak_flops": 1307e12, "peak_bytes_per_second": 5.3e12,
+                 "watts_per_chip": 750}})",
+                               &catalog)
+                  .ok());
+  const core::ChipPeak* h100 = catalog.Find("h100");
+  EXPECT_EQ(h100->usd_per_chip_hour, 2.1);
+  EXPECT_EQ(h100->watts_per_chip, 700);       // the example kept
+  EXPECT_EQ(h100->flops_per_second, 989e12);  // kept
+  EXPECT_EQ(catalog.Find("mi300x")->watts_per_chip, 750);
+  EXPECT_EQ(catalog.Find("mi300x")->usd_per_chip_hour, 0);  // unknown
+}
+
 TEST(ApplyCatalogJsonTest, EmptyObjectChangesNothing) {
   core::Catalog catalog = core::Catalog::Default();
   ASSERT_TRUE(ApplyCatalogJson("{}", &catalog).ok());
@@ -39,7 +55,11 @@ TEST(ApplyCatalogJsonTest, ErrorsNameTheEntryAndFieldAndChangeNothing) {
       {"{", "not JSON"},
       {"[1]", "want an object"},
       {R"({"x": 1})", "x: want an object"},
-      {R"({"x": {"peak_flops": 1e15}})", "x.peak_bytes_per_second: missing"},
+      {R"({"y": {"peak_flops": 1e15}})", "y.peak_bytes_per_second: missing"},
+      {R"({"x": {"usd_per_chip_hour": -2}})",
+       "x.usd_per_chip_hour: must be a positive number, got -2"},
+      {R"({"x": {"watts_per_chip": "700"}})",
+       "x.watts_per_chip: must be a positive number"},
       {R"({"x": {"peak_flops": -1, "peak_bytes_per_second": 1}})",
        "x.peak_flops: must be a positive number, got -1"},
       {R"({"x": {"peak_flops": "1e15", "peak_bytes_per_second": 1}})",

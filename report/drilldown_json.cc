@@ -98,6 +98,27 @@ nlohmann::ordered_json JobsToJson(const core::JobsView& view,
   return out;
 }
 
+namespace {
+
+// Issue 18 part 2: the advice, or null.
+Json CheckpointAdviceToJson(const std::optional<core::CheckpointAdvice>& a) {
+  if (!a) return nullptr;
+  auto nullable = [](const std::optional<double>& v) {
+    return v ? Json(*v) : Json(nullptr);
+  };
+  return {{"mtbi_seconds", a->mtbi_seconds},
+          {"mtbi_from", a->mtbi_from_segment ? "segment" : "job"},
+          {"save_seconds", a->save_seconds},
+          {"restart_seconds", a->restart_seconds},
+          {"advised_interval_seconds", a->advised_interval_seconds},
+          {"actual_interval_seconds", nullable(a->actual_interval_seconds)},
+          {"expected_lost_checkpoint_share",
+           {{"advised", a->expected_share_at_advised},
+            {"actual", nullable(a->expected_share_at_actual)}}}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json JobViewToJson(const core::JobView& view) {
   const core::JobReport& job = view.job;
   Json out = {{"as_of", FormatRfc3339(view.as_of_ns)}, {"job", RankedJob(job)}};
@@ -109,6 +130,8 @@ nlohmann::ordered_json JobViewToJson(const core::JobView& view) {
   for (const auto& e : view.timeline) out["timeline"].push_back(EntryToJson(e));
   out["timeline_omitted"] = view.timeline_omitted;
   out["note"] = view.note.empty() ? Json(nullptr) : Json(view.note);
+  out["checkpoint_advice"] =
+      CheckpointAdviceToJson(core::JobViewCheckpointAdvice(view));
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "core/badput_cost.h"
 #include "report/report_table.h"
 #include "report/table_cells.h"
 #include "util/time_format.h"
@@ -140,16 +141,29 @@ std::string WindowsTable(const core::JobView& view) {
   return out;
 }
 
+// Issue 18: "$12.34" and "5.6 kWh" of category `c`, or "-" when unknown.
+std::string Dollars(const std::optional<core::CategoryChipSeconds>& usd,
+                    core::Category c) {
+  return usd ? absl::StrFormat("$%.2f", (*usd)[core::Index(c)]) : "-";
+}
+std::string Kwh(const std::optional<core::CategoryChipSeconds>& kwh,
+                core::Category c) {
+  return kwh ? absl::StrFormat("%.1f kWh", (*kwh)[core::Index(c)]) : "-";
+}
+
 std::string BreakdownTable(const core::JobReport& job) {
   std::string out =
       "\nWHERE THE TIME WENT (all time; badput largest first)\n"
-      "CATEGORY      TIME       SHARE\n";
+      "CATEGORY      TIME       SHARE         COST       ENERGY\n";
   const double total = static_cast<double>(job.total_ns);
+  const auto usd = core::JobCostUsd(job);
+  const auto kwh = core::JobEnergyKwh(job);
   auto row = [&](core::Category c, double ns) {
     absl::StrAppendFormat(
-        &out, "%-12s %9s %7s\n", core::CategoryName(c),
+        &out, "%-12s %9s %7s %12s %12s\n", core::CategoryName(c),
         FormatHms(static_cast<int64_t>(ns)),
-        FormatPercent(total > 0 ? std::optional(ns / total) : std::nullopt));
+        FormatPercent(total > 0 ? std::optional(ns / total) : std::nullopt),
+        Dollars(usd, c), Kwh(kwh, c));
   };
   for (const auto& [c, ns] : core::BadputByCategory(job.nanos)) row(c, ns);
   row(core::Category::kProductive,
@@ -221,13 +235,36 @@ std::string TimelineText(const core::JobView& view) {
 
 }  // namespace
 
+namespace {
+
+// Issue 18 part 2: one line of checkpoint advice, or nothing.
+std::string AdviceText(const core::JobView& view) {
+  const std::optional<core::CheckpointAdvice> a =
+      core::JobViewCheckpointAdvice(view);
+  if (!a) return "";
+  std::string out = absl::StrFormat(
+      "checkpoint advice: save every %.1f min (Young/Daly sqrt(2 C M): "
+      "M %.2f h between interruptions, C %.0f s per save; restarts R %.0f "
+      "s); expected lost + checkpoint %.1f%% of running time",
+      a->advised_interval_seconds / 60, a->mtbi_seconds / 3600, a->save_seconds,
+      a->restart_seconds, 100 * a->expected_share_at_advised);
+  if (a->actual_interval_seconds) {
+    absl::StrAppendFormat(&out, ", %.1f%% now (every %.1f min)",
+                          100 * *a->expected_share_at_actual,
+                          *a->actual_interval_seconds / 60);
+  }
+  return out + "\n";
+}
+
+}  // namespace
+
 std::string FormatJobViewTable(const core::JobView& view) {
   if (!view.note.empty()) {  // all time only
     return JobHeader(view) + "note: " + view.note + "\n" +
            BreakdownTable(view.job) + Progress(view.job);
   }
   return JobHeader(view) + WindowsTable(view) + BreakdownTable(view.job) +
-         Progress(view.job) + TimelineText(view);
+         Progress(view.job) + AdviceText(view) + TimelineText(view);
 }
 
 namespace {
@@ -240,13 +277,19 @@ double TotalsLostChipSeconds(const core::Totals& t) {
 std::string FleetBadput(const core::Totals& fleet) {
   std::string out =
       "\nWHERE THE CHIP-TIME WENT (badput largest first)\n"
-      "CATEGORY             CHIP-TIME   SHARE\n";
+      "CATEGORY             CHIP-TIME   SHARE         COST       ENERGY\n";
   const double total = fleet.total_chip_seconds;
   for (const auto& [c, chip_seconds] :
        core::BadputByCategory(fleet.chip_seconds)) {
-    absl::StrAppendFormat(&out, "%-12s %18s %7s\n", core::CategoryName(c),
-                          FormatChipHours(chip_seconds),
-                          FormatPercent(chip_seconds / total));
+    absl::StrAppendFormat(&out, "%-12s %18s %7s %12s %12s\n",
+                          core::CategoryName(c), FormatChipHours(chip_seconds),
+                          FormatPercent(chip_seconds / total),
+                          Dollars(fleet.cost_usd, c), Kwh(fleet.energy_kwh, c));
+  }
+  if (fleet.unpriced_chip_seconds > 0) {
+    absl::StrAppendFormat(&out,
+                          "(cost leaves out %s of jobs without a price)\n",
+                          FormatChipHours(fleet.unpriced_chip_seconds));
   }
   return out;
 }

@@ -44,6 +44,20 @@ void SetOptional(const std::optional<double>& v,
   if (v) (out->*set)(*v);
 }
 
+// Issue 18's sums; a server that predates them sends none (zero).
+void CostFromProto(const v1::Totals& in, core::Totals* out) {
+  for (int i = 0; i < core::kNumCategories; ++i) {
+    if (i < in.category_cost_usd_size()) {
+      out->cost_usd[i] = in.category_cost_usd(i);
+    }
+    if (i < in.category_energy_kwh_size()) {
+      out->energy_kwh[i] = in.category_energy_kwh(i);
+    }
+  }
+  out->unpriced_chip_seconds = in.unpriced_chip_seconds();
+  out->unpowered_chip_seconds = in.unpowered_chip_seconds();
+}
+
 }  // namespace
 
 v1::Totals TotalsToProto(const core::Totals& totals) {
@@ -57,6 +71,10 @@ v1::Totals TotalsToProto(const core::Totals& totals) {
   }
   out.set_jobs(totals.jobs);
   out.set_jobs_without_chips(totals.jobs_without_chips);
+  for (double usd : totals.cost_usd) out.add_category_cost_usd(usd);
+  for (double kwh : totals.energy_kwh) out.add_category_energy_kwh(kwh);
+  out.set_unpriced_chip_seconds(totals.unpriced_chip_seconds);
+  out.set_unpowered_chip_seconds(totals.unpowered_chip_seconds);
   return out;
 }
 
@@ -78,6 +96,7 @@ absl::StatusOr<core::Totals> TotalsFromProto(const v1::Totals& in) {
   }
   out.jobs = in.jobs();
   out.jobs_without_chips = in.jobs_without_chips();
+  CostFromProto(in, &out);
   return out;
 }
 

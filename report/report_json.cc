@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/badput_cost.h"
 #include "core/category.h"
 #include "proto/event.pb.h"
 #include "util/time_format.h"
@@ -43,6 +44,16 @@ Json ChipSeconds(const core::Totals& totals) {
   for (int i = 0; i < core::kNumCategories; ++i) {
     out[core::CategoryName(static_cast<core::Category>(i))] =
         totals.chip_seconds[i];
+  }
+  return out;
+}
+
+// Issue 18: {"queued": x, ..., "lost": x}, or null when unknown.
+Json ByCategory(const std::optional<core::CategoryChipSeconds>& values) {
+  if (!values) return nullptr;
+  Json out = Json::object();
+  for (int i = 0; i < core::kNumCategories; ++i) {
+    out[core::CategoryName(static_cast<core::Category>(i))] = (*values)[i];
   }
   return out;
 }
@@ -102,6 +113,8 @@ nlohmann::ordered_json JobReportToJson(const core::JobReport& job) {
       elastic ? Json(elastic->degraded_chip_seconds) : Json(nullptr);
   out["slice_efficiency"] =
       elastic ? Nullable(elastic->slice_efficiency) : Json(nullptr);
+  out["cost_usd"] = ByCategory(core::JobCostUsd(job));
+  out["energy_kwh"] = ByCategory(core::JobEnergyKwh(job));
   return out;
 }
 
@@ -118,6 +131,10 @@ nlohmann::ordered_json TotalsToJson(const core::Totals& totals) {
   out["slice_efficiency"] = Nullable(elastic.slice_efficiency);
   out["jobs"] = totals.jobs;
   out["jobs_without_chips"] = totals.jobs_without_chips;
+  out["cost_usd"] = ByCategory(totals.cost_usd);
+  out["energy_kwh"] = ByCategory(totals.energy_kwh);
+  out["unpriced_chip_seconds"] = totals.unpriced_chip_seconds;
+  out["unpowered_chip_seconds"] = totals.unpowered_chip_seconds;
   return out;
 }
 

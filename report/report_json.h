@@ -15,6 +15,10 @@ namespace goodput::report {
 // (0) and unset steps are null. Beyond the SPEC, "fleet" and every segment
 // value also carry "jobs" (jobs in the set) and "jobs_without_chips" (of
 // those, jobs with unknown chips, left out of the chip-seconds sums).
+// Issue 18: every job, "fleet" and segment value carries "cost_usd" and
+// "energy_kwh" keyed by category (a job's null when its accelerator has no
+// price or power), sets also "unpriced_chip_seconds" and
+// "unpowered_chip_seconds" (left out of those sums).
 // Stateless, thread-safe functions.
 
 // The report as a JSON value (insertion-ordered keys).

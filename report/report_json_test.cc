@@ -51,13 +51,13 @@ TEST(ReportJsonTest, TopLevelAndJobKeysAreInSpecOrder) {
   Json json = ReportToJson(testing::TwoJobReport());
   EXPECT_THAT(Keys(json),
               ElementsAre("as_of", "since", "jobs", "fleet", "segments"));
-  EXPECT_THAT(
-      Keys(json["jobs"][0]),
-      ElementsAre("job_id", "chips", "accelerator", "workload", "framework",
-                  "labels", "state", "seconds", "custom_seconds",
-                  "at_risk_seconds", "ideal_seconds", "goodput", "sg", "rg",
-                  "pg", "mpg", "steps", "interruptions", "min_chips",
-                  "degraded_chip_seconds", "slice_efficiency"));
+  EXPECT_THAT(Keys(json["jobs"][0]),
+              ElementsAre("job_id", "chips", "accelerator", "workload",
+                          "framework", "labels", "state", "seconds",
+                          "custom_seconds", "at_risk_seconds", "ideal_seconds",
+                          "goodput", "sg", "rg", "pg", "mpg", "steps",
+                          "interruptions", "min_chips", "degraded_chip_seconds",
+                          "slice_efficiency", "cost_usd", "energy_kwh"));
   EXPECT_THAT(Keys(json["jobs"][0]["seconds"]), ElementsAreArray(kCategories));
   EXPECT_THAT(Keys(json["jobs"][0]["steps"]),
               ElementsAre("last", "last_checkpoint", "lost"));
@@ -109,7 +109,11 @@ TEST(ReportJsonTest, FleetAndSegmentsShareOneShape) {
                                     "degraded_chip_seconds",
                                     "slice_efficiency",
                                     "jobs",
-                                    "jobs_without_chips"};
+                                    "jobs_without_chips",
+                                    "cost_usd",
+                                    "energy_kwh",
+                                    "unpriced_chip_seconds",
+                                    "unpowered_chip_seconds"};
   EXPECT_THAT(Keys(json["fleet"]), ElementsAreArray(shape));
   EXPECT_THAT(Keys(json["fleet"]["chip_seconds"]),
               ElementsAreArray(kCategories));
@@ -118,6 +122,22 @@ TEST(ReportJsonTest, FleetAndSegmentsShareOneShape) {
                           "label:tier", "size", "workload"));
   EXPECT_THAT(Keys(json["segments"]["accelerator"]["tpu-v5e"]),
               ElementsAreArray(shape));
+}
+
+TEST(ReportJsonTest, CostAndEnergyByCategory) {
+  Json json = ReportToJson(testing::TwoJobReport());
+  // llm-7: 256 chips at $3.6 and 360 W; lost 660 s = 168960 chip-seconds
+  // = 46.93 chip-hours x $3.6 = $168.96, and 168960 x 360 / 3.6e6 kWh.
+  EXPECT_DOUBLE_EQ(json["jobs"][0]["cost_usd"]["lost"], 168.96);
+  EXPECT_DOUBLE_EQ(json["jobs"][0]["energy_kwh"]["lost"], 16.896);
+  // queued 120 s: priced ($30.72), but no power drawn.
+  EXPECT_DOUBLE_EQ(json["jobs"][0]["cost_usd"]["queued"], 30.72);
+  EXPECT_DOUBLE_EQ(json["jobs"][0]["energy_kwh"]["queued"], 0);
+  // serve-1 has no rates: null, and its 8 x 3690 chip-seconds unpriced.
+  EXPECT_TRUE(json["jobs"][1]["cost_usd"].is_null());
+  EXPECT_DOUBLE_EQ(json["fleet"]["cost_usd"]["lost"], 168.96);
+  EXPECT_DOUBLE_EQ(json["fleet"]["unpriced_chip_seconds"], 29520);
+  EXPECT_DOUBLE_EQ(json["fleet"]["unpowered_chip_seconds"], 29520);
 }
 
 TEST(ReportJsonTest, ValuesAreConverted) {

@@ -78,7 +78,11 @@ core::JobsView MergeJobsViews(const std::vector<core::JobsView>& shards,
 void AddTotals(const core::Totals& from, core::Totals* to) {
   for (int i = 0; i < core::kNumCategories; ++i) {
     to->chip_seconds[i] += from.chip_seconds[i];
+    to->cost_usd[i] += from.cost_usd[i];
+    to->energy_kwh[i] += from.energy_kwh[i];
   }
+  to->unpriced_chip_seconds += from.unpriced_chip_seconds;
+  to->unpowered_chip_seconds += from.unpowered_chip_seconds;
   to->total_chip_seconds += from.total_chip_seconds;
   to->ideal_chip_seconds += from.ideal_chip_seconds;
   to->costed_productive_chip_seconds += from.costed_productive_chip_seconds;

@@ -59,6 +59,8 @@ core::JobReport TrainingJob() {
   job.last_checkpoint = 1000;
   job.lost_steps = 220;
   job.interruptions = 1;
+  job.usd_per_chip_hour = 3.6;  // $ = chip-seconds / 1000
+  job.watts_per_chip = 360;     // kWh = chip-seconds / 10000
   return job;
 }
 
@@ -137,6 +139,26 @@ void AddJobToTotals(const core::JobReport& job, core::Totals* totals) {
   totals->ideal_chip_seconds += chips * job.ideal_seconds;
   totals->costed_productive_chip_seconds +=
       chips * job.costed_productive_ns / 1e9;
+  AddJobCostToTotals(job, totals);
+}
+
+void AddJobCostToTotals(const core::JobReport& job, core::Totals* totals) {
+  const double chips = static_cast<double>(job.chips);
+  for (int i = 0; i < core::kNumCategories; ++i) {
+    const double chip_seconds = chips * job.nanos[i] / 1e9;
+    if (job.usd_per_chip_hour) {
+      totals->cost_usd[i] += chip_seconds * *job.usd_per_chip_hour / 3600;
+    } else {
+      totals->unpriced_chip_seconds += chip_seconds;
+    }
+    const bool held =
+        i != Index(Category::kQueued) && i != Index(Category::kRecovery);
+    if (job.watts_per_chip && held) {
+      totals->energy_kwh[i] += chip_seconds * *job.watts_per_chip / 3.6e6;
+    } else if (!job.watts_per_chip) {
+      totals->unpowered_chip_seconds += chip_seconds;
+    }
+  }
 }
 
 core::FleetReport TwoJobReport() {

@@ -29,6 +29,11 @@ void ExpectMatchesGolden(const std::string& name, const std::string& actual);
 // chips, or counted in jobs_without_chips when chips are unknown.
 void AddJobToTotals(const core::JobReport& job, core::Totals* totals);
 
+// The job's $ and kWh (issue 18) added to `totals` by hand, independently
+// of core/badput_cost.cc: chip-seconds x $/3600 and x W/3.6e6 (held
+// categories only), or to the unpriced and unpowered chip-seconds.
+void AddJobCostToTotals(const core::JobReport& job, core::Totals* totals);
+
 // A hand-built report: two jobs (one training with every category, custom
 // time and an interruption; one serving without costed steps), fleet and
 // segment totals, capacity known for the fleet and one accelerator.

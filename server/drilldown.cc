@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "core/badput_cost.h"
 #include "core/event_order.h"
 #include "core/fleet_report.h"
 #include "core/job_timeline.h"
@@ -98,6 +99,7 @@ absl::StatusOr<core::JobView> Drilldown::Job(
   core::JobView view;
   view.as_of_ns = as_of_ns;
   view.job = *job;
+  core::PriceJob(ingestor_->config().catalog, &view.job);  // issue 18
   if (s = AddWindows(windows, events, cancelled, &view); !s.ok()) return s;
   view.windows.push_back({"all", std::nullopt, *job});
   view.timeline = core::BuildJobTimeline(events, as_of_ns);
@@ -124,6 +126,7 @@ absl::StatusOr<core::JobView> Drilldown::DeletedJobView(
   core::JobView view;
   view.as_of_ns = as_of_ns;
   view.job = snapshot.report;
+  core::PriceJob(ingestor_->config().catalog, &view.job);  // issue 18
   view.windows.push_back({"all", std::nullopt, snapshot.report});
   view.note = absl::StrCat("raw events deleted by ", flag,
                            "; timeline and windows unavailable");

@@ -2,8 +2,10 @@
 // docs/delivery.md.
 #include <signal.h>
 
+#include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "report/catalog_file.h"
 #include "server/goodputd.h"
 #include "server/security_flags.h"
 #include "util/flags.h"
@@ -31,7 +34,7 @@ struct Flags {
   std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
       stall_after, fault, max_job_series, ended_job_grace, windows,
       segment_labels, retention, state_every, state_every_events,
-      shutdown_grace, log_format;
+      shutdown_grace, log_format, catalog;
   goodput::server::SecurityFlags security;
 };
 
@@ -50,6 +53,23 @@ absl::Status ParseRetention(const Flags& flags,
   }
   options->retention_ns = *ns;
   return absl::OkStatus();
+}
+
+// --catalog=FILE: accelerator entries (peaks, $ per chip-hour, W per chip)
+// over the built-in catalog, as goodputctl replay --catalog.
+absl::Status ParseCatalog(const Flags& flags,
+                          goodput::server::GoodputdOptions* options) {
+  if (!flags.catalog) return absl::OkStatus();
+  std::ifstream in(*flags.catalog, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::Status s = in.good() || in.eof()
+                       ? goodput::report::ApplyCatalogJson(
+                             text.str(), &options->config.catalog)
+                       : absl::NotFoundError("cannot read the file");
+  if (s.ok()) return s;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--catalog: ", *flags.catalog, ": ", s.message()));
 }
 
 constexpr char kDefaultMetricsAddress[] = "127.0.0.1:7701";
@@ -157,6 +177,7 @@ absl::Status ToOptions(const Flags& flags,
     options->log_format = *format;
   }
   if (absl::Status s = ParseRetention(flags, options); !s.ok()) return s;
+  if (absl::Status s = ParseCatalog(flags, options); !s.ok()) return s;
   if (absl::Status s = ParseStatePolicy(flags, options); !s.ok()) return s;
   return ToMetricsOptions(flags, options);
 }
@@ -191,6 +212,8 @@ void AddFlags(goodput::FlagParser* parser, Flags* flags) {
                     "job label keys added as segment labels (label_KEY)");
   parser->AddString("lateness", "DURATION", &flags->lateness,
                     "allowed event-time lateness per job (default 5s)");
+  parser->AddString("catalog", "FILE", &flags->catalog,
+                    "accelerator catalog entries (JSON; docs/semantics.md)");
   parser->AddString("stall_after", "DURATION", &flags->stall_after,
                     "in-flight step time after this is a hang (default 10m)");
   parser->AddBool("fsync", &flags->fsync, "sync the WAL on every batch");

@@ -264,8 +264,15 @@ void LiveState::Flush(LiveJob* job, int64_t through_ns) {
   if (n > 0) job->view.reset();
 }
 
+std::vector<std::string> LiveState::HostsOf(const std::string& job_id) const {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return {};
+  return it->second.hosts.Current();
+}
+
 void LiveState::ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t,
                                int rank) {
+  job->hosts.Add(e.host(), t);
   auto result = job->tracker.Apply(e);
   ++stats_.applied;
   ++job->applied_events;

@@ -16,6 +16,7 @@
 #include "core/capacity_tracker.h"
 #include "core/config.h"
 #include "core/fleet_report.h"
+#include "core/job_hosts.h"
 #include "core/job_tracker.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
@@ -176,6 +177,9 @@ class LiveState {
   const Stats& stats() const { return stats_; }
   const core::Config& config() const { return *config_; }
   size_t job_count() const { return jobs_.size(); }  // held in memory
+  // The hosts job `job_id` currently runs on, from its applied events'
+  // `host` (core::JobHosts; empty for a job not held or never hosted).
+  std::vector<std::string> HostsOf(const std::string& job_id) const;
   bool has_job(const std::string& job_id) const {
     return jobs_.count(job_id) > 0;
   }
@@ -225,6 +229,9 @@ class LiveState {
     // it back; its report is in evicted_ as this snapshot's.
     std::unique_ptr<storage::JobSnapshot> evicted;
     core::JobTracker tracker;
+    // Hosts that reported within 15 min of the job's newest applied event,
+    // at most 4096 (goodput_job_host_info).
+    core::JobHosts hosts{900 * core::kNanosPerSecond, 4096};
     std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
     // Reports' cache: `tracker` with the whole `buffer` applied, made by
     // the first report after a change to either (View) and dropped at the

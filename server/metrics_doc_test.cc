@@ -52,9 +52,9 @@ constexpr char kFleet[] = R"(
 10:01:30 {"job_id":"s","job_ended":{"outcome":"SUCCEEDED"}}
 10:00:00 {"job_id":"r","job_submitted":{"chips":2,"accelerator":"tpu-v5p","workload":"TRAINING"}}
 10:00:00 {"job_id":"r","started":{}}
-10:00:10 {"job_id":"r","step":{"step":1}}
-10:03:00 {"job_id":"r","step":{"step":2}}
-10:03:30 {"job_id":"r","step":{"step":3}}
+10:00:10 {"job_id":"r","host":"h3","step":{"step":1}}
+10:03:00 {"job_id":"r","host":"h2","step":{"step":2}}
+10:03:30 {"job_id":"r","host":"h2","step":{"step":3}}
 10:00:00 {"host":"h1","heartbeat":{"chips":16,"accelerator":"tpu-v5p"}}
 10:02:00 {"host":"h1","heartbeat":{"chips":16,"accelerator":"tpu-v5p"}}
 10:03:30 {"host":"h1","heartbeat":{"chips":16,"accelerator":"tpu-v5p"}}
@@ -216,6 +216,17 @@ class MetricsDocTest : public ::testing::Test {
   FakeClock clock_{T("2026-11-22T12:00:00Z")};
   std::unique_ptr<Goodputd> server_;
 };
+
+// Issue 18 part 4: r (running, with series) reported from h3 and h2 (its
+// newest event, still within the lateness, is not applied yet); jobs
+// without a host have no sample.
+TEST_F(MetricsDocTest, JobHostInfoNamesTheHostsOfJobsWithSeries) {
+  IngestFleet();
+  const std::string text = Scrape();
+  EXPECT_EQ(Sum(text, "goodput_job_host_info", {"job_id=\"r\""}), 2);
+  EXPECT_EQ(Sum(text, "goodput_job_host_info", {"host=\"h3\""}), 1);
+  EXPECT_EQ(Sum(text, "goodput_job_host_info", {"job_id=\"s\""}), 0);
+}
 
 TEST_F(MetricsDocTest, ServedFamiliesAreExactlyTheDocumentedOnes) {
   IngestFleet();

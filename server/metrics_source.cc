@@ -278,9 +278,31 @@ void MetricsSource::AddStateFamily(std::vector<MetricFamilyData>* out) const {
   out->push_back(std::move(lost));
 }
 
+namespace {
+
+// Issue 18 part 4: goodput_job_host_info{job_id, host} = 1 for each
+// current host of each job with per-job series (the join with per-host GPU
+// telemetry, docs/metrics.md).
+MetricFamilyData HostInfoFamily(const std::vector<std::string>& job_ids,
+                                const LiveState& state) {
+  MetricFamilyData f =
+      NewFamily("goodput_job_host_info",
+                "1 for each host a job with series runs on (its events' host).",
+                MetricKind::kGauge);
+  for (const std::string& id : job_ids) {
+    for (const std::string& host : state.HostsOf(id)) {
+      AddSample(&f, {{"job_id", id}, {"host", host}}, 1);
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
 std::vector<MetricFamilyData> MetricsSource::Collect() {
   absl::MutexLock lock(&mu_);
   LiveState::Stats live;
+  MetricFamilyData hosts;
   int64_t applied_ns = 0, evicted_jobs = 0;
   size_t live_jobs = 0;
   ingestor_->VisitLive([&](const LiveState& state) {
@@ -302,12 +324,14 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
     });
     applied_ns = state.applied_through_ns();
     fleet_.Finish(state.capacity().ChipSeconds(applied_ns), applied_ns);
+    hosts = HostInfoFamily(fleet_.SeriesJobIds(), state);
     live = state.stats();
     live_jobs = state.job_count();
     evicted_jobs = state.evicted_totals().jobs();
   });
   SaveState();
   std::vector<MetricFamilyData> out = fleet_.Families();
+  out.push_back(std::move(hosts));
   AddStateFamily(&out);
   const IngestStats stats = ingestor_->stats();
   AddBatchFamilies(stats, &out);
