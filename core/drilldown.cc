@@ -56,7 +56,11 @@ std::vector<std::pair<Category, double>> Badput(const Amounts& amounts) {
   std::vector<std::pair<Category, double>> out;
   for (int i = 0; i < kNumCategories; ++i) {
     const auto c = static_cast<Category>(i);
-    if (c == Category::kProductive || amounts[i] <= 0) continue;
+    // Excluded time is no badput (docs/semantics.md, "Exclusions").
+    if (c == Category::kProductive || c == Category::kExcluded ||
+        amounts[i] <= 0) {
+      continue;
+    }
     out.emplace_back(c, static_cast<double>(amounts[i]));
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {

@@ -193,6 +193,7 @@ TEST_F(DrilldownTest, BadputByCategoryLargestFirstWithoutProductive) {
   nanos[Index(Category::kLost)] = 9;
   nanos[Index(Category::kProductive)] = 100;
   nanos[Index(Category::kInit)] = 5;
+  nanos[Index(Category::kExcluded)] = 50;  // no badput (exclusions)
   EXPECT_THAT(BadputByCategory(nanos),
               ElementsAre(Pair(Category::kLost, 9), Pair(Category::kQueued, 5),
                           Pair(Category::kInit, 5)));

@@ -29,6 +29,8 @@ Json Share(double part, double total) {
 template <typename Amounts>
 Json BadputList(const Amounts& amounts, double total, const char* unit,
                 double scale) {
+  // Shares of the counted time: excluded time is left out.
+  total -= static_cast<double>(amounts[core::Index(core::Category::kExcluded)]);
   Json out = Json::array();
   for (const auto& [category, amount] : core::BadputByCategory(amounts)) {
     out.push_back({{"category", core::CategoryName(category)},
