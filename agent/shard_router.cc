@@ -9,13 +9,23 @@ namespace goodput::agent {
 ShardRouter::ShardRouter(ShardMap map, std::vector<EventSink*> shards)
     : map_(std::move(map)), shards_(std::move(shards)) {}
 
-void ShardRouter::Add(v1::Event event) {
+void ShardRouter::Add(v1::Event event) { AddWithId(std::move(event), 0); }
+
+void ShardRouter::AddWithId(v1::Event event, uint64_t id) {
   if (!event.job_id().empty()) {
-    shards_[map_.ShardOf(event.job_id())]->Add(std::move(event));
+    shards_[map_.ShardOf(event.job_id())]->AddWithId(std::move(event), id);
     return;
   }
-  for (size_t i = 0; i + 1 < shards_.size(); ++i) shards_[i]->Add(event);
-  shards_.back()->Add(std::move(event));
+  for (size_t i = 0; i + 1 < shards_.size(); ++i) {
+    shards_[i]->AddWithId(event, id);
+  }
+  shards_.back()->AddWithId(std::move(event), id);
+}
+
+absl::Status ShardRouter::Sync() {
+  absl::Status result;
+  for (EventSink* shard : shards_) result.Update(shard->Sync());
+  return result;
 }
 
 std::string ShardSpoolDir(const std::string& dir, size_t shard, size_t shards) {
