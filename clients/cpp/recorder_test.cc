@@ -98,6 +98,8 @@ class RecorderTest : public ::testing::Test {
     o.attempt = "att-1";
     o.socket_path = dir_ + "/agent.sock";
     o.spool_dir = dir_ + "/spool";
+    o.ack = false;  // LineServer is a plain agent; ack mode: AckWindow's
+                    // test, tests/ack_kill_test.cc with a real agent
     return o;
   }
   std::vector<std::string> SpoolFiles(const std::string& ext) {
@@ -192,6 +194,22 @@ TEST_F(RecorderTest, FullQueueDropsAndCountsInsteadOfBlocking) {
   for (int i = 0; i < 20000; ++i) dropped += rec.Step(i + 1) ? 0 : 1;
   EXPECT_GT(dropped, 0);
   EXPECT_GE(rec.counts().dropped, dropped);
+}
+
+TEST_F(RecorderTest, AnAgentWithoutTheAckModeGetsPlainLines) {
+  LineServer server(dir_ + "/agent.sock", /*read=*/true);
+  RecorderOptions o = Options();
+  o.ack = true;
+  o.hello_timeout = absl::Milliseconds(100);  // it never answers
+  Recorder rec(o, &clock_);
+  rec.Step(1);
+  std::vector<std::string> lines = server.WaitForLines(2);
+  ASSERT_THAT(lines, SizeIs(2));
+  EXPECT_EQ(lines[0], kAckHello);
+  v1::Event e;
+  EXPECT_TRUE(codec::LineDecoder().DecodeLine(lines[1], &e).ok()) << lines[1];
+  ASSERT_TRUE(rec.Flush(absl::Seconds(20)));
+  EXPECT_EQ(rec.counts().sent, 1);
 }
 
 TEST_F(RecorderTest, DisabledRecorderSendsNothing) {
