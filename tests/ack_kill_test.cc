@@ -85,14 +85,16 @@ class AckKillTest : public ::testing::Test {
     return -1;
   }
 
-  // Kills the agent once it took `lines` socket lines (or after 30 s),
-  // then starts it again on the same spool.
+  // Kills the agent once it took `lines` events (socket lines, or from
+  // the client spool file; or after 10 s), then starts it again on the
+  // same spool.
   void KillAgentAfter(int lines) {
     (void)Eventually(
         [&] {
-          return AgentMetric("goodput_agent_accepted_lines_total") >= lines;
+          return AgentMetric("goodput_agent_accepted_lines_total") >= lines ||
+                 AgentMetric("goodput_agent_spooled_events_total") >= lines;
         },
-        30);
+        10);
     duplicates_ +=
         std::max(0.0, AgentMetric("goodput_agent_duplicate_events_total"));
     agent_->Kill(SIGKILL);
