@@ -4,7 +4,7 @@
 // goodputd's report equals the replay of everything the client sent. Run
 // with the Python client (a separate process) and the C++ Recorder (in
 // this process; the agent is another). CI kills the agent twice per
-// client; .ci/nightly sets GOODPUT_ACK_KILLS=20.
+// client; .ci/nightly (GOODPUT_NIGHTLY=1) 20 times.
 #include <signal.h>
 
 #include <cstdlib>
@@ -33,9 +33,11 @@ using ::goodput::testing::WaitForPort;
 
 constexpr char kAsOf[] = "--as_of=2026-11-22T16:00:00Z";
 
+// GOODPUT_ACK_KILLS, else 20 under GOODPUT_NIGHTLY (.ci/nightly), else 2.
 int Kills() {
   const char* env = std::getenv("GOODPUT_ACK_KILLS");
-  return env != nullptr ? std::atoi(env) : 2;
+  if (env != nullptr) return std::atoi(env);
+  return std::getenv("GOODPUT_NIGHTLY") != nullptr ? 20 : 2;
 }
 
 class AckKillTest : public ::testing::Test {
