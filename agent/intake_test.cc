@@ -451,7 +451,9 @@ TEST_F(AckModeTest, ADroppedBatchIsNotAckedAndItsIdsAreFreed) {
   std::string got;
   EXPECT_FALSE(ReadUntil(fd, "acked", &got));  // closed, no ack
   EXPECT_EQ(got, "");
-  EXPECT_EQ(intake_->stats().failed_syncs, 1);
+  // Counted just after the close the client saw: wait for it.
+  EXPECT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.failed_syncs == 1; }, kTimeout));
   EXPECT_FALSE(ids_->Contains(EventIds::Hash("e1")));  // a resend is taken
   ::close(fd);
 }
