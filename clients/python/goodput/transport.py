@@ -23,7 +23,12 @@ sends them again, with the same ids, on the next connection, so a killed
 agent loses nothing; the agent drops the ones it had already taken. When
 the agent cannot be reached the unacknowledged events go to the spool file
 at once, and so do those still unacknowledged at close(). An agent that
-does not answer the hello within `socket_timeout` gets plain lines.
+answers the hello late (a busy agent accepts a connection only when a slot
+frees) is still in ack mode on that connection: once the hello went out, no
+plain line is ever written on it. Until the answer comes, events wait with
+the unacknowledged ones; an agent that says nothing for `hello_wait`
+seconds (default 10 x `socket_timeout`) predates the ack mode: the transport
+reconnects without the hello and writes it plain lines.
 """
 
 import atexit
@@ -78,7 +83,8 @@ class Transport(object):
 
     def __init__(self, socket_path=None, spool_dir=None, queue_size=10000,
                  retry_seconds=1.0, socket_timeout=2.0, monotonic=time.monotonic,
-                 ack=True, max_unacked=10000, ack_poll_seconds=0.05):
+                 ack=True, max_unacked=10000, ack_poll_seconds=0.05,
+                 hello_wait=None):
         self.socket_path = (socket_path or os.environ.get("GOODPUT_SOCKET") or
                             DEFAULT_SOCKET)
         self.spool_dir = (spool_dir or os.environ.get("GOODPUT_SPOOL_DIR") or
@@ -89,10 +95,18 @@ class Transport(object):
         self.ack = ack
         self.max_unacked = max_unacked
         self.ack_poll_seconds = ack_poll_seconds
+        self.hello_wait = (10 * socket_timeout if hello_wait is None
+                           else hello_wait)
         # Ack mode, owned by the thread: the events not acknowledged yet,
         # oldest first; unparsed reply bytes.
         self._unacked = collections.deque()  # of _Unacked
         self._acking = False  # this connection is in ack mode
+        # The hello went out unanswered within socket_timeout: the agent may
+        # still answer it (ack mode), so nothing is written until it does.
+        self._hello_pending = False
+        self._hello_deadline = 0.0
+        self._plain_next = False  # the next connection skips the hello
+        self._hello_partial = b""  # what came of the answer in time
         self._conn_lines = 0  # event lines written on this connection
         self._rejected_lines = set()  # their numbers the agent rejected
         self._replies = b""
@@ -217,7 +231,8 @@ class Transport(object):
                 return self._count("sent")
             return self._spool_or_drop(event_id, event)
         self._unacked.append(_Unacked(event_id, event, line))
-        self._send_unacked(len(self._unacked) - 1)
+        if not self._hello_pending:
+            self._send_unacked(len(self._unacked) - 1)
         self._poll_acks()
 
     def _send_unacked(self, start):
@@ -233,6 +248,8 @@ class Transport(object):
         self._spool_unacked()
 
     def _write_acked(self, start):
+        if self._hello_pending:
+            return True  # written once the agent answers the hello
         items = list(itertools.islice(self._unacked, start, None))
         for item in items:
             self._conn_lines += 1
@@ -252,6 +269,8 @@ class Transport(object):
         """Reads what the agent answered (waits up to `wait` s for it)."""
         if self._sock is None or not self._acking:
             return
+        if self._hello_pending and self._monotonic() >= self._hello_deadline:
+            return self._plain_agent()
         try:
             chunk = self._recv(wait)
         except OSError:
@@ -268,6 +287,25 @@ class Transport(object):
             self._disconnect()
             return self._spool_unacked()
         self._read_replies(self._replies + chunk)
+        if self._hello_pending is None:  # answered just now: ack mode
+            self._hello_pending = False
+            self._send_unacked(0)
+
+    def _plain_agent(self):
+        """The hello stayed unanswered for hello_wait: an agent without the
+        ack mode. No event was written on this connection; a new one
+        without the hello gets them as plain lines."""
+        _log.warning("goodput: the agent at %s did not answer the ack mode's "
+                     "hello in %.1fs: plain lines", self.socket_path,
+                     self.hello_wait)
+        self._disconnect(retry_now=True)
+        self._plain_next = True
+        pending, self._unacked = self._unacked, collections.deque()
+        for item in pending:
+            if self._write_socket(wire.to_line(item.event).encode("utf-8")):
+                self._count("sent")
+            else:
+                self._spool_or_drop(item.id, item.event)
 
     def _read_replies(self, data):
         lines = data.split(b"\n")
@@ -299,6 +337,9 @@ class Transport(object):
             self._sock.settimeout(self.socket_timeout)
 
     def _reply(self, line):
+        if self._hello_pending and line + b"\n" == HELLO:
+            self._hello_pending = None  # _poll_acks writes what waited
+            return
         try:
             reply = json.loads(line)
         except ValueError:
@@ -368,22 +409,28 @@ class Transport(object):
             return False
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(self.socket_timeout)
+        plain, self._plain_next = self._plain_next, False
         try:
             sock.connect(self.socket_path)
-            self._acking = self.ack and self._hello(sock)
+            answer = self._hello(sock) if self.ack and not plain else False
         except OSError:
             sock.close()
             self._next_connect = now + self.retry_seconds
             return False
+        # None: no answer yet; still ack mode if one comes (_poll_acks).
+        self._acking = answer is not False
+        self._hello_pending = answer is None
+        self._hello_deadline = now + self.hello_wait
         self._sock = sock
         self._conn_lines = 0
         self._rejected_lines = set()
-        self._replies = b""
+        self._replies = self._hello_partial if answer is None else b""
         self._close_spool()  # the agent is back: hand it the spool file
         return True
 
     def _hello(self, sock):
-        """Asks for the ack mode; whether the agent answered yes."""
+        """Asks for the ack mode; whether the agent answered yes, None if it
+        did not answer within socket_timeout (a busy or an old agent)."""
         sock.sendall(HELLO)
         reply = b""
         try:
@@ -393,7 +440,8 @@ class Transport(object):
                     raise ConnectionResetError("agent closed the connection")
                 reply += chunk
         except socket.timeout:
-            return False  # an agent without the ack mode says nothing
+            self._hello_partial = reply  # _poll_acks reads the rest
+            return None
         return reply == HELLO
 
     def _disconnect(self, retry_now=False):
@@ -404,6 +452,7 @@ class Transport(object):
         finally:
             self._sock = None
             self._acking = False
+            self._hello_pending = False
             if not retry_now:
                 self._next_connect = self._monotonic() + self.retry_seconds
 

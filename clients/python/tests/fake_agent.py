@@ -5,6 +5,7 @@ import os
 import socket
 import tempfile
 import threading
+import time
 
 HELLO = b'{"hello":{"ack":1}}'
 
@@ -15,13 +16,18 @@ class FakeAgent(object):
     With `ack` (the default) it speaks the agent's ack mode: it answers the
     hello, unwraps {"id","event"} lines and acknowledges each line at once
     unless `hold_acks` is set. Without it, it is an agent that predates
-    the ack mode: it answers nothing and keeps the hello out of events()."""
+    the ack mode: it answers nothing and keeps the hello out of events().
+    `hello_delay` (s) answers the hello late, as a busy agent whose
+    connections are all taken accepts a new one late. In ack mode a line
+    that is not {"id","event"} is rejected as the agent does (`rejected`)."""
 
-    def __init__(self, path=None, ack=True):
+    def __init__(self, path=None, ack=True, hello_delay=0.0):
         self.dir = tempfile.mkdtemp(prefix="goodput-py-")
         self.path = path or os.path.join(self.dir, "agent.sock")
         self.ack = ack
         self.hold_acks = False
+        self.hello_delay = hello_delay
+        self.rejected = 0
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._server.bind(self.path)
         self._server.listen(8)
@@ -56,6 +62,7 @@ class FakeAgent(object):
                 if line == HELLO:
                     acking = self.ack
                     if acking:
+                        time.sleep(self.hello_delay)
                         conn.sendall(HELLO + b"\n")
                     continue
                 n += 1
@@ -66,6 +73,10 @@ class FakeAgent(object):
     def _take(self, line, acking):
         record = json.loads(line)
         with self._lock:
+            if acking and not (isinstance(record, dict) and "id" in record
+                               and "event" in record):
+                self.rejected += 1
+                return
             if acking:
                 self._lines.append((record["id"], record["event"]))
             else:

@@ -385,6 +385,25 @@ class AckModeTest(unittest.TestCase):
         self.assertEqual(spooled, sent)  # same ids: the agent drops repeats
         self.assertEqual(t.counts, {"sent": 0, "spooled": 5, "dropped": 0})
 
+    def test_a_late_hello_answer_keeps_the_ack_mode(self):
+        # A busy agent (every --max_connections slot taken) accepts the
+        # connection after the client's socket_timeout, then answers the
+        # hello: that connection is in ack mode on the agent's side, so
+        # plain lines written on it would all be rejected, yet counted
+        # "sent" (.ci/adversarial lost its first chunk so).
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "agent.sock")
+        agent = FakeAgent(path, hello_delay=0.6)
+        t = self.transport(path, d, socket_timeout=0.2)
+        for n in range(3):
+            t.send({"n": n})
+        self.assertEqual(agent.wait_for(3), [{"n": 0}, {"n": 1}, {"n": 2}])
+        self.assertTrue(t.flush())
+        self.assertEqual(agent.rejected, 0)
+        self.assertTrue(all(i for i, _ in agent.records()))  # with their ids
+        self.assertEqual(t.counts, {"sent": 3, "spooled": 0, "dropped": 0})
+        t.close()
+
     def test_an_agent_without_ack_mode_gets_plain_lines(self):
         d = tempfile.mkdtemp()
         path = os.path.join(d, "agent.sock")
