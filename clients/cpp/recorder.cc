@@ -251,6 +251,14 @@ bool Recorder::ConnectSocket() {
   absl::Status connected = socket_.Connect(path);
   if (connected.ok() && options_.ack) {
     acks = socket_.AskAck(options_.hello_timeout);
+    if (acks.ok() && !*acks) {
+      // No answer in time. A busy agent (all its --max_connections taken)
+      // accepts this connection late, answers the hello then and holds it
+      // in ack mode, rejecting every plain line (.ci/adversarial lost
+      // events so): plain lines go on a new connection, without the hello.
+      socket_.Close();
+      connected = socket_.Connect(path);
+    }
   }
   if (!connected.ok() || !acks.ok()) {
     socket_.Close();

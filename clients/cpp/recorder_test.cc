@@ -52,6 +52,10 @@ class LineServer {
     mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(20));
     return absl::StrSplit(data_, '\n', absl::SkipEmpty());
   }
+  size_t Connections() {
+    absl::MutexLock lock(&mu_);
+    return conns_.size();
+  }
   // Shuts the connections for reading, as the agent does before it closes
   // an idle one: the client's next write fails with EPIPE.
   void ShutReads() {
@@ -210,6 +214,10 @@ TEST_F(RecorderTest, AnAgentWithoutTheAckModeGetsPlainLines) {
   EXPECT_TRUE(codec::LineDecoder().DecodeLine(lines[1], &e).ok()) << lines[1];
   ASSERT_TRUE(rec.Flush(absl::Seconds(20)));
   EXPECT_EQ(rec.counts().sent, 1);
+  // Not on the hello's connection: an agent that answers it late (busy,
+  // it accepts late) holds that one in ack mode and rejects plain lines.
+  // LineServer reads the next connection once the last one ended.
+  EXPECT_EQ(server.Connections(), 2u);
 }
 
 TEST_F(RecorderTest, DisabledRecorderSendsNothing) {
