@@ -18,6 +18,10 @@ std::string HostName() {
   return name;
 }
 
+// Client ids remembered for deduplication (docs/delivery.md, "The ack
+// mode"): 16 MB of hashes in memory, 8 MB of journal at most twice.
+constexpr size_t kMaxEventIds = 1000000;
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(const AgentFlags& flags,
@@ -52,8 +56,12 @@ absl::Status Agent::Init() {
   if (!flags_.client_spool_dir.empty()) {
     ClientSpoolReader::Options reading{flags_.client_spool_dir};
     reading.log = log_;
+    reading.ids = event_ids_.get();
     client_spool_ = std::make_unique<ClientSpoolReader>(
-        std::move(reading), [this](v1::Event e) { sink_->Add(std::move(e)); },
+        std::move(reading),
+        [this](v1::Event e, uint64_t id) {
+          sink_->AddWithId(std::move(e), id);
+        },
         [this] { FlushBatchers(); }, clock_);
     absl::Status s = client_spool_->Init();
     if (!s.ok()) return s;
@@ -68,6 +76,7 @@ absl::Status Agent::Init() {
   intake_options.max_connections = flags_.max_connections;
   intake_options.idle_timeout = flags_.client_idle_timeout;
   intake_options.log = log_;
+  intake_options.ids = event_ids_.get();
   auto intake = Intake::Start(intake_options, sink_, clock_, &metrics_);
   if (!intake.ok()) return intake.status();
   intake_ = *std::move(intake);
@@ -84,6 +93,12 @@ absl::Status Agent::OpenSpools() {
     lanes_.push_back({*std::move(spool), nullptr, nullptr});
   }
   shard_map_ = *std::move(map);
+  // Opened once the spools hold their locks: one agent uses the journal.
+  auto ids = EventIds::Open(absl::StrCat(flags_.spool_dir, "/event_ids"),
+                            kMaxEventIds);
+  if (!ids.ok()) return ids.status();
+  event_ids_ = *std::move(ids);
+  for (Lane& lane : lanes_) lane.spool->SetEventIds(event_ids_.get());
   return absl::OkStatus();
 }
 
@@ -105,6 +120,7 @@ void Agent::StartPipeline(const std::string& host) {
                               [this] { Kick(); }};
     batching.batch_bytes = flags_.batch_bytes;
     batching.log = log_;
+    batching.ids = event_ids_.get();
     lane.batcher = std::make_unique<Batcher>(batching, lane.spool.get(), clock_,
                                              &metrics_);
     lane.uplink = std::make_unique<Uplink>(UplinkOptions(i), lane.spool.get(),

@@ -29,6 +29,7 @@
 #include "agent/agent_flags.h"
 #include "agent/batcher.h"
 #include "agent/client_spool_reader.h"
+#include "agent/event_ids.h"
 #include "agent/heartbeat.h"
 #include "agent/intake.h"
 #include "agent/metrics.h"
@@ -126,6 +127,7 @@ class Agent {
   AgentMetrics metrics_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;  // of --tls_*
   std::optional<ShardMap> shard_map_;                      // of --server
+  std::unique_ptr<EventIds> event_ids_;   // --spool_dir/event_ids
   std::vector<Lane> lanes_;               // one per --server entry
   std::unique_ptr<ShardRouter> router_;   // null with one server
   EventSink* sink_ = nullptr;             // router_, or the one batcher

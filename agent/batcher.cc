@@ -26,7 +26,9 @@ Batcher::Batcher(Options options, Spool* spool, Clock* clock,
   events_.reserve(options_.batch_events);
 }
 
-void Batcher::Add(v1::Event event) {
+void Batcher::Add(v1::Event event) { AddWithId(std::move(event), 0); }
+
+void Batcher::AddWithId(v1::Event event, uint64_t id) {
   if (event.host().empty()) event.set_host(options_.host);
   const uint64_t bytes = EventBytes(event);
   bool started = false;
@@ -42,6 +44,8 @@ void Batcher::Add(v1::Event event) {
       started = true;
     }
     events_.push_back(std::move(event));
+    ids_.push_back(id);
+    has_ids_ = has_ids_ || id != 0;
     bytes_ += bytes;
     if (events_.size() >= options_.batch_events ||
         bytes_ >= options_.batch_bytes) {
@@ -65,6 +69,14 @@ void Batcher::Flush() {
   FlushLocked();
 }
 
+absl::Status Batcher::Sync() {
+  absl::MutexLock lock(&mu_);
+  FlushLocked();
+  absl::Status s = std::move(dropped_since_sync_);
+  dropped_since_sync_ = absl::OkStatus();
+  return s;
+}
+
 std::optional<int64_t> Batcher::DeadlineNanos() const {
   absl::MutexLock lock(&mu_);
   if (events_.empty()) return std::nullopt;
@@ -82,9 +94,16 @@ void Batcher::FlushLocked() {
   std::vector<v1::Event> batch;
   batch.swap(events_);
   events_.reserve(options_.batch_events);
+  std::vector<uint64_t> ids;
+  ids.swap(ids_);
+  if (!has_ids_) ids.clear();
+  has_ids_ = false;
   const SpoolStats before = spool_->Stats();  // only this batcher appends
-  absl::StatusOr<uint64_t> seq = spool_->Append(std::move(batch), first_ns_);
+  absl::StatusOr<uint64_t> seq =
+      spool_->Append(std::move(batch), first_ns_, ids);
   if (!seq.ok()) {
+    if (options_.ids != nullptr) options_.ids->Release(ids);
+    dropped_since_sync_ = seq.status();
     CountWriteError(before, spool_->Stats());
     ReportDrop(n, seq.status());
     return;

@@ -22,6 +22,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "agent/event_ids.h"
 #include "agent/event_sink.h"
 #include "agent/log_limiter.h"
 #include "agent/metrics.h"
@@ -43,6 +44,8 @@ class Batcher : public EventSink {
     std::function<void()> on_batch_started;
     // Serialized Batch bytes at most (agent_id and sequence included).
     uint64_t batch_bytes = uint64_t{1} << 20;
+    // Not owned; may be null. The ids of a dropped batch are released here.
+    EventIds* ids = nullptr;
     Logger log{"goodput-agent"};  // where its log lines go
   };
 
@@ -56,6 +59,9 @@ class Batcher : public EventSink {
 
   // Takes one accepted event; writes the batch when it is full.
   void Add(v1::Event event) override;
+  void AddWithId(v1::Event event, uint64_t id) override;
+  // Flush, then not OK if any batch was dropped since the last Sync.
+  absl::Status Sync() override;
   // Writes the batch if its delay has passed.
   void Poll();
   // Writes the batch now (shutdown).
@@ -80,6 +86,9 @@ class Batcher : public EventSink {
 
   mutable absl::Mutex mu_;
   std::vector<v1::Event> events_ ABSL_GUARDED_BY(mu_);
+  std::vector<uint64_t> ids_ ABSL_GUARDED_BY(mu_);  // of events_, 0: none
+  bool has_ids_ ABSL_GUARDED_BY(mu_) = false;       // any of ids_ is not 0
+  absl::Status dropped_since_sync_ ABSL_GUARDED_BY(mu_);
   int64_t first_ns_ ABSL_GUARDED_BY(mu_) = 0;  // arrival of events_[0]
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;    // Batch bytes of events_
   int64_t dropped_unlogged_ ABSL_GUARDED_BY(mu_) = 0;

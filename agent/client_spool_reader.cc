@@ -36,9 +36,9 @@ pid_t WriterPid(const std::string& name) {
 
 }  // namespace
 
-ClientSpoolReader::ClientSpoolReader(Options options,
-                                     std::function<void(v1::Event)> add,
-                                     std::function<void()> flush, Clock* clock)
+ClientSpoolReader::ClientSpoolReader(
+    Options options, std::function<void(v1::Event, uint64_t)> add,
+    std::function<void()> flush, Clock* clock)
     : options_(std::move(options)),
       add_(std::move(add)),
       flush_(std::move(flush)),
@@ -129,12 +129,15 @@ void ClientSpoolReader::ConsumeLine(const std::string& path, int line_no,
                                       line_no, ": ", problem));
     return;
   }
-  if (!Remember(record["id"].get<std::string>())) {
+  const std::string& id = record["id"].get_ref<const std::string&>();
+  const uint64_t hash = EventIds::Hash(id);
+  if (!Remember(id) ||
+      (options_.ids != nullptr && !options_.ids->Claim(hash))) {
     ++scan->duplicates;
     return;
   }
   ++scan->events;
-  add_(std::move(event));
+  add_(std::move(event), hash);
 }
 
 bool ClientSpoolReader::Remember(const std::string& id) {

@@ -7,9 +7,9 @@
 //   anything else            ignored.
 // Each complete line {"id":"<id>","event":{...}} is decoded and validated
 // like a socket line, skipped if its id was already ingested (the last
-// `max_ids` ids are remembered), and handed to `add`; then `flush` makes
-// the batch durable in the agent's spool and the file is deleted. Bad
-// lines and a last line without '\n' are dropped and logged. Does not own
+// `max_ids` ids are remembered, and Options::ids), and handed to `add`; then
+// `flush` makes the batch durable in the agent's spool and the file is deleted.
+// Bad lines and a last line without '\n' are dropped and logged. Does not own
 // the clock. Not thread-safe (the agent's ticker thread calls it).
 #ifndef GOODPUT_AGENT_CLIENT_SPOOL_READER_H_
 #define GOODPUT_AGENT_CLIENT_SPOOL_READER_H_
@@ -23,6 +23,7 @@
 #include <unordered_set>
 
 #include "absl/status/status.h"
+#include "agent/event_ids.h"
 #include "codec/line_decoder.h"
 #include "proto/event.pb.h"
 #include "util/clock.h"
@@ -45,9 +46,14 @@ class ClientSpoolReader {
     // Whether process `pid` is alive (tests replace it).
     std::function<bool(pid_t)> pid_alive;
     Logger log{"goodput-agent"};  // where its log lines go
+    // Not owned; may be null. Ids are claimed here too, so an event a
+    // client both sent in ack mode and spooled counts once.
+    EventIds* ids = nullptr;
   };
 
-  ClientSpoolReader(Options options, std::function<void(v1::Event)> add,
+  // `add` takes an event and its id's hash (EventIds::Hash).
+  ClientSpoolReader(Options options,
+                    std::function<void(v1::Event, uint64_t)> add,
                     std::function<void()> flush, Clock* clock);
 
   // Creates the directory (mode 01777, like /tmp) if it is missing.
@@ -64,7 +70,7 @@ class ClientSpoolReader {
   bool Remember(const std::string& id);
 
   Options options_;
-  std::function<void(v1::Event)> add_;
+  std::function<void(v1::Event, uint64_t)> add_;
   std::function<void()> flush_;
   Clock* const clock_;
   codec::LineDecoder decoder_;

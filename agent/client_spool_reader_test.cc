@@ -31,7 +31,7 @@ class ClientSpoolReaderTest : public ::testing::Test {
     o.pid_alive = [this](pid_t pid) { return pid == live_pid_; };
     reader_ = std::make_unique<ClientSpoolReader>(
         o,
-        [this](v1::Event e) {
+        [this](v1::Event e, uint64_t) {
           log_.push_back("add " + std::to_string(e.step().step()));
         },
         [this] { log_.push_back("flush"); }, &clock_);

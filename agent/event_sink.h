@@ -4,6 +4,10 @@
 #ifndef GOODPUT_AGENT_EVENT_SINK_H_
 #define GOODPUT_AGENT_EVENT_SINK_H_
 
+#include <cstdint>
+#include <utility>
+
+#include "absl/status/status.h"
 #include "proto/event.pb.h"
 
 namespace goodput::agent {
@@ -13,6 +17,16 @@ class EventSink {
   virtual ~EventSink() = default;
   // Takes one accepted event; never blocks on the network.
   virtual void Add(v1::Event event) = 0;
+  // Takes an event with a client id's hash (agent/event_ids.h), kept with
+  // it in the spool. Sinks without a spool ignore the id.
+  virtual void AddWithId(v1::Event event, uint64_t id) {
+    (void)id;
+    Add(std::move(event));
+  }
+  // Writes what the sink holds to its spool now (the ack mode's group
+  // commit). Not OK if events were dropped (spool full or failing) since
+  // the previous Sync: the caller cannot tell which, so it acks nothing.
+  virtual absl::Status Sync() { return absl::OkStatus(); }
 };
 
 }  // namespace goodput::agent

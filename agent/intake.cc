@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "agent/await_stats.h"
+#include "nlohmann/json.hpp"
 
 namespace goodput::agent {
 namespace {
@@ -25,6 +26,9 @@ constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kKeptBufferCapacity = 64 * 1024;
 // At Stop, reads per connection of what clients already wrote (1 MiB).
 constexpr int kMaxDrainReads = 16;
+// Replies a client does not read are dropped beyond this (acks are
+// cumulative: the newest one says everything).
+constexpr size_t kMaxPendingReply = 64 * 1024;
 
 absl::Status Errno(absl::string_view what, absl::string_view path) {
   return absl::ErrnoToStatus(errno, absl::StrCat("socket ", path, ": ", what));
@@ -178,7 +182,10 @@ void Intake::Loop() {
     fds.push_back({wake_read_, POLLIN, 0});
     fds.push_back(
         {listen_fd_, static_cast<short>(MayAccept() ? POLLIN : 0), 0});
-    for (const auto& c : connections_) fds.push_back({c->fd, POLLIN, 0});
+    for (const auto& c : connections_) {
+      const short events = POLLIN | (c->out.empty() ? 0 : POLLOUT);
+      fds.push_back({c->fd, events, 0});
+    }
     if (::poll(fds.data(), fds.size(), PollTimeoutMs()) < 0) {
       if (errno == EINTR) continue;
       options_.log.Error(absl::StrCat("socket: poll: ", std::strerror(errno)));
@@ -190,13 +197,15 @@ void Intake::Loop() {
     open.reserve(connections_.size());
     for (size_t i = 0; i < connections_.size(); ++i) {
       Connection* c = connections_[i].get();
-      if (fds[i + 2].revents != 0 && !ReadFrom(c)) {
+      if (fds[i + 2].revents & POLLOUT) WriteOut(c);
+      if ((fds[i + 2].revents & ~POLLOUT) != 0 && !ReadFrom(c)) {
         Close(c);
       } else {
         open.push_back(std::move(connections_[i]));
       }
     }
     connections_.swap(open);
+    AckRound();
     CloseIdle();
     if (fds[1].revents != 0) AcceptAll();
   }
@@ -341,10 +350,10 @@ void Intake::ShutDownAndClose(Connection* c) {
 void Intake::LogLimited(const std::string& line) {
   int64_t suppressed = 0;
   if (!reject_log_.Allow(&suppressed)) return;
-  options_.log.Warning(suppressed > 0
-                           ? absl::StrCat(line, " (", suppressed,
-                                          " more log lines suppressed)")
-                           : line);
+  options_.log.Warning(
+      suppressed > 0
+          ? absl::StrCat(line, " (", suppressed, " more log lines suppressed)")
+          : line);
 }
 
 bool Intake::ReadFrom(Connection* c) {
@@ -403,6 +412,18 @@ void Intake::ProcessChunk(Connection* c, absl::string_view data) {
 
 void Intake::HandleLine(Connection* c, absl::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (c->line == 1 && line == kAckHello) {
+    c->ack_mode = true;
+    Reply(c, absl::StrCat(kAckHello, "\n"));
+    absl::MutexLock lock(&mu_);
+    ++stats_.ack_connections;
+    return;
+  }
+  if (c->ack_mode) {
+    HandleAckLine(c, line);
+    ++c->done;
+    return;
+  }
   decoder_.limits().now_ns = clock_->NowNanos();
   v1::Event event;
   absl::Status s = decoder_.DecodeLine(line, &event);
@@ -413,6 +434,99 @@ void Intake::HandleLine(Connection* c, absl::string_view line) {
   } else {
     batcher_->Add(std::move(event));
     Count(Outcome::kAccepted, c, "");
+  }
+}
+
+void Intake::HandleAckLine(Connection* c, absl::string_view line) {
+  if (absl::StripAsciiWhitespace(line).empty())
+    return Count(Outcome::kBlank, c, "");
+  auto record =
+      nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  std::string problem;
+  v1::Event event;
+  if (!record.is_object() || !record.contains("event")) {
+    problem = "ack mode: want {\"id\":\"...\",\"event\":{...}}";
+  } else if (!record.contains("id") || !record["id"].is_string() ||
+             record["id"].get_ref<const std::string&>().empty() ||
+             record["id"].get_ref<const std::string&>().size() > kMaxIdBytes) {
+    problem =
+        absl::StrCat("id: want a string of 1 to ", kMaxIdBytes, " bytes, got ",
+                     record.contains("id") ? record["id"].dump() : "none");
+  } else {
+    decoder_.limits().now_ns = clock_->NowNanos();
+    absl::Status s = decoder_.DecodeLine(record["event"].dump(), &event);
+    if (!s.ok()) problem = std::string(s.message());
+  }
+  if (!problem.empty()) {
+    Reply(c, absl::StrCat(
+                 nlohmann::json{
+                     {"rejected", {{"line", c->line}, {"reason", problem}}}}
+                     .dump(),
+                 "\n"));
+    return Count(Outcome::kInvalid, c, problem);
+  }
+  const uint64_t id =
+      EventIds::Hash(record["id"].get_ref<const std::string&>());
+  if (options_.ids != nullptr && !options_.ids->Claim(id)) {
+    metrics_->duplicate_events->Increment();
+    absl::MutexLock lock(&mu_);
+    ++stats_.duplicate_lines;
+    return;
+  }
+  batcher_->AddWithId(std::move(event), id);
+  Count(Outcome::kAccepted, c, "");
+}
+
+void Intake::AckRound() {
+  bool due = false;
+  for (const auto& c : connections_) due = due || c->done > c->acked;
+  if (!due) return;
+  absl::Status s = batcher_->Sync();
+  if (!s.ok()) {
+    LogLimited(absl::StrCat(
+        "socket: events were dropped (", s.ToString(),
+        "): closing the ack-mode clients with unacknowledged lines; they "
+        "send them again"));
+  }
+  std::vector<std::unique_ptr<Connection>> open;
+  int64_t acks = 0;
+  for (auto& c : connections_) {
+    if (c->done > c->acked && s.ok()) {
+      c->acked = c->done;
+      ++acks;
+      Reply(c.get(), absl::StrCat("{\"acked\":", c->done, "}\n"));
+    }
+    if (c->broken || (c->done > c->acked && !s.ok())) {
+      Close(c.get());
+    } else {
+      open.push_back(std::move(c));
+    }
+  }
+  connections_.swap(open);
+  absl::MutexLock lock(&mu_);
+  stats_.acks_sent += acks;
+  if (!s.ok()) ++stats_.failed_syncs;
+}
+
+void Intake::Reply(Connection* c, absl::string_view text) {
+  if (c->out.size() > kMaxPendingReply) {
+    // Keep the line a partial write started; the newer acks supersede the rest.
+    c->out.resize(c->out.find('\n') + 1);
+  }
+  c->out.append(text.data(), text.size());
+  WriteOut(c);
+}
+
+void Intake::WriteOut(Connection* c) {
+  while (!c->out.empty() && !c->broken) {
+    ssize_t n = ::send(c->fd, c->out.data(), c->out.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) {
+      c->broken = true;  // the client is gone; its unread lines are resent
+      return;
+    }
+    c->out.erase(0, static_cast<size_t>(n));
   }
 }
 

@@ -5,8 +5,8 @@
 // EventSink (the Batcher, or the ShardRouter), bad ones are counted and logged
 // as "socket: line N: reason" (rate-limited). Lines longer than
 // `max_line_bytes` are rejected without being buffered whole, and a line left
-// without its '\n' when the client disconnects is dropped and counted. Clients
-// get nothing back.
+// without its '\n' when the client disconnects is dropped and counted. Plain
+// clients get nothing back; ack-mode clients get acks (below).
 //
 // Connections are bounded (agent/README.md, "Idle and excess clients"): one
 // with no bytes for `idle_timeout` is closed; at `max_connections` a new
@@ -16,6 +16,17 @@
 // shuts the connection for reading, so a client's later write fails (EPIPE)
 // instead of vanishing, then takes what the client wrote before. Both are
 // counted and logged.
+//
+// Ack mode (docs/delivery.md, "The ack mode"): a client whose first line is
+// exactly kAckHello gets it back, then writes {"id":"...","event":{...}}
+// lines. After each poll round that read such lines, the intake syncs the
+// sink (the batches holding them are written to the spool: a group commit)
+// and writes {"acked":N} to each such client, N counting every line after
+// the hello that is done (spooled, a duplicate of a known id, or rejected:
+// rejected lines are answered {"rejected":{"line":L,"reason":"..."}} first).
+// A failed sync (events dropped) acks nothing and closes those clients,
+// which resend. Ids are claimed in Options::ids: a known one is a duplicate,
+// acked without being spooled again.
 //
 // Owns the listening socket and the client connections; does not own the
 // batcher, clock or metrics. Thread-safe: one internal thread does all the
@@ -37,6 +48,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "agent/event_ids.h"
 #include "agent/event_sink.h"
 #include "agent/log_limiter.h"
 #include "agent/metrics.h"
@@ -48,6 +60,10 @@ namespace goodput::agent {
 
 class Intake {
  public:
+  // A connection's first line that opts into ack mode, and the reply.
+  static constexpr char kAckHello[] = "{\"hello\":{\"ack\":1}}";
+  static constexpr size_t kMaxIdBytes = 128;
+
   struct Options {
     std::string socket_path;
     size_t max_line_bytes = size_t{1} << 20;
@@ -60,6 +76,8 @@ class Intake {
     // At max_connections, a connection idle this long may make room.
     absl::Duration evictable_idle = absl::Seconds(1);
     Logger log{"goodput-agent"};  // where its log lines go
+    // Not owned; may be null (ack-mode ids are then not deduplicated).
+    EventIds* ids = nullptr;
   };
 
   struct Stats {
@@ -72,7 +90,11 @@ class Intake {
     int64_t blank_lines = 0;  // skipped, not an error
     int64_t invalid_lines = 0;
     int64_t too_long_lines = 0;
-    int64_t partial_lines = 0;  // no '\n' before the disconnect
+    int64_t partial_lines = 0;    // no '\n' before the disconnect
+    int64_t ack_connections = 0;  // that sent the hello
+    int64_t duplicate_lines = 0;  // ack mode: an id taken before
+    int64_t acks_sent = 0;        // {"acked":N} lines written
+    int64_t failed_syncs = 0;     // rounds whose sync failed (no ack)
     int64_t rejected_lines() const {
       return invalid_lines + too_long_lines + partial_lines;
     }
@@ -106,6 +128,11 @@ class Intake {
     int64_t line = 1;            // number of the line being read
     std::string buffer;          // its bytes so far
     bool discarding = false;     // it is too long: skip to its '\n'
+    bool ack_mode = false;       // sent kAckHello
+    int64_t done = 0;            // ack mode: lines after the hello handled
+    int64_t acked = 0;           // ... of them acknowledged
+    std::string out;             // bytes to write to the client
+    bool broken = false;         // a write failed: close it
   };
   enum class Outcome { kAccepted, kBlank, kInvalid, kTooLong, kPartial };
 
@@ -132,6 +159,13 @@ class Intake {
   bool ReadFrom(Connection* c);
   void ProcessChunk(Connection* c, absl::string_view data);
   void HandleLine(Connection* c, absl::string_view line);
+  // An ack-mode line: {"id":...,"event":...}.
+  void HandleAckLine(Connection* c, absl::string_view line);
+  // Syncs the sink and acks every ack-mode client with lines not acked.
+  void AckRound();
+  // Queues `text` (whole lines) for the client and writes what it can.
+  void Reply(Connection* c, absl::string_view text);
+  void WriteOut(Connection* c);
   void Close(Connection* c);
   void CloseAll();
   void Count(Outcome outcome, const Connection* c, absl::string_view reason);

@@ -32,19 +32,31 @@ constexpr absl::Duration kTimeout = absl::Seconds(20);
 
 class IntakeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    auto spool = Spool::Open({tmp_.File("spool"), uint64_t{1} << 30});
+  void SetUp() override { OpenSpool(uint64_t{1} << 30); }
+
+  void OpenSpool(uint64_t max_bytes) {
+    batcher_.reset();
+    spool_.reset();  // releases its lock
+    ids_.reset();
+    auto ids = EventIds::Open(tmp_.File("event_ids"), 1000);
+    ASSERT_TRUE(ids.ok()) << ids.status();
+    ids_ = *std::move(ids);
+    auto spool = Spool::Open({tmp_.File("spool"), max_bytes});
     ASSERT_TRUE(spool.ok()) << spool.status();
     spool_ = *std::move(spool);
-    batcher_ = std::make_unique<Batcher>(
-        Batcher::Options{/*batch_events=*/100000, absl::Hours(1), "host-1", {}},
-        spool_.get(), &clock_, &metrics_);
+    spool_->SetEventIds(ids_.get());
+    Batcher::Options options{
+        /*batch_events=*/100000, absl::Hours(1), "host-1", {}};
+    options.ids = ids_.get();
+    batcher_ =
+        std::make_unique<Batcher>(options, spool_.get(), &clock_, &metrics_);
   }
 
   void StartIntake(size_t max_line_bytes = 1 << 20,
                    size_t max_connections = 256) {
-    auto intake = Intake::Start({socket_, max_line_bytes, max_connections},
-                                batcher_.get(), &clock_, &metrics_);
+    Intake::Options options{socket_, max_line_bytes, max_connections};
+    options.ids = ids_.get();
+    auto intake = Intake::Start(options, batcher_.get(), &clock_, &metrics_);
     ASSERT_TRUE(intake.ok()) << intake.status();
     intake_ = *std::move(intake);
   }
@@ -82,6 +94,7 @@ class IntakeTest : public ::testing::Test {
   std::string socket_ = tmp_.File("agent.sock");
   FakeClock clock_{absl::GetCurrentTimeNanos()};
   AgentMetrics metrics_;
+  std::unique_ptr<EventIds> ids_;
   std::unique_ptr<Spool> spool_;
   std::unique_ptr<Batcher> batcher_;
   std::unique_ptr<Intake> intake_;
@@ -322,6 +335,127 @@ TEST_F(IntakeTest, StopWithOpenClientsCountsTheirPartialLines) {
   EXPECT_EQ(intake_->stats().partial_lines, 1);
   EXPECT_EQ(intake_->stats().open_connections, 0);
   ::close(*fd);
+}
+
+// --- ack mode (docs/delivery.md, "The ack mode") ---------------------------
+
+std::string AckLine(const std::string& id, int step) {
+  std::string event = StepLine("a", step);
+  event.pop_back();  // its '\n'
+  return absl::StrCat("{\"id\":\"", id, "\",\"event\":", event, "}\n");
+}
+
+// Reads lines from `fd` until one contains `want` (true) or EOF / 20 s
+// pass (false); `*got` is everything read.
+bool ReadUntil(int fd, const std::string& want, std::string* got) {
+  timeval timeout{20, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  char buffer[4096];
+  while (got->find(want) == std::string::npos) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n <= 0) return false;
+    got->append(buffer, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// Events in the spool's batch files now (without flushing the batcher).
+size_t SpooledNow(const Spool& spool) {
+  size_t n = 0;
+  for (uint64_t seq : spool.Pending()) n += spool.Read(seq)->events_size();
+  return n;
+}
+
+class AckModeTest : public IntakeTest {
+ protected:
+  // A connection that said hello and got it back.
+  int Hello() {
+    auto fd = ConnectUnix(socket_);
+    EXPECT_TRUE(fd.ok()) << fd.status();
+    EXPECT_TRUE(SendAll(*fd, absl::StrCat(Intake::kAckHello, "\n")));
+    std::string got;
+    EXPECT_TRUE(ReadUntil(*fd, "\n", &got));
+    EXPECT_EQ(got, absl::StrCat(Intake::kAckHello, "\n"));
+    return *fd;
+  }
+};
+
+TEST_F(AckModeTest, AckComesAfterTheLinesAreInTheSpool) {
+  StartIntake();
+  int fd = Hello();
+  ASSERT_TRUE(SendAll(fd, AckLine("e1", 1) + AckLine("e2", 2) +
+                              "{\"id\":\"e3\",\"event\":{\"job_id\":\"a\"}}\n" +
+                              AckLine("e4", 4)));
+  std::string got;
+  ASSERT_TRUE(ReadUntil(fd, "{\"acked\":4}\n", &got)) << got;
+  // The batcher's delay is an hour: only the ack round's sync wrote them.
+  EXPECT_EQ(SpooledNow(*spool_), 3u);
+  EXPECT_THAT(got, ::testing::HasSubstr("{\"rejected\":{\"line\":4,"));
+  EXPECT_THAT(got, ::testing::HasSubstr("body: no event body"));
+  auto batch = spool_->Read(spool_->Pending().back());
+  ASSERT_TRUE(batch.ok());
+  EXPECT_EQ(batch->event_ids(0), EventIds::Hash("e1"));
+  EXPECT_EQ(intake_->stats().ack_connections, 1);
+  ::close(fd);
+}
+
+TEST_F(AckModeTest, AResentIdIsAckedAndNotSpooledAgain) {
+  StartIntake();
+  int first = Hello();
+  ASSERT_TRUE(SendAll(first, AckLine("e1", 1)));
+  std::string got;
+  ASSERT_TRUE(ReadUntil(first, "{\"acked\":1}", &got));
+  ::close(first);  // as if the ack had been lost: the client resends
+  int second = Hello();
+  ASSERT_TRUE(SendAll(second, AckLine("e1", 1) + AckLine("e2", 2)));
+  got.clear();
+  ASSERT_TRUE(ReadUntil(second, "{\"acked\":2}", &got)) << got;
+  EXPECT_EQ(SpooledNow(*spool_), 2u);
+  EXPECT_EQ(intake_->stats().duplicate_lines, 1);
+  EXPECT_EQ(metrics_.duplicate_events->Value(), 1);
+  ::close(second);
+}
+
+TEST_F(AckModeTest, PlainLinesInAckModeAreRejectedByField) {
+  StartIntake();
+  int fd = Hello();
+  ASSERT_TRUE(SendAll(fd, StepLine("a", 1) + "{\"id\":7,\"event\":{}}\n"));
+  std::string got;
+  ASSERT_TRUE(ReadUntil(fd, "{\"acked\":2}", &got)) << got;
+  EXPECT_THAT(got, ::testing::HasSubstr("want {\\\"id\\\""));
+  EXPECT_THAT(
+      got, ::testing::HasSubstr("id: want a string of 1 to 128 bytes, got 7"));
+  EXPECT_EQ(SpooledNow(*spool_), 0u);
+  ::close(fd);
+}
+
+TEST_F(AckModeTest, PlainWritersGetNoReply) {
+  StartIntake();
+  auto fd = ConnectUnix(socket_);
+  ASSERT_TRUE(fd.ok());
+  ASSERT_TRUE(SendAll(*fd, StepLine("a", 1)));
+  ASSERT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.accepted_lines == 1; }, kTimeout));
+  ::shutdown(*fd, SHUT_WR);  // the agent closes it: EOF, with no bytes first
+  std::string got;
+  EXPECT_FALSE(ReadUntil(*fd, "\n", &got));
+  EXPECT_EQ(got, "");
+  ::close(*fd);
+}
+
+TEST_F(AckModeTest, ADroppedBatchIsNotAckedAndItsIdsAreFreed) {
+  OpenSpool(/*max_bytes=*/16);  // every batch is refused: spool full
+  StartIntake();
+  int fd = Hello();
+  ASSERT_TRUE(SendAll(fd, AckLine("e1", 1)));
+  std::string got;
+  EXPECT_FALSE(ReadUntil(fd, "acked", &got));  // closed, no ack
+  EXPECT_EQ(got, "");
+  // Counted just after the close the client saw: wait for it.
+  EXPECT_TRUE(intake_->AwaitStats(
+      [](const Intake::Stats& s) { return s.failed_syncs == 1; }, kTimeout));
+  EXPECT_FALSE(ids_->Contains(EventIds::Hash("e1")));  // a resend is taken
+  ::close(fd);
 }
 
 }  // namespace

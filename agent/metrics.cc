@@ -39,6 +39,9 @@ AgentMetrics::AgentMetrics()
   rejected_invalid = &rejected.Add({{"reason", "invalid"}});
   rejected_too_long = &rejected.Add({{"reason", "too_long"}});
   rejected_partial = &rejected.Add({{"reason", "partial"}});
+  duplicate_events = NewCounter(
+      r, "goodput_agent_duplicate_events_total",
+      "Events whose client id was taken before (resends), not spooled again.");
   connections = NewCounter(r, "goodput_agent_connections_total",
                            "Client connections accepted on the socket.");
   open_connections = NewGauge(r, "goodput_agent_open_connections",

@@ -35,6 +35,9 @@ class AgentMetrics {
   prometheus::Counter* socket_closed_idle;     // reason="idle"
   prometheus::Counter* socket_closed_evicted;  // reason="evicted"
   prometheus::Counter* socket_full;
+  // Events with a client id the agent had taken before (ack-mode resends,
+  // client spool files): not spooled again.
+  prometheus::Counter* duplicate_events;
   // Batcher and spool.
   prometheus::Counter* spooled_batches;
   prometheus::Counter* spooled_events;

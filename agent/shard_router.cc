@@ -9,10 +9,20 @@ namespace goodput::agent {
 ShardRouter::ShardRouter(ShardMap map, std::vector<EventSink*> shards)
     : map_(std::move(map)), shards_(std::move(shards)) {}
 
-void ShardRouter::Add(v1::Event event) {
+void ShardRouter::Add(v1::Event event) { AddWithId(std::move(event), 0); }
+
+void ShardRouter::AddWithId(v1::Event event, uint64_t id) {
   const std::vector<size_t> to = map_.ShardsFor(event.job_id());
-  for (size_t i = 0; i + 1 < to.size(); ++i) shards_[to[i]]->Add(event);
-  shards_[to.back()]->Add(std::move(event));
+  for (size_t i = 0; i + 1 < to.size(); ++i) {
+    shards_[to[i]]->AddWithId(event, id);
+  }
+  shards_[to.back()]->AddWithId(std::move(event), id);
+}
+
+absl::Status ShardRouter::Sync() {
+  absl::Status result;
+  for (EventSink* shard : shards_) result.Update(shard->Sync());
+  return result;
 }
 
 std::string ShardSpoolDir(const std::string& dir, size_t shard, size_t shards) {

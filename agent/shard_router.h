@@ -21,6 +21,9 @@ class ShardRouter : public EventSink {
   ShardRouter(ShardMap map, std::vector<EventSink*> shards);
 
   void Add(v1::Event event) override;
+  void AddWithId(v1::Event event, uint64_t id) override;
+  // Syncs every shard; the first error.
+  absl::Status Sync() override;
 
  private:
   const ShardMap map_;

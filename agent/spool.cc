@@ -257,6 +257,21 @@ absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(const Options& options) {
                 *std::move(agent_id), last, std::move(pending)));
 }
 
+void Spool::SetEventIds(EventIds* ids) {
+  ids_ = ids;
+  std::optional<uint64_t> newest;
+  {
+    absl::MutexLock lock(&mu_);
+    if (ids_ == nullptr || pending_.empty()) return;
+    newest = pending_.rbegin()->first;
+  }
+  absl::StatusOr<v1::Batch> batch = Read(*newest);
+  // An unreadable batch is never sent (dead-lettered): nothing to record.
+  if (!batch.ok() || batch->event_ids().empty()) return;
+  (void)ids_->Record(std::vector<uint64_t>(batch->event_ids().begin(),
+                                           batch->event_ids().end()));
+}
+
 Spool::Spool(const Options& options, std::unique_ptr<FileSystem> own_fs,
              std::unique_ptr<FileSystem::Lock> lock, std::string agent_id,
              uint64_t last_sequence, std::map<uint64_t, Entry> pending)
@@ -277,21 +292,34 @@ void Spool::SetAppendListener(std::function<void()> listener) {
 
 absl::StatusOr<uint64_t> Spool::Append(std::vector<v1::Event> events,
                                        int64_t received_ns) {
+  return Append(std::move(events), received_ns, {});
+}
+
+absl::StatusOr<uint64_t> Spool::Append(std::vector<v1::Event> events,
+                                       int64_t received_ns,
+                                       std::vector<uint64_t> ids) {
   if (events.empty()) return absl::InvalidArgumentError("empty batch");
+  if (!ids.empty() && ids.size() != events.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch of ", events.size(), " events with ", ids.size(), " ids"));
+  }
   absl::StatusOr<uint64_t> sequence =
-      WriteBatch(std::move(events), received_ns);
+      WriteBatch(std::move(events), received_ns, std::move(ids));
   if (sequence.ok() && listener_) listener_();
   return sequence;
 }
 
 absl::StatusOr<uint64_t> Spool::WriteBatch(std::vector<v1::Event> events,
-                                           int64_t received_ns) {
+                                           int64_t received_ns,
+                                           std::vector<uint64_t> ids) {
   absl::MutexLock lock(&mu_);
   const uint64_t sequence = last_sequence_ + 1;
   v1::Batch batch;
   batch.set_agent_id(agent_id_);
   batch.set_sequence(sequence);
   for (v1::Event& e : events) *batch.add_events() = std::move(e);
+  if (ids_ != nullptr)
+    batch.mutable_event_ids()->Assign(ids.begin(), ids.end());
   const std::string data = EncodeBatchFile(batch.SerializeAsString());
   if (bytes_ + data.size() > max_bytes_) {
     full_ = true;
@@ -307,6 +335,9 @@ absl::StatusOr<uint64_t> Spool::WriteBatch(std::vector<v1::Event> events,
   bytes_ += data.size();
   full_ = false;
   failing_ = false;
+  // Under mu_, so no Ack deletes the batch before its ids are journaled. A
+  // failed journal write leaves them known until the agent restarts.
+  if (ids_ != nullptr && !ids.empty()) (void)ids_->Record(ids);
   return sequence;
 }
 
@@ -383,7 +414,13 @@ absl::Status Spool::RemoveLocked(std::map<uint64_t, Entry>::iterator it) {
 absl::Status Spool::Ack(uint64_t sequence) {
   absl::MutexLock lock(&mu_);
   // Deleting needs no directory fsync: a file that reappears after a crash
-  // is sent again and the server answers it as a duplicate.
+  // is sent again and the server answers it as a duplicate. The ids of
+  // what goes must be durable first: they are the only record left.
+  if (ids_ != nullptr && !pending_.empty() &&
+      pending_.begin()->first <= sequence) {
+    absl::Status s = ids_->Sync();
+    if (!s.ok()) return s;
+  }
   while (!pending_.empty() && pending_.begin()->first <= sequence) {
     absl::Status s = RemoveLocked(pending_.begin());
     if (!s.ok()) return s;

@@ -46,6 +46,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "agent/event_ids.h"
 #include "proto/event.pb.h"
 #include "proto/service.pb.h"
 #include "util/file_system.h"
@@ -88,12 +89,22 @@ class Spool {
   // Called (outside the lock) after every successful Append; set it once,
   // before the spool is shared between threads.
   void SetAppendListener(std::function<void()> listener);
+  // Where events' client ids are kept (not owned): Append records a
+  // batch's ids in it, Ack syncs it before deleting batches. Records the
+  // newest pending batch's ids now (a kill may have come between its write
+  // and its Record). Set it once, before the spool is shared.
+  void SetEventIds(EventIds* ids);
 
   // Writes `events` durably as the next batch and returns its sequence.
   // `received_ns` is when its first event reached the agent. On any error
   // nothing is written and no sequence is used.
   absl::StatusOr<uint64_t> Append(std::vector<v1::Event> events,
                                   int64_t received_ns);
+  // The same, with each event's id hash (0: none; same size as `events`,
+  // or empty), kept in the batch file and recorded in Options::ids.
+  absl::StatusOr<uint64_t> Append(std::vector<v1::Event> events,
+                                  int64_t received_ns,
+                                  std::vector<uint64_t> ids);
 
   // Sequences of the pending batches, ascending.
   std::vector<uint64_t> Pending() const;
@@ -131,7 +142,9 @@ class Spool {
         uint64_t last_sequence, std::map<uint64_t, Entry> pending);
 
   absl::StatusOr<uint64_t> WriteBatch(std::vector<v1::Event> events,
-                                      int64_t received_ns);
+                                      int64_t received_ns,
+                                      std::vector<uint64_t> ids);
+
   // Writes the file and the high-water mark of batch `sequence`.
   absl::Status WriteBatchFiles(const std::string& name, uint64_t sequence,
                                absl::string_view data)
@@ -148,6 +161,7 @@ class Spool {
   std::unique_ptr<FileSystem> own_fs_;  // when Options::fs was null
   FileSystem* const fs_;
   std::unique_ptr<FileSystem::Lock> lock_;  // held for the spool's life
+  EventIds* ids_ = nullptr;                 // SetEventIds
   const std::string agent_id_;
   std::function<void()> listener_;
 

@@ -223,6 +223,7 @@ std::optional<uint64_t> Uplink::WaitForNext(uint64_t last_sent) {
 
 absl::StatusOr<v1::Batch> Uplink::ReadForSending(uint64_t sequence) {
   absl::StatusOr<v1::Batch> batch = spool_->Read(sequence);
+  if (batch.ok()) batch->clear_event_ids();  // agent-local (event_ids.h)
   if (!absl::IsDataLoss(batch.status())) return batch;
   absl::Status s = spool_->DeadLetter(
       sequence, absl::StrCat("corrupt: ", batch.status().ToString()));

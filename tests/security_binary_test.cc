@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/subprocess.h"
@@ -147,6 +148,60 @@ TEST_F(SecurityBinaryTest, WrongCredentialsAreRefusedRightOnesDeliverAll) {
   EXPECT_FALSE(live["jobs"].empty());
   // Without credentials, queries are refused too.
   Ctl({}, {"report", "--json", kAsOf}, 2);
+}
+
+// Issue 15.11: a TLS mismatch names the wrong side's flag instead of only
+// "Socket closed" (util/grpc_status.h, TlsMismatchHint).
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST_F(SecurityBinaryTest, PlaintextClientOfATlsServerIsToldWhichFlag) {
+  Ctl({}, {"report", "--json", kAsOf}, 2);
+  EXPECT_THAT(ReadAll(dir_ + "/ctl.log"),
+              ::testing::HasSubstr("Socket closed; hint: the server may use "
+                                   "TLS while this side does not: give this "
+                                   "side --tls_ca"));
+  // The agent says it in its retry log line.
+  const std::string log = dir_ + "/agent-plain.log";
+  agent_ = std::make_unique<Subprocess>(
+      std::vector<std::string>{AGENT_PATH,
+                               "--server=127.0.0.1:" + std::to_string(port_),
+                               "--socket=" + dir_ + "/plain.sock",
+                               "--spool_dir=" + dir_ + "/spool-plain",
+                               "--metrics_address=127.0.0.1:0", "--chips=1",
+                               "--accelerator=tpu-v5p"},
+      log);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return ReadAll(log).find("hint: the server may use TLS") !=
+               std::string::npos;
+      },
+      30))
+      << ReadAll(log);
+}
+
+TEST_F(SecurityBinaryTest, TlsClientOfAPlaintextServerIsToldWhichFlag) {
+  const std::string log = dir_ + "/plain-server.log";
+  Subprocess plain(
+      {GOODPUTD_PATH, "--data_dir=" + dir_ + "/plain-data",
+       "--grpc_address=127.0.0.1:0", "--metrics_address=127.0.0.1:0"},
+      log);
+  const int port = WaitForPort(log, 30);
+  ASSERT_GT(port, 0) << ReadAll(log);
+  std::string out;
+  EXPECT_EQ(
+      RunCapture({GOODPUTCTL_PATH, "--server=127.0.0.1:" + std::to_string(port),
+                  "--tls_ca=" + pki_.ca, "report"},
+                 dir_ + "/ctl-tls.log", &out),
+      2);
+  EXPECT_THAT(ReadAll(dir_ + "/ctl-tls.log"),
+              ::testing::HasSubstr("hint: this side uses TLS (--tls_ca) but "
+                                   "the server does not: start goodputd with "
+                                   "--tls_cert and --tls_key"));
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
@@ -78,6 +80,40 @@ absl::Status AgentSocket::Write(absl::string_view data) {
     data.remove_prefix(static_cast<size_t>(n));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<bool> AgentSocket::AskAck(absl::Duration timeout) {
+  absl::Status s = Write(absl::StrCat(kAckHello, "\n"));
+  if (!s.ok()) return s;
+  const std::string want = absl::StrCat(kAckHello, "\n");
+  std::string got;
+  while (got.size() < want.size()) {  // one read, but for a split reply
+    absl::StatusOr<std::string> more = Read(timeout);
+    if (!more.ok()) return more.status();
+    if (more->empty()) return false;  // said nothing: a plain agent
+    got += *more;
+  }
+  return got == want;
+}
+
+absl::StatusOr<std::string> AgentSocket::Read(absl::Duration wait) {
+  if (fd_ < 0) return absl::FailedPreconditionError("socket: not connected");
+  pollfd p{fd_, POLLIN, 0};
+  const int ms = static_cast<int>(
+      absl::ToInt64Milliseconds(std::max(wait, absl::ZeroDuration())));
+  int ready = ::poll(&p, 1, ms);
+  if (ready < 0 && errno == EINTR) return std::string();
+  if (ready == 0) return std::string();
+  char buffer[4096];
+  ssize_t n = ::recv(fd_, buffer, sizeof(buffer), MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return std::string();
+  if (n <= 0) {
+    std::string why = n == 0 ? "it closed the connection" : strerror(errno);
+    Close();
+    return absl::UnavailableError(
+        absl::StrCat("cannot read from the agent at ", path_, ": ", why));
+  }
+  return std::string(buffer, static_cast<size_t>(n));
 }
 
 void AgentSocket::Close() {

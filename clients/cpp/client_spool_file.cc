@@ -40,13 +40,18 @@ absl::Status ClientSpoolFile::Open() {
 }
 
 absl::Status ClientSpoolFile::Append(const v1::Event& event) {
+  absl::StatusOr<std::string> id = RandomUuid();
+  if (!id.ok()) return id.status();
+  return Append(*id, event);
+}
+
+absl::Status ClientSpoolFile::Append(const std::string& id,
+                                     const v1::Event& event) {
   if (fd_ < 0) {
     absl::Status opened = Open();
     if (!opened.ok()) return opened;
   }
-  absl::StatusOr<std::string> id = RandomUuid();
-  if (!id.ok()) return id.status();
-  const std::string line = SpoolRecordLine(*id, event);
+  const std::string line = SpoolRecordLine(id, event);
   ssize_t n = ::write(fd_, line.data(), line.size());
   if (n != static_cast<ssize_t>(line.size())) return Errno("append to", path_);
   return absl::OkStatus();

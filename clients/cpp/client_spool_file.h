@@ -23,6 +23,9 @@ class ClientSpoolFile {
   // Appends `event` with a fresh id, creating the directory and the file
   // on first use.
   absl::Status Append(const v1::Event& event);
+  // Appends `event` under `id` (an event the agent may have taken already
+  // in ack mode: it drops the repeat by id).
+  absl::Status Append(const std::string& id, const v1::Event& event);
   // Closes the file and renames it to .jsonl (a no-op when none is open).
   absl::Status Close();
   bool open() const { return fd_ >= 0; }

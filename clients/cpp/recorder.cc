@@ -22,6 +22,7 @@ Recorder::Recorder(RecorderOptions options, Clock* clock)
     : options_(std::move(options)),
       clock_(clock),
       attempt_(PickAttempt(options_.attempt)),
+      window_(options_.max_unacked),
       spool_(options_.spool_dir.empty() ? DefaultClientSpoolDir()
                                         : options_.spool_dir) {
   if (options_.enabled) thread_ = std::thread([this] { Run(); });
@@ -88,7 +89,7 @@ bool Recorder::Flush(absl::Duration timeout) {
   if (!options_.enabled) return true;
   absl::MutexLock lock(&mu_);
   auto drained = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return queue_.empty() && !busy_;
+    return queue_.empty() && !busy_ && unacked_ == 0;
   };
   return mu_.AwaitWithTimeout(absl::Condition(&drained), timeout);
 }
@@ -109,6 +110,8 @@ RecorderCounts Recorder::counts() const {
 }
 
 void Recorder::Run() {
+  // With events unacknowledged, the thread looks for acks this often.
+  constexpr absl::Duration kAckPoll = absl::Milliseconds(20);
   for (;;) {
     v1::Event event;
     {
@@ -116,7 +119,16 @@ void Recorder::Run() {
       auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
         return stop_ || !queue_.empty();
       };
-      mu_.Await(absl::Condition(&ready));
+      if (unacked_ == 0) {
+        mu_.Await(absl::Condition(&ready));
+      } else if (!mu_.AwaitWithTimeout(absl::Condition(&ready), kAckPoll)) {
+        busy_ = true;
+        mu_.Unlock();
+        PollAcks(absl::ZeroDuration());
+        mu_.Lock();
+        busy_ = false;
+        continue;
+      }
       if (queue_.empty()) break;  // stop_ with nothing left
       event = std::move(queue_.front());
       queue_.pop_front();
@@ -126,11 +138,13 @@ void Recorder::Run() {
     absl::MutexLock lock(&mu_);
     busy_ = false;
   }
+  SpoolWindow();  // unacknowledged at the end: the agent drops repeats
   socket_.Close();
   (void)spool_.Close();
 }
 
 void Recorder::Deliver(const v1::Event& event) {
+  if (options_.ack) return DeliverAcked(event);
   RecorderCounts delta;
   if (WriteSocket(EventToJsonLine(event))) {
     delta.sent = 1;
@@ -143,6 +157,76 @@ void Recorder::Deliver(const v1::Event& event) {
   counts_.sent += delta.sent;
   counts_.spooled += delta.spooled;
   counts_.dropped += delta.dropped;
+}
+
+void Recorder::DeliverAcked(const v1::Event& event) {
+  const std::string id = RandomUuid().value_or("");
+  if (id.empty() || (!socket_.connected() && !ConnectSocket())) {
+    return Spool(id, event);
+  }
+  if (!acking_) {  // an agent without the ack mode: plain lines
+    const bool sent = WriteSocket(EventToJsonLine(event)) && !acking_;
+    if (!sent) return Spool(id, event);
+    absl::MutexLock lock(&mu_);
+    ++counts_.sent;
+    return;
+  }
+  for (Unacked& old : window_.Add({id, event, SpoolRecordLine(id, event)})) {
+    Spool(old.id, old.event);  // over max_unacked: the oldest go to disk
+  }
+  NoteWindow();
+  WriteUnsent();
+  PollAcks(absl::ZeroDuration());
+}
+
+void Recorder::WriteUnsent() {
+  if (socket_.Write(window_.TakeUnsent()).ok()) return;
+  Resend();
+}
+
+void Recorder::Resend() {
+  for (int i = 0; i < 64 && socket_.connected(); ++i) {  // acks still queued
+    absl::StatusOr<std::string> more = socket_.Read(absl::ZeroDuration());
+    if (!more.ok() || more->empty()) break;
+    window_.Feed(*more);
+  }
+  socket_.Close();
+  window_.Reset();
+  next_connect_ns_ = 0;  // try at once: the agent may be back already
+  if (window_.size() > 0 && ConnectSocket() && acking_ &&
+      socket_.Write(window_.TakeUnsent()).ok()) {
+    return NoteWindow();
+  }
+  socket_.Close();
+  SpoolWindow();
+}
+
+void Recorder::PollAcks(absl::Duration wait) {
+  if (!socket_.connected() || !acking_) return;
+  absl::StatusOr<std::string> got = socket_.Read(wait);
+  if (!got.ok()) return Resend();
+  const AckWindow::Progress p = window_.Feed(*got);
+  absl::MutexLock lock(&mu_);
+  counts_.sent += p.acked;
+  counts_.rejected += p.rejected;
+  unacked_ = window_.size();
+}
+
+void Recorder::Spool(const std::string& id, const v1::Event& event) {
+  const bool spooled =
+      (id.empty() ? spool_.Append(event) : spool_.Append(id, event)).ok();
+  absl::MutexLock lock(&mu_);
+  ++(spooled ? counts_.spooled : counts_.dropped);
+}
+
+void Recorder::SpoolWindow() {
+  for (const Unacked& u : window_.TakeAll()) Spool(u.id, u.event);
+  NoteWindow();
+}
+
+void Recorder::NoteWindow() {
+  absl::MutexLock lock(&mu_);
+  unacked_ = window_.size();
 }
 
 bool Recorder::WriteSocket(const std::string& line) {
@@ -163,11 +247,27 @@ bool Recorder::ConnectSocket() {
   if (now < next_connect_ns_) return false;
   const std::string path = options_.socket_path.empty() ? DefaultAgentSocket()
                                                         : options_.socket_path;
-  if (!socket_.Connect(path).ok()) {
+  absl::StatusOr<bool> acks = false;
+  absl::Status connected = socket_.Connect(path);
+  if (connected.ok() && options_.ack) {
+    acks = socket_.AskAck(options_.hello_timeout);
+    if (acks.ok() && !*acks) {
+      // No answer in time. A busy agent (all its --max_connections taken)
+      // accepts this connection late, answers the hello then and holds it
+      // in ack mode, rejecting every plain line (.ci/adversarial lost
+      // events so): plain lines go on a new connection, without the hello.
+      socket_.Close();
+      connected = socket_.Connect(path);
+    }
+  }
+  if (!connected.ok() || !acks.ok()) {
+    socket_.Close();
     next_connect_ns_ =
         now + absl::ToInt64Nanoseconds(options_.reconnect_interval);
     return false;
   }
+  acking_ = *acks;
+  window_.Reset();
   (void)spool_.Close();  // the agent is back: hand it the spool file
   return true;
 }

@@ -3,7 +3,9 @@
 // builds one event and puts it on a bounded queue (dropping and counting it
 // when the queue is full); one background thread writes the queue to the
 // agent's Unix socket and, while the agent is unreachable, to a client
-// spool file that the agent ingests later (agent/README.md). Owns the
+// spool file that the agent ingests later (agent/README.md). In the ack
+// mode (the default) it keeps each event until the agent acknowledges it
+// and resends it, with its id, after a reconnect (AckWindow). Owns the
 // thread, the socket and the spool file; the Clock must outlive it. All
 // methods are thread-safe.
 #ifndef GOODPUT_CLIENTS_CPP_RECORDER_H_
@@ -17,6 +19,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "clients/cpp/ack_window.h"
 #include "clients/cpp/agent_socket.h"
 #include "clients/cpp/client_spool_file.h"
 #include "proto/event.pb.h"
@@ -32,10 +35,18 @@ struct RecorderOptions {
   size_t queue_capacity = 10000;
   absl::Duration reconnect_interval = absl::Seconds(1);
   bool enabled = true;  // false (e.g. rank != 0): every call is a no-op
+  // The agent's ack mode (docs/delivery.md): events are kept until the
+  // agent acknowledges them and resent after a reconnect; at most
+  // `max_unacked` (beyond that the oldest go to the spool file).
+  bool ack = true;
+  size_t max_unacked = 10000;
+  absl::Duration hello_timeout = absl::Seconds(2);  // a plain agent's silence
 };
 
+// "sent": written to the agent (in ack mode: acknowledged); "rejected":
+// acknowledged as invalid (ack mode; the agent logs why).
 struct RecorderCounts {
-  int64_t sent = 0, spooled = 0, dropped = 0;
+  int64_t sent = 0, spooled = 0, dropped = 0, rejected = 0;
 };
 
 class Recorder {
@@ -58,7 +69,8 @@ class Recorder {
   // Queues `event` as given (time, job_id and attempt are filled if unset).
   bool Send(v1::Event event);
 
-  // Waits up to `timeout` until everything queued so far was written.
+  // Waits up to `timeout` until everything queued so far was written (in
+  // ack mode: acknowledged, or spooled).
   bool Flush(absl::Duration timeout);
   // Flushes, stops the thread, closes the socket and the spool file.
   void Close(absl::Duration timeout);
@@ -67,6 +79,19 @@ class Recorder {
  private:
   void Run();
   void Deliver(const v1::Event& event);
+  // Ack mode: keeps the event until acknowledged.
+  void DeliverAcked(const v1::Event& event);
+  // Writes the window's unsent lines; on a broken connection resends the
+  // window on a new one, else spools it.
+  void WriteUnsent();
+  // Reads the agent's acks (waiting up to `wait`).
+  void PollAcks(absl::Duration wait);
+  // The connection broke: resend the window on a new one, else spool it.
+  void Resend();
+  void Spool(const std::string& id, const v1::Event& event);
+  void SpoolWindow();
+  // Records the window's size for Flush.
+  void NoteWindow();
   bool WriteSocket(const std::string& line);
   // Connects the socket unless a failed connect was too recent; false
   // if not connected.
@@ -77,12 +102,15 @@ class Recorder {
   std::string attempt_;
   // Owned by the thread.
   AgentSocket socket_;
+  bool acking_ = false;  // the connection is in ack mode
+  AckWindow window_;
   ClientSpoolFile spool_;
   int64_t next_connect_ns_ = 0;
 
   mutable absl::Mutex mu_;
   std::deque<v1::Event> queue_ ABSL_GUARDED_BY(mu_);
-  bool busy_ ABSL_GUARDED_BY(mu_) = false;  // the thread holds an event
+  bool busy_ ABSL_GUARDED_BY(mu_) = false;   // the thread holds an event
+  size_t unacked_ ABSL_GUARDED_BY(mu_) = 0;  // window_.size()
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   RecorderCounts counts_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;

@@ -52,6 +52,10 @@ class LineServer {
     mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(20));
     return absl::StrSplit(data_, '\n', absl::SkipEmpty());
   }
+  size_t Connections() {
+    absl::MutexLock lock(&mu_);
+    return conns_.size();
+  }
   // Shuts the connections for reading, as the agent does before it closes
   // an idle one: the client's next write fails with EPIPE.
   void ShutReads() {
@@ -98,6 +102,8 @@ class RecorderTest : public ::testing::Test {
     o.attempt = "att-1";
     o.socket_path = dir_ + "/agent.sock";
     o.spool_dir = dir_ + "/spool";
+    o.ack = false;  // LineServer is a plain agent; ack mode: AckWindow's
+                    // test, tests/ack_kill_test.cc with a real agent
     return o;
   }
   std::vector<std::string> SpoolFiles(const std::string& ext) {
@@ -219,6 +225,26 @@ TEST_F(RecorderTest, FullQueueDropsAndCountsInsteadOfBlocking) {
   for (int i = 0; i < 20000; ++i) dropped += rec.Step(i + 1) ? 0 : 1;
   EXPECT_GT(dropped, 0);
   EXPECT_GE(rec.counts().dropped, dropped);
+}
+
+TEST_F(RecorderTest, AnAgentWithoutTheAckModeGetsPlainLines) {
+  LineServer server(dir_ + "/agent.sock", /*read=*/true);
+  RecorderOptions o = Options();
+  o.ack = true;
+  o.hello_timeout = absl::Milliseconds(100);  // it never answers
+  Recorder rec(o, &clock_);
+  rec.Step(1);
+  std::vector<std::string> lines = server.WaitForLines(2);
+  ASSERT_THAT(lines, SizeIs(2));
+  EXPECT_EQ(lines[0], kAckHello);
+  v1::Event e;
+  EXPECT_TRUE(codec::LineDecoder().DecodeLine(lines[1], &e).ok()) << lines[1];
+  ASSERT_TRUE(rec.Flush(absl::Seconds(20)));
+  EXPECT_EQ(rec.counts().sent, 1);
+  // Not on the hello's connection: an agent that answers it late (busy,
+  // it accepts late) holds that one in ack mode and rejects plain lines.
+  // LineServer reads the next connection once the last one ended.
+  EXPECT_EQ(server.Connections(), 2u);
 }
 
 TEST_F(RecorderTest, DisabledRecorderSendsNothing) {

@@ -5,18 +5,33 @@ import os
 import socket
 import tempfile
 import threading
+import time
+
+HELLO = b'{"hello":{"ack":1}}'
 
 
 class FakeAgent(object):
-    """Listens on a socket in a temp dir; `lines()` is what arrived."""
+    """Listens on a socket in a temp dir; `events()` is what arrived.
 
-    def __init__(self, path=None):
+    With `ack` (the default) it speaks the agent's ack mode: it answers the
+    hello, unwraps {"id","event"} lines and acknowledges each line at once
+    unless `hold_acks` is set. Without it, it is an agent that predates
+    the ack mode: it answers nothing and keeps the hello out of events().
+    `hello_delay` (s) answers the hello late, as a busy agent whose
+    connections are all taken accepts a new one late. In ack mode a line
+    that is not {"id","event"} is rejected as the agent does (`rejected`)."""
+
+    def __init__(self, path=None, ack=True, hello_delay=0.0):
         self.dir = tempfile.mkdtemp(prefix="goodput-py-")
         self.path = path or os.path.join(self.dir, "agent.sock")
+        self.ack = ack
+        self.hold_acks = False
+        self.hello_delay = hello_delay
+        self.rejected = 0
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._server.bind(self.path)
         self._server.listen(8)
-        self._data = b""
+        self._lines = []  # (id or None, event)
         self._conns = []
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -33,24 +48,53 @@ class FakeAgent(object):
             threading.Thread(target=self._read, args=(conn,), daemon=True).start()
 
     def _read(self, conn):
+        data, n, acking = b"", 0, False
         while True:
-            chunk = conn.recv(65536)
+            try:
+                chunk = conn.recv(65536)
+            except OSError:
+                return
             if not chunk:
                 return
-            with self._lock:
-                self._data += chunk
-                self._changed.notify_all()
+            data += chunk
+            while b"\n" in data:
+                line, data = data.split(b"\n", 1)
+                if line == HELLO:
+                    acking = self.ack
+                    if acking:
+                        time.sleep(self.hello_delay)
+                        conn.sendall(HELLO + b"\n")
+                    continue
+                n += 1
+                if acking and not self.hold_acks:  # before tests see it
+                    conn.sendall(b'{"acked":%d}\n' % n)
+                self._take(line, acking)
+
+    def _take(self, line, acking):
+        record = json.loads(line)
+        with self._lock:
+            if acking and not (isinstance(record, dict) and "id" in record
+                               and "event" in record):
+                self.rejected += 1
+                return
+            if acking:
+                self._lines.append((record["id"], record["event"]))
+            else:
+                self._lines.append((None, record))
+            self._changed.notify_all()
+
+    def records(self):
+        """(id, event) of every line, in arrival order (id None: plain)."""
+        with self._lock:
+            return list(self._lines)
 
     def events(self):
-        with self._lock:
-            text = self._data.decode("utf-8")
-        return [json.loads(l) for l in text.split("\n") if l]
+        return [event for _, event in self.records()]
 
     def wait_for(self, count, timeout=10.0):
-        """Waits until `count` complete lines arrived; returns the events."""
+        """Waits until `count` lines arrived; returns the events."""
         with self._lock:
-            self._changed.wait_for(lambda: self._data.count(b"\n") >= count,
-                                   timeout)
+            self._changed.wait_for(lambda: len(self._lines) >= count, timeout)
         return self.events()
 
     def shut_connections(self):
@@ -60,6 +104,14 @@ class FakeAgent(object):
             conns, self._conns = self._conns, []
         for conn in conns:
             conn.shutdown(socket.SHUT_RD)
+
+    def kill_connections(self):
+        """Closes every connection at once, as a killed agent's end."""
+        with self._lock:
+            conns, self._conns = self._conns, []
+        for conn in conns:
+            conn.shutdown(socket.SHUT_RDWR)
+            conn.close()
 
     def close(self):
         self._server.close()

@@ -286,6 +286,7 @@ class NeverBlockTest(unittest.TestCase):
         agent.shut_connections()  # idle, or evicted for a new client
         t.send({"n": 2})
         self.assertEqual(agent.wait_for(2), [{"n": 1}, {"n": 2}])
+        self.assertTrue(t.flush())  # "sent" counts acknowledged events
         self.assertEqual(t.counts, {"sent": 2, "spooled": 0, "dropped": 0})
         self.assertEqual(glob.glob(os.path.join(d, "spool", "*")), [])
         t.close()
@@ -312,6 +313,107 @@ class NeverBlockTest(unittest.TestCase):
         self.assertTrue(t.send({"n": 1}))
         self.assertTrue(t.flush())
         self.assertEqual(t.counts, {"sent": 0, "spooled": 0, "dropped": 1})
+        t.close()
+
+
+class AckModeTest(unittest.TestCase):
+    """docs/delivery.md, "The ack mode" (a real agent: tests/ack_kill_test)."""
+
+    def transport(self, path, d, **kwargs):
+        kwargs.setdefault("retry_seconds", 0)
+        return goodput.Transport(path, os.path.join(d, "spool"), **kwargs)
+
+    def spooled(self, d):
+        records = []
+        for name in glob.glob(os.path.join(d, "spool", "spool-*")):
+            with open(name) as f:
+                records += [json.loads(l) for l in f]
+        return records
+
+    def test_unacked_events_are_resent_with_their_ids_after_a_kill(self):
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "agent.sock")
+        agent = FakeAgent(path)
+        agent.hold_acks = True  # killed before it acknowledged them
+        t = self.transport(path, d)
+        for n in range(3):
+            t.send({"n": n})
+        agent.wait_for(3)
+        first = agent.records()
+        agent.close()
+        os.unlink(path)
+        second = FakeAgent(path)
+        agent.kill_connections()
+        self.assertEqual(second.wait_for(3), [{"n": 0}, {"n": 1}, {"n": 2}])
+        self.assertEqual(second.records(), first)  # the same ids
+        self.assertTrue(t.flush())
+        self.assertEqual(t.counts, {"sent": 3, "spooled": 0, "dropped": 0})
+        t.close()
+
+    def test_acknowledged_events_are_not_resent(self):
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "agent.sock")
+        agent = FakeAgent(path)
+        t = self.transport(path, d)
+        t.send({"n": 1})
+        self.assertTrue(t.flush())
+        agent.close()
+        os.unlink(path)
+        second = FakeAgent(path)
+        agent.kill_connections()
+        t.send({"n": 2})
+        self.assertEqual(second.wait_for(1), [{"n": 2}])
+        self.assertTrue(t.flush())
+        self.assertEqual(second.events(), [{"n": 2}])
+        self.assertEqual(t.counts["sent"], 2)
+        t.close()
+
+    def test_over_max_unacked_the_oldest_go_to_the_spool_file(self):
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "agent.sock")
+        agent = FakeAgent(path)
+        agent.hold_acks = True
+        t = self.transport(path, d, max_unacked=2)
+        for n in range(5):
+            t.send({"n": n})
+        self.assertFalse(t.flush(0.3))  # two are still unacknowledged
+        self.assertEqual(t.counts["spooled"], 3)
+        self.assertTrue(t.close(0.5))  # ... and go to the spool file too
+        sent = {i: e for i, e in agent.records()}
+        spooled = {r["id"]: r["event"] for r in self.spooled(d)}
+        self.assertEqual(len(spooled), 5)
+        self.assertEqual(spooled, sent)  # same ids: the agent drops repeats
+        self.assertEqual(t.counts, {"sent": 0, "spooled": 5, "dropped": 0})
+
+    def test_a_late_hello_answer_keeps_the_ack_mode(self):
+        # A busy agent (every --max_connections slot taken) accepts the
+        # connection after the client's socket_timeout, then answers the
+        # hello: that connection is in ack mode on the agent's side, so
+        # plain lines written on it would all be rejected, yet counted
+        # "sent" (.ci/adversarial lost its first chunk so).
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "agent.sock")
+        agent = FakeAgent(path, hello_delay=0.6)
+        t = self.transport(path, d, socket_timeout=0.2)
+        for n in range(3):
+            t.send({"n": n})
+        self.assertEqual(agent.wait_for(3), [{"n": 0}, {"n": 1}, {"n": 2}])
+        self.assertTrue(t.flush())
+        self.assertEqual(agent.rejected, 0)
+        self.assertTrue(all(i for i, _ in agent.records()))  # with their ids
+        self.assertEqual(t.counts, {"sent": 3, "spooled": 0, "dropped": 0})
+        t.close()
+
+    def test_an_agent_without_ack_mode_gets_plain_lines(self):
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "agent.sock")
+        agent = FakeAgent(path, ack=False)
+        t = self.transport(path, d, socket_timeout=0.2)
+        t.send({"n": 1})
+        self.assertEqual(agent.wait_for(1), [{"n": 1}])
+        self.assertEqual(agent.records(), [(None, {"n": 1})])
+        self.assertTrue(t.flush())
+        self.assertEqual(t.counts, {"sent": 1, "spooled": 0, "dropped": 0})
         t.close()
 
 
