@@ -151,8 +151,7 @@ void LeaseKeeper::Keep(int32_t partition, LeaseChanges* changes) {
                                          it->second.revision)
                         : store_->Create(LeaseKey(partition), options_.self);
   if (rev.ok()) {
-    if (it == held_.end()) changes->acquired.push_back(partition);
-    held_[partition] = Lease{*rev, now};
+    Take(partition, *rev, now, changes);
     return;
   }
   if (absl::IsAlreadyExists(rev.status())) {
@@ -175,9 +174,14 @@ void LeaseKeeper::Adopt(int32_t partition, LeaseChanges* changes) {
   const int64_t now = clock_->NowNanos();
   absl::StatusOr<uint64_t> rev =
       store_->Update(LeaseKey(partition), options_.self, e->revision);
-  if (!rev.ok()) return;
-  held_[partition] = Lease{*rev, now};
-  changes->acquired.push_back(partition);
+  if (rev.ok()) Take(partition, *rev, now, changes);
+}
+
+void LeaseKeeper::Take(int32_t partition, uint64_t revision, int64_t now_ns,
+                       LeaseChanges* changes) {
+  auto [it, is_new] =
+      held_.insert_or_assign(partition, Lease{revision, now_ns});
+  if (is_new) changes->acquired.push_back(partition);
 }
 
 void LeaseKeeper::Note(const absl::Status& s, LeaseChanges* changes) {

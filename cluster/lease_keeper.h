@@ -69,6 +69,10 @@ class LeaseKeeper {
   void Release(int32_t partition, LeaseChanges* changes);
   void Keep(int32_t partition, LeaseChanges* changes);
   void Adopt(int32_t partition, LeaseChanges* changes);
+  // Records `partition` as held at `revision`, renewed at `now_ns`; a
+  // partition not held before is reported as acquired.
+  void Take(int32_t partition, uint64_t revision, int64_t now_ns,
+            LeaseChanges* changes);
   void Note(const absl::Status& s, LeaseChanges* changes);
 
   LeaseStore* const store_;
