@@ -377,6 +377,12 @@ void Ingestor::set_limits(IngestLimits* limits) {
   job_limits_ = limits;
 }
 
+uint64_t Ingestor::AckedSequence(const std::string& agent_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = agent_sequence_.find(agent_id);
+  return it == agent_sequence_.end() ? 0 : it->second;
+}
+
 IngestStats Ingestor::stats() {
   absl::MutexLock lock(&mu_);
   ExpireAgents(clock_->NowNanos());

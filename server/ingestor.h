@@ -149,6 +149,9 @@ class Ingestor {
   // rejections there (not owned; null = no limit).
   void set_limits(IngestLimits* limits);
   IngestStats stats();
+  // The highest batch sequence acknowledged for `agent_id` (0 if none),
+  // as recovered from the store and advanced by every stored batch.
+  uint64_t AckedSequence(const std::string& agent_id);
   // The final snapshot of `job_id` if retention deleted its raw events.
   absl::StatusOr<std::optional<storage::JobSnapshot>> DeletedJob(
       const std::string& job_id);

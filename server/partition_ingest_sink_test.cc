@@ -1,0 +1,209 @@
+// Cluster mode's apply side end to end without NATS: agents' batches go
+// through BatchPublisher into a (fake) replicated log, a ClusterMember
+// applies its partitions through PartitionIngestSink into an Ingestor over
+// a real RocksDB; the report equals the replay of the events, through a
+// crash and restart and through messages applied twice.
+#include "server/partition_ingest_sink.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "cluster/batch_publisher.h"
+#include "cluster/cluster_member.h"
+#include "cluster/lease_keeper.h"
+#include "cluster/testing/fake_event_log.h"
+#include "cluster/testing/fake_lease_store.h"
+#include "core/testing/expect.h"
+#include "core/testing/random_fleet.h"
+#include "core/testing/timeline.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "storage/rocksdb_event_store.h"
+#include "util/clock.h"
+
+namespace goodput::server {
+namespace {
+
+using ::goodput::core::testing::ExpectEqualReports;
+using ::goodput::core::testing::RandomFleet;
+using ::goodput::core::testing::Replay;
+
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kLateness = 5 * kSecond;
+constexpr int64_t kTtl = 9 * kSecond;
+constexpr int32_t kPartitions = 4;
+constexpr int64_t kAsOf = (1795341600LL + 5 * 3600) * kSecond;
+
+class PartitionIngestSinkTest : public ::testing::Test {
+ protected:
+  PartitionIngestSinkTest()
+      : clock_(kAsOf),
+        leases_store_(&clock_, kTtl),
+        publisher_(&log_, {.partitions = kPartitions}) {
+    char tmpl[] = "/tmp/goodput-partition-sink-XXXXXX";
+    EXPECT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    Restart();
+  }
+  ~PartitionIngestSinkTest() override {
+    Stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Stop() {
+    member_.reset();
+    leases_.reset();
+    sink_.reset();
+    ingestor_.reset();
+    live_.reset();
+    store_.reset();
+  }
+  // A new goodputd process over the same RocksDB directory (as after a
+  // kill -9: nothing was flushed at shutdown beyond what was written).
+  void Restart() {
+    Stop();
+    auto store = storage::RocksDbEventStore::Open(dir_, {});
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    live_ = std::make_unique<LiveState>(&config_, kLateness, store_.get());
+    ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), &clock_,
+                                           codec::ValidationLimits());
+    ASSERT_TRUE(ingestor_->Recover().ok());
+    sink_ = std::make_unique<PartitionIngestSink>(ingestor_.get());
+    // A new lease keeper each time: the restarted instance's old leases
+    // lapse after the TTL and it takes them again.
+    clock_.Advance(2 * kTtl);
+    leases_ = std::make_unique<cluster::LeaseKeeper>(
+        &leases_store_, &clock_,
+        cluster::LeaseKeeperOptions{
+            .self = "a", .partitions = kPartitions, .ttl_ns = kTtl});
+    member_ = std::make_unique<cluster::ClusterMember>(
+        leases_.get(), &log_, sink_.get(), &publisher_);
+  }
+
+  // Publishes `events` as batches of `size` from two agents in turn.
+  void Publish(const std::vector<v1::Event>& events, size_t size) {
+    for (size_t i = 0; i < events.size(); i += size) {
+      v1::Batch batch;
+      batch.set_agent_id(i / size % 2 == 0 ? "agent-1" : "agent-2");
+      batch.set_sequence(++sequence_[batch.agent_id()]);
+      for (size_t j = i; j < std::min(events.size(), i + size); ++j) {
+        *batch.add_events() = events[j];
+      }
+      ASSERT_TRUE(publisher_.Publish(batch).ok());
+    }
+  }
+  // Lease rounds and pumps until every held partition is drained.
+  void ApplyAll() {
+    ASSERT_TRUE(member_->TickLeases().ok());
+    for (;;) {
+      absl::StatusOr<int64_t> n = member_->Pump(1000, 0);
+      ASSERT_TRUE(n.ok()) << n.status();
+      if (*n == 0) break;
+    }
+  }
+  core::FleetReport LiveReport() {
+    auto report = ingestor_->Report(kAsOf, std::nullopt);
+    EXPECT_TRUE(report.ok()) << report.status();
+    return report.ok() ? *report : core::FleetReport();
+  }
+  // The last message sequence of `partition`'s subject in the log.
+  uint64_t LastInLog(int32_t partition) {
+    uint64_t last = 0;
+    std::vector<cluster::FakeEventLog::Message> all = log_.messages();
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i].subject == publisher_.PartitionSubject(partition)) last = i + 1;
+    }
+    return last;
+  }
+
+  // The random fleet's job events (host heartbeats go to their own
+  // subject, which the apply side does not read yet).
+  static std::vector<v1::Event> JobEvents(uint32_t seed) {
+    std::vector<v1::Event> out;
+    for (v1::Event& e : RandomFleet(seed, 12, 40)) {
+      if (!e.job_id().empty()) out.push_back(std::move(e));
+    }
+    return out;
+  }
+
+  std::string dir_;
+  core::Config config_;
+  FakeClock clock_;
+  cluster::FakeLeaseStore leases_store_;
+  cluster::FakeEventLog log_;
+  cluster::BatchPublisher publisher_;
+  std::map<std::string, uint64_t> sequence_;
+  std::unique_ptr<storage::EventStore> store_;
+  std::unique_ptr<LiveState> live_;
+  std::unique_ptr<Ingestor> ingestor_;
+  std::unique_ptr<PartitionIngestSink> sink_;
+  std::unique_ptr<cluster::LeaseKeeper> leases_;
+  std::unique_ptr<cluster::ClusterMember> member_;
+};
+
+TEST_F(PartitionIngestSinkTest, AppliedPartitionsReportAsTheReplay) {
+  const std::vector<v1::Event> events = JobEvents(7);
+  Publish(events, 25);
+  ApplyAll();
+  ExpectEqualReports(LiveReport(), Replay(events, config_, kAsOf));
+  for (int32_t p = 0; p < kPartitions; ++p) {
+    EXPECT_EQ(*sink_->LastApplied(p), LastInLog(p)) << p;
+  }
+}
+
+TEST_F(PartitionIngestSinkTest, ARestartGoesOnFromTheLastAppliedMessage) {
+  const std::vector<v1::Event> events = JobEvents(11);
+  const size_t half = events.size() / 2;
+  Publish({events.begin(), events.begin() + half}, 25);
+  ApplyAll();
+  Restart();
+  for (int32_t p = 0; p < kPartitions; ++p) {
+    EXPECT_EQ(*sink_->LastApplied(p), LastInLog(p)) << p;  // from the store
+  }
+  Publish({events.begin() + half, events.end()}, 25);
+  ApplyAll();
+  ExpectEqualReports(LiveReport(), Replay(events, config_, kAsOf));
+  EXPECT_EQ(ingestor_->stats().duplicate_batches, 0);  // nothing read twice
+}
+
+TEST_F(PartitionIngestSinkTest, AMessageAppliedAgainStoresNothing) {
+  const std::vector<v1::Event> events = JobEvents(3);
+  Publish(events, 25);
+  ApplyAll();
+  // A reader reopened behind what was applied (e.g. a lost position)
+  // applies every message again: each is a duplicate of its partition's
+  // high-water mark.
+  std::vector<cluster::FakeEventLog::Message> all = log_.messages();
+  int64_t again = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (int32_t p = 0; p < kPartitions; ++p) {
+      if (all[i].subject != publisher_.PartitionSubject(p)) continue;
+      v1::Batch batch;
+      ASSERT_TRUE(batch.ParseFromString(all[i].data));
+      ASSERT_TRUE(sink_->Apply(p, i + 1, batch).ok());
+      ++again;
+    }
+  }
+  ASSERT_GT(again, 0);
+  EXPECT_EQ(ingestor_->stats().duplicate_batches, again);
+  ExpectEqualReports(LiveReport(), Replay(events, config_, kAsOf));
+}
+
+TEST_F(PartitionIngestSinkTest, EachPartitionHasItsOwnHighWaterMark) {
+  EXPECT_EQ(PartitionAgentId(3), "cluster.p3");
+  v1::Batch batch;
+  batch.add_events()->CopyFrom(JobEvents(5).front());
+  ASSERT_TRUE(sink_->Apply(1, 40, batch).ok());
+  // Another partition's lower sequence is not a duplicate of partition 1's.
+  ASSERT_TRUE(sink_->Apply(2, 7, v1::Batch()).ok());
+  EXPECT_EQ(*sink_->LastApplied(1), 40u);
+  EXPECT_EQ(*sink_->LastApplied(2), 7u);
+  EXPECT_EQ(*sink_->LastApplied(0), 0u);
+  EXPECT_EQ(ingestor_->stats().duplicate_batches, 0);
+}
+
+}  // namespace
+}  // namespace goodput::server
