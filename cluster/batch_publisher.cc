@@ -6,11 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/partition_assigner.h"
+#include "cluster/partition_sink.h"
 
 namespace goodput::cluster {
 namespace {
 
-constexpr int32_t kHeartbeats = -1;  // the key of events without a job_id
+constexpr int32_t kHeartbeats = kHeartbeatPartition;  // events without job_id
 
 // The batch's events grouped by partition (kHeartbeats for no job_id), in
 // their order within each group.

@@ -17,7 +17,10 @@ absl::Status ClusterMember::TickLeases() {
 
 absl::StatusOr<int64_t> ClusterMember::Pump(int max_per_partition,
                                             int64_t timeout_ms) {
-  int64_t applied = 0;
+  absl::StatusOr<int64_t> heartbeats =
+      PumpHeartbeats(max_per_partition, timeout_ms);
+  if (!heartbeats.ok()) return heartbeats.status();
+  int64_t applied = *heartbeats;
   for (int32_t p : leases_->Held()) {
     if (readers_.count(p) == 0) {
       if (absl::Status s = Open(p); !s.ok()) return s;  // e.g. after an error
@@ -46,14 +49,35 @@ std::vector<int32_t> ClusterMember::Applying() const {
   return out;
 }
 
-absl::Status ClusterMember::Open(int32_t partition) {
+absl::StatusOr<std::unique_ptr<LogReader>> ClusterMember::ReaderFor(
+    int32_t partition) {
   absl::StatusOr<uint64_t> last = sink_->LastApplied(partition);
   if (!last.ok()) return last.status();
-  absl::StatusOr<std::unique_ptr<LogReader>> reader =
-      log_->Read(subjects_->PartitionSubject(partition), *last + 1);
+  return log_->Read(partition == kHeartbeatPartition
+                        ? subjects_->HeartbeatSubject()
+                        : subjects_->PartitionSubject(partition),
+                    *last + 1);
+}
+
+absl::Status ClusterMember::Open(int32_t partition) {
+  absl::StatusOr<std::unique_ptr<LogReader>> reader = ReaderFor(partition);
   if (!reader.ok()) return reader.status();
   readers_[partition] = *std::move(reader);
   return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> ClusterMember::PumpHeartbeats(int max,
+                                                      int64_t timeout_ms) {
+  if (heartbeats_ == nullptr) {
+    absl::StatusOr<std::unique_ptr<LogReader>> reader =
+        ReaderFor(kHeartbeatPartition);
+    if (!reader.ok()) return reader.status();
+    heartbeats_ = *std::move(reader);
+  }
+  absl::StatusOr<int64_t> n =
+      PumpOne(kHeartbeatPartition, heartbeats_.get(), max, timeout_ms);
+  if (!n.ok()) heartbeats_.reset();  // reopened from the last applied
+  return n;
 }
 
 absl::StatusOr<int64_t> ClusterMember::PumpOne(int32_t partition,

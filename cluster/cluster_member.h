@@ -4,7 +4,9 @@
 // last applied sequence + 1 (so a takeover reads only what this instance
 // has not applied), and closes the readers of partitions it released. Pump
 // feeds the held partitions' next messages to the sink in log order; it
-// stops applying a partition the moment its lease is no longer held.
+// stops applying a partition the moment its lease is no longer held. Every
+// member also applies every heartbeat message (kHeartbeatPartition), which
+// needs no lease: each instance's capacity covers every host.
 //
 // A message that does not parse as a Batch is skipped and counted (it
 // cannot come from a goodputd, whose parts always parse). Borrows the
@@ -47,7 +49,11 @@ class ClusterMember {
   int64_t unparsable() const { return unparsable_; }
 
  private:
+  // A reader of `partition`'s subject (or the heartbeats') from the sink's
+  // last applied sequence + 1.
+  absl::StatusOr<std::unique_ptr<LogReader>> ReaderFor(int32_t partition);
   absl::Status Open(int32_t partition);
+  absl::StatusOr<int64_t> PumpHeartbeats(int max, int64_t timeout_ms);
   absl::StatusOr<int64_t> PumpOne(int32_t partition, LogReader* reader, int max,
                                   int64_t timeout_ms);
 
@@ -56,6 +62,7 @@ class ClusterMember {
   PartitionSink* const sink_;
   const BatchPublisher* const subjects_;
   std::map<int32_t, std::unique_ptr<LogReader>> readers_;
+  std::unique_ptr<LogReader> heartbeats_;  // opened at the first Pump
   int64_t unparsable_ = 0;
 };
 

@@ -92,7 +92,10 @@ class ClusterMemberTest : public ::testing::Test {
     std::vector<uint64_t> seqs;
     std::vector<FakeEventLog::Message> all = log_.messages();
     for (size_t i = 0; i < all.size(); ++i) {
-      if (all[i].subject == pub_.PartitionSubject(p)) seqs.push_back(i + 1);
+      const std::string subject = p == kHeartbeatPartition
+                                      ? pub_.HeartbeatSubject()
+                                      : pub_.PartitionSubject(p);
+      if (all[i].subject == subject) seqs.push_back(i + 1);
     }
     return seqs;
   }
@@ -160,6 +163,29 @@ TEST_F(ClusterMemberTest, AnUnparsableMessageIsCountedAndSkippedOnce) {
   Round({&a});
   EXPECT_EQ(a.member.unparsable(), 1);
   EXPECT_THAT(a.sink.Applied(3), ElementsAreArray(Subject(3)));
+}
+
+TEST_F(ClusterMemberTest, EveryMemberAppliesEveryHeartbeatWithoutALease) {
+  Member a("a", &store_, &clock_, &log_, &pub_);
+  Member b("b", &store_, &clock_, &log_, &pub_);
+  Round({&a, &b});
+  Round({&a, &b});
+  for (int s = 1; s <= 3; ++s) {
+    v1::Batch beats;
+    beats.set_agent_id("host-agent");
+    beats.set_sequence(s);
+    beats.add_events()->mutable_heartbeat()->set_chips(8);
+    beats.add_events()->set_job_id("job-1");
+    ASSERT_TRUE(pub_.Publish(beats).ok());
+  }
+  clock_.Advance(kTtl);  // leases lapse: heartbeats need none
+  ASSERT_TRUE(a.member.Pump(1000, 0).ok());
+  ASSERT_TRUE(b.member.Pump(1000, 0).ok());
+  ASSERT_EQ(Subject(kHeartbeatPartition).size(), 3u);
+  EXPECT_THAT(a.sink.Applied(kHeartbeatPartition),
+              ElementsAreArray(Subject(kHeartbeatPartition)));
+  EXPECT_THAT(b.sink.Applied(kHeartbeatPartition),
+              ElementsAreArray(Subject(kHeartbeatPartition)));
 }
 
 }  // namespace

@@ -15,10 +15,15 @@
 
 namespace goodput::cluster {
 
+// The pseudo partition of events without a job_id (host heartbeats): every
+// member applies all of them, whatever partitions it holds.
+inline constexpr int32_t kHeartbeatPartition = -1;
+
 class PartitionSink {
  public:
   virtual ~PartitionSink() = default;
-  // The sequence of the last message applied for `partition`; 0 if none.
+  // The sequence of the last message applied for `partition` (or
+  // kHeartbeatPartition); 0 if none.
   virtual absl::StatusOr<uint64_t> LastApplied(int32_t partition) = 0;
   // Applies `batch` (message `sequence` of `partition`'s subject) and
   // records `sequence` as the partition's last applied, atomically.

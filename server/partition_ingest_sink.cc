@@ -5,6 +5,7 @@
 namespace goodput::server {
 
 std::string PartitionAgentId(int32_t partition) {
+  if (partition == cluster::kHeartbeatPartition) return "cluster.hb";
   return absl::StrCat("cluster.p", partition);
 }
 

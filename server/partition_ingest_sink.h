@@ -1,10 +1,10 @@
 // PartitionIngestSink: goodputd's PartitionSink in cluster mode. A
-// partition's message goes through the Ingestor as a batch of the pseudo
-// agent "cluster.p<partition>" whose sequence is the message's log
-// sequence. The Ingestor stores a batch's events, its dead letters and its
-// agent's high-water mark in one RocksDB write, so the partition's last
-// applied sequence is recorded atomically with its events, and a message
-// applied again (after a crash, or a reader reopened behind it) is a
+// partition's message (or heartbeat message) goes through the Ingestor as
+// a batch of the pseudo agent "cluster.p<partition>" whose sequence is the
+// message's log sequence. The Ingestor stores a batch's events, its dead
+// letters and its agent's high-water mark in one RocksDB write, so the
+// partition's last applied sequence is recorded atomically with its events, and
+// a message applied again (after a crash, or a reader reopened behind it) is a
 // duplicate that stores nothing. Borrows the Ingestor, which must outlive
 // it. Thread-safe (the Ingestor serializes).
 #ifndef GOODPUT_SERVER_PARTITION_INGEST_SINK_H_
@@ -20,7 +20,7 @@
 namespace goodput::server {
 
 // The pseudo agent id under which partition `partition`'s messages are
-// ingested: "cluster.p<partition>".
+// ingested: "cluster.p<partition>", and "cluster.hb" for the heartbeats.
 std::string PartitionAgentId(int32_t partition);
 
 class PartitionIngestSink : public cluster::PartitionSink {

@@ -1,12 +1,14 @@
 // Cluster mode's apply side end to end without NATS: agents' batches go
 // through BatchPublisher into a (fake) replicated log, a ClusterMember
 // applies its partitions through PartitionIngestSink into an Ingestor over
-// a real RocksDB; the report equals the replay of the events, through a
+// a real RocksDB (host heartbeats through their own subject, which every
+// member applies); the report equals the replay of the events, through a
 // crash and restart and through messages applied twice.
 #include "server/partition_ingest_sink.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -109,24 +111,24 @@ class PartitionIngestSinkTest : public ::testing::Test {
     EXPECT_TRUE(report.ok()) << report.status();
     return report.ok() ? *report : core::FleetReport();
   }
+  std::string Subject(int32_t partition) {
+    return partition == cluster::kHeartbeatPartition
+               ? publisher_.HeartbeatSubject()
+               : publisher_.PartitionSubject(partition);
+  }
   // The last message sequence of `partition`'s subject in the log.
   uint64_t LastInLog(int32_t partition) {
     uint64_t last = 0;
     std::vector<cluster::FakeEventLog::Message> all = log_.messages();
     for (size_t i = 0; i < all.size(); ++i) {
-      if (all[i].subject == publisher_.PartitionSubject(partition)) last = i + 1;
+      if (all[i].subject == Subject(partition)) last = i + 1;
     }
     return last;
   }
 
-  // The random fleet's job events (host heartbeats go to their own
-  // subject, which the apply side does not read yet).
-  static std::vector<v1::Event> JobEvents(uint32_t seed) {
-    std::vector<v1::Event> out;
-    for (v1::Event& e : RandomFleet(seed, 12, 40)) {
-      if (!e.job_id().empty()) out.push_back(std::move(e));
-    }
-    return out;
+  // A random fleet's events, host heartbeats included.
+  static std::vector<v1::Event> FleetEvents(uint32_t seed) {
+    return RandomFleet(seed, 12, 40);
   }
 
   std::string dir_;
@@ -145,17 +147,22 @@ class PartitionIngestSinkTest : public ::testing::Test {
 };
 
 TEST_F(PartitionIngestSinkTest, AppliedPartitionsReportAsTheReplay) {
-  const std::vector<v1::Event> events = JobEvents(7);
+  const std::vector<v1::Event> events = FleetEvents(7);
+  ASSERT_TRUE(std::any_of(events.begin(), events.end(), [](const v1::Event& e) {
+    return e.has_heartbeat();
+  }));
   Publish(events, 25);
   ApplyAll();
   ExpectEqualReports(LiveReport(), Replay(events, config_, kAsOf));
   for (int32_t p = 0; p < kPartitions; ++p) {
     EXPECT_EQ(*sink_->LastApplied(p), LastInLog(p)) << p;
   }
+  EXPECT_EQ(*sink_->LastApplied(cluster::kHeartbeatPartition),
+            LastInLog(cluster::kHeartbeatPartition));
 }
 
 TEST_F(PartitionIngestSinkTest, ARestartGoesOnFromTheLastAppliedMessage) {
-  const std::vector<v1::Event> events = JobEvents(11);
+  const std::vector<v1::Event> events = FleetEvents(11);
   const size_t half = events.size() / 2;
   Publish({events.begin(), events.begin() + half}, 25);
   ApplyAll();
@@ -170,7 +177,7 @@ TEST_F(PartitionIngestSinkTest, ARestartGoesOnFromTheLastAppliedMessage) {
 }
 
 TEST_F(PartitionIngestSinkTest, AMessageAppliedAgainStoresNothing) {
-  const std::vector<v1::Event> events = JobEvents(3);
+  const std::vector<v1::Event> events = FleetEvents(3);
   Publish(events, 25);
   ApplyAll();
   // A reader reopened behind what was applied (e.g. a lost position)
@@ -179,8 +186,8 @@ TEST_F(PartitionIngestSinkTest, AMessageAppliedAgainStoresNothing) {
   std::vector<cluster::FakeEventLog::Message> all = log_.messages();
   int64_t again = 0;
   for (size_t i = 0; i < all.size(); ++i) {
-    for (int32_t p = 0; p < kPartitions; ++p) {
-      if (all[i].subject != publisher_.PartitionSubject(p)) continue;
+    for (int32_t p = cluster::kHeartbeatPartition; p < kPartitions; ++p) {
+      if (all[i].subject != Subject(p)) continue;
       v1::Batch batch;
       ASSERT_TRUE(batch.ParseFromString(all[i].data));
       ASSERT_TRUE(sink_->Apply(p, i + 1, batch).ok());
@@ -195,7 +202,12 @@ TEST_F(PartitionIngestSinkTest, AMessageAppliedAgainStoresNothing) {
 TEST_F(PartitionIngestSinkTest, EachPartitionHasItsOwnHighWaterMark) {
   EXPECT_EQ(PartitionAgentId(3), "cluster.p3");
   v1::Batch batch;
-  batch.add_events()->CopyFrom(JobEvents(5).front());
+  for (const v1::Event& e : FleetEvents(5)) {
+    if (!e.job_id().empty()) {
+      *batch.add_events() = e;
+      break;
+    }
+  }
   ASSERT_TRUE(sink_->Apply(1, 40, batch).ok());
   // Another partition's lower sequence is not a duplicate of partition 1's.
   ASSERT_TRUE(sink_->Apply(2, 7, v1::Batch()).ok());
