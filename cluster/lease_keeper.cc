@@ -5,13 +5,16 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "cluster/partition_assigner.h"
 
 namespace goodput::cluster {
 namespace {
 
 constexpr absl::string_view kMemberPrefix = "member.";
+constexpr absl::string_view kLeasePrefix = "lease.";
 
 bool IsKeyChar(char c) {
   return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' ||
@@ -21,7 +24,7 @@ bool IsKeyChar(char c) {
 }  // namespace
 
 std::string LeaseKey(int32_t partition) {
-  return absl::StrCat("lease.", partition);
+  return absl::StrCat(kLeasePrefix, partition);
 }
 
 std::string MemberKey(absl::string_view id) {
@@ -66,7 +69,15 @@ LeaseChanges LeaseKeeper::Tick() {
   }
   for (int32_t p : give_back) Release(p, &changes);
   for (int32_t p : mine) Keep(p, &changes);
+  CountUnowned();
   return changes;
+}
+
+void LeaseKeeper::CountUnowned() {
+  unowned_ = 0;
+  for (int32_t p = 0; p < options_.partitions; ++p) {
+    if (leased_.count(p) == 0 && !Holds(p)) ++unowned_;
+  }
 }
 
 absl::Status LeaseKeeper::Leave() {
@@ -116,9 +127,15 @@ absl::Status LeaseKeeper::ReadMembers() {
   absl::StatusOr<std::vector<std::string>> keys = store_->Keys();
   if (!keys.ok()) return keys.status();
   members_.clear();
+  leased_.clear();
   for (const std::string& key : *keys) {
+    absl::string_view rest = key;
+    int32_t partition = 0;
     if (absl::StartsWith(key, kMemberPrefix)) {
       members_.push_back(key.substr(kMemberPrefix.size()));
+    } else if (absl::ConsumePrefix(&rest, kLeasePrefix) &&
+               absl::SimpleAtoi(rest, &partition)) {
+      leased_.insert(partition);
     }
   }
   std::sort(members_.begin(), members_.end());

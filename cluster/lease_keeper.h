@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,11 @@ class LeaseKeeper {
   std::vector<int32_t> Held() const;
   // The live members seen by the last Tick, sorted.
   const std::vector<std::string>& members() const { return members_; }
+  // Partitions that, at the end of the last Tick, no lease key named
+  // (read at the round's start) and this instance did not hold: nobody
+  // applies them. A healthy cluster has none after a round or two; -1
+  // before the first Tick that could read the store.
+  int32_t unowned() const { return unowned_; }
 
  private:
   struct Lease {
@@ -74,6 +80,7 @@ class LeaseKeeper {
   void Take(int32_t partition, uint64_t revision, int64_t now_ns,
             LeaseChanges* changes);
   void Note(const absl::Status& s, LeaseChanges* changes);
+  void CountUnowned();
 
   LeaseStore* const store_;
   Clock* const clock_;
@@ -81,6 +88,8 @@ class LeaseKeeper {
   const std::string member_key_;
   std::optional<uint64_t> member_revision_;
   std::vector<std::string> members_;
+  std::set<int32_t> leased_;  // lease keys seen by the last ReadMembers
+  int32_t unowned_ = -1;
   std::map<int32_t, Lease> held_;
 };
 

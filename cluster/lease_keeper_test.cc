@@ -160,6 +160,26 @@ TEST_F(LeaseKeeperTest, LeaveGivesEverythingBackAtOnce) {
   EXPECT_THAT(b.members(), ElementsAre("b"));
 }
 
+TEST_F(LeaseKeeperTest, PartitionsNobodyTakesAreCountedUnowned) {
+  LeaseKeeper& a = Add("a");
+  EXPECT_EQ(a.unowned(), -1);  // before any round
+  Round({&a});
+  EXPECT_EQ(a.unowned(), 0);
+  LeaseKeeper& b = Add("b");
+  ASSERT_TRUE(b.Tick().status.ok());  // b joins, then stops before taking any
+  EXPECT_THAT(b.Held(), IsEmpty());
+  Round({&a});  // a gives b's share back (its keys were there at the start)
+  EXPECT_EQ(a.unowned(), 0);
+  Round({&a});  // b's share has no lease and nobody takes it
+  const int32_t share =
+      static_cast<int32_t>(PartitionsOf("b", kPartitions, {"a", "b"}).size());
+  ASSERT_GT(share, 0);
+  EXPECT_EQ(a.unowned(), share);
+  for (int i = 0; i < 3; ++i) Round({&a});  // b's membership expired
+  EXPECT_EQ(a.unowned(), 0);
+  EXPECT_THAT(a.Held(), ElementsAreArray(All()));
+}
+
 TEST_F(LeaseKeeperTest, OptionsAreChecked) {
   EXPECT_THAT(
       LeaseKeeper::Validate({.self = "a b", .partitions = 4, .ttl_ns = 1})
