@@ -144,6 +144,11 @@ class Ingestor {
   // 60 s). nullopt keeps them.
   void set_agent_series_ttl(std::optional<int64_t> ttl_ns);
 
+  // Whether events are checked against the server's clock (too far in the
+  // future, older than the age limit); default true. Cluster mode's apply
+  // side turns it off: the accepting instance checked them on receipt, and
+  // a partition may be applied long after (a takeover replays its log).
+  void set_check_event_times(bool check);
   void set_fault_hook(FaultHook hook);
   // Applies --max_jobs from `limits` and counts the validator's size-limit
   // rejections there (not owned; null = no limit).
@@ -200,6 +205,7 @@ class Ingestor {
   IngestLimits* job_limits_ ABSL_GUARDED_BY(mu_) = nullptr;
   IngestStats stats_ ABSL_GUARDED_BY(mu_);
   uint64_t last_batch_id_ ABSL_GUARDED_BY(mu_) = 0;
+  bool check_event_times_ ABSL_GUARDED_BY(mu_) = true;
   std::optional<int64_t> retention_ns_ ABSL_GUARDED_BY(mu_);
   int64_t next_retention_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
   std::optional<int64_t> grace_ns_ ABSL_GUARDED_BY(mu_);

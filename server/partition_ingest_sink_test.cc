@@ -72,6 +72,7 @@ class PartitionIngestSinkTest : public ::testing::Test {
     live_ = std::make_unique<LiveState>(&config_, kLateness, store_.get());
     ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), &clock_,
                                            codec::ValidationLimits());
+    ingestor_->set_check_event_times(false);  // as goodputd --cluster does
     ASSERT_TRUE(ingestor_->Recover().ok());
     sink_ = std::make_unique<PartitionIngestSink>(ingestor_.get());
     // A new lease keeper each time: the restarted instance's old leases
@@ -196,6 +197,19 @@ TEST_F(PartitionIngestSinkTest, AMessageAppliedAgainStoresNothing) {
   }
   ASSERT_GT(again, 0);
   EXPECT_EQ(ingestor_->stats().duplicate_batches, again);
+  ExpectEqualReports(LiveReport(), Replay(events, config_, kAsOf));
+}
+
+TEST_F(PartitionIngestSinkTest, APartitionAppliedYearsLaterKeepsItsEvents) {
+  // The accepting instance checked event times on receipt; an owner that
+  // applies the log much later (a takeover replaying it) must not refuse
+  // events as older than --max_event_age (5 years by default).
+  const std::vector<v1::Event> events = FleetEvents(9);
+  Publish(events, 25);
+  clock_.Advance(int64_t{6} * 365 * 24 * 3600 * kSecond);
+  ApplyAll();
+  EXPECT_EQ(ingestor_->stats().rejected_events, 0);
+  EXPECT_EQ(sink_->rejected_events(), 0);
   ExpectEqualReports(LiveReport(), Replay(events, config_, kAsOf));
 }
 
