@@ -1,0 +1,130 @@
+// ClusterRunner: lease rounds when due, pumps between them, errors noted
+// and cleared, and the thread applies what is published, then leaves.
+#include "server/cluster_runner.h"
+
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "cluster/batch_publisher.h"
+#include "cluster/testing/fake_event_log.h"
+#include "cluster/testing/fake_lease_store.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace goodput::server {
+namespace {
+
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kTtl = 9 * kSecond;
+constexpr int32_t kPartitions = 4;
+
+// Counts applied events; tests wait on the count.
+class CountingSink : public cluster::PartitionSink {
+ public:
+  absl::StatusOr<uint64_t> LastApplied(int32_t p) override {
+    absl::MutexLock lock(&mu_);
+    return last_[p];
+  }
+  absl::Status Apply(int32_t p, uint64_t seq, const v1::Batch& b) override {
+    absl::MutexLock lock(&mu_);
+    last_[p] = seq;
+    events_ += b.events_size();
+    return absl::OkStatus();
+  }
+  bool AwaitEvents(int64_t n) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [this, n]()
+                      ABSL_SHARED_LOCKS_REQUIRED(mu_) { return events_ >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(60));
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::map<int32_t, uint64_t> last_ ABSL_GUARDED_BY(mu_);
+  int64_t events_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+class ClusterRunnerTest : public ::testing::Test {
+ protected:
+  ClusterRunnerTest()
+      : clock_(1000 * kSecond),
+        store_(&clock_, kTtl),
+        publisher_(&log_, {.partitions = kPartitions}),
+        leases_(&store_, &clock_,
+                {.self = "a", .partitions = kPartitions, .ttl_ns = kTtl}),
+        member_(&leases_, &log_, &sink_, &publisher_),
+        runner_(&leases_, &member_, &clock_, {.tick_ns = kTtl / 3}) {}
+
+  void Publish(int batches) {
+    for (int s = 1; s <= batches; ++s) {
+      v1::Batch b;
+      b.set_agent_id("x");
+      b.set_sequence(++sequence_);
+      for (int j = 0; j < 10; ++j) {
+        b.add_events()->set_job_id(absl::StrCat("job-", j));
+      }
+      ASSERT_TRUE(publisher_.Publish(b).ok());
+    }
+  }
+
+  FakeClock clock_;
+  cluster::FakeLeaseStore store_;
+  cluster::FakeEventLog log_;
+  cluster::BatchPublisher publisher_;
+  CountingSink sink_;
+  cluster::LeaseKeeper leases_;
+  cluster::ClusterMember member_;
+  ClusterRunner runner_;
+  uint64_t sequence_ = 0;
+};
+
+TEST_F(ClusterRunnerTest, RoundsRunWhenDueAndPumpsBetweenThem) {
+  Publish(3);
+  EXPECT_TRUE(runner_.Step());
+  ClusterRunnerStatus s = runner_.status();
+  EXPECT_EQ(s.rounds, 1);
+  EXPECT_THAT(s.held, SizeIs(kPartitions));
+  EXPECT_EQ(s.unowned, 0);
+  EXPECT_GT(s.applied, 0);
+  EXPECT_FALSE(runner_.Step());  // nothing new, no round due
+  EXPECT_EQ(runner_.status().rounds, 1);
+  clock_.Advance(kTtl / 3);
+  Publish(1);
+  EXPECT_TRUE(runner_.Step());
+  EXPECT_EQ(runner_.status().rounds, 2);
+}
+
+TEST_F(ClusterRunnerTest, AFailedRoundIsNotedUntilOneWorks) {
+  store_.set_unavailable(true);
+  runner_.Step();
+  ClusterRunnerStatus s = runner_.status();
+  EXPECT_EQ(s.errors, 1);
+  EXPECT_THAT(s.last_error, ::testing::Not(IsEmpty()));
+  EXPECT_THAT(s.held, IsEmpty());
+  store_.set_unavailable(false);
+  clock_.Advance(kTtl / 3);
+  runner_.Step();
+  s = runner_.status();
+  EXPECT_THAT(s.last_error, IsEmpty());
+  EXPECT_THAT(s.held, SizeIs(kPartitions));
+}
+
+TEST_F(ClusterRunnerTest, TheThreadAppliesWhatIsPublishedAndStopLeaves) {
+  runner_.Start();
+  Publish(5);
+  EXPECT_TRUE(sink_.AwaitEvents(50));
+  runner_.Stop();
+  EXPECT_THAT(runner_.status().held, IsEmpty());
+  absl::StatusOr<std::vector<std::string>> keys = store_.Keys();
+  ASSERT_TRUE(keys.ok());
+  EXPECT_THAT(*keys, IsEmpty());  // leases and membership given back
+  runner_.Stop();                 // idempotent
+}
+
+}  // namespace
+}  // namespace goodput::server
