@@ -50,4 +50,5 @@ set(GOODPUT_TSAN_TESTS
   agent_backoff_test util_http_server_test
   server_ingestor_test server_ingest_limits_test
   server_ingest_concurrency_test server_query_admission_test
+  server_cluster_runner_test
   util_uuid_test util_basic_auth_test)
