@@ -18,6 +18,8 @@
 #include <sstream>
 #include <thread>
 
+#include "util/testing/http_client.h"
+
 namespace goodput::testing {
 namespace {
 
@@ -147,22 +149,9 @@ bool Eventually(const std::function<bool()>& done, double timeout_s) {
 }
 
 std::string HttpGet(int port, const std::string& path) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string response;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-    std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
-    (void)!write(fd, request.data(), request.size());
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof(buf))) > 0) response.append(buf, n);
-  }
-  close(fd);
-  size_t body = response.find("\r\n\r\n");
-  return body == std::string::npos ? "" : response.substr(body + 4);
+  absl::StatusOr<HttpResult> got =
+      goodput::testing::HttpGet(port, absl::string_view(path));
+  return got.ok() ? got->body : "";
 }
 
 bool WriteUnixSocket(const std::string& path, const std::string& data) {

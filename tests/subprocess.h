@@ -54,7 +54,8 @@ int RestartablePort();
 // returns its last value. For conditions in other processes.
 bool Eventually(const std::function<bool()>& done, double timeout_s);
 
-// The body of GET `path` on 127.0.0.1:`port`, or "" on failure.
+// The body of GET `path` on 127.0.0.1:`port` (whatever its status), or ""
+// if there is no answer (util/testing/http_client.h's HttpGet).
 std::string HttpGet(int port, const std::string& path);
 
 // `path` exists and is a Unix socket (e.g. an agent is listening).
