@@ -46,6 +46,9 @@ void StepTimeStats::Add(int64_t time_ns, int64_t steps, int64_t at_ns) {
   AddToBaseline(BucketOf(per_step), steps);
   const Report r{per_step, at_ns, steps};
   if (recent_.size() < kRecentReports) {
+    if (recent_.size() == recent_.capacity()) {  // grow to 100, not 128
+      recent_.reserve(std::min(kRecentReports, 2 * recent_.size() + 4));
+    }
     recent_.push_back(r);
     return;
   }
