@@ -33,7 +33,7 @@ def run_sim(args, seed, interval, work):
     truth = os.path.join(work, "truth-%d-%d.json" % (seed, interval))
     subprocess.run([args.sim, "--seed=%d" % seed, "--jobs=%d" % args.jobs,
                     "--hosts=%d" % args.hosts, "--duration=" + args.duration,
-                    "--mtbi=" + args.mtbi,
+                    "--mtbi=" + args.mtbi, "--mtbi_chips=0",
                     "--checkpoint_interval=%ds" % interval,
                     "--out=" + events, "--truth=" + truth], check=True)
     return events, truth

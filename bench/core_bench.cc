@@ -5,6 +5,7 @@
 #include "bench/bench_events.h"
 #include "benchmark/benchmark.h"
 #include "core/fleet_tracker.h"
+#include "core/step_time_stats.h"
 
 namespace goodput::bench {
 namespace {
@@ -39,8 +40,8 @@ void BM_CoreReport(benchmark::State& state) {
     (void)fleet.Apply(e);
   }
   for (auto _ : state) {
-    benchmark::DoNotOptimize(fleet.Report(1795341600LL * 1'000'000'000 +
-                                          3600LL * 1'000'000'000));
+    benchmark::DoNotOptimize(
+        fleet.Report(1795341600LL * 1'000'000'000 + 3600LL * 1'000'000'000));
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
@@ -61,7 +62,38 @@ void BM_CoreMemoryPerJob(benchmark::State& state) {
         static_cast<double>(after - before) / jobs;
   }
 }
-BENCHMARK(BM_CoreMemoryPerJob)->Arg(10000)->Iterations(1)
+BENCHMARK(BM_CoreMemoryPerJob)
+    ->Arg(10000)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+// Issue 18, slow steps: heap bytes per job of core::StepTimeStats alone
+// after `steps` one-step reports of 1-3 s (bounded: a ring of 100 reports
+// and a histogram bucket per distinct 1.1% of step time).
+void BM_StepTimeStatsMemoryPerJob(benchmark::State& state) {
+  const int jobs = 10'000;
+  const int64_t steps = state.range(0);
+  for (auto _ : state) {
+    size_t before = mallinfo2().uordblks;
+    std::vector<core::StepTimeStats> stats(jobs);
+    for (int j = 0; j < jobs; ++j) {
+      int64_t t = 0;
+      for (int64_t i = 0; i < steps; ++i) {
+        const int64_t ns = 1'000'000'000 + (i * 7'919'000 + j) % 2'000'000'000;
+        stats[j].Add(ns, 1, t += ns);
+      }
+    }
+    size_t after = mallinfo2().uordblks;
+    state.counters["bytes_per_job"] =
+        static_cast<double>(after - before) / jobs;
+    benchmark::DoNotOptimize(stats.data());
+  }
+}
+BENCHMARK(BM_StepTimeStatsMemoryPerJob)
+    ->Arg(20)
+    ->Arg(100)
+    ->Arg(10'000)
+    ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -82,6 +82,7 @@ Recognized RecognizedOf(const JobReport& report, int64_t ended_ns) {
   r.state = report.state;
   r.chips = report.chips;
   r.last_event_ns = ended_ns;
+  r.step_time = report.step_time;
   return r;
 }
 

@@ -195,6 +195,7 @@ class FleetMetrics {
   void SegmentRatioFamilies(std::vector<MetricFamilyData>* out) const;
   void JobFamilies(std::vector<MetricFamilyData>* out) const;
   void JobProgressFamilies(std::vector<MetricFamilyData>* out) const;
+  void JobStepTimeFamilies(std::vector<MetricFamilyData>* out) const;
   void JobRatioFamilies(std::vector<MetricFamilyData>* out) const;
 
   const Config* config_;

@@ -55,6 +55,7 @@ std::vector<MetricFamilyData> FleetMetrics::Families() const {
   SegmentRatioFamilies(&out);
   JobFamilies(&out);
   JobProgressFamilies(&out);
+  JobStepTimeFamilies(&out);
   JobRatioFamilies(&out);
   return out;
 }
@@ -309,6 +310,40 @@ void FleetMetrics::JobProgressFamilies(
   Add(&count, {}, static_cast<double>(series_.size()));
   out->push_back(std::move(suppressed));
   out->push_back(std::move(count));
+}
+
+// Issue 18, slow steps: the step-time baseline and recent window of the
+// jobs with series (docs/semantics.md "Slow steps").
+void FleetMetrics::JobStepTimeFamilies(
+    std::vector<MetricFamilyData>* out) const {
+  std::vector<MetricFamilyData> f = {
+      NewFamily("goodput_job_step_time_baseline_seconds",
+                "Median per-step time of the job's steps (not first of an "
+                "attempt).",
+                MetricKind::kGauge),
+      NewFamily("goodput_job_step_time_baseline_mad_seconds",
+                "Median absolute deviation of the job's per-step time.",
+                MetricKind::kGauge),
+      NewFamily("goodput_job_step_time_baseline_steps",
+                "Steps in the job's step-time baseline.", MetricKind::kGauge),
+      NewFamily("goodput_job_step_time_recent_seconds",
+                "Median per-step time of the job's last 100 steps (at most "
+                "15 min).",
+                MetricKind::kGauge),
+      NewFamily("goodput_job_step_time_recent_steps",
+                "Steps in the job's recent step-time window.",
+                MetricKind::kGauge)};
+  for (const auto* entry : series_) {
+    const std::optional<StepTimeSummary>& st = entry->second.last.step_time;
+    if (!st) continue;
+    const MetricLabels id = {{"job_id", entry->first}};
+    Add(&f[0], id, st->baseline_median_s);
+    Add(&f[1], id, st->baseline_mad_s);
+    Add(&f[2], id, static_cast<double>(st->baseline_steps));
+    Add(&f[3], id, st->recent_p50_s);
+    Add(&f[4], id, static_cast<double>(st->recent_steps));
+  }
+  for (auto& family : f) out->push_back(std::move(family));
 }
 
 void FleetMetrics::JobRatioFamilies(std::vector<MetricFamilyData>* out) const {

@@ -172,6 +172,33 @@ TEST(FleetMetricsTest, CountersOfAnEndedFleetEqualReportSecondsTimesChips) {
 // chips it held, so once it has ended they equal the report's chip-seconds
 // (not seconds x chips), and the degraded and all-allocated chip-seconds
 // counters equal the report's measures.
+// Issue 18, slow steps. j: steps 2-4 of 10 s (step 1 and the second
+// attempt's step 3 are first of their attempts). s: the 2nd report
+// completes steps 11-20 in 30 s (3 s each; the 1st is first). q: no steps,
+// no series.
+TEST(FleetMetricsTest, StepTimeGaugesOfJobsWithSeries) {
+  Config config;
+  FleetTracker fleet(&config);
+  ApplyAll(kFleet, &fleet);
+  FleetMetrics metrics(&config, MetricsOptions());
+  Scrape(fleet, {"j", "s", "q"}, T("2026-11-22T10:05:00Z"), &metrics);
+  const auto families = metrics.Families();
+  auto value = [&](const std::string& name, const std::string& id) {
+    return Value(families, "goodput_job_step_time_" + name, {{"job_id", id}});
+  };
+  EXPECT_NEAR(*value("baseline_seconds", "j"), 10, 0.055);
+  EXPECT_EQ(*value("baseline_steps", "j"), 3);
+  EXPECT_EQ(*value("baseline_mad_seconds", "j"), 0);
+  EXPECT_EQ(*value("recent_seconds", "j"), 10);
+  EXPECT_EQ(*value("recent_steps", "j"), 3);
+  EXPECT_NEAR(*value("baseline_seconds", "s"), 3, 0.0165);
+  EXPECT_EQ(*value("baseline_steps", "s"), 10);
+  EXPECT_EQ(*value("recent_seconds", "s"), 3);
+  EXPECT_EQ(*value("recent_steps", "s"), 10);
+  EXPECT_FALSE(value("baseline_seconds", "q"));
+  EXPECT_FALSE(value("recent_steps", "q"));
+}
+
 TEST(FleetMetricsTest, ElasticCountersFollowTheAllocation) {
   Config config;
   FleetTracker fleet(&config);

@@ -32,6 +32,14 @@ void NumbersToProto(const JobReport& job, v1::JobReport* out) {
   out->set_notices(job.notices);
   if (job.usd_per_chip_hour) out->set_usd_per_chip_hour(*job.usd_per_chip_hour);
   if (job.watts_per_chip) out->set_watts_per_chip(*job.watts_per_chip);
+  if (job.step_time) {
+    v1::StepTime* st = out->mutable_step_time();
+    st->set_baseline_steps(job.step_time->baseline_steps);
+    st->set_baseline_median_seconds(job.step_time->baseline_median_s);
+    st->set_baseline_mad_seconds(job.step_time->baseline_mad_s);
+    st->set_recent_steps(job.step_time->recent_steps);
+    st->set_recent_p50_seconds(job.step_time->recent_p50_s);
+  }
   if (!job.min_chips) return;
   out->set_min_chips(*job.min_chips);
   for (double cs : job.chip_seconds) out->add_category_chip_seconds(cs);
@@ -104,6 +112,14 @@ void NumbersFromProto(const v1::JobReport& in, JobReport* job) {
     job->usd_per_chip_hour = in.usd_per_chip_hour();
   }
   if (in.has_watts_per_chip()) job->watts_per_chip = in.watts_per_chip();
+  if (in.has_step_time()) {
+    const v1::StepTime& st = in.step_time();
+    job->step_time =
+        StepTimeSummary{st.baseline_steps(),       st.baseline_median_seconds(),
+                        st.baseline_mad_seconds(), st.recent_steps(),
+                        st.recent_p50_seconds(),   std::nullopt};
+    job->step_time->SetRatio();
+  }
   if (in.has_min_chips()) job->min_chips = in.min_chips();
   for (int c = 0; c < in.category_chip_seconds_size(); ++c) {
     job->chip_seconds[c] = in.category_chip_seconds(c);

@@ -95,6 +95,22 @@ TEST(JobReportProtoTest, UnsetStepsStayUnsetAndZeroStepsStaySet) {
   EXPECT_EQ(back->last_checkpoint, 0);
 }
 
+// Issue 18: step times round trip, the ratio recomputed; none stays none.
+TEST(JobReportProtoTest, StepTimeRoundTrips) {
+  JobReport job;
+  job.job_id = "a";
+  absl::StatusOr<JobReport> back = JobReportFromProto(JobReportToProto(job));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_FALSE(back->step_time);
+  job.step_time = StepTimeSummary{500, 10.02, 0.5, 100, 25.0, std::nullopt};
+  job.step_time->SetRatio();
+  back = JobReportFromProto(JobReportToProto(job));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->step_time);
+  EXPECT_TRUE(*back->step_time == *job.step_time);
+  EXPECT_DOUBLE_EQ(*back->step_time->ratio, 25.0 / 10.02);
+}
+
 TEST(JobReportProtoTest, StateKeepsCoreNumbers) {
   // Stored snapshots hold the state as core::JobStateKind's number.
   JobReport job;

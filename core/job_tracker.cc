@@ -262,6 +262,7 @@ void JobTracker::OnStep(const Event& e, int64_t t) {
     if (!first) AddToMean(st);
     AddShares(st);
   }
+  if (!first) step_times_.Add(st.time_ns, st.steps, t);
   RecognizeStep(st, first, t);
   if (!Stepping()) activity_ = Activity::KIND_UNSPECIFIED;
 }

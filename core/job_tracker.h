@@ -12,6 +12,7 @@
 #include "core/exclusions.h"
 #include "core/recognition.h"
 #include "core/report.h"
+#include "core/step_time_stats.h"
 #include "proto/event.pb.h"
 #include "proto/tracker_state.pb.h"
 
@@ -27,7 +28,9 @@ enum class ApplyResult { kApplied, kDuplicate };
 // has none of them and is rebuilt instead.
 // Version 4: exclusions (the job's excluded intervals, category
 // `excluded`); a version-3 record is loaded as one with no exclusions.
-inline constexpr uint32_t kJobTrackerStateVersion = 4;
+// Version 5: step times (issue 18, slow steps); a version-3 or 4 record is
+// loaded as one with no step times yet.
+inline constexpr uint32_t kJobTrackerStateVersion = 5;
 
 // The goodput state machine of one job (SPEC section 3): takes the job's
 // events in apply order and attributes every instant of its lifetime to one
@@ -332,6 +335,7 @@ class JobTracker {
   std::map<int64_t, Mean> elastic_means_;     // ... by held chips (rule 14)
   std::optional<int64_t> max_durable_step_, last_checkpoint_;
   int64_t lost_steps_ = 0, duplicates_ = 0;
+  StepTimeStats step_times_;  // non-first steps (issue 18, slow steps)
 
   // Recognition time: what Recognize() needs beyond the report's state.
   // Their sums are the report's interruptions and notices.

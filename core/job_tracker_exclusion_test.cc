@@ -280,7 +280,7 @@ TEST_F(ExclusionTest, AVersionThreeRecordLoadsWithoutExclusions) {
   JobTracker t = Track(kSteps);
   internal::v1::JobTrackerState state;
   t.SaveState(&state);
-  EXPECT_EQ(state.version(), 4u);
+  EXPECT_EQ(state.version(), kJobTrackerStateVersion);
   state.set_version(3);
   absl::StatusOr<JobTracker> back = JobTracker::FromState(state, &config_);
   ASSERT_TRUE(back.ok()) << back.status();

@@ -101,6 +101,7 @@ Recognized JobTracker::Recognize() const {
   r.chips = weight_chips_;
   if (Elastic()) r.min_chips = min_chips_;
   r.last_event_ns = last_event_ns_;
+  r.step_time = step_times_.Summary();
   return r;
 }
 

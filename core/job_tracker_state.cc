@@ -157,6 +157,7 @@ void JobTracker::SaveState(Proto* state) const {
     i->set_start_ns(start);
     i->set_until_ns(until);
   }
+  step_times_.SaveState(state->mutable_step_times());
 }
 
 void JobTrackerStateCodec::SaveConfig(const JobTracker& t, Proto* s) {
@@ -314,8 +315,10 @@ absl::StatusOr<JobTracker> JobTracker::FromState(const Proto& state,
 
 absl::Status JobTrackerStateCodec::CheckConfig(const Proto& s,
                                                const Config& c) {
-  // Version 3 differs only by having no exclusions (read as none).
-  if (s.version() != kJobTrackerStateVersion && s.version() != 3) {
+  // Version 3 differs only by having no exclusions (read as none), and
+  // versions 3 and 4 by having no step times (read as none yet).
+  if (s.version() != kJobTrackerStateVersion && s.version() != 3 &&
+      s.version() != 4) {
     return Unfit("version", absl::StrCat(s.version(), " is not ",
                                          kJobTrackerStateVersion));
   }
@@ -359,6 +362,7 @@ absl::Status JobTrackerStateCodec::Load(const Proto& s, JobTracker* t) {
   if (status.ok()) status = LoadCompletions(s, t);
   if (status.ok()) status = LoadRecognition(s.recognition(), t);
   if (status.ok()) status = LoadExclusions(s, t);
+  if (status.ok()) status = t->step_times_.LoadState(s.step_times());
   return status;
 }
 

@@ -297,6 +297,7 @@ JobReport JobTracker::Report(int64_t as_of_ns) const {
   AddFirstSteps(&r);
   r.total_ns =
       std::max<int64_t>(0, end - std::max(first_event_ns_, config_->since_ns));
+  r.step_time = step_times_.Summary();
   return r;
 }
 

@@ -64,6 +64,13 @@ void SaveRecognized(const Recognized& r, internal::v1::RecognizedState* out) {
     SaveArray(r.chip_seconds, out->mutable_chip_seconds());
   }
   out->set_costed_productive_chip_seconds(r.costed_productive_chip_seconds);
+  if (r.step_time) {
+    out->set_step_baseline_steps(r.step_time->baseline_steps);
+    out->set_step_baseline_median_seconds(r.step_time->baseline_median_s);
+    out->set_step_baseline_mad_seconds(r.step_time->baseline_mad_s);
+    out->set_step_recent_steps(r.step_time->recent_steps);
+    out->set_step_recent_p50_seconds(r.step_time->recent_p50_s);
+  }
 }
 
 absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
@@ -99,6 +106,13 @@ absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
   }
   r.costed_productive_chip_seconds = in.costed_productive_chip_seconds();
   if (in.has_min_chips()) r.min_chips = in.min_chips();
+  if (in.has_step_baseline_steps()) {
+    r.step_time = StepTimeSummary{
+        in.step_baseline_steps(),       in.step_baseline_median_seconds(),
+        in.step_baseline_mad_seconds(), in.step_recent_steps(),
+        in.step_recent_p50_seconds(),   std::nullopt};
+    r.step_time->SetRatio();
+  }
   *out = r;
   return absl::OkStatus();
 }

@@ -57,6 +57,7 @@ struct Recognized {
   int64_t chips = 0;
   std::optional<int64_t> min_chips;  // rule 14: set for an elastic job
   int64_t last_event_ns = 0;
+  std::optional<StepTimeSummary> step_time;  // issue 18, slow steps
 };
 
 // Adds the counters of `from` (every field above the gauges) to `*to`:

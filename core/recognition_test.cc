@@ -273,6 +273,24 @@ TEST(RecognitionStateTest, ARecordWithoutExcludedLoads) {
             absl::StatusCode::kDataLoss);
 }
 
+// Issue 18: step times survive the metrics state; a record without them
+// (written before) loads with none.
+TEST(RecognitionStateTest, StepTimeRoundTrips) {
+  Recognized r;
+  r.step_time = StepTimeSummary{200, 2.0, 0.25, 80, 3.0, std::nullopt};
+  r.step_time->SetRatio();
+  internal::v1::RecognizedState state;
+  SaveRecognized(r, &state);
+  Recognized back;
+  ASSERT_TRUE(LoadRecognized(state, "high", &back).ok());
+  ASSERT_TRUE(back.step_time);
+  EXPECT_TRUE(*back.step_time == *r.step_time);
+  EXPECT_DOUBLE_EQ(*back.step_time->ratio, 1.5);
+  state.clear_step_baseline_steps();
+  ASSERT_TRUE(LoadRecognized(state, "high", &back).ok());
+  EXPECT_FALSE(back.step_time);
+}
+
 TEST(RecognitionPropertyTest, MonotoneAndEqualToReportAtTheEnd) {
   for (uint32_t seed = 1; seed <= 30; ++seed) {
     std::vector<v1::Event> events = testing::RandomFleet(seed, 8, 60);

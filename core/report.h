@@ -22,6 +22,31 @@ struct Ratios {
   std::optional<double> goodput, sg, rg, pg, mpg;
 };
 
+// A job's per-step time (issue 18 part 1, docs/semantics.md "Slow
+// steps"): core::StepTimeStats's baseline and recent window. Plain data.
+struct StepTimeSummary {
+  int64_t baseline_steps = 0;    // steps in the baseline
+  double baseline_median_s = 0;  // median per-step time (bucket center)
+  double baseline_mad_s = 0;     // median absolute deviation from it
+  int64_t recent_steps = 0;      // steps in the recent window
+  double recent_p50_s = 0;       // their median per-step time (exact)
+  std::optional<double> ratio;   // recent / baseline; unset when that is 0
+
+  // Sets `ratio` from the medians (also for a summary read back).
+  void SetRatio() {
+    ratio.reset();
+    if (baseline_median_s > 0) ratio = recent_p50_s / baseline_median_s;
+  }
+
+  bool operator==(const StepTimeSummary& o) const {
+    return baseline_steps == o.baseline_steps &&
+           baseline_median_s == o.baseline_median_s &&
+           baseline_mad_s == o.baseline_mad_s &&
+           recent_steps == o.recent_steps && recent_p50_s == o.recent_p50_s &&
+           ratio == o.ratio;
+  }
+};
+
 // One job as of a report's as-of, within its window. Plain data.
 struct JobReport {
   std::string job_id;
@@ -57,6 +82,10 @@ struct JobReport {
   // Issue 18, badput in $ and kWh: the rates the job is priced at (its
   // accelerator's catalog entry, core/badput_cost.h); unset = unknown.
   std::optional<double> usd_per_chip_hour, watts_per_chip;
+
+  // Issue 18, slow steps: the job's step times as of its last applied
+  // event (not windowed); unset before its first non-first step.
+  std::optional<StepTimeSummary> step_time;
 };
 
 // Chip-time-weighted sums over a set of jobs (fleet or one segment value).

@@ -391,6 +391,28 @@ def _job_progress(b):
                   target("goodput_job_at_risk_seconds{%s} * on (instance, "
                          "job_id) goodput_job_chips / 3600" % JOB,
                          "chip-hours")], "short", w=8)
+    _job_step_time(b)
+
+
+def _job_step_time(b):
+    """Issue 18, slow steps: recent against baseline step time."""
+    b.timeseries("Step time", "Median per-step time of the job's recent "
+                 "steps (last 100, at most 15 min) and of all its steps "
+                 "(baseline; first steps of attempts left out). "
+                 "GoodputJobSlowSteps fires above 1.5x the baseline for 15m.",
+                 [target("goodput_job_step_time_recent_seconds{%s}" % JOB,
+                         "recent"),
+                  target("goodput_job_step_time_baseline_seconds{%s}" % JOB,
+                         "baseline"),
+                  target("1.5 * goodput_job_step_time_baseline_seconds{%s}"
+                         % JOB, "alert threshold")], "s", w=16)
+    b.stat("Step time, recent / baseline", "Above 1.5 for 15 minutes "
+           "(with >= 100 baseline and >= 5 recent steps): "
+           "GoodputJobSlowSteps.",
+           [target("goodput_job_step_time_recent_seconds{%s} / "
+                   "goodput_job_step_time_baseline_seconds{%s}"
+                   % (JOB, JOB))], "short", w=8, h=8,
+           steps=[(None, "green"), (1.2, "orange"), (1.5, "red")])
 
 
 def _job_interruptions(b):
@@ -420,7 +442,7 @@ def job_drilldown():
     _job_interruptions(b)
     return dashboard("goodput-job", "goodput: Job drill-down",
                      "One job: ratios, chip time by category, steps, "
-                     "checkpoints, at-risk work, interruptions.",
+                     "checkpoints, at-risk work, step time, interruptions.",
                      b, _job_variables(), ["job"])
 
 

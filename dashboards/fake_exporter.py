@@ -86,6 +86,13 @@ def _job_families():
             "gauge", [(JOB, lambda t: time.time() - 60)]),
         "goodput_job_series_suppressed_total": ("counter", [("", _counter(0))]),
         "goodput_job_series": ("gauge", [("", _const(1))]),
+        "goodput_job_step_time_baseline_seconds": ("gauge", [(JOB, _const(2))]),
+        "goodput_job_step_time_baseline_mad_seconds": (
+            "gauge", [(JOB, _const(0.1))]),
+        "goodput_job_step_time_baseline_steps": (
+            "gauge", [(JOB, _const(5000))]),
+        "goodput_job_step_time_recent_seconds": ("gauge", [(JOB, _const(2.2))]),
+        "goodput_job_step_time_recent_steps": ("gauge", [(JOB, _const(100))]),
         "goodput_job_host_info": ("gauge", [
             (JOB + ',host="node-%d"' % n, _const(1)) for n in (1, 2)]),
     }

@@ -119,6 +119,18 @@ Json CheckpointAdviceToJson(const std::optional<core::CheckpointAdvice>& a) {
             {"actual", nullable(a->expected_share_at_actual)}}}};
 }
 
+// Issue 18 part 1: the job's step times, or null.
+Json StepTimeToJson(const std::optional<core::StepTimeSummary>& st) {
+  if (!st) return nullptr;
+  return {{"baseline",
+           {{"median_seconds", st->baseline_median_s},
+            {"mad_seconds", st->baseline_mad_s},
+            {"steps", st->baseline_steps}}},
+          {"recent",
+           {{"p50_seconds", st->recent_p50_s}, {"steps", st->recent_steps}}},
+          {"ratio", st->ratio ? Json(*st->ratio) : Json(nullptr)}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json JobViewToJson(const core::JobView& view) {
@@ -134,6 +146,7 @@ nlohmann::ordered_json JobViewToJson(const core::JobView& view) {
   out["note"] = view.note.empty() ? Json(nullptr) : Json(view.note);
   out["checkpoint_advice"] =
       CheckpointAdviceToJson(core::JobViewCheckpointAdvice(view));
+  out["step_time"] = StepTimeToJson(job.step_time);
   return out;
 }
 

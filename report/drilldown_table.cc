@@ -186,6 +186,19 @@ std::string Progress(const core::JobReport& job) {
       job.lost_steps, job.interruptions, job.notices);
 }
 
+// Issue 18 part 1: one line of step times, or nothing.
+std::string StepTimeText(const core::JobReport& job) {
+  if (!job.step_time) return "";
+  const core::StepTimeSummary& st = *job.step_time;
+  std::string out = absl::StrFormat(
+      "step time: recent %.3g s (p50 of %d steps), baseline %.3g s "
+      "(median of %d steps, MAD %.3g s)",
+      st.recent_p50_s, st.recent_steps, st.baseline_median_s, st.baseline_steps,
+      st.baseline_mad_s);
+  if (st.ratio) absl::StrAppendFormat(&out, ", ratio %.2f", *st.ratio);
+  return out + "\n";
+}
+
 std::string SpanDetail(const core::TimelineEntry& e) {
   std::vector<std::string> parts;
   if (e.first_step) {
@@ -261,10 +274,12 @@ std::string AdviceText(const core::JobView& view) {
 std::string FormatJobViewTable(const core::JobView& view) {
   if (!view.note.empty()) {  // all time only
     return JobHeader(view) + "note: " + view.note + "\n" +
-           BreakdownTable(view.job) + Progress(view.job);
+           BreakdownTable(view.job) + Progress(view.job) +
+           StepTimeText(view.job);
   }
   return JobHeader(view) + WindowsTable(view) + BreakdownTable(view.job) +
-         Progress(view.job) + AdviceText(view) + TimelineText(view);
+         Progress(view.job) + StepTimeText(view.job) + AdviceText(view) +
+         TimelineText(view);
 }
 
 namespace {

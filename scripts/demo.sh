@@ -80,7 +80,7 @@ done
 TRUTH=()  # a steady fleet never ends, so it has no ground truth
 [[ "$DURATION" == 0 ]] || TRUTH=(--truth="$DATA/truth.json")
 "$B/sim/goodput-sim" --seed="$SEED" --hosts="$HOSTS" --jobs="$JOBS" \
-  --duration="$DURATION" --mtbi=3h --speed="$SPEED" \
+  --duration="$DURATION" --mtbi=3h --mtbi_chips=0 --speed="$SPEED" \
   --sockets="$(IFS=,; echo "${SOCKETS[*]}")" \
   "${TRUTH[@]}" >"$DATA/sim.log" 2>&1 &
 PIDS+=($!)

@@ -32,7 +32,8 @@ SimConfig Fleet(uint64_t seed) {
   c.hosts = 40;
   c.jobs = 60;
   c.duration_ms = 10 * 3600'000;
-  c.mtbi_ms = 2 * 3600'000;  // many interruptions
+  c.mtbi_ms = 2 * 3600'000;  // many interruptions, for every job size
+  c.mtbi_chips = 0;
   c.job_duration_ms = 2 * 3600'000;
   c.max_job_chips = 64;
   return c;

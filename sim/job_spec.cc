@@ -27,6 +27,14 @@ int64_t Clamp(double v, int64_t lo, int64_t hi) {
 
 }  // namespace
 
+int64_t JobMtbiMs(const SimConfig& config, int64_t chips) {
+  if (config.mtbi_chips <= 0 || chips <= 0) return config.mtbi_ms;
+  const double scaled = static_cast<double>(config.mtbi_ms) *
+                        static_cast<double>(config.mtbi_chips) /
+                        static_cast<double>(chips);
+  return std::max<int64_t>(1, std::llround(scaled));
+}
+
 JobSpec JobSpecFactory::Make(int64_t index, const std::string& accelerator,
                              int64_t max_chips, int chips_per_host) {
   JobSpec spec;
@@ -37,7 +45,7 @@ JobSpec JobSpecFactory::Make(int64_t index, const std::string& accelerator,
   spec.team = kTeams[rng_->Between(0, 3)];
   const bool tpu = IsTpu(accelerator);
   spec.framework = rng_->Chance(tpu ? 0.8 : 0.3) ? "jax" : "pytorch";
-  spec.mtbi_ms = config_->mtbi_ms;
+  spec.mtbi_ms = JobMtbiMs(*config_, spec.chips);
   spec.fatal_failures = config_->fatal_failures;
   DrawProgram(&spec);
   DrawLength(&spec);

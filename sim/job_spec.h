@@ -36,6 +36,10 @@ struct JobSpec {
   double fatal_failures = 0;
 };
 
+// The mean time between interruptions of a job of `chips` chips under
+// `config` (SimConfig::mtbi_chips), at least 1 ms.
+int64_t JobMtbiMs(const SimConfig& config, int64_t chips);
+
 // Draws job specs for a fleet from `config` and the catalog's peaks:
 // heavy-tailed power-of-two sizes, a workload mix, frameworks and program
 // efficiencies per accelerator family. Not thread-safe (uses `rng`).

@@ -24,8 +24,12 @@ struct SimConfig {
   double size_tail = 0.7;     // P(chips >= 2^k) ~ 2^(-size_tail * k)
   double initial_jobs = 0.5;  // share of jobs submitted at the start
   int64_t job_duration_ms = 3 * 3600'000;  // median work of a job
-  // Mean time between interruptions of a running job.
-  int64_t mtbi_ms = 4 * 3600'000;
+  // Mean time between interruptions of a running job of `mtbi_chips`
+  // chips; a job of n chips has mtbi_ms x mtbi_chips / n (each chip fails
+  // independently, sim/README.md). mtbi_chips 0: every job has mtbi_ms.
+  // Default: 8 h at 1,024 chips (Meta's research clusters, ~7.9 h).
+  int64_t mtbi_ms = 8 * 3600'000;
+  int64_t mtbi_chips = 1024;
   double fatal_failures = 0.1;  // share of FAILED that end the job
   int64_t checkpoint_interval_ms = 30 * 60'000;
   double async_checkpoints = 0.3;    // share of training jobs

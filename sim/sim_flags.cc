@@ -100,7 +100,12 @@ absl::Status ParseSimFlags(const std::vector<std::string>& args,
   add("max_job_chips", "N", "largest job (4096)");
   add("initial_jobs", "F", "share of jobs submitted at the start (0.5)");
   add("job_duration", "D", "median work of a job (3h)");
-  add("mtbi", "D", "mean time between interruptions of a running job (4h)");
+  add("mtbi", "D",
+      "mean time between interruptions of a running job of --mtbi_chips "
+      "chips (8h)");
+  add("mtbi_chips", "N",
+      "job size at which --mtbi holds; a job of n chips has --mtbi x N / n "
+      "(1024); 0: every job has --mtbi");
   add("checkpoint_interval", "D", "training checkpoint interval (30m)");
   add("report_every", "D", "a job reports its steps about this often (10s)");
   add("heartbeat_interval", "D", "host heartbeats (60s)");
@@ -132,6 +137,7 @@ absl::Status ParseSimFlags(const std::vector<std::string>& args,
            ToDouble("initial_jobs", v["initial_jobs"], 0, 1, &c.initial_jobs),
            ToMillis("job_duration", v["job_duration"], &c.job_duration_ms),
            ToMillis("mtbi", v["mtbi"], &c.mtbi_ms),
+           ToInt("mtbi_chips", v["mtbi_chips"], 0, &c.mtbi_chips),
            ToMillis("checkpoint_interval", v["checkpoint_interval"],
                     &c.checkpoint_interval_ms),
            ToMillis("report_every", v["report_every"], &c.report_every_ms),

@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sim/job_spec.h"
 
 namespace goodput::sim {
 namespace {
@@ -24,6 +25,23 @@ TEST(SimFlagsTest, ParsesTheFleetAndOutputs) {
   EXPECT_EQ(f.sockets, (std::vector<std::string>{"/a", "/b"}));
   EXPECT_EQ(f.speed, 60);
   EXPECT_EQ(f.truth, "t.json");
+}
+
+// Interruptions scale with job size (sim/README.md): 8 h at 1,024 chips by
+// default is 1,024 h (42.7 days) at 8 chips and 30 min at 16,384 chips.
+TEST(SimFlagsTest, MtbiScalesInverselyWithChips) {
+  SimFlags f;
+  ASSERT_TRUE(ParseSimFlags({}, &f).ok());
+  EXPECT_EQ(f.config.mtbi_chips, 1024);
+  EXPECT_EQ(JobMtbiMs(f.config, 1024), 8 * 3'600'000);
+  EXPECT_EQ(JobMtbiMs(f.config, 8), int64_t{1024} * 3'600'000);
+  EXPECT_EQ(JobMtbiMs(f.config, 16384), 1'800'000);
+  EXPECT_EQ(JobMtbiMs(f.config, 3), 9'830'400'000);  // 8 h x 1024 / 3
+  ASSERT_TRUE(ParseSimFlags({"--mtbi=3h", "--mtbi_chips=0"}, &f).ok());
+  EXPECT_EQ(JobMtbiMs(f.config, 8), 3 * 3'600'000);  // no scaling
+  EXPECT_EQ(JobMtbiMs(f.config, 4096), 3 * 3'600'000);
+  EXPECT_THAT(ParseSimFlags({"--mtbi_chips=-1"}, &f).message(),
+              HasSubstr("--mtbi_chips"));
 }
 
 TEST(SimFlagsTest, DurationZeroIsASteadyFleetWithNoTruth) {

@@ -44,6 +44,7 @@ void ExpectEqualReports(const FleetReport& a, const FleetReport& b) {
     EXPECT_EQ(x.labels, y.labels) << x.job_id;
     // Rule 14: an elastic job's allocation-weighted sums.
     EXPECT_EQ(x.min_chips, y.min_chips) << x.job_id;
+    EXPECT_TRUE(x.step_time == y.step_time) << x.job_id;  // issue 18
     EXPECT_EQ(x.chip_seconds, y.chip_seconds) << x.job_id;
     EXPECT_EQ(x.costed_productive_chip_seconds,
               y.costed_productive_chip_seconds)

@@ -1,0 +1,149 @@
+// StepTimeStats: a job's step-time baseline and recent window (issue 18).
+#include "core/step_time_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/state_fields.h"
+
+namespace goodput::core {
+namespace {
+
+using Proto = internal::v1::JobTrackerState::StepTimes;
+using Weighted = std::vector<std::pair<double, int64_t>>;  // value, steps
+
+// The lower weighted median: the smallest value whose cumulative weight
+// reaches half the total. `v` is not empty.
+double LowerMedian(Weighted v) {
+  std::sort(v.begin(), v.end());
+  int64_t total = 0;
+  for (const auto& [value, w] : v) total += w;
+  int64_t cum = 0;
+  for (const auto& [value, w] : v) {
+    cum += w;
+    if (2 * cum >= total) return value;
+  }
+  return v.back().first;
+}
+
+}  // namespace
+
+int32_t StepTimeStats::BucketOf(int64_t per_step_ns) {
+  if (per_step_ns <= 1) return 0;
+  return static_cast<int32_t>(std::floor(
+      kBucketsPerDoubling * std::log2(static_cast<double>(per_step_ns))));
+}
+
+double StepTimeStats::BucketSeconds(int32_t index) {
+  return std::exp2((index + 0.5) / kBucketsPerDoubling) / kNanosPerSecond;
+}
+
+void StepTimeStats::Add(int64_t time_ns, int64_t steps, int64_t at_ns) {
+  if (steps <= 0) return;
+  const int64_t per_step = std::max<int64_t>(0, time_ns) / steps;
+  AddToBaseline(BucketOf(per_step), steps);
+  const Report r{per_step, at_ns, steps};
+  if (recent_.size() < kRecentReports) {
+    if (recent_.size() == recent_.capacity()) {  // grow to 100, not 128
+      recent_.reserve(std::min(kRecentReports, 2 * recent_.size() + 4));
+    }
+    recent_.push_back(r);
+    return;
+  }
+  recent_[next_] = r;
+  next_ = (next_ + 1) % kRecentReports;
+}
+
+void StepTimeStats::AddToBaseline(int32_t index, int64_t steps) {
+  auto it =
+      std::lower_bound(baseline_.begin(), baseline_.end(), index,
+                       [](const Bucket& b, int32_t i) { return b.index < i; });
+  if (it != baseline_.end() && it->index == index) {
+    it->steps += steps;
+  } else {
+    baseline_.insert(it, Bucket{index, steps});
+  }
+}
+
+const StepTimeStats::Report& StepTimeStats::Newest(size_t i) const {
+  const size_t n = recent_.size();
+  return recent_[(next_ + n - 1 - i) % n];
+}
+
+std::optional<StepTimeSummary> StepTimeStats::Summary() const {
+  if (recent_.empty()) return std::nullopt;
+  StepTimeSummary s;
+  Baseline(&s);
+  Recent(&s);
+  s.SetRatio();
+  return s;
+}
+
+void StepTimeStats::Baseline(StepTimeSummary* s) const {
+  Weighted times;
+  for (const Bucket& b : baseline_) {
+    times.emplace_back(BucketSeconds(b.index), b.steps);
+    s->baseline_steps += b.steps;
+  }
+  s->baseline_median_s = LowerMedian(times);
+  for (auto& [value, w] : times) value = std::abs(value - s->baseline_median_s);
+  s->baseline_mad_s = LowerMedian(std::move(times));
+}
+
+void StepTimeStats::Recent(StepTimeSummary* s) const {
+  const int64_t since = Newest(0).at_ns - kRecentWindowNs;
+  Weighted times;
+  for (size_t i = 0; i < recent_.size(); ++i) {
+    const Report& r = Newest(i);
+    if (i > 0 && (s->recent_steps >= kRecentSteps || r.at_ns < since)) break;
+    times.emplace_back(static_cast<double>(r.per_step_ns) / kNanosPerSecond,
+                       r.steps);
+    s->recent_steps += r.steps;
+  }
+  s->recent_p50_s = LowerMedian(std::move(times));
+}
+
+void StepTimeStats::SaveState(Proto* out) const {
+  out->Clear();
+  for (const Bucket& b : baseline_) {
+    Proto::Bucket* p = out->add_baseline();
+    p->set_index(b.index);
+    p->set_steps(b.steps);
+  }
+  for (size_t i = recent_.size(); i-- > 0;) {  // oldest first
+    const Report& r = Newest(i);
+    Proto::Report* p = out->add_recent();
+    p->set_per_step_ns(r.per_step_ns);
+    p->set_at_ns(r.at_ns);
+    p->set_steps(r.steps);
+  }
+}
+
+absl::Status StepTimeStats::LoadState(const Proto& in) {
+  StepTimeStats loaded;
+  for (int i = 0; i < in.baseline_size(); ++i) {
+    const Proto::Bucket& b = in.baseline(i);
+    if (b.steps() <= 0 || (i > 0 && b.index() <= in.baseline(i - 1).index())) {
+      return CorruptField("step_times.baseline",
+                          absl::StrCat("bucket ", i, " empty or unsorted"));
+    }
+    loaded.baseline_.push_back(Bucket{b.index(), b.steps()});
+  }
+  if (static_cast<size_t>(in.recent_size()) > kRecentReports) {
+    return CorruptField("step_times.recent",
+                        absl::StrCat(in.recent_size(), " reports"));
+  }
+  for (const Proto::Report& r : in.recent()) {
+    if (r.steps() <= 0) return CorruptField("step_times.recent", "steps <= 0");
+    loaded.recent_.push_back(Report{r.per_step_ns(), r.at_ns(), r.steps()});
+  }
+  if (loaded.baseline_.empty() != loaded.recent_.empty()) {
+    return CorruptField("step_times", "baseline and recent disagree");
+  }
+  *this = std::move(loaded);
+  return absl::OkStatus();
+}
+
+}  // namespace goodput::core
