@@ -6,19 +6,42 @@
 
 namespace goodput::core {
 
-absl::int128 CapacityTracker::HeldChipNanos(const Host& h,
+absl::int128 CapacityTracker::HeldChipNanos(const std::string& name,
+                                            const Host& h,
                                             int64_t end_ns) const {
   int64_t stop = std::min(end_ns, h.time_ns + config_->host_timeout_ns);
   int64_t start = std::max(h.time_ns, config_->since_ns);
   if (stop <= start) return 0;
-  return absl::int128(h.chips) * absl::int128(stop - start);
+  const int64_t counted = stop - start - ExcludedNanos(name, start, stop);
+  return absl::int128(h.chips) * absl::int128(counted);
+}
+
+int64_t CapacityTracker::ExcludedNanos(const std::string& name, int64_t from,
+                                       int64_t to) const {
+  auto it = excluded_.find(name);
+  if (it == excluded_.end()) return fleet_excluded_.ExcludedIn(from, to);
+  ExclusionSet both = it->second;  // the union: overlaps count once
+  for (const auto& [start, until] : fleet_excluded_.intervals()) {
+    both.Add(start, until);
+  }
+  return both.ExcludedIn(from, to);
+}
+
+void CapacityTracker::Exclude(int64_t start_ns, int64_t until_ns,
+                              const std::set<std::string>& hosts) {
+  if (hosts.empty()) fleet_excluded_.Add(start_ns, until_ns);
+  for (const std::string& host : hosts) {
+    excluded_[host].Add(start_ns, until_ns);
+  }
 }
 
 void CapacityTracker::Apply(const v1::Event& heartbeat) {
   int64_t t = EventTimeNanos(heartbeat);
   auto [it, inserted] = hosts_.try_emplace(heartbeat.host());
   Host& h = it->second;
-  if (!inserted) closed_[h.accelerator] += HeldChipNanos(h, t);
+  if (!inserted) {
+    closed_[h.accelerator] += HeldChipNanos(heartbeat.host(), h, t);
+  }
   h.time_ns = t;
   h.chips = heartbeat.heartbeat().chips();
   h.accelerator = heartbeat.heartbeat().accelerator();
@@ -28,7 +51,7 @@ std::map<std::string, double> CapacityTracker::ChipSeconds(
     int64_t as_of_ns) const {
   std::map<std::string, absl::int128> chip_ns = closed_;
   for (const auto& [name, h] : hosts_) {
-    chip_ns[h.accelerator] += HeldChipNanos(h, as_of_ns);
+    chip_ns[h.accelerator] += HeldChipNanos(name, h, as_of_ns);
   }
   std::map<std::string, double> out;
   for (const auto& [accelerator, n] : chip_ns) {

@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 
 #include "absl/numeric/int128.h"
 #include "core/config.h"
+#include "core/exclusions.h"
 #include "proto/event.pb.h"
 
 namespace goodput::core {
@@ -18,14 +20,21 @@ namespace goodput::core {
 // within the config's window, per accelerator, as exact integer
 // chip-nanoseconds: the result does not depend on how the hosts'
 // heartbeats interleave (live arrival or replay order) nor on the order of
-// the hosts, to the last bit. Memory is one entry per host. `config` must
-// outlive it. Not thread-safe.
+// the hosts, to the last bit. HOSTS and FLEET exclusions leave their hosts'
+// time out (docs/semantics.md, "Exclusions"). Memory is one entry per host
+// plus the exclusions. `config` must outlive it. Not thread-safe.
 class CapacityTracker {
  public:
   explicit CapacityTracker(const Config* config) : config_(config) {}
 
   // Applies one heartbeat; a host's heartbeats must come in time order.
   void Apply(const v1::Event& heartbeat);
+
+  // Leaves [start_ns, until_ns) of the capacity of `hosts` (of every host,
+  // also ones not seen yet, if empty) out; overlapping exclusions count
+  // once. Must come before any heartbeat after `start_ns` (apply order).
+  void Exclude(int64_t start_ns, int64_t until_ns,
+               const std::set<std::string>& hosts);
 
   // Capacity chip-seconds as of `as_of_ns`, per accelerator. Empty if no
   // heartbeat was ever applied.
@@ -39,12 +48,18 @@ class CapacityTracker {
     int64_t chips = 0;
     std::string accelerator;
   };
-  // Chip-nanoseconds of `h`'s heartbeat held until `end_ns` (capped by the
-  // timeout), within the window.
-  absl::int128 HeldChipNanos(const Host& h, int64_t end_ns) const;
+  // Chip-nanoseconds of host `name`'s heartbeat `h` held until `end_ns`
+  // (capped by the timeout), within the window, less excluded time.
+  absl::int128 HeldChipNanos(const std::string& name, const Host& h,
+                             int64_t end_ns) const;
+  // Excluded nanoseconds of host `name` within [from, to).
+  int64_t ExcludedNanos(const std::string& name, int64_t from,
+                        int64_t to) const;
 
   const Config* config_;
   std::unordered_map<std::string, Host> hosts_;
+  ExclusionSet fleet_excluded_;                             // every host
+  std::unordered_map<std::string, ExclusionSet> excluded_;  // by host
   std::map<std::string, absl::int128> closed_;  // accelerator -> chip-ns
 };
 

@@ -67,5 +67,32 @@ TEST(CapacityTrackerTest, OpenHeartbeatsSumExactlyInAnyHostOrder) {
                                  }));
 }
 
+// HOSTS and FLEET exclusions leave their hosts' time out of capacity
+// (docs/semantics.md, "Exclusions"), overlaps once, also for a host first
+// seen after the exclusion was applied, and within a --since window.
+// h1 (4 chips) and h2 (8) beat at 0 and 60 s, h3 (1) at 50 s; as of 100 s.
+// FLEET excludes 10 -> 20, HOSTS h1 15 -> 40, HOSTS h3 40 -> 60.
+TEST(CapacityTrackerTest, HostAndFleetExclusionsLeaveTheirHostsTimeOut) {
+  auto capacity = [](int64_t since_s) {
+    Config config;
+    config.since_ns = kTen + since_s * kNanosPerSecond;
+    CapacityTracker c(&config);
+    auto at = [](int64_t s) { return kTen + s * kNanosPerSecond; };
+    c.Apply(Beat("h1", 0, 4));
+    c.Apply(Beat("h2", 0, 8));
+    c.Exclude(at(10), at(20), {});
+    c.Exclude(at(15), at(40), {"h1"});
+    c.Exclude(at(40), at(60), {"h3"});
+    c.Apply(Beat("h3", 50'000, 1));
+    c.Apply(Beat("h1", 60'000, 4));
+    c.Apply(Beat("h2", 60'000, 8));
+    return c.ChipSeconds(at(100)).at("tpu-v5p");
+  };
+  // h1: 100 - 30 (10 -> 40) = 70 s x 4; h2: 90 s x 8; h3: 50 - 10 s x 1.
+  EXPECT_EQ(capacity(-1), 280 + 720 + 40);
+  // Since 30 s: h1 60 s (30 -> 40 out) x 4, h2 70 s x 8, h3 40 s.
+  EXPECT_EQ(capacity(30), 240 + 560 + 40);
+}
+
 }  // namespace
 }  // namespace goodput::core

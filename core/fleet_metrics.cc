@@ -34,20 +34,38 @@ WindowAmounts Amounts(const CounterIncrease& up, double per_ns,
   return a;
 }
 
+// Rule 14: an elastic job's all-allocated time in `up` at its held chips
+// and at its requested `chips`, in chip-seconds (slice efficiency).
+void AddSliceAmounts(const CounterIncrease& up, double chips, double scale,
+                     WindowAmounts* a) {
+  for (int c = 0; c < kNumCategories; ++c) {
+    if (c == Index(Category::kQueued) || c == Index(Category::kRecovery) ||
+        c == Index(Category::kExcluded)) {
+      continue;
+    }
+    a->elastic_held += up.chip_seconds[c] * scale;
+    a->elastic_requested +=
+        static_cast<double>(up.nanos[c]) * 1e-9 * chips * scale;
+  }
+}
+
 // An elastic job's own (time) window amounts: SG, RG and goodput in time,
 // PG as ideal over productive chip-seconds (rule 14), both / chips.
 WindowAmounts TimeAmounts(const CounterIncrease& up, double chips) {
   WindowAmounts a = Amounts(up, 1e-9, 1);
   a.costed = up.costed_productive_chip_seconds / chips;
+  AddSliceAmounts(up, chips, 1 / chips, &a);
   return a;
 }
 
 // Rule 14: the window amounts of an elastic job's increase, from its
 // allocation-weighted chip-seconds; `scale` turns them into the unit of the
-// windows (1 for chip-seconds, 1 / chips for a job's own time windows).
+// windows (1 for chip-seconds, 1 / chips for a job's own time windows);
+// ideal seconds are weighted by the requested `chips`.
 WindowAmounts ElasticAmounts(const CounterIncrease& up, double scale,
-                             double ideal_weight) {
+                             double chips) {
   WindowAmounts a;
+  AddSliceAmounts(up, chips, scale, &a);
   for (double cs : up.chip_seconds) a.total += cs * scale;
   a.total -= up.chip_seconds[Index(Category::kExcluded)] * scale;
   a.unallocated = (up.chip_seconds[Index(Category::kQueued)] +
@@ -55,7 +73,7 @@ WindowAmounts ElasticAmounts(const CounterIncrease& up, double scale,
                   scale;
   a.productive = up.chip_seconds[Index(Category::kProductive)] * scale;
   a.costed = up.costed_productive_chip_seconds * scale;
-  a.ideal = up.ideal_seconds * ideal_weight;
+  a.ideal = up.ideal_seconds * chips;
   return a;
 }
 

@@ -43,6 +43,21 @@ struct RatioSet {
   std::vector<MetricFamilyData> families;
 };
 
+// Rule 14's slice efficiency of one scope over each window (elastic jobs'
+// held / requested all-allocated chip-seconds; absent without any).
+struct SliceSet {
+  explicit SliceSet(const std::string& scope, const std::string& of)
+      : family(NewFamily(
+            absl::StrCat("goodput_", scope, "_slice_efficiency_ratio"),
+            absl::StrCat("slice_efficiency of ", of,
+                         " over the window (elastic jobs, rule 14)"),
+            MetricKind::kGauge)) {}
+  void Add(const WindowAmounts& a, const MetricLabels& labels) {
+    if (auto e = a.SliceEfficiency()) AddSample(&family, labels, *e);
+  }
+  MetricFamilyData family;
+};
+
 }  // namespace
 
 std::vector<MetricFamilyData> FleetMetrics::Families() const {
@@ -205,6 +220,7 @@ void FleetMetrics::HistogramFamilies(std::vector<MetricFamilyData>* out) const {
 
 void FleetMetrics::RatioFamilies(std::vector<MetricFamilyData>* out) const {
   RatioSet fleet("fleet", "the fleet", true);
+  SliceSet slice("fleet", "the fleet");
   auto cap_sg = NewFamily("goodput_fleet_capacity_sg_ratio",
                           "sg_capacity over the window.", MetricKind::kGauge);
   auto cap_mpg = NewFamily("goodput_fleet_capacity_mpg_ratio",
@@ -215,10 +231,12 @@ void FleetMetrics::RatioFamilies(std::vector<MetricFamilyData>* out) const {
     const MetricLabels labels = {{"window", options_.windows[w].first}};
     const TotalsRatios r = sum.Ratios(/*with_capacity=*/true);
     fleet.Add(r.ratios, labels);
+    slice.Add(sum, labels);
     if (r.sg_capacity) Add(&cap_sg, labels, *r.sg_capacity);
     if (r.mpg_capacity) Add(&cap_mpg, labels, *r.mpg_capacity);
   }
   fleet.MoveTo(out);
+  out->push_back(std::move(slice.family));
   out->push_back(std::move(cap_sg));
   out->push_back(std::move(cap_mpg));
 }
@@ -235,15 +253,18 @@ void FleetMetrics::SegmentRatioFamilies(
     }
   }
   RatioSet seg("segment", "one segment value", false);
+  SliceSet slice("segment", "one segment value");
   for (const auto& [dv, windows] : sums) {
     for (size_t w = 0; w < windows.size(); ++w) {
-      seg.Add(windows[w].Ratios(false).ratios,
-              {{"dimension", dimensions_[dv.first]},
-               {"value", dv.second},
-               {"window", options_.windows[w].first}});
+      const MetricLabels labels = {{"dimension", dimensions_[dv.first]},
+                                   {"value", dv.second},
+                                   {"window", options_.windows[w].first}};
+      seg.Add(windows[w].Ratios(false).ratios, labels);
+      slice.Add(windows[w], labels);
     }
   }
   seg.MoveTo(out);
+  out->push_back(std::move(slice.family));
 }
 
 void FleetMetrics::JobFamilies(std::vector<MetricFamilyData>* out) const {
@@ -348,15 +369,19 @@ void FleetMetrics::JobStepTimeFamilies(
 
 void FleetMetrics::JobRatioFamilies(std::vector<MetricFamilyData>* out) const {
   RatioSet job_ratios("job", "the job", true);
+  SliceSet slice("job", "the job");
   for (const auto* entry : series_) {
     const Job& job = entry->second;
     for (size_t w = 0; w < job.windows.size(); ++w) {
-      job_ratios.Add(
-          job.windows[w].Sum(now_ns_).Ratios(false).ratios,
-          {{"job_id", entry->first}, {"window", options_.windows[w].first}});
+      const WindowAmounts sum = job.windows[w].Sum(now_ns_);
+      const MetricLabels labels = {{"job_id", entry->first},
+                                   {"window", options_.windows[w].first}};
+      job_ratios.Add(sum.Ratios(false).ratios, labels);
+      slice.Add(sum, labels);
     }
   }
   job_ratios.MoveTo(out);
+  out->push_back(std::move(slice.family));
 }
 
 }  // namespace goodput::core

@@ -166,6 +166,10 @@ TEST(FleetMetricsTest, CountersOfAnEndedFleetEqualReportSecondsTimesChips) {
   EXPECT_EQ(*Value(families, "goodput_job_steps_total", {{"job_id", "j"}}), 3);
   EXPECT_EQ(*Value(families, "goodput_job_series"), 3);
   EXPECT_EQ(*Value(families, "goodput_at_risk_chip_seconds"), 0);
+  // No elastic job: no slice efficiency.
+  EXPECT_FALSE(Value(families, "goodput_fleet_slice_efficiency_ratio",
+                     {{"window", "5m"}})
+                   .has_value());
 }
 
 // Rule 14: an elastic job's counters add each step's chip-seconds at the
@@ -243,6 +247,19 @@ TEST(FleetMetricsTest, ElasticCountersFollowTheAllocation) {
   EXPECT_NEAR(*Value(families, "goodput_job_pg_ratio",
                      {{"job_id", "j"}, {"window", "5m"}}),
               160.0 / 220.0, 1e-9);
+  // Slice efficiency over the window: 1 - 100 / 400 for the fleet, the
+  // job's segments and the job.
+  EXPECT_NEAR(*Value(families, "goodput_fleet_slice_efficiency_ratio",
+                     {{"window", "5m"}}),
+              0.75, 1e-12);
+  EXPECT_NEAR(*Value(families, "goodput_segment_slice_efficiency_ratio",
+                     {{"dimension", "accelerator"},
+                      {"value", "tpu-v5p"},
+                      {"window", "1h"}}),
+              0.75, 1e-12);
+  EXPECT_NEAR(*Value(families, "goodput_job_slice_efficiency_ratio",
+                     {{"job_id", "j"}, {"window", "5m"}}),
+              0.75, 1e-12);
 }
 
 TEST(FleetMetricsTest, HistogramsCountObservationsPerSegment) {

@@ -63,6 +63,7 @@ absl::StatusOr<ApplyResult> FleetTracker::ApplyExclusion(const v1::Event& e) {
     early_[e.job_id()].push_back(std::move(x));
     return ApplyResult::kApplied;
   }
+  capacity_.Exclude(x.start_ns, x.until_ns, x.hosts);  // its hosts' capacity
   absl::Status first_error;
   for (auto& [id, job] : jobs_) {
     if (job->ended() || !Covers(x, id)) continue;

@@ -236,6 +236,37 @@ TEST_F(ExclusionTest, HostAndFleetExclusionsReachEveryJobTheyCover) {
                    4 * (30 + 20 + 10 + 25));
 }
 
+// sg_capacity leaves excluded time out of both sides: a and b (4 chips
+// each, on h1 and h2 of 4 chips) are all-allocated for 60 s; HOSTS h1
+// excludes 10 -> 20 and FLEET 30 -> 50. Counted allocated chip-seconds:
+// a 4 x 30 and b 4 x 40; capacity: h1 4 x 30 and h2 4 x 40. So 280 / 280,
+// where leaving capacity whole would give 280 / 480.
+TEST_F(ExclusionTest, HostAndFleetExclusionsLeaveCapacityOut) {
+  report_ = Replay(ParseEvents(Timeline(R"(
+10:00:00 {"host":"h1","heartbeat":{"chips":4,"accelerator":"tpu-v5p"}}
+10:00:00 {"host":"h2","heartbeat":{"chips":4,"accelerator":"tpu-v5p"}}
+10:00:00 {"job_id":"a","host":"h1","job_submitted":{"chips":4,"accelerator":"tpu-v5p"}}
+10:00:00 {"job_id":"a","host":"h1","started":{}}
+10:00:00 {"job_id":"a","host":"h1","activity":{"kind":"INIT"}}
+10:00:00 {"job_id":"b","host":"h2","job_submitted":{"chips":4,"accelerator":"tpu-v5p"}}
+10:00:00 {"job_id":"b","host":"h2","started":{}}
+10:00:00 {"job_id":"b","host":"h2","activity":{"kind":"INIT"}}
+10:00:10 {"host":"ops","exclusion":{"until":"2026-11-22T10:00:20Z","reason":"rack","scope":"HOSTS","hosts":["h1"]}}
+10:00:30 {"exclusion":{"until":"2026-11-22T10:00:50Z","reason":"incident","scope":"FLEET"}}
+10:00:40 {"host":"h1","heartbeat":{"chips":4,"accelerator":"tpu-v5p"}}
+10:00:40 {"host":"h2","heartbeat":{"chips":4,"accelerator":"tpu-v5p"}}
+)")),
+                   config_, At("10:01:00"));
+  ASSERT_TRUE(report_.fleet.capacity_chip_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*report_.fleet.capacity_chip_seconds, 4 * 30 + 4 * 40);
+  const TotalsRatios r = ComputeRatios(report_.fleet);
+  ASSERT_TRUE(r.sg_capacity.has_value());
+  EXPECT_DOUBLE_EQ(*r.sg_capacity, 1.0);
+  const Totals& v5p = report_.segments.at("accelerator").at("tpu-v5p");
+  ASSERT_TRUE(v5p.capacity_chip_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*v5p.capacity_chip_seconds, 280);
+}
+
 TEST_F(ExclusionTest, CountersCountExcludedTimeWhenItIsAttributed) {
   // Excluded time counts as it is attributed; the first step's time once
   // rule 4 freezes its compile estimate (here at the end).

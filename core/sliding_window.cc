@@ -13,6 +13,13 @@ void WindowAmounts::Add(const WindowAmounts& o) {
   ideal += o.ideal;
   costed += o.costed;
   capacity += o.capacity;
+  elastic_held += o.elastic_held;
+  elastic_requested += o.elastic_requested;
+}
+
+std::optional<double> WindowAmounts::SliceEfficiency() const {
+  if (elastic_requested <= 0) return std::nullopt;
+  return std::min(1.0, elastic_held / elastic_requested);
 }
 
 TotalsRatios WindowAmounts::Ratios(bool with_capacity) const {
@@ -76,6 +83,8 @@ void SlidingWindow::SaveState(internal::v1::SlidingWindowState* state) const {
     b->set_ideal(a.ideal);
     b->set_costed(a.costed);
     b->set_capacity(a.capacity);
+    b->set_elastic_held(a.elastic_held);
+    b->set_elastic_requested(a.elastic_requested);
   }
 }
 
@@ -96,7 +105,8 @@ absl::Status SlidingWindow::LoadState(
     }
     buckets.emplace_back(
         b.index(), WindowAmounts{b.total(), b.unallocated(), b.productive(),
-                                 b.ideal(), b.costed(), b.capacity()});
+                                 b.ideal(), b.costed(), b.capacity(),
+                                 b.elastic_held(), b.elastic_requested()});
   }
   buckets_ = std::move(buckets);
   dropped_ = state.dropped();

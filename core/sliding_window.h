@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -20,10 +21,16 @@ struct WindowAmounts {
   double ideal = 0;     // PG numerator
   double costed = 0;    // PG denominator
   double capacity = 0;  // host capacity (fleet only)
+  // Rule 14: elastic jobs' all-allocated time weighted by their held chips
+  // and by their requested chips (in the window's unit).
+  double elastic_held = 0, elastic_requested = 0;
 
   void Add(const WindowAmounts& o);
   // The ratios of these amounts; `with_capacity` adds sg/mpg_capacity.
   TotalsRatios Ratios(bool with_capacity) const;
+  // elastic_held / elastic_requested (at most 1); nullopt while the
+  // requested amount is 0 (no elastic job was all-allocated).
+  std::optional<double> SliceEfficiency() const;
 };
 
 // A sliding sum over event time with bounded memory: increases are added

@@ -132,6 +132,31 @@ TEST(SlidingWindowTest, SaveAndLoadKeepTheBuckets) {
   EXPECT_EQ(loaded.bucket_count(), w.bucket_count());
 }
 
+// Rule 14's slice efficiency: held over requested elastic chip-seconds in
+// the window, absent without any, and kept by a saved state.
+TEST(SlidingWindowTest, SliceEfficiencyIsHeldOverRequestedAndIsSaved) {
+  SlidingWindow w(60 * kSec, 6);
+  EXPECT_FALSE(w.Sum(0).SliceEfficiency().has_value());
+  WindowAmounts a;
+  a.total = 10;
+  w.Add(0, a);  // a fixed-size job's increase: still none
+  EXPECT_FALSE(w.Sum(0).SliceEfficiency().has_value());
+  a.elastic_held = 40;
+  a.elastic_requested = 80;
+  w.Add(10 * kSec, a);
+  a.elastic_held = 20;
+  a.elastic_requested = 20;
+  w.Add(20 * kSec, a);
+  EXPECT_DOUBLE_EQ(*w.Sum(20 * kSec).SliceEfficiency(), 60.0 / 100.0);
+  internal::v1::SlidingWindowState state;
+  w.SaveState(&state);
+  SlidingWindow loaded(60 * kSec, 6);
+  ASSERT_TRUE(loaded.LoadState(state).ok());
+  EXPECT_DOUBLE_EQ(*loaded.Sum(20 * kSec).SliceEfficiency(), 0.6);
+  // 80 s on, only the bucket of 20 s is still in the window.
+  EXPECT_DOUBLE_EQ(*loaded.Sum(75 * kSec).SliceEfficiency(), 1.0);
+}
+
 TEST(SlidingWindowTest, LoadRefusesOtherShapesAndDisorder) {
   SlidingWindow w(60 * kSec, 6);
   w.Add(5 * kSec, Total(1));

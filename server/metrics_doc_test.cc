@@ -230,7 +230,22 @@ TEST_F(MetricsDocTest, JobHostInfoNamesTheHostsOfJobsWithSeries) {
 
 TEST_F(MetricsDocTest, ServedFamiliesAreExactlyTheDocumentedOnes) {
   IngestFleet();
+  // An elastic job at half its chips (rule 14's slice efficiency gauges
+  // have samples only with one): 20 s all-allocated at 4 of 8 chips.
+  Send(ParseEvents(Timeline(R"(
+10:00:00 {"job_id":"e","job_submitted":{"chips":8,"min_chips":4,"accelerator":"tpu-v5p","workload":"TRAINING"}}
+10:00:00 {"job_id":"e","allocation":{"chips":4}}
+10:00:00 {"job_id":"e","started":{}}
+10:00:00 {"job_id":"e","activity":{"kind":"COMPILE"}}
+10:00:10 {"job_id":"e","activity":{"kind":"TRAINING"}}
+10:00:20 {"job_id":"e","step":{"step":1}}
+10:03:30 {"job_id":"e","step":{"step":2}}
+)")),
+       3);
   const std::string text = Scrape();
+  EXPECT_EQ(Sum(text, "goodput_job_slice_efficiency_ratio",
+                {"job_id=\"e\"", "window=\"5m\""}),
+            0.5);
   ASSERT_FALSE(text.empty());
   const auto served = ServedFamilies(text);
   const auto documented = DocumentedFamilies();

@@ -19,6 +19,8 @@ JobRun::JobRun(JobSpec spec, SimRandom* rng)
     : spec_(std::move(spec)), rng_(rng) {
   truth_.job_id = spec_.job_id;
   truth_.chips = spec_.chips;
+  truth_.min_chips = spec_.min_chips;
+  held_ = spec_.chips;
 }
 
 bool JobRun::Training() const {
@@ -36,14 +38,17 @@ void JobRun::Submit(EventSink& sink) {
   s->set_framework(spec_.framework);
   (*s->mutable_labels())["team"] = spec_.team;
   s->set_step_flops(spec_.step_flops);
+  if (spec_.min_chips > 0) s->set_min_chips(spec_.min_chips);
   sink.Emit(e);
   mode_ = Mode::kQueued;
   since_ms_ = spec_.submit_ms;
 }
 
 void JobRun::Allocate(int64_t t_ms, const std::string& host, EventSink& sink) {
-  truth_.Add(mode_ == Mode::kQueued ? Truth::kQueued : Truth::kRecovery,
-             t_ms - since_ms_);
+  Book(mode_ == Mode::kQueued ? Truth::kQueued : Truth::kRecovery,
+       t_ms - since_ms_);
+  held_ = spec_.chips;  // a new gang gets all the chips
+  repairs_.clear();
   v1::Event e = Base(t_ms, /*job_event=*/false);
   e.mutable_allocation()->set_chips(spec_.chips);
   sink.Emit(e);
@@ -55,11 +60,18 @@ void JobRun::Allocate(int64_t t_ms, const std::string& host, EventSink& sink) {
 
 int64_t JobRun::next_ms() const {
   if (mode_ != Mode::kAttempt) return kNever;
-  return std::min(seg_.end, interrupt_at_);
+  return std::min({seg_.end, interrupt_at_, NextRepair()});
 }
 
 JobRun::Outcome JobRun::Fire(EventSink& sink) {
-  if (interrupt_at_ < seg_.end) return Interrupt(sink);
+  const int64_t repair = NextRepair();
+  if (interrupt_at_ < seg_.end && interrupt_at_ <= repair) {
+    return Interrupt(sink);
+  }
+  if (repair < seg_.end) {
+    OnRepair(sink);
+    return Outcome::kRunning;
+  }
   FinishSegment(sink);
   return Continue(sink);
 }
@@ -90,6 +102,8 @@ int64_t JobRun::SegmentLength(Seg kind) {
       return rng_->Between(10, 120) * kSecond;
     case Seg::kRestartDelay:
       return rng_->Between(30, 180) * kSecond;
+    case Seg::kReshard:
+      return spec_.reshard_ms;
     case Seg::kSteps:
       break;
   }
@@ -137,6 +151,9 @@ void JobRun::StartSegment(Seg kind, int64_t t, EventSink& sink) {
     case Seg::kCheckpoint:
       EmitActivity(t, Kind::CHECKPOINT, sink);
       break;
+    case Seg::kReshard:
+      EmitActivity(t, Kind::RESHARD, sink);
+      break;
     default:
       break;
   }
@@ -149,7 +166,7 @@ void JobRun::StartSteps(int64_t t, EventSink&) {
   const int64_t group = first_report_ ? 1 : k - steps_done_ % k;
   first_report_ = false;
   const int64_t steps = std::min(group, spec_.total_steps - steps_done_);
-  const int64_t compute = steps * spec_.step_ms;
+  const int64_t compute = steps * StepMs();
   Segment s{Seg::kSteps, t, t};
   s.steps = steps;
   s.wait = std::llround(compute * spec_.wait_share * (0.5 + rng_->Uniform()));
@@ -162,28 +179,31 @@ void JobRun::FinishSegment(EventSink& sink) {
   const int64_t length = seg_.end - seg_.start;
   switch (seg_.kind) {
     case Seg::kLaunch:
-      truth_.Add(Truth::kIdle, length);
+      Book(Truth::kIdle, length);
       break;
     case Seg::kRestartDelay:
-      truth_.Add(Truth::kRecovery, length);
+      Book(Truth::kRecovery, length);
       break;
     case Seg::kInit:
-      truth_.Add(Truth::kInit, length);
+      Book(Truth::kInit, length);
       break;
     case Seg::kPrep:
-      truth_.Add(Truth::kPrep, length);
+      Book(Truth::kPrep, length);
       break;
     case Seg::kCompile:
-      truth_.Add(Truth::kCompile, length);
+      Book(Truth::kCompile, length);
       break;
     case Seg::kRestore:
-      truth_.Add(Truth::kRestore, length);
+      Book(Truth::kRestore, length);
       break;
     case Seg::kStall:
-      truth_.Add(Truth::kDataWait, length);
+      Book(Truth::kDataWait, length);
+      break;
+    case Seg::kReshard:
+      Book(Truth::kReshard, length);
       break;
     case Seg::kCheckpoint: {
-      truth_.Add(Truth::kCheckpoint, length);
+      Book(Truth::kCheckpoint, length);
       v1::Event e = Base(seg_.end, /*job_event=*/true);
       e.mutable_checkpoint()->set_step(steps_done_);
       sink.Emit(e);
@@ -198,9 +218,9 @@ void JobRun::FinishSegment(EventSink& sink) {
 
 void JobRun::FinishSteps(EventSink& sink) {
   const int64_t compute = seg_.end - seg_.start - seg_.wait - seg_.idle;
-  truth_.Add(Truth::kDataWait, seg_.wait);
-  truth_.Add(Truth::kIdle, seg_.idle);
-  truth_.Add(Truth::kProductive, compute);
+  Book(Truth::kDataWait, seg_.wait);
+  Book(Truth::kIdle, seg_.idle);
+  Book(Truth::kProductive, compute);
   truth_.productive_steps += seg_.steps;
   steps_done_ += seg_.steps;
   v1::Event e = Base(seg_.end, /*job_event=*/true);
@@ -228,6 +248,9 @@ JobRun::Outcome JobRun::Continue(EventSink& sink) {
     case Seg::kLaunch:
     case Seg::kRestartDelay:
       next = Seg::kInit;
+      break;
+    case Seg::kReshard:
+      next = Seg::kSteps;  // the step group starts over at the new size
       break;
     case Seg::kInit:
       next = Seg::kPrep;
@@ -266,14 +289,35 @@ JobRun::Seg JobRun::AfterSteps() {
   return rng_->Chance(0.01) ? Seg::kStall : Seg::kSteps;
 }
 
-// --- Interruptions.
+// --- Interruptions and resizes.
+
+void JobRun::FailHostAt(int64_t t_ms) {
+  interrupt_at_ = t_ms;
+  force_host_failure_ = true;
+}
 
 JobRun::Outcome JobRun::Interrupt(EventSink& sink) {
   const int64_t t = interrupt_at_;
   interrupt_at_ = kNever;
+  const v1::Interruption::Reason reason =
+      force_host_failure_ ? v1::Interruption::HOST_FAILURE : DrawReason();
+  force_host_failure_ = false;
+  if (reason != v1::Interruption::HOST_FAILURE || !CanShrink()) {
+    return Kill(t, reason, sink);
+  }
+  // Rule 14: an elastic job goes on with the chips left, until the host
+  // returns.
+  Resize(t, held_ - spec_.chips_per_host, sink);
+  repairs_.insert(t + spec_.repair_ms);
+  const double gap = rng_->Exponential(static_cast<double>(spec_.mtbi_ms));
+  interrupt_at_ = t + std::max<int64_t>(kSecond, std::llround(gap));
+  return Outcome::kRunning;
+}
+
+JobRun::Outcome JobRun::Kill(int64_t t, v1::Interruption::Reason reason,
+                             EventSink& sink) {
   BookPartial(t, /*killed=*/true);
   ++truth_.interruptions;
-  const v1::Interruption::Reason reason = DrawReason();
   v1::Event e = Base(t, /*job_event=*/true);
   e.mutable_interruption()->set_reason(reason);
   sink.Emit(e);
@@ -295,7 +339,55 @@ JobRun::Outcome JobRun::Interrupt(EventSink& sink) {
   }
   mode_ = Mode::kRecovering;
   since_ms_ = t;
+  repairs_.clear();  // the scheduler takes back every host, failed or not
   return Outcome::kRequeue;
+}
+
+// A program reshards only while it steps: a host failure in any other
+// phase kills the attempt as in a fixed-size job.
+bool JobRun::CanShrink() const {
+  return spec_.min_chips > 0 && seg_.kind == Seg::kSteps &&
+         held_ - spec_.chips_per_host >= spec_.min_chips;
+}
+
+// The scheduler's new allocation at `t`: the step group in flight is
+// abandoned (the service counts it lost, or productive for serving), and
+// the job reshards before it steps again at the new size.
+void JobRun::Resize(int64_t t, int64_t held, EventSink& sink) {
+  BookPartial(t, /*killed=*/true);
+  held_ = held;
+  ++truth_.resizes;
+  v1::Event e = Base(t, /*job_event=*/false);
+  e.mutable_allocation()->set_chips(held);
+  sink.Emit(e);
+  StartSegment(Seg::kReshard, t, sink);
+}
+
+// A failed host returns: the job grows by it inside a step group, else
+// (or at a group's first instant) as soon as one is under way.
+void JobRun::OnRepair(EventSink& sink) {
+  const int64_t t = NextRepair();
+  repairs_.erase(repairs_.begin());
+  const bool stepping = seg_.kind == Seg::kSteps;
+  if (!stepping || t == seg_.start) {
+    repairs_.insert(stepping ? t + 1 : seg_.end + 1);
+    return;
+  }
+  Resize(t, std::min(held_ + spec_.chips_per_host, spec_.chips), sink);
+}
+
+int64_t JobRun::NextRepair() const {
+  return repairs_.empty() ? kNever : *repairs_.begin();
+}
+
+// A step's compute at the held chips: the same work on fewer chips.
+int64_t JobRun::StepMs() const {
+  return std::llround(static_cast<double>(spec_.step_ms) * spec_.chips / held_);
+}
+
+void JobRun::Book(Truth c, int64_t duration_ms) {
+  truth_.Add(c, duration_ms);
+  if (Allocated(c)) truth_.held_chip_ms += held_ * duration_ms;
 }
 
 void JobRun::BookPartial(int64_t until, bool killed) {
@@ -306,42 +398,50 @@ void JobRun::BookPartial(int64_t until, bool killed) {
       const int64_t wait = std::min(elapsed, seg_.wait);
       const int64_t idle = std::min(elapsed - wait, seg_.idle);
       const int64_t compute = elapsed - wait - idle;
-      truth_.Add(Truth::kDataWait, wait);
-      truth_.Add(Truth::kIdle, idle);
+      Book(Truth::kDataWait, wait);
+      Book(Truth::kIdle, idle);
       const bool lost = killed && Training();
-      truth_.Add(lost ? Truth::kLost : Truth::kProductive, compute);
+      Book(lost ? Truth::kLost : Truth::kProductive, compute);
       (killed ? u.wait_in_killed_step_ms : u.wait_in_flight_ms) += wait;
       (killed ? u.idle_in_killed_step_ms : u.idle_in_flight_ms) += idle;
       break;
     }
     case Seg::kLaunch:
-      truth_.Add(Truth::kIdle, elapsed);
+      Book(Truth::kIdle, elapsed);
       break;
     case Seg::kRestartDelay:
-      truth_.Add(Truth::kRecovery, elapsed);
+      Book(Truth::kRecovery, elapsed);
       break;
     case Seg::kInit:
-      truth_.Add(Truth::kInit, elapsed);
+      Book(Truth::kInit, elapsed);
       break;
     case Seg::kPrep:
-      truth_.Add(Truth::kPrep, elapsed);
+      Book(Truth::kPrep, elapsed);
       break;
     case Seg::kCompile:
-      truth_.Add(Truth::kCompile, elapsed);
+      Book(Truth::kCompile, elapsed);
       break;
     case Seg::kRestore:
-      truth_.Add(Truth::kRestore, elapsed);
+      Book(Truth::kRestore, elapsed);
       break;
     case Seg::kStall:
-      truth_.Add(Truth::kDataWait, elapsed);
+      Book(Truth::kDataWait, elapsed);
       break;
     case Seg::kCheckpoint:
-      truth_.Add(Truth::kCheckpoint, elapsed);
+      Book(Truth::kCheckpoint, elapsed);
+      break;
+    case Seg::kReshard:
+      Book(Truth::kReshard, elapsed);
       break;
   }
 }
 
 v1::Interruption::Reason JobRun::DrawReason() {
+  // Half of an elastic job's interruptions are host failures (the case it
+  // is elastic for); the other half, and a fixed-size job's, the usual mix.
+  if (spec_.min_chips > 0 && rng_->Chance(0.5)) {
+    return v1::Interruption::HOST_FAILURE;
+  }
   const double u = rng_->Uniform();
   if (u < 0.4) return v1::Interruption::PREEMPTED;
   if (u < 0.75) return v1::Interruption::FAILED;
@@ -401,10 +501,10 @@ void JobRun::EmitEnded(int64_t t, v1::JobEnded::Outcome outcome,
 const JobTruth& JobRun::Close(int64_t end_ms) {
   switch (mode_) {
     case Mode::kQueued:
-      truth_.Add(Truth::kQueued, end_ms - since_ms_);
+      Book(Truth::kQueued, end_ms - since_ms_);
       break;
     case Mode::kRecovering:
-      truth_.Add(Truth::kRecovery, end_ms - since_ms_);
+      Book(Truth::kRecovery, end_ms - since_ms_);
       break;
     case Mode::kAttempt:
       BookPartial(end_ms, /*killed=*/false);

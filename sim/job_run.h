@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "proto/event.pb.h"
@@ -21,8 +22,10 @@ inline constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 // input stalls, checkpoints, restart delays), emits the events a scheduler
 // and the job's rank-0 process would send, and books every millisecond of
 // its physical timeline into its JobTruth as it happens (its own rules,
-// not core/'s). Clock-free: the caller drives it in simulated time. Does
-// not own `rng`. Not thread-safe.
+// not core/'s). An elastic job (SPEC rule 14) that loses a host while it
+// steps shrinks to the chips left (a new allocation, RESHARD) and grows
+// back when the host returns. Clock-free: the caller drives it in
+// simulated time. Does not own `rng`. Not thread-safe.
 class JobRun {
  public:
   enum class Outcome {
@@ -46,6 +49,10 @@ class JobRun {
   // interruption inside it).
   Outcome Fire(EventSink& sink);
 
+  // Makes the next interruption a host failure at `t_ms` (after the
+  // current time, while the job holds chips): hand-made cases in tests.
+  void FailHostAt(int64_t t_ms);
+
   // Books the time up to `end_ms` (the simulation's as-of) and returns the
   // truth. Call once, at the end.
   const JobTruth& Close(int64_t end_ms);
@@ -64,6 +71,7 @@ class JobRun {
     kStall,
     kCheckpoint,
     kRestartDelay,
+    kReshard,
   };
   struct Segment {
     Seg kind = Seg::kLaunch;
@@ -83,8 +91,15 @@ class JobRun {
   Outcome Continue(EventSink& sink);
   Seg AfterSteps();
 
-  // --- Interruptions.
+  // --- Interruptions and resizes (rule 14).
   Outcome Interrupt(EventSink& sink);
+  Outcome Kill(int64_t t, v1::Interruption::Reason reason, EventSink& sink);
+  bool CanShrink() const;
+  void Resize(int64_t t, int64_t held, EventSink& sink);
+  void OnRepair(EventSink& sink);
+  int64_t NextRepair() const;
+  int64_t StepMs() const;
+  void Book(Truth c, int64_t duration_ms);
   void BookPartial(int64_t until, bool killed);
   v1::Interruption::Reason DrawReason();
   void LoseAllPending();
@@ -114,6 +129,9 @@ class JobRun {
   int64_t saving_step_ = 0;    // async save in progress (0 = none)
   std::deque<Pending> pending_;
   int64_t undecided_ms_ = 0, undecided_steps_ = 0;
+  int64_t held_ = 0;                // chips held now (rule 14)
+  std::multiset<int64_t> repairs_;  // when failed hosts return
+  bool force_host_failure_ = false;
 };
 
 }  // namespace goodput::sim

@@ -47,8 +47,13 @@ JobSpec JobSpecFactory::Make(int64_t index, const std::string& accelerator,
   spec.framework = rng_->Chance(tpu ? 0.8 : 0.3) ? "jax" : "pytorch";
   spec.mtbi_ms = JobMtbiMs(*config_, spec.chips);
   spec.fatal_failures = config_->fatal_failures;
+  spec.chips_per_host = chips_per_host;
   DrawProgram(&spec);
   DrawLength(&spec);
+  // No draw without elastic jobs: older seeds give the same fleets.
+  if (config_->elastic_jobs > 0 && rng_->Chance(config_->elastic_jobs)) {
+    DrawElastic(&spec);
+  }
   return spec;
 }
 
@@ -102,6 +107,16 @@ void JobSpecFactory::DrawLength(JobSpec* spec) {
   const int64_t every = config_->checkpoint_interval_ms / spec->step_ms / k * k;
   spec->checkpoint_every = std::max(k, every);
   spec->async_checkpoint = rng_->Chance(config_->async_checkpoints);
+}
+
+// An elastic job can lose up to half its hosts (a one-host job none: its
+// min_chips is its chips).
+void JobSpecFactory::DrawElastic(JobSpec* spec) {
+  const int64_t per_host = std::max<int64_t>(spec->chips_per_host, 1);
+  const int64_t half = spec->chips / 2 / per_host * per_host;
+  spec->min_chips = spec->chips >= 2 * per_host ? half : spec->chips;
+  spec->reshard_ms = rng_->Between(10, 120) * 1000;
+  spec->repair_ms = rng_->Between(10, 60) * 60'000;
 }
 
 }  // namespace goodput::sim

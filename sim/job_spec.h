@@ -34,6 +34,11 @@ struct JobSpec {
   bool async_checkpoint = false;
   int64_t mtbi_ms = 0;
   double fatal_failures = 0;
+  // Elastic jobs (SPEC rule 14); min_chips 0 = a fixed-size job.
+  int64_t min_chips = 0;
+  int64_t chips_per_host = 1;  // a host failure takes this many chips
+  int64_t reshard_ms = 0;      // RESHARD after each resize
+  int64_t repair_ms = 0;       // a failed host returns after this long
 };
 
 // The mean time between interruptions of a job of `chips` chips under
@@ -60,6 +65,7 @@ class JobSpecFactory {
   v1::JobSubmitted::Workload DrawWorkload();
   void DrawProgram(JobSpec* spec);
   void DrawLength(JobSpec* spec);
+  void DrawElastic(JobSpec* spec);
 
   const SimConfig* config_;
   const core::Catalog* catalog_;

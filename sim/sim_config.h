@@ -36,6 +36,9 @@ struct SimConfig {
   int64_t report_every_ms = 10'000;  // a job reports every k-th step
   double workload_training = 0.6, workload_serving = 0.2;  // rest: bulk
   int64_t heartbeat_interval_ms = 60'000;
+  // Share of jobs that are elastic (SPEC rule 14): a host failure shrinks
+  // such a job to what is left, and it grows back when the host returns.
+  double elastic_jobs = 0;
 };
 
 }  // namespace goodput::sim

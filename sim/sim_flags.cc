@@ -109,6 +109,8 @@ absl::Status ParseSimFlags(const std::vector<std::string>& args,
   add("checkpoint_interval", "D", "training checkpoint interval (30m)");
   add("report_every", "D", "a job reports its steps about this often (10s)");
   add("heartbeat_interval", "D", "host heartbeats (60s)");
+  add("elastic_jobs", "F",
+      "share of elastic jobs (0): a host failure shrinks them (rule 14)");
   add("out", "FILE",
       "JSON Lines output, - for stdout (-); in live mode a copy of what "
       "was sent");
@@ -143,6 +145,7 @@ absl::Status ParseSimFlags(const std::vector<std::string>& args,
            ToMillis("report_every", v["report_every"], &c.report_every_ms),
            ToMillis("heartbeat_interval", v["heartbeat_interval"],
                     &c.heartbeat_interval_ms),
+           ToDouble("elastic_jobs", v["elastic_jobs"], 0, 1, &c.elastic_jobs),
            ToDouble("speed", v["speed"], 0.001, 1e6, &flags->speed),
        }) {
     if (!st.ok()) return st;

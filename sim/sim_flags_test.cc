@@ -11,10 +11,11 @@ using ::testing::HasSubstr;
 
 TEST(SimFlagsTest, ParsesTheFleetAndOutputs) {
   SimFlags f;
-  ASSERT_TRUE(ParseSimFlags({"--seed=9", "--hosts=250000", "--duration=30m",
-                             "--mtbi=2h", "--accelerators=tpu-v6e,b200",
-                             "--sockets=/a,/b", "--speed=60", "--truth=t.json"},
-                            &f)
+  ASSERT_TRUE(ParseSimFlags(
+                  {"--seed=9", "--hosts=250000", "--duration=30m", "--mtbi=2h",
+                   "--accelerators=tpu-v6e,b200", "--sockets=/a,/b",
+                   "--speed=60", "--truth=t.json", "--elastic_jobs=0.25"},
+                  &f)
                   .ok());
   EXPECT_EQ(f.config.seed, 9u);
   EXPECT_EQ(f.config.hosts, 250000);
@@ -25,6 +26,7 @@ TEST(SimFlagsTest, ParsesTheFleetAndOutputs) {
   EXPECT_EQ(f.sockets, (std::vector<std::string>{"/a", "/b"}));
   EXPECT_EQ(f.speed, 60);
   EXPECT_EQ(f.truth, "t.json");
+  EXPECT_EQ(f.config.elastic_jobs, 0.25);
 }
 
 // Interruptions scale with job size (sim/README.md): 8 h at 1,024 chips by
@@ -64,6 +66,8 @@ TEST(SimFlagsTest, BadValuesNameTheFlagAndValue) {
               HasSubstr("tpu-v9"));
   EXPECT_THAT(ParseSimFlags({"--speed=-1"}, &f).message(),
               HasSubstr("--speed"));
+  EXPECT_THAT(ParseSimFlags({"--elastic_jobs=1.5"}, &f).message(),
+              HasSubstr("--elastic_jobs: want a number in [0, 1]"));
   EXPECT_FALSE(ParseSimFlags({"--nope=1"}, &f).ok());
 }
 

@@ -87,11 +87,12 @@ TEST_F(SimLiveTest, LiveReportEqualsReplayOfWhatWasSent) {
   ASSERT_TRUE(
       Eventually([&] { return IsUnixSocket(a) && IsUnixSocket(b); }, 30));
   const std::string sent = dir_ + "/sent.jsonl";
-  Subprocess sim({SIM_PATH, "--seed=3", "--hosts=16", "--jobs=12",
-                  "--duration=2h", "--mtbi=1h", "--mtbi_chips=0",
-                  "--speed=7200", "--sockets=" + a + "," + b, "--out=" + sent,
-                  "--truth=" + dir_ + "/truth.json"},
-                 dir_ + "/sim.log");
+  Subprocess sim(
+      {SIM_PATH, "--seed=3", "--hosts=16", "--jobs=12", "--duration=2h",
+       "--mtbi=1h", "--mtbi_chips=0", "--elastic_jobs=0.5", "--speed=7200",
+       "--sockets=" + a + "," + b, "--out=" + sent,
+       "--truth=" + dir_ + "/truth.json"},
+      dir_ + "/sim.log");
   ASSERT_EQ(sim.WaitFor(120), 0) << "see " << dir_ << "/sim.log";
 
   const std::string offline = Ctl({"replay", sent, "--json"});
