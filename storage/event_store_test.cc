@@ -300,6 +300,65 @@ TEST_P(EventStoreTest, ScanJobsForRestoreGivesEachJobItsStatesAndEvents) {
   EXPECT_EQ(seen, (std::vector<std::string>{"x:1:1:3", "y:1:0:1"}));
 }
 
+// An interleaved fleet: every batch holds one step of every job, the jobs
+// in a different order each time, so each job's keys (job_events,
+// job_heads, job_states) go into the memtable between other jobs' keys.
+// Each job reads back all its steps in order and its newest head, from the
+// memtable and after a reopen.
+TEST_P(EventStoreTest, InterleavedJobsReadBackTheirOwnEventsInOrder) {
+  constexpr int kJobs = 23, kBatches = 17;
+  auto job = [](int j) { return std::string(1 + j % 5, char('a' + j)); };
+  std::vector<internal::v1::StoredJobState> states;
+  for (int b = 1; b <= kBatches; ++b) {
+    std::string timeline;
+    for (int i = 0; i < kJobs; ++i) {
+      const int j = (i * 7 + b * 5) % kJobs;  // a permutation per batch
+      absl::StrAppend(&timeline, "10:00:", b < 10 ? "0" : "", b,
+                      " {\"job_id\":\"", job(j), "\",\"step\":{\"step\":", b,
+                      "}}\n");
+      if (b % 4 == 0) {
+        states.emplace_back().set_job_id(job(j));
+        states.back().set_through_batch(b);
+      }
+    }
+    ASSERT_EQ(Write("a", b, timeline), static_cast<uint64_t>(b));
+    ASSERT_TRUE(store_->WriteJobStates(states, {}).ok());
+    states.clear();
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<std::string> seen;
+    ASSERT_TRUE(store_
+                    ->ScanJobsForRestore(
+                        [&](const std::string& id,
+                            std::vector<internal::v1::StoredJobState>* st,
+                            JobEventsReader* events) {
+                          std::vector<v1::Event> all;
+                          EXPECT_TRUE(events->Read(0, kBatches, &all).ok());
+                          std::string steps;
+                          for (const auto& e : all) {
+                            EXPECT_EQ(e.job_id(), id);
+                            absl::StrAppend(&steps, e.step().step(), ",");
+                          }
+                          std::string through;
+                          for (const auto& s : *st) {
+                            absl::StrAppend(&through, s.through_batch(), ",");
+                          }
+                          seen.push_back(
+                              absl::StrCat(id, ":", steps, ":", through));
+                          return absl::OkStatus();
+                        })
+                    .ok());
+    ASSERT_EQ(seen.size(), static_cast<size_t>(kJobs)) << pass;
+    for (const std::string& s : seen) {
+      EXPECT_THAT(
+          s, ::testing::EndsWith(":1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
+                                 ":4,8,12,16,"))
+          << pass;
+    }
+    if (rocks()) Reopen();
+  }
+}
+
 TEST_P(EventStoreTest, MetaRecordsRoundTrip) {
   std::optional<std::string> value;
   ASSERT_TRUE(store_->ReadMeta("windows", &value).ok());

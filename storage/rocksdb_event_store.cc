@@ -218,9 +218,24 @@ class JobPrefixTransform : public rocksdb::SliceTransform {
   rocksdb::Slice Transform(const rocksdb::Slice& key) const override {
     return rocksdb::Slice(key.data(), 4 + GetBigEndian(key.data(), 4));
   }
+  // Only whole keys (prefix + batch id). Not the bare prefix that starts a
+  // DeleteRange: RocksDB 7.8 keeps one hint per prefix for a memtable's
+  // point and range-deletion tables alike, and a point table's hint used
+  // in the range-deletion table breaks it (its debug build asserts).
   bool InDomain(const rocksdb::Slice& key) const override {
-    return key.size() >= 4 && key.size() >= 4 + GetBigEndian(key.data(), 4);
+    return key.size() >= 4 && key.size() == 4 + GetBigEndian(key.data(), 4) + 8;
   }
+};
+
+// The whole key as its own prefix: job_heads rewrites each job's key once
+// per batch, and the hint puts the new version beside the old one.
+class WholeKeyTransform : public rocksdb::SliceTransform {
+ public:
+  const char* Name() const override { return "goodput.WholeKey"; }
+  rocksdb::Slice Transform(const rocksdb::Slice& key) const override {
+    return key;
+  }
+  bool InDomain(const rocksdb::Slice&) const override { return true; }
 };
 
 // The error of a store that lost acknowledged batches (`acked`: what its
@@ -250,6 +265,24 @@ absl::Status StoreLossError(
 
 }  // namespace
 
+// job_events keeps RocksDB's skiplist memtable (a job rebuild reads its
+// newest events from there; a vector memtable would sort itself for every
+// such read), with a per-job insert hint: without it a batch of an
+// interleaved fleet costs one skiplist search from the top per job, i.e.
+// about one random insert per event (BENCHMARKS.md, section 2). job_heads
+// rewrites the same key per job, so its hint is the whole key.
+rocksdb::ColumnFamilyOptions RocksDbEventStore::FamilyOptions(Family family) {
+  rocksdb::ColumnFamilyOptions cf;
+  if (family == kJobEvents || family == kJobStates) {
+    cf.memtable_insert_with_hint_prefix_extractor =
+        std::make_shared<JobPrefixTransform>();
+  } else if (family == kJobHeads) {
+    cf.memtable_insert_with_hint_prefix_extractor =
+        std::make_shared<WholeKeyTransform>();
+  }
+  return cf;
+}
+
 absl::StatusOr<std::unique_ptr<RocksDbEventStore>> RocksDbEventStore::Open(
     const std::string& dir, Options options) {
   rocksdb::DBOptions db_options;
@@ -274,12 +307,8 @@ absl::StatusOr<std::unique_ptr<RocksDbEventStore>> RocksDbEventStore::Open(
   // memtables of every family between flushes (BENCHMARKS.md, Soak).
   db_options.db_write_buffer_size = 64 << 20;
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  for (const char* name : kFamilyNames) {
-    rocksdb::ColumnFamilyOptions cf;
-    // job_events keeps RocksDB's skiplist memtable: a job rebuild reads
-    // its newest events from there, and a vector memtable would sort itself
-    // for every such read.
-    families.emplace_back(name, cf);
+  for (int f = 0; f < kCount; ++f) {
+    families.emplace_back(kFamilyNames[f], FamilyOptions(Family(f)));
   }
   rocksdb::DB* db = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;

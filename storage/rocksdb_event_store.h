@@ -15,6 +15,7 @@
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+struct ColumnFamilyOptions;
 class WriteBatch;
 }  // namespace rocksdb
 
@@ -94,6 +95,8 @@ class RocksDbEventStore : public EventStore {
     kCount
   };
 
+  // The memtable options of `family` (insert hints for the per-job ones).
+  static rocksdb::ColumnFamilyOptions FamilyOptions(Family family);
   RocksDbEventStore(rocksdb::DB* db,
                     std::vector<rocksdb::ColumnFamilyHandle*> handles,
                     Options options);
