@@ -359,6 +359,27 @@ TEST_P(EventStoreTest, InterleavedJobsReadBackTheirOwnEventsInOrder) {
   }
 }
 
+// The store remembers which jobs have a head; retention's deletion must
+// make it forget, or the job's next events would be stored unlisted.
+TEST_P(EventStoreTest, AJobWrittenAgainAfterItsDeletionIsListedAgain) {
+  Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
+  ASSERT_TRUE(store_->DeleteJobEvents({"x"}).ok());
+  Write("a", 2, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  std::vector<std::string> seen;
+  ASSERT_TRUE(
+      store_
+          ->ScanJobsForRestore([&](const std::string& id,
+                                   std::vector<internal::v1::StoredJobState>*,
+                                   JobEventsReader* events) {
+            std::vector<v1::Event> all;
+            EXPECT_TRUE(events->Read(0, 2, &all).ok());
+            seen.push_back(absl::StrCat(id, ":", all.size()));
+            return absl::OkStatus();
+          })
+          .ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"x:1"}));
+}
+
 TEST_P(EventStoreTest, MetaRecordsRoundTrip) {
   std::optional<std::string> value;
   ASSERT_TRUE(store_->ReadMeta("windows", &value).ok());
@@ -478,6 +499,47 @@ TEST_F(RocksDbStoreTest, AnUnknownLayoutIsRefusedByName) {
   EXPECT_EQ(opened.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(opened.status().message()),
               ::testing::HasSubstr("layout version \"9\""));
+}
+
+// Reads (or with `put`, first writes) the schema_version key of the closed
+// store in `dir` through RocksDB itself.
+std::string RawLayout(const std::string& dir, const char* put = nullptr) {
+  std::vector<std::string> names;
+  EXPECT_TRUE(
+      rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir, &names).ok());
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const std::string& n : names) {
+    families.emplace_back(n, rocksdb::ColumnFamilyOptions());
+  }
+  rocksdb::DB* raw = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> h;
+  EXPECT_TRUE(
+      rocksdb::DB::Open(rocksdb::DBOptions(), dir, families, &h, &raw).ok());
+  if (put != nullptr)
+    EXPECT_TRUE(raw->Put({}, h[0], "schema_version", put).ok());
+  std::string layout;
+  EXPECT_TRUE(raw->Get({}, h[0], "schema_version", &layout).ok());
+  for (auto* handle : h)
+    EXPECT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
+  delete raw;
+  return layout;
+}
+
+// Layout 3 writes a job's head once, not with every batch: a layout-2
+// store (heads = newest batch) opens as layout 3 and reads the same.
+TEST_F(RocksDbStoreTest, ALayoutTwoStoreOpensAsLayoutThree) {
+  Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
+  Write("a", 2, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  store_.reset();
+  EXPECT_EQ(RawLayout(dir_), "3");
+  EXPECT_EQ(RawLayout(dir_, "2"), "2");
+  Reopen();
+  EXPECT_EQ(JobSteps("x", 2), (std::vector<std::string>{"x:1", "x:2"}));
+  Write("a", 3, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":3}}");
+  store_.reset();
+  EXPECT_EQ(RawLayout(dir_), "3");
+  Reopen();
+  EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
 }
 
 TEST_F(RocksDbStoreTest, OpenFailureIsAStatus) {

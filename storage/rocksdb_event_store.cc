@@ -1,6 +1,7 @@
 #include "storage/rocksdb_event_store.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -25,7 +26,7 @@ constexpr const char* kFamilyNames[] = {
 // The layout this code reads and writes (storage/KEY_LAYOUT.md); a store
 // without the key is layout 1 and is migrated at open.
 constexpr char kLayoutKey[] = "schema_version";
-constexpr char kLayout[] = "2";
+constexpr char kLayout[] = "3";
 // Set once job_heads holds every job's newest batch.
 constexpr char kHeadsKey[] = "job_heads_complete";
 
@@ -120,13 +121,14 @@ std::string EncodeJobEvents(const std::vector<const v1::Event*>& events) {
 }
 
 // Adds to `wb` one job_events record per job of `events` (heartbeats and
-// events without a body left out), under batch key `batch_key`. Returns how
-// many events it stored.
-uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
-                      rocksdb::ColumnFamilyHandle* heads,
-                      const std::string& batch_key,
-                      const std::vector<const v1::Event*>& events,
-                      rocksdb::WriteBatch* wb) {
+// events without a body left out), under batch key `batch_key`, and the
+// job_heads key of each job for which `wants_head(prefix)` is true. Returns
+// how many events it stored.
+uint32_t PutJobEvents(
+    rocksdb::ColumnFamilyHandle* family, rocksdb::ColumnFamilyHandle* heads,
+    const std::string& batch_key, const std::vector<const v1::Event*>& events,
+    const std::function<bool(const std::string& prefix)>& wants_head,
+    rocksdb::WriteBatch* wb) {
   std::vector<std::pair<const std::string*, uint32_t>> by_job;
   by_job.reserve(events.size());
   for (size_t i = 0; i < events.size(); ++i) {
@@ -146,7 +148,7 @@ uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
     }
     const std::string prefix = JobPrefix(*by_job[i].first);
     wb->Put(family, prefix + batch_key, EncodeJobEvents(run));
-    wb->Put(heads, prefix, batch_key);
+    if (wants_head(prefix)) wb->Put(heads, prefix, batch_key);
     i = j;
   }
   return static_cast<uint32_t>(by_job.size());
@@ -227,17 +229,6 @@ class JobPrefixTransform : public rocksdb::SliceTransform {
   }
 };
 
-// The whole key as its own prefix: job_heads rewrites each job's key once
-// per batch, and the hint puts the new version beside the old one.
-class WholeKeyTransform : public rocksdb::SliceTransform {
- public:
-  const char* Name() const override { return "goodput.WholeKey"; }
-  rocksdb::Slice Transform(const rocksdb::Slice& key) const override {
-    return key;
-  }
-  bool InDomain(const rocksdb::Slice&) const override { return true; }
-};
-
 // The error of a store that lost acknowledged batches (`acked`: what its
 // marker says, or why it could not be read), naming the repair.
 absl::Status StoreLossError(
@@ -269,16 +260,12 @@ absl::Status StoreLossError(
 // newest events from there; a vector memtable would sort itself for every
 // such read), with a per-job insert hint: without it a batch of an
 // interleaved fleet costs one skiplist search from the top per job, i.e.
-// about one random insert per event (BENCHMARKS.md, section 2). job_heads
-// rewrites the same key per job, so its hint is the whole key.
+// about one random insert per event (BENCHMARKS.md, section 2).
 rocksdb::ColumnFamilyOptions RocksDbEventStore::FamilyOptions(Family family) {
   rocksdb::ColumnFamilyOptions cf;
   if (family == kJobEvents || family == kJobStates) {
     cf.memtable_insert_with_hint_prefix_extractor =
         std::make_shared<JobPrefixTransform>();
-  } else if (family == kJobHeads) {
-    cf.memtable_insert_with_hint_prefix_extractor =
-        std::make_shared<WholeKeyTransform>();
   }
   return cf;
 }
@@ -365,19 +352,36 @@ absl::Status RocksDbEventStore::CheckLayout() {
   rocksdb::Status got =
       db_->Get(rocksdb::ReadOptions(), handles_[kDefault], kLayoutKey, &layout);
   if (got.ok() && layout == kLayout) return EnsureJobHeads();
-  if (got.ok()) {
+  if (got.ok() && layout != "2") {
     return absl::FailedPreconditionError(absl::StrCat(
         "store: layout version \"", layout,
         "\" is not one this goodputd "
-        "reads (it reads 1 and 2, storage/KEY_LAYOUT.md); use the goodputd "
+        "reads (it reads 1, 2 and 3, storage/KEY_LAYOUT.md); use the goodputd "
         "that wrote it"));
   }
-  if (!got.IsNotFound()) return FromRocks(got, "read layout version");
-  if (absl::Status s = MigrateFromLayout1(); !s.ok()) return s;
+  if (!got.ok() && !got.IsNotFound()) {
+    return FromRocks(got, "read layout version");
+  }
+  if (!got.ok()) {
+    if (absl::Status s = MigrateFromLayout1(); !s.ok()) return s;
+  }
+  // Layout 2's heads (each job's newest batch) are valid layout-3 heads.
   absl::Status s = FromRocks(db_->Put(rocksdb::WriteOptions(),
                                       handles_[kDefault], kLayoutKey, kLayout),
                              "write layout version");
   return s.ok() ? EnsureJobHeads() : s;
+}
+
+bool RocksDbEventStore::HasHead(const std::string& prefix) {
+  std::lock_guard<std::mutex> lock(heads_mu_);
+  return headed_.count(prefix) > 0;
+}
+
+void RocksDbEventStore::NoteHeads(std::vector<std::string> prefixes) {
+  if (prefixes.empty()) return;
+  std::lock_guard<std::mutex> lock(heads_mu_);
+  if (headed_.size() + prefixes.size() > kHeadCacheJobs) headed_.clear();
+  for (std::string& p : prefixes) headed_.insert(std::move(p));
 }
 
 absl::Status RocksDbEventStore::EnsureJobHeads() {
@@ -435,8 +439,9 @@ absl::Status RocksDbEventStore::MigrateBatch(
   std::vector<const v1::Event*> events;
   for (const v1::Event& e : stored->events()) events.push_back(&e);
   rocksdb::WriteBatch wb;
-  const uint32_t n =
-      PutJobEvents(handles_[kJobEvents], handles_[kJobHeads], key, events, &wb);
+  const uint32_t n = PutJobEvents(
+      handles_[kJobEvents], handles_[kJobHeads], key, events,
+      [](const std::string&) { return true; }, &wb);
   internal::v1::StoredBatch rewritten;
   rewritten.set_agent_id(stored->agent_id());
   rewritten.set_sequence(stored->sequence());
@@ -459,8 +464,15 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   std::vector<const v1::Event*> events;
   events.reserve(batch.accepted.size());
   for (const v1::Event& e : batch.accepted) events.push_back(&e);
-  const uint32_t n =
-      PutJobEvents(handles_[kJobEvents], handles_[kJobHeads], key, events, &wb);
+  std::vector<std::string> new_heads;
+  const uint32_t n = PutJobEvents(
+      handles_[kJobEvents], handles_[kJobHeads], key, events,
+      [&](const std::string& prefix) {
+        if (HasHead(prefix)) return false;
+        new_heads.push_back(prefix);
+        return true;
+      },
+      &wb);
   wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n));
   std::string seq;
   PutBigEndian(batch.sequence, 8, &seq);
@@ -475,6 +487,7 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   absl::Status s = FromRocks(db_->Write(wo, &wb), "write batch");
   if (!s.ok()) return s;
   next_batch_id_ = id + 1;
+  NoteHeads(std::move(new_heads));
   // Not acknowledged unless marked: a failed mark fails the batch, which
   // the agent resends (and goodputd then acknowledges as a duplicate).
   if (s = marker_->Record(id); !s.ok()) return s;
@@ -551,8 +564,9 @@ absl::Status RocksDbEventStore::ScanJobsForRestore(
     }
     int unreadable = 0;  // left out (restores read more events instead)
     CollectStates(states.get(), prefix, &found, &unreadable);
+    // A head names a job, not its newest batch (layout 3): seek.
     IteratorJobReader reader(events.get(), prefix,
-                             GetBigEndian(heads->value().data(), 8));
+                             std::numeric_limits<uint64_t>::max());
     if (absl::Status s = visit(prefix.substr(4), &found, &reader); !s.ok()) {
       return s;
     }
@@ -668,6 +682,10 @@ absl::Status RocksDbEventStore::DeleteJobEvents(
     wb.DeleteRange(handles_[kJobEvents], prefix, JobLimit(prefix));
     wb.DeleteRange(handles_[kJobStates], prefix, JobLimit(prefix));
     wb.Delete(handles_[kJobHeads], prefix);
+  }
+  {  // before the write: a head the cache names must exist
+    std::lock_guard<std::mutex> lock(heads_mu_);
+    for (const std::string& job_id : job_ids) headed_.erase(JobPrefix(job_id));
   }
   rocksdb::WriteOptions wo;
   wo.sync = options_.fsync;
