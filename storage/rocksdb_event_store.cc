@@ -27,7 +27,7 @@ constexpr const char* kFamilyNames[] = {
 // without the key is layout 1 and is migrated at open.
 constexpr char kLayoutKey[] = "schema_version";
 constexpr char kLayout[] = "3";
-// Set once job_heads holds every job's newest batch.
+// Set once job_heads holds a key for every job with stored events.
 constexpr char kHeadsKey[] = "job_heads_complete";
 
 // Reads of a whole column family (restart recovery, replays, reports of
