@@ -300,6 +300,86 @@ TEST_P(EventStoreTest, ScanJobsForRestoreGivesEachJobItsStatesAndEvents) {
   EXPECT_EQ(seen, (std::vector<std::string>{"x:1:1:3", "y:1:0:1"}));
 }
 
+// An interleaved fleet: every batch holds one step of every job, the jobs
+// in a different order each time, so each job's keys (job_events,
+// job_heads, job_states) go into the memtable between other jobs' keys.
+// Each job reads back all its steps in order and its newest head, from the
+// memtable and after a reopen.
+TEST_P(EventStoreTest, InterleavedJobsReadBackTheirOwnEventsInOrder) {
+  constexpr int kJobs = 23, kBatches = 17;
+  auto job = [](int j) { return std::string(1 + j % 5, char('a' + j)); };
+  std::vector<internal::v1::StoredJobState> states;
+  for (int b = 1; b <= kBatches; ++b) {
+    std::string timeline;
+    for (int i = 0; i < kJobs; ++i) {
+      const int j = (i * 7 + b * 5) % kJobs;  // a permutation per batch
+      absl::StrAppend(&timeline, "10:00:", b < 10 ? "0" : "", b,
+                      " {\"job_id\":\"", job(j), "\",\"step\":{\"step\":", b,
+                      "}}\n");
+      if (b % 4 == 0) {
+        states.emplace_back().set_job_id(job(j));
+        states.back().set_through_batch(b);
+      }
+    }
+    ASSERT_EQ(Write("a", b, timeline), static_cast<uint64_t>(b));
+    ASSERT_TRUE(store_->WriteJobStates(states, {}).ok());
+    states.clear();
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<std::string> seen;
+    ASSERT_TRUE(store_
+                    ->ScanJobsForRestore(
+                        [&](const std::string& id,
+                            std::vector<internal::v1::StoredJobState>* st,
+                            JobEventsReader* events) {
+                          std::vector<v1::Event> all;
+                          EXPECT_TRUE(events->Read(0, kBatches, &all).ok());
+                          std::string steps;
+                          for (const auto& e : all) {
+                            EXPECT_EQ(e.job_id(), id);
+                            absl::StrAppend(&steps, e.step().step(), ",");
+                          }
+                          std::string through;
+                          for (const auto& s : *st) {
+                            absl::StrAppend(&through, s.through_batch(), ",");
+                          }
+                          seen.push_back(
+                              absl::StrCat(id, ":", steps, ":", through));
+                          return absl::OkStatus();
+                        })
+                    .ok());
+    ASSERT_EQ(seen.size(), static_cast<size_t>(kJobs)) << pass;
+    for (const std::string& s : seen) {
+      EXPECT_THAT(
+          s, ::testing::EndsWith(":1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
+                                 ":4,8,12,16,"))
+          << pass;
+    }
+    if (rocks()) Reopen();
+  }
+}
+
+// The store remembers which jobs have a head; retention's deletion must
+// make it forget, or the job's next events would be stored unlisted.
+TEST_P(EventStoreTest, AJobWrittenAgainAfterItsDeletionIsListedAgain) {
+  Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
+  ASSERT_TRUE(store_->DeleteJobEvents({"x"}).ok());
+  Write("a", 2, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  std::vector<std::string> seen;
+  ASSERT_TRUE(
+      store_
+          ->ScanJobsForRestore([&](const std::string& id,
+                                   std::vector<internal::v1::StoredJobState>*,
+                                   JobEventsReader* events) {
+            std::vector<v1::Event> all;
+            EXPECT_TRUE(events->Read(0, 2, &all).ok());
+            seen.push_back(absl::StrCat(id, ":", all.size()));
+            return absl::OkStatus();
+          })
+          .ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"x:1"}));
+}
+
 TEST_P(EventStoreTest, MetaRecordsRoundTrip) {
   std::optional<std::string> value;
   ASSERT_TRUE(store_->ReadMeta("windows", &value).ok());
@@ -419,6 +499,47 @@ TEST_F(RocksDbStoreTest, AnUnknownLayoutIsRefusedByName) {
   EXPECT_EQ(opened.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(opened.status().message()),
               ::testing::HasSubstr("layout version \"9\""));
+}
+
+// Reads (or with `put`, first writes) the schema_version key of the closed
+// store in `dir` through RocksDB itself.
+std::string RawLayout(const std::string& dir, const char* put = nullptr) {
+  std::vector<std::string> names;
+  EXPECT_TRUE(
+      rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir, &names).ok());
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const std::string& n : names) {
+    families.emplace_back(n, rocksdb::ColumnFamilyOptions());
+  }
+  rocksdb::DB* raw = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> h;
+  EXPECT_TRUE(
+      rocksdb::DB::Open(rocksdb::DBOptions(), dir, families, &h, &raw).ok());
+  if (put != nullptr)
+    EXPECT_TRUE(raw->Put({}, h[0], "schema_version", put).ok());
+  std::string layout;
+  EXPECT_TRUE(raw->Get({}, h[0], "schema_version", &layout).ok());
+  for (auto* handle : h)
+    EXPECT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
+  delete raw;
+  return layout;
+}
+
+// Layout 3 writes a job's head once, not with every batch: a layout-2
+// store (heads = newest batch) opens as layout 3 and reads the same.
+TEST_F(RocksDbStoreTest, ALayoutTwoStoreOpensAsLayoutThree) {
+  Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
+  Write("a", 2, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  store_.reset();
+  EXPECT_EQ(RawLayout(dir_), "3");
+  EXPECT_EQ(RawLayout(dir_, "2"), "2");
+  Reopen();
+  EXPECT_EQ(JobSteps("x", 2), (std::vector<std::string>{"x:1", "x:2"}));
+  Write("a", 3, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":3}}");
+  store_.reset();
+  EXPECT_EQ(RawLayout(dir_), "3");
+  Reopen();
+  EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
 }
 
 TEST_F(RocksDbStoreTest, OpenFailureIsAStatus) {

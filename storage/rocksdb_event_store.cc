@@ -1,6 +1,7 @@
 #include "storage/rocksdb_event_store.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -25,8 +26,8 @@ constexpr const char* kFamilyNames[] = {
 // The layout this code reads and writes (storage/KEY_LAYOUT.md); a store
 // without the key is layout 1 and is migrated at open.
 constexpr char kLayoutKey[] = "schema_version";
-constexpr char kLayout[] = "2";
-// Set once job_heads holds every job's newest batch.
+constexpr char kLayout[] = "3";
+// Set once job_heads holds a key for every job with stored events.
 constexpr char kHeadsKey[] = "job_heads_complete";
 
 // Reads of a whole column family (restart recovery, replays, reports of
@@ -120,13 +121,14 @@ std::string EncodeJobEvents(const std::vector<const v1::Event*>& events) {
 }
 
 // Adds to `wb` one job_events record per job of `events` (heartbeats and
-// events without a body left out), under batch key `batch_key`. Returns how
-// many events it stored.
-uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
-                      rocksdb::ColumnFamilyHandle* heads,
-                      const std::string& batch_key,
-                      const std::vector<const v1::Event*>& events,
-                      rocksdb::WriteBatch* wb) {
+// events without a body left out), under batch key `batch_key`, and the
+// job_heads key of each job for which `wants_head(prefix)` is true. Returns
+// how many events it stored.
+uint32_t PutJobEvents(
+    rocksdb::ColumnFamilyHandle* family, rocksdb::ColumnFamilyHandle* heads,
+    const std::string& batch_key, const std::vector<const v1::Event*>& events,
+    const std::function<bool(const std::string& prefix)>& wants_head,
+    rocksdb::WriteBatch* wb) {
   std::vector<std::pair<const std::string*, uint32_t>> by_job;
   by_job.reserve(events.size());
   for (size_t i = 0; i < events.size(); ++i) {
@@ -146,7 +148,7 @@ uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
     }
     const std::string prefix = JobPrefix(*by_job[i].first);
     wb->Put(family, prefix + batch_key, EncodeJobEvents(run));
-    wb->Put(heads, prefix, batch_key);
+    if (wants_head(prefix)) wb->Put(heads, prefix, batch_key);
     i = j;
   }
   return static_cast<uint32_t>(by_job.size());
@@ -218,8 +220,12 @@ class JobPrefixTransform : public rocksdb::SliceTransform {
   rocksdb::Slice Transform(const rocksdb::Slice& key) const override {
     return rocksdb::Slice(key.data(), 4 + GetBigEndian(key.data(), 4));
   }
+  // Only whole keys (prefix + batch id). Not the bare prefix that starts a
+  // DeleteRange: RocksDB 7.8 keeps one hint per prefix for a memtable's
+  // point and range-deletion tables alike, and a point table's hint used
+  // in the range-deletion table breaks it (its debug build asserts).
   bool InDomain(const rocksdb::Slice& key) const override {
-    return key.size() >= 4 && key.size() >= 4 + GetBigEndian(key.data(), 4);
+    return key.size() >= 4 && key.size() == 4 + GetBigEndian(key.data(), 4) + 8;
   }
 };
 
@@ -250,6 +256,20 @@ absl::Status StoreLossError(
 
 }  // namespace
 
+// job_events keeps RocksDB's skiplist memtable (a job rebuild reads its
+// newest events from there; a vector memtable would sort itself for every
+// such read), with a per-job insert hint: without it a batch of an
+// interleaved fleet costs one skiplist search from the top per job, i.e.
+// about one random insert per event (BENCHMARKS.md, section 2).
+rocksdb::ColumnFamilyOptions RocksDbEventStore::FamilyOptions(Family family) {
+  rocksdb::ColumnFamilyOptions cf;
+  if (family == kJobEvents || family == kJobStates) {
+    cf.memtable_insert_with_hint_prefix_extractor =
+        std::make_shared<JobPrefixTransform>();
+  }
+  return cf;
+}
+
 absl::StatusOr<std::unique_ptr<RocksDbEventStore>> RocksDbEventStore::Open(
     const std::string& dir, Options options) {
   rocksdb::DBOptions db_options;
@@ -274,12 +294,8 @@ absl::StatusOr<std::unique_ptr<RocksDbEventStore>> RocksDbEventStore::Open(
   // memtables of every family between flushes (BENCHMARKS.md, Soak).
   db_options.db_write_buffer_size = 64 << 20;
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  for (const char* name : kFamilyNames) {
-    rocksdb::ColumnFamilyOptions cf;
-    // job_events keeps RocksDB's skiplist memtable: a job rebuild reads
-    // its newest events from there, and a vector memtable would sort itself
-    // for every such read.
-    families.emplace_back(name, cf);
+  for (int f = 0; f < kCount; ++f) {
+    families.emplace_back(kFamilyNames[f], FamilyOptions(Family(f)));
   }
   rocksdb::DB* db = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -336,19 +352,36 @@ absl::Status RocksDbEventStore::CheckLayout() {
   rocksdb::Status got =
       db_->Get(rocksdb::ReadOptions(), handles_[kDefault], kLayoutKey, &layout);
   if (got.ok() && layout == kLayout) return EnsureJobHeads();
-  if (got.ok()) {
+  if (got.ok() && layout != "2") {
     return absl::FailedPreconditionError(absl::StrCat(
         "store: layout version \"", layout,
         "\" is not one this goodputd "
-        "reads (it reads 1 and 2, storage/KEY_LAYOUT.md); use the goodputd "
+        "reads (it reads 1, 2 and 3, storage/KEY_LAYOUT.md); use the goodputd "
         "that wrote it"));
   }
-  if (!got.IsNotFound()) return FromRocks(got, "read layout version");
-  if (absl::Status s = MigrateFromLayout1(); !s.ok()) return s;
+  if (!got.ok() && !got.IsNotFound()) {
+    return FromRocks(got, "read layout version");
+  }
+  if (!got.ok()) {
+    if (absl::Status s = MigrateFromLayout1(); !s.ok()) return s;
+  }
+  // Layout 2's heads (each job's newest batch) are valid layout-3 heads.
   absl::Status s = FromRocks(db_->Put(rocksdb::WriteOptions(),
                                       handles_[kDefault], kLayoutKey, kLayout),
                              "write layout version");
   return s.ok() ? EnsureJobHeads() : s;
+}
+
+bool RocksDbEventStore::HasHead(const std::string& prefix) {
+  std::lock_guard<std::mutex> lock(heads_mu_);
+  return headed_.count(prefix) > 0;
+}
+
+void RocksDbEventStore::NoteHeads(std::vector<std::string> prefixes) {
+  if (prefixes.empty()) return;
+  std::lock_guard<std::mutex> lock(heads_mu_);
+  if (headed_.size() + prefixes.size() > kHeadCacheJobs) headed_.clear();
+  for (std::string& p : prefixes) headed_.insert(std::move(p));
 }
 
 absl::Status RocksDbEventStore::EnsureJobHeads() {
@@ -406,8 +439,9 @@ absl::Status RocksDbEventStore::MigrateBatch(
   std::vector<const v1::Event*> events;
   for (const v1::Event& e : stored->events()) events.push_back(&e);
   rocksdb::WriteBatch wb;
-  const uint32_t n =
-      PutJobEvents(handles_[kJobEvents], handles_[kJobHeads], key, events, &wb);
+  const uint32_t n = PutJobEvents(
+      handles_[kJobEvents], handles_[kJobHeads], key, events,
+      [](const std::string&) { return true; }, &wb);
   internal::v1::StoredBatch rewritten;
   rewritten.set_agent_id(stored->agent_id());
   rewritten.set_sequence(stored->sequence());
@@ -430,8 +464,15 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   std::vector<const v1::Event*> events;
   events.reserve(batch.accepted.size());
   for (const v1::Event& e : batch.accepted) events.push_back(&e);
-  const uint32_t n =
-      PutJobEvents(handles_[kJobEvents], handles_[kJobHeads], key, events, &wb);
+  std::vector<std::string> new_heads;
+  const uint32_t n = PutJobEvents(
+      handles_[kJobEvents], handles_[kJobHeads], key, events,
+      [&](const std::string& prefix) {
+        if (HasHead(prefix)) return false;
+        new_heads.push_back(prefix);
+        return true;
+      },
+      &wb);
   wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n));
   std::string seq;
   PutBigEndian(batch.sequence, 8, &seq);
@@ -446,6 +487,7 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   absl::Status s = FromRocks(db_->Write(wo, &wb), "write batch");
   if (!s.ok()) return s;
   next_batch_id_ = id + 1;
+  NoteHeads(std::move(new_heads));
   // Not acknowledged unless marked: a failed mark fails the batch, which
   // the agent resends (and goodputd then acknowledges as a duplicate).
   if (s = marker_->Record(id); !s.ok()) return s;
@@ -522,8 +564,9 @@ absl::Status RocksDbEventStore::ScanJobsForRestore(
     }
     int unreadable = 0;  // left out (restores read more events instead)
     CollectStates(states.get(), prefix, &found, &unreadable);
+    // A head names a job, not its newest batch (layout 3): seek.
     IteratorJobReader reader(events.get(), prefix,
-                             GetBigEndian(heads->value().data(), 8));
+                             std::numeric_limits<uint64_t>::max());
     if (absl::Status s = visit(prefix.substr(4), &found, &reader); !s.ok()) {
       return s;
     }
@@ -639,6 +682,10 @@ absl::Status RocksDbEventStore::DeleteJobEvents(
     wb.DeleteRange(handles_[kJobEvents], prefix, JobLimit(prefix));
     wb.DeleteRange(handles_[kJobStates], prefix, JobLimit(prefix));
     wb.Delete(handles_[kJobHeads], prefix);
+  }
+  {  // before the write: a head the cache names must exist
+    std::lock_guard<std::mutex> lock(heads_mu_);
+    for (const std::string& job_id : job_ids) headed_.erase(JobPrefix(job_id));
   }
   rocksdb::WriteOptions wo;
   wo.sync = options_.fsync;

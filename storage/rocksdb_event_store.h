@@ -4,7 +4,9 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -15,6 +17,7 @@
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+struct ColumnFamilyOptions;
 class WriteBatch;
 }  // namespace rocksdb
 
@@ -94,6 +97,8 @@ class RocksDbEventStore : public EventStore {
     kCount
   };
 
+  // The memtable options of `family` (insert hints for the per-job ones).
+  static rocksdb::ColumnFamilyOptions FamilyOptions(Family family);
   RocksDbEventStore(rocksdb::DB* db,
                     std::vector<rocksdb::ColumnFamilyHandle*> handles,
                     Options options);
@@ -112,6 +117,17 @@ class RocksDbEventStore : public EventStore {
   absl::Status EnsureJobHeads();
   absl::Status MigrateBatch(const std::string& key,
                             internal::v1::StoredBatch* stored);
+  // Whether the job of `prefix` (len + job_id) is known to have its
+  // job_heads key, so that a batch need not write it again.
+  bool HasHead(const std::string& prefix);
+  // Remembers that these jobs' heads were written (the cache is emptied
+  // when it would exceed kHeadCacheJobs; a job it forgot gets its head
+  // written again, which changes nothing).
+  void NoteHeads(std::vector<std::string> prefixes);
+
+  // Jobs whose job_heads key this process knows exists (storage/
+  // KEY_LAYOUT.md, "One write per batch"): about 100 bytes each.
+  static constexpr size_t kHeadCacheJobs = 1 << 17;
 
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // by Family
@@ -121,6 +137,8 @@ class RocksDbEventStore : public EventStore {
   std::unique_ptr<AckMarker> marker_;
   uint64_t lost_batches_ = 0;
   std::string damage_;
+  std::mutex heads_mu_;
+  std::unordered_set<std::string> headed_;  // guarded by heads_mu_
 };
 
 }  // namespace goodput::storage
