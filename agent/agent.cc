@@ -295,7 +295,10 @@ SpoolStats Agent::SpoolTotals() const {
     total.full = total.full || s.full;
     total.failing = total.failing || s.failing;
     if (total.last_error.empty()) total.last_error = s.last_error;
-    total.write_errors += s.write_errors;
+    // A failed group commit is a failed write too (healthz, like the
+    // metric's reason="io").
+    total.write_errors += s.write_errors + s.sync_errors;
+    total.sync_errors += s.sync_errors;
     total.no_space += s.no_space;
     total.dead_letters += s.dead_letters;
   }

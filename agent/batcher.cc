@@ -22,7 +22,8 @@ Batcher::Batcher(Options options, Spool* spool, Clock* clock,
       spool_(spool),
       clock_(clock),
       metrics_(metrics),
-      drop_log_(clock, absl::Minutes(1), 1) {
+      drop_log_(clock, absl::Minutes(1), 1),
+      commit_log_(clock, absl::Minutes(1), 1) {
   events_.reserve(options_.batch_events);
 }
 
@@ -56,24 +57,48 @@ void Batcher::AddWithId(v1::Event event, uint64_t id) {
 }
 
 void Batcher::Poll() {
-  absl::MutexLock lock(&mu_);
-  if (events_.empty()) return;
-  if (clock_->NowNanos() - first_ns_ >=
-      absl::ToInt64Nanoseconds(options_.batch_delay)) {
-    FlushLocked();
+  const int64_t now = clock_->NowNanos();
+  const int64_t delay = absl::ToInt64Nanoseconds(options_.batch_delay);
+  {
+    absl::MutexLock lock(&mu_);
+    if (!events_.empty() && now - first_ns_ >= delay) FlushLocked();
+    if (now - last_commit_ns_ < delay) return;
+    last_commit_ns_ = now;
   }
+  (void)Commit();
 }
 
 void Batcher::Flush() {
-  absl::MutexLock lock(&mu_);
-  FlushLocked();
+  {
+    absl::MutexLock lock(&mu_);
+    FlushLocked();
+  }
+  (void)Commit();
 }
 
 absl::Status Batcher::Sync() {
+  absl::Status s;
+  {
+    absl::MutexLock lock(&mu_);
+    FlushLocked();
+    s = std::move(dropped_since_sync_);
+    dropped_since_sync_ = absl::OkStatus();
+  }
+  absl::Status committed = Commit();  // outside mu_: Add goes on meanwhile
+  return s.ok() ? committed : s;
+}
+
+absl::Status Batcher::Commit() {
+  absl::Status s = spool_->Commit();
+  if (s.ok()) return s;
+  metrics_->spool_errors_io->Increment();
   absl::MutexLock lock(&mu_);
-  FlushLocked();
-  absl::Status s = std::move(dropped_since_sync_);
-  dropped_since_sync_ = absl::OkStatus();
+  int64_t suppressed = 0;
+  if (commit_log_.Allow(&suppressed)) {
+    options_.log.Warning(
+        absl::StrCat("spool: directory fsync failed (", s.ToString(),
+                     "); the batches stay spooled and are committed again"));
+  }
   return s;
 }
 

@@ -60,11 +60,14 @@ class Batcher : public EventSink {
   // Takes one accepted event; writes the batch when it is full.
   void Add(v1::Event event) override;
   void AddWithId(v1::Event event, uint64_t id) override;
-  // Flush, then not OK if any batch was dropped since the last Sync.
+  // Flush, then not OK if any batch was dropped since the last Sync or the
+  // spool's Commit failed: a power loss now loses nothing accepted before.
   absl::Status Sync() override;
-  // Writes the batch if its delay has passed.
+  // Writes the batch if its delay has passed, and commits the spool at
+  // most once per `batch_delay` (a power loss loses at most that much).
   void Poll();
-  // Writes the batch now (shutdown).
+  // Writes the batch now and commits the spool (shutdown, client spool
+  // files).
   void Flush();
 
   // When Poll will write the waiting batch; nullopt when none waits.
@@ -75,6 +78,9 @@ class Batcher : public EventSink {
   void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReportDrop(size_t events, const absl::Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Spool::Commit; a failure is counted (spool_write_errors_total, io) and
+  // logged at most once a minute.
+  absl::Status Commit() ABSL_LOCKS_EXCLUDED(mu_);
   // Counts the failed writes between two Stats() of the spool by reason.
   void CountWriteError(const SpoolStats& before, const SpoolStats& after);
 
@@ -83,6 +89,7 @@ class Batcher : public EventSink {
   Clock* const clock_;
   AgentMetrics* const metrics_;
   LogLimiter drop_log_;
+  LogLimiter commit_log_ ABSL_GUARDED_BY(mu_);
 
   mutable absl::Mutex mu_;
   std::vector<v1::Event> events_ ABSL_GUARDED_BY(mu_);
@@ -92,6 +99,7 @@ class Batcher : public EventSink {
   int64_t first_ns_ ABSL_GUARDED_BY(mu_) = 0;  // arrival of events_[0]
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;    // Batch bytes of events_
   int64_t dropped_unlogged_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t last_commit_ns_ ABSL_GUARDED_BY(mu_) = 0;  // Poll's last Commit
 };
 
 }  // namespace goodput::agent

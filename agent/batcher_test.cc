@@ -6,6 +6,8 @@
 #include "agent/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "util/fault_injecting_file_system.h"
+#include "util/posix_file_system.h"
 
 namespace goodput::agent {
 namespace {
@@ -39,7 +41,7 @@ class BatcherTest : public ::testing::Test {
  protected:
   void Open(size_t batch_events, uint64_t max_bytes = uint64_t{1} << 30,
             uint64_t batch_bytes = uint64_t{1} << 20) {
-    auto spool = Spool::Open({tmp_.path(), max_bytes});
+    auto spool = Spool::Open({tmp_.path(), max_bytes, &faulty_});
     ASSERT_TRUE(spool.ok()) << spool.status();
     spool_ = *std::move(spool);
     Batcher::Options options{batch_events, absl::Milliseconds(200), "host-1",
@@ -50,6 +52,8 @@ class BatcherTest : public ::testing::Test {
   }
 
   testing::TempDir tmp_;
+  PosixFileSystem posix_;
+  FaultInjectingFileSystem faulty_{&posix_};  // no faults unless injected
   FakeClock clock_{kStart};
   AgentMetrics metrics_;
   std::unique_ptr<Spool> spool_;
@@ -70,6 +74,44 @@ TEST_F(BatcherTest, FlushesWhenBatchEventsReached) {
   EXPECT_EQ(batcher_->buffered(), 0u);
   EXPECT_EQ(metrics_.spooled_batches->Value(), 1);
   EXPECT_EQ(metrics_.spooled_events->Value(), 3);
+}
+
+using Fault = FaultInjectingFileSystem::Fault;
+
+TEST_F(BatcherTest, SyncCommitsTheSpoolAndReportsAFailedCommit) {
+  Open(/*batch_events=*/1);
+  batcher_->Add(Step(1));
+  ASSERT_TRUE(batcher_->Sync().ok());
+  batcher_->Add(Step(2));  // appended, its rename not yet synced
+  faulty_.Inject(Fault::kFsyncFails);
+  absl::Status s = batcher_->Sync();  // the ack mode acks nothing then
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(faulty_.fired(Fault::kFsyncFails), 1);
+  EXPECT_EQ(metrics_.spool_errors_io->Value(), 1);
+  EXPECT_TRUE(spool_->Stats().failing);
+  EXPECT_EQ(metrics_.dropped_events->Value(), 0);  // nothing lost
+  EXPECT_THAT(spool_->Pending(), ElementsAre(1, 2));
+  EXPECT_TRUE(batcher_->Sync().ok());  // committed again
+}
+
+TEST_F(BatcherTest, PollCommitsAtMostOncePerBatchDelay) {
+  Open(/*batch_events=*/1);
+  batcher_->Add(Step(1));
+  faulty_.Inject(Fault::kFsyncFails, -1);  // every directory fsync fails
+  batcher_->Poll();
+  EXPECT_EQ(faulty_.fired(Fault::kFsyncFails), 1);
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Milliseconds(199)));
+  batcher_->Poll();
+  EXPECT_EQ(faulty_.fired(Fault::kFsyncFails), 1);
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Milliseconds(1)));
+  batcher_->Poll();
+  EXPECT_EQ(faulty_.fired(Fault::kFsyncFails), 2);
+  EXPECT_EQ(metrics_.spool_errors_io->Value(), 2);
+  faulty_.Clear();
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Milliseconds(200)));
+  batcher_->Poll();
+  EXPECT_EQ(spool_->Stats().sync_errors, 2u);
+  EXPECT_EQ(metrics_.spool_errors_io->Value(), 2);
 }
 
 TEST_F(BatcherTest, FlushesWhenDelayElapsesOnTheClock) {

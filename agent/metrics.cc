@@ -82,7 +82,7 @@ AgentMetrics::AgentMetrics()
   spool_failing = NewGauge(
       r, "goodput_agent_spool_failing",
       "1 while the spool's last write failed on an I/O error (write, fsync, "
-      "rename); cleared by the next write that works.");
+      "rename, directory fsync); cleared by the next write that works.");
   connected = NewGauge(r, "goodput_agent_connected",
                        "1 while a stream to the server is up.");
   sent_batches = NewCounter(r, "goodput_agent_sent_batches_total",
@@ -116,7 +116,7 @@ AgentMetrics::AgentMetrics()
           .Help(
               "Batches the spool failed to write (their events are dropped): "
               "no_space (ENOSPC/EDQUOT: the disk is full), io (failed write, "
-              "fsync or rename).")
+              "fsync or rename, or the directory fsync of a group commit).")
           .Register(r);
   spool_errors_no_space = &spool_errors.Add({{"reason", "no_space"}});
   spool_errors_io = &spool_errors.Add({{"reason", "io"}});

@@ -35,10 +35,10 @@ std::string Join(const std::string& dir, absl::string_view name) {
 }
 
 // tmp file (written and fsync'ed), read back and compared, renamed into
-// place, fsync of the directory. Nothing is left behind on error.
-absl::Status WriteFileAtomically(FileSystem* fs, const std::string& dir,
-                                 absl::string_view name,
-                                 absl::string_view data) {
+// place. Nothing is left behind on error. The rename is durable only after
+// the directory's next fsync.
+absl::Status WriteFileRenamed(FileSystem* fs, const std::string& dir,
+                              absl::string_view name, absl::string_view data) {
   const std::string path = Join(dir, name);
   const std::string tmp = absl::StrCat(path, kTmpSuffix);
   absl::Status s = fs->WriteFile(tmp, data);
@@ -52,11 +52,16 @@ absl::Status WriteFileAtomically(FileSystem* fs, const std::string& dir,
     }
   }
   if (s.ok()) s = fs->Rename(tmp, path);
-  if (!s.ok()) {
-    (void)fs->Remove(tmp);
-    return s;
-  }
-  return fs->SyncDir(dir);
+  if (!s.ok()) (void)fs->Remove(tmp);
+  return s;
+}
+
+// WriteFileRenamed, then fsync of the directory.
+absl::Status WriteFileAtomically(FileSystem* fs, const std::string& dir,
+                                 absl::string_view name,
+                                 absl::string_view data) {
+  absl::Status s = WriteFileRenamed(fs, dir, name, data);
+  return s.ok() ? fs->SyncDir(dir) : s;
 }
 
 void AppendLittleEndian32(uint32_t v, std::string* out) {
@@ -257,6 +262,16 @@ absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(const Options& options) {
                 *std::move(agent_id), last, std::move(pending)));
 }
 
+Spool::~Spool() {
+  (void)Commit();
+  absl::MutexLock lock(&mu_);
+  // A clean stop gives back the unused reserved sequences: the next run
+  // goes on without a gap. A failed write leaves the (higher) reservation.
+  if (reserved_ != last_sequence_) {
+    (void)WriteLastSequence(fs_, dir_, last_sequence_);
+  }
+}
+
 void Spool::SetEventIds(EventIds* ids) {
   ids_ = ids;
   std::optional<uint64_t> newest;
@@ -277,11 +292,13 @@ Spool::Spool(const Options& options, std::unique_ptr<FileSystem> own_fs,
              uint64_t last_sequence, std::map<uint64_t, Entry> pending)
     : dir_(options.dir),
       max_bytes_(options.max_bytes),
+      sequence_block_(std::max<uint64_t>(options.sequence_block, 1)),
       own_fs_(std::move(own_fs)),
       fs_(options.fs ? options.fs : own_fs_.get()),
       lock_(std::move(lock)),
       agent_id_(std::move(agent_id)),
       last_sequence_(last_sequence),
+      reserved_(last_sequence),
       pending_(std::move(pending)) {
   for (const auto& [seq, entry] : pending_) bytes_ += entry.bytes;
 }
@@ -328,8 +345,10 @@ absl::StatusOr<uint64_t> Spool::WriteBatch(std::vector<v1::Event> events,
         bytes_, max_bytes_, data.size()));
   }
   const std::string name = BatchFileName(sequence, received_ns);
-  absl::Status s = WriteBatchFiles(name, sequence, data);
+  absl::Status s = ReserveLocked(sequence);
+  if (s.ok()) s = WriteFileRenamed(fs_, dir_, name, data);
   if (!s.ok()) return NoteWriteError(std::move(s));
+  unsynced_ = true;
   last_sequence_ = sequence;
   pending_[sequence] = Entry{name, received_ns, data.size()};
   bytes_ += data.size();
@@ -341,11 +360,29 @@ absl::StatusOr<uint64_t> Spool::WriteBatch(std::vector<v1::Event> events,
   return sequence;
 }
 
-absl::Status Spool::WriteBatchFiles(const std::string& name, uint64_t sequence,
-                                    absl::string_view data) {
-  absl::Status s = WriteFileAtomically(fs_, dir_, name, data);
-  if (s.ok()) s = WriteLastSequence(fs_, dir_, sequence);
-  if (!s.ok()) (void)fs_->Remove(Join(dir_, name));  // nothing written
+absl::Status Spool::ReserveLocked(uint64_t sequence) {
+  if (sequence <= reserved_) return absl::OkStatus();
+  // One rewrite of last_sequence (two fsyncs) per block, not per batch.
+  const uint64_t through = sequence + sequence_block_ - 1;
+  absl::Status s = WriteLastSequence(fs_, dir_, through);
+  if (s.ok()) reserved_ = through;
+  return s;
+}
+
+absl::Status Spool::Commit() {
+  absl::MutexLock commit(&commit_mu_);
+  {
+    absl::MutexLock lock(&mu_);
+    if (!unsynced_) return absl::OkStatus();
+    unsynced_ = false;  // an Append from now on sets it again
+  }
+  absl::Status s = fs_->SyncDir(dir_);
+  if (s.ok()) return s;
+  absl::MutexLock lock(&mu_);
+  unsynced_ = true;
+  ++sync_errors_;
+  failing_ = true;
+  last_error_ = s.ToString();
   return s;
 }
 
@@ -469,6 +506,8 @@ SpoolStats Spool::Stats() const {
   stats.write_errors = write_errors_;
   stats.no_space = no_space_;
   stats.dead_letters = dead_letters_;
+  stats.sync_errors = sync_errors_;
+  stats.reserved_sequence = reserved_;
   return stats;
 }
 

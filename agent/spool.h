@@ -9,9 +9,13 @@
 //                  "pid N". Open fails while another process holds it.
 //   agent_id       the agent's UUID, created on first start and never
 //                  changed (a new directory is a new agent).
-//   last_sequence  the highest sequence ever assigned (decimal), written
-//                  atomically on every Append, so sequences never go back
-//                  even after every batch was acknowledged and deleted.
+//   last_sequence  a sequence no batch has gone above (decimal), so
+//                  sequences never go back even after every batch was
+//                  acknowledged and deleted. Append reserves sequences in
+//                  blocks of 1024 (rewriting it once per block); a clean
+//                  close writes the last one assigned. After a kill the
+//                  next run skips the rest of the block (the server takes
+//                  a gap in an agent's sequences).
 //   batch-<20-digit sequence>-<19-digit received ns>.pb
 //                  one batch: the 4 bytes "GPB1", the CRC-32C of the rest
 //                  (4 bytes, little-endian), then one serialized
@@ -23,8 +27,11 @@
 //                  batch file as it was, and <file>.reason, one line why.
 //   *.tmp          a write in progress; removed at Open.
 // Every file is written to a .tmp name, fsync'ed, read back and compared,
-// renamed into place and the directory fsync'ed, so a crash leaves the old
-// file or the new one, and a successful Append is on disk as written.
+// and renamed into place, so a crash leaves the old file or the new one.
+// A batch costs one fsync: its rename is made durable by the directory
+// fsync of the next Commit, which covers every batch appended before it
+// (a group commit). A kill -9 loses nothing Append returned (the rename is
+// done); a power loss nothing Commit returned.
 //
 // Bounded: Append refuses with ResourceExhausted, writing nothing, when the
 // batch would take the batch files over `max_bytes`, and when the disk is
@@ -62,10 +69,12 @@ struct SpoolStats {
   // The last Append failed on an I/O error (not a full spool): the disk is
   // failing. Cleared by the next Append that works.
   bool failing = false;
-  std::string last_error;     // of the last failed Append; empty if none
-  uint64_t write_errors = 0;  // failed Appends (full disk or I/O)
-  uint64_t no_space = 0;      // of them, refused for ENOSPC/EDQUOT
-  uint64_t dead_letters = 0;  // batches moved to dead-letter/ since Open
+  std::string last_error;          // of the last failed Append; empty if none
+  uint64_t write_errors = 0;       // failed Appends (full disk or I/O)
+  uint64_t no_space = 0;           // of them, refused for ENOSPC/EDQUOT
+  uint64_t dead_letters = 0;       // batches moved to dead-letter/ since Open
+  uint64_t sync_errors = 0;        // failed Commits (directory fsync)
+  uint64_t reserved_sequence = 0;  // in the last_sequence file
 };
 
 class Spool {
@@ -74,12 +83,15 @@ class Spool {
     std::string dir;                         // created if missing
     uint64_t max_bytes = uint64_t{1} << 30;  // of batch files
     FileSystem* fs = nullptr;                // not owned; null: the real disk
+    uint64_t sequence_block = 1024;  // sequences reserved per last_sequence
   };
 
   // Opens (or creates) the spool in `options.dir`, reading what a previous
   // run left: identity, high-water mark and pending batches.
   static absl::StatusOr<std::unique_ptr<Spool>> Open(const Options& options);
 
+  // Commits, and writes the last sequence assigned (no gap at restart).
+  ~Spool();
   Spool(const Spool&) = delete;
   Spool& operator=(const Spool&) = delete;
 
@@ -105,6 +117,12 @@ class Spool {
   absl::StatusOr<uint64_t> Append(std::vector<v1::Event> events,
                                   int64_t received_ns,
                                   std::vector<uint64_t> ids);
+
+  // Makes every batch appended so far durable against a power loss (one
+  // directory fsync, none if nothing was appended since the last). An
+  // error makes the spool failing (SpoolStats::failing, sync_errors) and
+  // the batches stay to be committed by the next call.
+  absl::Status Commit();
 
   // Sequences of the pending batches, ascending.
   std::vector<uint64_t> Pending() const;
@@ -145,9 +163,8 @@ class Spool {
                                       int64_t received_ns,
                                       std::vector<uint64_t> ids);
 
-  // Writes the file and the high-water mark of batch `sequence`.
-  absl::Status WriteBatchFiles(const std::string& name, uint64_t sequence,
-                               absl::string_view data)
+  // Makes sure last_sequence covers `sequence` (reserves a new block).
+  absl::Status ReserveLocked(uint64_t sequence)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records a failed Append: full for ENOSPC, failing otherwise.
   absl::Status NoteWriteError(absl::Status s)
@@ -158,6 +175,7 @@ class Spool {
 
   const std::string dir_;
   const uint64_t max_bytes_;
+  const uint64_t sequence_block_;
   std::unique_ptr<FileSystem> own_fs_;  // when Options::fs was null
   FileSystem* const fs_;
   std::unique_ptr<FileSystem::Lock> lock_;  // held for the spool's life
@@ -165,8 +183,11 @@ class Spool {
   const std::string agent_id_;
   std::function<void()> listener_;
 
+  absl::Mutex commit_mu_;  // one Commit at a time; taken before mu_
   mutable absl::Mutex mu_;
   uint64_t last_sequence_ ABSL_GUARDED_BY(mu_);
+  uint64_t reserved_ ABSL_GUARDED_BY(mu_);      // in the last_sequence file
+  bool unsynced_ ABSL_GUARDED_BY(mu_) = false;  // renames since Commit
   std::map<uint64_t, Entry> pending_ ABSL_GUARDED_BY(mu_);
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
   bool full_ ABSL_GUARDED_BY(mu_) = false;
@@ -175,6 +196,7 @@ class Spool {
   uint64_t write_errors_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t no_space_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t dead_letters_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t sync_errors_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace goodput::agent

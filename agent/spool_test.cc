@@ -309,6 +309,130 @@ INSTANTIATE_TEST_SUITE_P(Faults, FailedWriteTest,
                                            Fault::kRenameFails,
                                            Fault::kTornWrite));
 
+// Counts the fsyncs the spool asks for: one per WriteFile, one per SyncDir.
+class CountingFileSystem : public PosixFileSystem {
+ public:
+  absl::Status WriteFile(const std::string& path,
+                         absl::string_view data) override {
+    ++file_syncs;
+    return PosixFileSystem::WriteFile(path, data);
+  }
+  absl::Status SyncDir(const std::string& dir) override {
+    ++dir_syncs;
+    return PosixFileSystem::SyncDir(dir);
+  }
+  int file_syncs = 0;
+  int dir_syncs = 0;
+};
+
+// Copies the files of `from` into `to`: what a kill -9 leaves behind (the
+// page cache survives a killed process; the lock does not).
+void CopyAsKilled(const std::string& from, const std::string& to) {
+  for (const std::string& f : Files(from)) {
+    if (f == "lock" || f == "dead-letter") continue;
+    std::filesystem::copy_file(from + "/" + f, to + "/" + f);
+  }
+}
+
+TEST(SpoolSyncTest, ABatchCostsOneFsyncAndCommitOneForAllOfThem) {
+  TempDir tmp;
+  CountingFileSystem fs;
+  auto spool = Spool::Open({tmp.path(), uint64_t{1} << 30, &fs});
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  const int files_at_open = fs.file_syncs;
+  const int dirs_at_open = fs.dir_syncs;
+  // The first Append also reserves sequences 1..1024 (file + directory).
+  ASSERT_EQ(*(*spool)->Append(Events(2), 1), 1u);
+  EXPECT_EQ(fs.file_syncs - files_at_open, 2);
+  EXPECT_EQ(fs.dir_syncs - dirs_at_open, 1);
+  EXPECT_EQ((*spool)->Stats().reserved_sequence, 1024u);
+  for (int i = 0; i < 9; ++i) ASSERT_TRUE((*spool)->Append(Events(2), 2).ok());
+  EXPECT_EQ(fs.file_syncs - files_at_open, 11);  // one per batch
+  EXPECT_EQ(fs.dir_syncs - dirs_at_open, 1);
+  ASSERT_TRUE((*spool)->Commit().ok());  // one for the ten renames
+  EXPECT_EQ(fs.dir_syncs - dirs_at_open, 2);
+  ASSERT_TRUE((*spool)->Commit().ok());  // nothing new: no fsync
+  EXPECT_EQ(fs.dir_syncs - dirs_at_open, 2);
+  EXPECT_EQ((*spool)->Stats().reserved_sequence, 1024u);
+}
+
+TEST(SpoolSyncTest, AKilledAgentSkipsTheRestOfItsReservedBlock) {
+  TempDir tmp;
+  TempDir killed;
+  {
+    auto spool = OpenOrDie(tmp.path());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(spool->Append(Events(1), i).ok());
+    ASSERT_TRUE(spool->Commit().ok());
+    CopyAsKilled(tmp.path(), killed.path());
+  }  // a clean close gives the block back
+  auto clean = OpenOrDie(tmp.path());
+  EXPECT_THAT(clean->Pending(), ElementsAre(1, 2, 3));
+  EXPECT_EQ(*clean->Append(Events(1), 9), 4u);
+  auto after_kill = OpenOrDie(killed.path());
+  EXPECT_THAT(after_kill->Pending(), ElementsAre(1, 2, 3));
+  ASSERT_TRUE(after_kill->Ack(3).ok());  // even with nothing left pending
+  EXPECT_EQ(*after_kill->Append(Events(1), 9), 1025u);
+}
+
+TEST(SpoolSyncTest, NewBlockIsReservedWhenTheOldOneIsUsedUp) {
+  TempDir tmp;
+  CountingFileSystem fs;
+  Spool::Options options{tmp.path(), uint64_t{1} << 30, &fs};
+  options.sequence_block = 4;
+  auto spool = Spool::Open(options);
+  ASSERT_TRUE(spool.ok());
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE((*spool)->Append(Events(1), i).ok());
+    ASSERT_TRUE((*spool)->Ack(i + 1).ok());
+  }
+  EXPECT_EQ((*spool)->Stats().reserved_sequence, 4u);
+  const int files_before = fs.file_syncs;
+  EXPECT_EQ(*(*spool)->Append(Events(1), 0), 5u);
+  EXPECT_EQ((*spool)->Stats().reserved_sequence, 8u);
+  EXPECT_EQ(fs.file_syncs - files_before, 2);  // the batch and the block
+}
+
+TEST_F(FaultySpoolTest, FailedCommitIsReportedAndRetriedLosingNothing) {
+  auto spool = Open();
+  ASSERT_TRUE(spool->Append(Events(2), 1).ok());
+  faulty_.Inject(Fault::kFsyncFails, 2);
+  absl::Status s = spool->Commit();
+  EXPECT_FALSE(s.ok());
+  SpoolStats stats = spool->Stats();
+  EXPECT_TRUE(stats.failing);
+  EXPECT_EQ(stats.sync_errors, 1u);
+  EXPECT_EQ(stats.last_error, s.ToString());
+  EXPECT_FALSE(spool->Commit().ok());  // the directory is synced again
+  EXPECT_EQ(faulty_.fired(Fault::kFsyncFails), 2);
+  EXPECT_TRUE(spool->Commit().ok());
+  EXPECT_EQ(spool->Stats().sync_errors, 2u);
+  EXPECT_THAT(spool->Pending(), ElementsAre(1));
+  EXPECT_EQ(spool->Read(1)->events_size(), 2);
+}
+
+class FailedReservationTest : public FaultySpoolTest,
+                              public ::testing::WithParamInterface<Fault> {};
+
+TEST_P(FailedReservationTest, WritesNoBatchAndUsesNoSequence) {
+  auto spool = Open();
+  faulty_.Inject(GetParam());  // the block's last_sequence file fails
+  auto failed = spool->Append(Events(2), 1);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(faulty_.fired(GetParam()), 1);
+  const bool no_space = GetParam() == Fault::kNoSpace;
+  EXPECT_EQ(spool->Stats().failing, !no_space);
+  EXPECT_EQ(spool->Stats().full, no_space);
+  EXPECT_EQ(spool->Stats().reserved_sequence, 0u);
+  EXPECT_THAT(BatchFiles(), IsEmpty());
+  EXPECT_EQ(*spool->Append(Events(3), 2), 1u);
+  EXPECT_EQ(spool->Stats().reserved_sequence, 1024u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, FailedReservationTest,
+                         ::testing::Values(Fault::kFsyncFails,
+                                           Fault::kRenameFails,
+                                           Fault::kTornWrite, Fault::kNoSpace));
+
 TEST(SpoolChecksumTest, OneChangedByteOfAJobIdIsDataLoss) {
   TempDir tmp;
   auto spool = OpenOrDie(tmp.path());
