@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace goodput::testing {
@@ -44,7 +45,10 @@ absl::StatusOr<HttpResult> HttpRequest(int port, absl::string_view request) {
   if (!fd.ok()) return fd.status();
   std::string response;
   if (SendAll(*fd, request)) {
-    ::shutdown(*fd, SHUT_WR);  // the request is complete
+    // A complete request is left open for writing: Go servers (Prometheus)
+    // cancel a request whose client half-closes. An incomplete one is
+    // closed so the server sees its end.
+    if (!absl::EndsWith(request, "\r\n\r\n")) ::shutdown(*fd, SHUT_WR);
     char buf[4096];
     ssize_t n;
     while ((n = ::recv(*fd, buf, sizeof(buf), 0)) > 0) {
