@@ -183,7 +183,16 @@ void Agent::Stop() {
   for (Lane& lane : lanes_) {
     if (lane.uplink) lane.uplink->Stop();
   }
+  FlushSuppressedLogs(/*all=*/true);
   if (http_) http_->Stop();
+}
+
+void Agent::FlushSuppressedLogs(bool all) {
+  if (intake_) intake_->FlushSuppressedLogs(all);
+  for (Lane& lane : lanes_) {
+    if (lane.batcher) lane.batcher->FlushSuppressedLogs(all);
+    if (lane.uplink) lane.uplink->FlushSuppressedLogs(all);
+  }
 }
 
 void Agent::FlushBatchers() {
@@ -203,6 +212,7 @@ void Agent::Tick() {
     ScanClientSpool();
     PollTail();
     for (Lane& lane : lanes_) lane.batcher->Poll();
+    FlushSuppressedLogs(/*all=*/false);
     const int64_t now = clock_->NowNanos();
     int64_t next = now + absl::ToInt64Nanoseconds(absl::Seconds(1));
     if (auto deadline = BatchDeadline()) next = std::min(next, *deadline);

@@ -104,6 +104,9 @@ class Agent {
   std::optional<int64_t> BatchDeadline() const;
   absl::Status StartHttp();
   void Tick();
+  // Logs what the components' rate limits suppressed (`all`: also in the
+  // intervals still running).
+  void FlushSuppressedLogs(bool all);
   // Flushes every shard's batcher into its spool.
   void FlushBatchers();
   // Ingests client spool files (--client_spool_dir), at most every 500 ms.

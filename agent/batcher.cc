@@ -145,6 +145,19 @@ void Batcher::CountWriteError(const SpoolStats& before,
   metrics_->spool_errors_io->Increment(static_cast<double>(errors - no_space));
 }
 
+void Batcher::FlushSuppressedLogs(bool all) {
+  absl::MutexLock lock(&mu_);
+  if (drop_log_.TakeSuppressed(all) > 0 && dropped_unlogged_ > 0) {
+    options_.log.Warning(absl::StrCat("spool: dropped ", dropped_unlogged_,
+                                      " more events since the last message"));
+    dropped_unlogged_ = 0;
+  }
+  if (const int64_t n = commit_log_.TakeSuppressed(all); n > 0) {
+    options_.log.Warning(absl::StrCat("spool: directory fsync failed ", n,
+                                      " more times (not logged)"));
+  }
+}
+
 void Batcher::ReportDrop(size_t events, const absl::Status& status) {
   metrics_->dropped_events->Increment(static_cast<double>(events));
   dropped_unlogged_ += static_cast<int64_t>(events);

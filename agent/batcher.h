@@ -69,6 +69,10 @@ class Batcher : public EventSink {
   // Writes the batch now and commits the spool (shutdown, client spool
   // files).
   void Flush();
+  // Logs the drops and failed commits the rate limits suppressed in
+  // intervals that have ended (`all`: also in the
+  // running ones, at shutdown), if any.
+  void FlushSuppressedLogs(bool all = false) ABSL_LOCKS_EXCLUDED(mu_);
 
   // When Poll will write the waiting batch; nullopt when none waits.
   std::optional<int64_t> DeadlineNanos() const;

@@ -347,6 +347,14 @@ void Intake::ShutDownAndClose(Connection* c) {
   Close(c);
 }
 
+void Intake::FlushSuppressedLogs(bool all) {
+  const int64_t suppressed = reject_log_.TakeSuppressed(all);
+  if (suppressed == 0) return;
+  options_.log.Warning(absl::StrCat(
+      "socket: ", suppressed,
+      " more log lines suppressed (the agent's metrics count every one)"));
+}
+
 void Intake::LogLimited(const std::string& line) {
   int64_t suppressed = 0;
   if (!reject_log_.Allow(&suppressed)) return;

@@ -108,6 +108,11 @@ class Intake {
                                                        AgentMetrics* metrics);
   ~Intake();
   Intake(const Intake&) = delete;
+
+  // Logs how many warnings the rate limit suppressed in an interval that
+  // has ended (`all`: also in the running one, at shutdown), if any (the
+  // agent's ticker calls it).
+  void FlushSuppressedLogs(bool all = false);
   Intake& operator=(const Intake&) = delete;
 
   // Takes what connected clients already wrote (up to 1 MiB each), then

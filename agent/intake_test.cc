@@ -1,6 +1,7 @@
 #include "agent/intake.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -20,6 +21,7 @@
 #include "agent/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "util/logger.h"
 
 namespace goodput::agent {
 namespace {
@@ -53,9 +55,11 @@ class IntakeTest : public ::testing::Test {
   }
 
   void StartIntake(size_t max_line_bytes = 1 << 20,
-                   size_t max_connections = 256) {
+                   size_t max_connections = 256, int log_fd = 2) {
     Intake::Options options{socket_, max_line_bytes, max_connections};
     options.ids = ids_.get();
+    options.log =
+        Logger("goodput-agent", Logger::Format::kText, nullptr, log_fd);
     auto intake = Intake::Start(options, batcher_.get(), &clock_, &metrics_);
     ASSERT_TRUE(intake.ok()) << intake.status();
     intake_ = *std::move(intake);
@@ -134,6 +138,36 @@ TEST_F(IntakeTest, BadLinesAreCountedAndTheConnectionGoesOn) {
   EXPECT_EQ(metrics_.RejectedLines(), 5);
   ASSERT_EQ(Spooled().size(), 1u);
   EXPECT_EQ(Spooled()[0].step().step(), 7);
+}
+
+// Reads what was written to the file `path`.
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(IntakeTest, TheEndOfABurstOfBadLinesIsLoggedOnceItsIntervalEnds) {
+  const std::string log = tmp_.File("log");
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  ASSERT_GE(fd, 0);
+  StartIntake(1 << 20, 256, fd);
+  std::string lines;
+  for (int i = 0; i < 15; ++i) lines += "not json\n";
+  SendAndClose(lines);
+  ASSERT_TRUE(AwaitClosed(1));
+  // 10 lines a second are logged; the 5 others are counted, and told once
+  // their second has passed.
+  intake_->FlushSuppressedLogs();
+  EXPECT_THAT(ReadFile(log), ::testing::Not(::testing::HasSubstr("more")));
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Seconds(1)));
+  intake_->FlushSuppressedLogs();
+  intake_->FlushSuppressedLogs();
+  const std::string text = ReadFile(log);
+  EXPECT_THAT(text,
+              ::testing::HasSubstr("socket: 5 more log lines suppressed"));
+  EXPECT_EQ(text.find("more log lines"), text.rfind("more log lines"));
+  intake_.reset();
+  ::close(fd);
 }
 
 TEST_F(IntakeTest, PartialLineAtDisconnectIsDroppedAndCounted) {

@@ -285,6 +285,18 @@ absl::Status Uplink::HandleAck(const v1::Ack& ack) {
   return absl::OkStatus();
 }
 
+void Uplink::FlushSuppressedLogs(bool all) {
+  if (const int64_t n = rejection_log_.TakeSuppressed(all); n > 0) {
+    options_.log.Warning(
+        absl::StrCat("server rejected ", n, " more events (not logged)"));
+  }
+  if (const int64_t n = retry_log_.TakeSuppressed(all); n > 0) {
+    options_.log.Warning(absl::StrCat("uplink: stream to ", options_.server,
+                                      " ended ", n,
+                                      " more times (not logged)"));
+  }
+}
+
 void Uplink::LogRejections(const v1::Ack& ack) {
   for (const v1::Rejection& r : ack.rejections()) {
     int64_t suppressed = 0;

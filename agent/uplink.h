@@ -84,6 +84,10 @@ class Uplink {
   void Stop();
   // A batch was appended to the spool (wakes the writer).
   void Notify();
+  // Logs how many rejections and stream failures the rate limits
+  // suppressed in intervals that have ended (`all`: also in the
+  // running ones, at shutdown), if any.
+  void FlushSuppressedLogs(bool all = false);
 
   // A stream is open and the channel is ready.
   bool connected() const;
