@@ -50,8 +50,7 @@ class IntakeTest : public ::testing::Test {
     Batcher::Options options{
         /*batch_events=*/100000, absl::Hours(1), "host-1", {}};
     options.ids = ids_.get();
-    batcher_ =
-        std::make_unique<Batcher>(options, spool_.get(), &clock_, &metrics_);
+    batcher_ = std::make_unique<Batcher>(options, spool_.get(), &clock_);
   }
 
   void StartIntake(size_t max_line_bytes = 1 << 20,
@@ -60,7 +59,7 @@ class IntakeTest : public ::testing::Test {
     options.ids = ids_.get();
     options.log =
         Logger("goodput-agent", Logger::Format::kText, nullptr, log_fd);
-    auto intake = Intake::Start(options, batcher_.get(), &clock_, &metrics_);
+    auto intake = Intake::Start(options, batcher_.get(), &clock_);
     ASSERT_TRUE(intake.ok()) << intake.status();
     intake_ = *std::move(intake);
   }
@@ -97,7 +96,6 @@ class IntakeTest : public ::testing::Test {
   testing::TempDir tmp_;
   std::string socket_ = tmp_.File("agent.sock");
   FakeClock clock_{absl::GetCurrentTimeNanos()};
-  AgentMetrics metrics_;
   std::unique_ptr<EventIds> ids_;
   std::unique_ptr<Spool> spool_;
   std::unique_ptr<Batcher> batcher_;
@@ -117,7 +115,7 @@ TEST_F(IntakeTest, GoodLinesReachTheBatcher) {
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[2].step().step(), 3);
   EXPECT_EQ(events[0].host(), "host-1");
-  EXPECT_EQ(metrics_.accepted_lines->Value(), 3);
+  EXPECT_EQ(intake_->stats().accepted_lines, 3);
 }
 
 TEST_F(IntakeTest, BadLinesAreCountedAndTheConnectionGoesOn) {
@@ -134,8 +132,8 @@ TEST_F(IntakeTest, BadLinesAreCountedAndTheConnectionGoesOn) {
   const Intake::Stats s = intake_->stats();
   EXPECT_EQ(s.accepted_lines, 1);
   EXPECT_EQ(s.invalid_lines, 5);
-  EXPECT_EQ(metrics_.rejected_invalid->Value(), 5);
-  EXPECT_EQ(metrics_.RejectedLines(), 5);
+  EXPECT_EQ(intake_->stats().invalid_lines, 5);
+  EXPECT_EQ(intake_->stats().rejected_lines(), 5);
   ASSERT_EQ(Spooled().size(), 1u);
   EXPECT_EQ(Spooled()[0].step().step(), 7);
 }
@@ -176,7 +174,7 @@ TEST_F(IntakeTest, PartialLineAtDisconnectIsDroppedAndCounted) {
   ASSERT_TRUE(AwaitClosed(1));
   EXPECT_EQ(intake_->stats().accepted_lines, 1);
   EXPECT_EQ(intake_->stats().partial_lines, 1);
-  EXPECT_EQ(metrics_.rejected_partial->Value(), 1);
+  EXPECT_EQ(intake_->stats().partial_lines, 1);
   EXPECT_EQ(Spooled().size(), 1u);
 }
 
@@ -211,7 +209,7 @@ TEST_F(IntakeTest, OverlongLineIsRejectedWithoutStoppingTheClient) {
   EXPECT_EQ(s.too_long_lines, 2);
   EXPECT_EQ(s.accepted_lines, 2);
   EXPECT_EQ(s.partial_lines, 0);
-  EXPECT_EQ(metrics_.rejected_too_long->Value(), 2);
+  EXPECT_EQ(intake_->stats().too_long_lines, 2);
 }
 
 TEST_F(IntakeTest, TwentyConcurrentClientsAllArriveInOrderPerClient) {
@@ -271,14 +269,14 @@ TEST_F(IntakeTest, StaleSocketFileIsReplaced) {
 
 TEST_F(IntakeTest, LiveSocketOrRegularFileIsNotTakenOver) {
   StartIntake();
-  auto second = Intake::Start({socket_}, batcher_.get(), &clock_, &metrics_);
+  auto second = Intake::Start({socket_}, batcher_.get(), &clock_);
   EXPECT_TRUE(absl::IsAlreadyExists(second.status())) << second.status();
   const std::string file = tmp_.File("plain");
   std::ofstream(file) << "data";
-  auto third = Intake::Start({file}, batcher_.get(), &clock_, &metrics_);
+  auto third = Intake::Start({file}, batcher_.get(), &clock_);
   EXPECT_TRUE(absl::IsFailedPrecondition(third.status())) << third.status();
-  auto too_long = Intake::Start({"/tmp/" + std::string(200, 'z')},
-                                batcher_.get(), &clock_, &metrics_);
+  auto too_long =
+      Intake::Start({"/tmp/" + std::string(200, 'z')}, batcher_.get(), &clock_);
   EXPECT_TRUE(absl::IsInvalidArgument(too_long.status()));
 }
 
@@ -307,7 +305,7 @@ TEST_F(IntakeTest, IdleClientsAtTheLimitMakeRoomForANewOne) {
   ASSERT_TRUE(intake_->AwaitStats(
       [](const Intake::Stats& s) { return s.accepted_lines == 1; }, kTimeout));
   EXPECT_EQ(intake_->stats().evicted, 1);
-  EXPECT_EQ(metrics_.socket_closed_evicted->Value(), 1);
+  EXPECT_EQ(intake_->stats().evicted, 1);
   // The one closed for it learns on its next write instead of losing it.
   int failed = 0;
   for (int fd : idle) failed += WriteFailsClosed(fd) ? 1 : 0;
@@ -331,7 +329,7 @@ TEST_F(IntakeTest, AtTheLimitWithNobodyIdleANewClientWaitsAndIsNotLost) {
   ASSERT_TRUE(intake_->AwaitStats(
       [](const Intake::Stats& s) { return s.full_waits == 1; }, kTimeout));
   EXPECT_EQ(intake_->stats().accepted_lines, 0);
-  EXPECT_EQ(metrics_.socket_full->Value(), 1);
+  EXPECT_EQ(intake_->stats().full_waits, 1);
   ::close(busy[0]);
   ASSERT_TRUE(intake_->AwaitStats(
       [](const Intake::Stats& s) { return s.accepted_lines == 1; }, kTimeout));
@@ -342,7 +340,7 @@ TEST_F(IntakeTest, AtTheLimitWithNobodyIdleANewClientWaitsAndIsNotLost) {
 TEST_F(IntakeTest, AClientIdleForTheTimeoutIsClosedAndItsNextWriteFails) {
   auto intake =
       Intake::Start({socket_, 1 << 20, 256, /*idle_timeout=*/absl::Minutes(1)},
-                    batcher_.get(), &clock_, &metrics_);
+                    batcher_.get(), &clock_);
   ASSERT_TRUE(intake.ok()) << intake.status();
   intake_ = *std::move(intake);
   auto fd = ConnectUnix(socket_);
@@ -354,7 +352,7 @@ TEST_F(IntakeTest, AClientIdleForTheTimeoutIsClosedAndItsNextWriteFails) {
   ASSERT_TRUE(intake_->AwaitStats(
       [](const Intake::Stats& s) { return s.idle_closed == 1; }, kTimeout));
   EXPECT_TRUE(WriteFailsClosed(*fd));
-  EXPECT_EQ(metrics_.socket_closed_idle->Value(), 1);
+  EXPECT_EQ(intake_->stats().idle_closed, 1);
   ::close(*fd);
 }
 
@@ -446,7 +444,7 @@ TEST_F(AckModeTest, AResentIdIsAckedAndNotSpooledAgain) {
   ASSERT_TRUE(ReadUntil(second, "{\"acked\":2}", &got)) << got;
   EXPECT_EQ(SpooledNow(*spool_), 2u);
   EXPECT_EQ(intake_->stats().duplicate_lines, 1);
-  EXPECT_EQ(metrics_.duplicate_events->Value(), 1);
+  EXPECT_EQ(intake_->stats().duplicate_lines, 1);
   ::close(second);
 }
 
