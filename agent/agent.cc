@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "logs/builtin_profiles.h"
 #include "nlohmann/json.hpp"
+#include "util/prometheus_text.h"
 
 namespace goodput::agent {
 namespace {
@@ -77,7 +78,7 @@ absl::Status Agent::Init() {
   intake_options.idle_timeout = flags_.client_idle_timeout;
   intake_options.log = log_;
   intake_options.ids = event_ids_.get();
-  auto intake = Intake::Start(intake_options, sink_, clock_, &metrics_);
+  auto intake = Intake::Start(intake_options, sink_, clock_);
   if (!intake.ok()) return intake.status();
   intake_ = *std::move(intake);
   return StartHttp();
@@ -121,10 +122,10 @@ void Agent::StartPipeline(const std::string& host) {
     batching.batch_bytes = flags_.batch_bytes;
     batching.log = log_;
     batching.ids = event_ids_.get();
-    lane.batcher = std::make_unique<Batcher>(batching, lane.spool.get(), clock_,
-                                             &metrics_);
+    lane.batcher =
+        std::make_unique<Batcher>(batching, lane.spool.get(), clock_);
     lane.uplink = std::make_unique<Uplink>(UplinkOptions(i), lane.spool.get(),
-                                           clock_, sleeper_, &metrics_);
+                                           clock_, sleeper_);
     lane.spool->SetAppendListener([u = lane.uplink.get()] { u->Notify(); });
     lane.uplink->Start();
     sinks.push_back(lane.batcher.get());
@@ -138,7 +139,7 @@ void Agent::StartPipeline(const std::string& host) {
     heartbeat_ = std::make_unique<Heartbeat>(
         Heartbeat::Options{flags_.chips, flags_.accelerator, host,
                            flags_.heartbeat_interval},
-        sink_, clock_, &metrics_);
+        sink_, clock_);
   }
   ticker_ = std::thread([this] { Tick(); });
 }
@@ -183,7 +184,16 @@ void Agent::Stop() {
   for (Lane& lane : lanes_) {
     if (lane.uplink) lane.uplink->Stop();
   }
+  FlushSuppressedLogs(/*all=*/true);
   if (http_) http_->Stop();
+}
+
+void Agent::FlushSuppressedLogs(bool all) {
+  if (intake_) intake_->FlushSuppressedLogs(all);
+  for (Lane& lane : lanes_) {
+    if (lane.batcher) lane.batcher->FlushSuppressedLogs(all);
+    if (lane.uplink) lane.uplink->FlushSuppressedLogs(all);
+  }
 }
 
 void Agent::FlushBatchers() {
@@ -203,6 +213,7 @@ void Agent::Tick() {
     ScanClientSpool();
     PollTail();
     for (Lane& lane : lanes_) lane.batcher->Poll();
+    FlushSuppressedLogs(/*all=*/false);
     const int64_t now = clock_->NowNanos();
     int64_t next = now + absl::ToInt64Nanoseconds(absl::Seconds(1));
     if (auto deadline = BatchDeadline()) next = std::min(next, *deadline);
@@ -312,39 +323,37 @@ bool Agent::AllConnected() const {
   return true;
 }
 
-void Agent::RefreshGauges() {
-  const SpoolStats s = SpoolTotals();
-  metrics_.spool_bytes->Set(static_cast<double>(s.bytes));
-  metrics_.spool_pending_batches->Set(static_cast<double>(s.pending_batches));
-  double age = 0;
-  if (s.oldest_received_ns) {
-    age =
-        std::max<int64_t>(0, clock_->NowNanos() - *s.oldest_received_ns) / 1e9;
+AgentSnapshot Agent::Snapshot() const {
+  AgentSnapshot a;
+  if (intake_) a.intake = intake_->stats();
+  for (const Lane& lane : lanes_) {
+    a.batcher.Add(lane.batcher->stats());
+    a.uplink.Add(lane.uplink->stats());
   }
-  metrics_.oldest_unsent_age->Set(age);
-  metrics_.spool_full->Set(s.full ? 1 : 0);
-  metrics_.spool_failing->Set(s.failing ? 1 : 0);
-  metrics_.connected->Set(AllConnected() ? 1 : 0);
+  a.spool = SpoolTotals();
+  if (heartbeat_) a.heartbeats = heartbeat_->sent();
+  a.connected = AllConnected();
+  if (a.spool.oldest_received_ns) {
+    const int64_t age = clock_->NowNanos() - *a.spool.oldest_received_ns;
+    a.oldest_unsent_age_seconds = std::max<int64_t>(0, age) / 1e9;
+  }
+  return a;
 }
 
-std::string Agent::HealthJson() {
-  RefreshGauges();
-  const SpoolStats spool = SpoolTotals();
+std::string Agent::HealthJson(const AgentSnapshot& a) const {
   nlohmann::json j = {
       {"agent_id", agent_id()},
-      {"spool_bytes", static_cast<uint64_t>(metrics_.spool_bytes->Value())},
-      {"pending_batches",
-       static_cast<uint64_t>(metrics_.spool_pending_batches->Value())},
-      {"oldest_unsent_age_seconds", metrics_.oldest_unsent_age->Value()},
-      {"rejected_lines", static_cast<uint64_t>(metrics_.RejectedLines())},
-      {"dropped_events",
-       static_cast<uint64_t>(metrics_.dropped_events->Value())},
-      {"connected", metrics_.connected->Value() > 0},
-      {"spool_full", metrics_.spool_full->Value() > 0},
-      {"spool_failing", metrics_.spool_failing->Value() > 0},
-      {"spool_write_errors", spool.write_errors},
-      {"spool_last_error", spool.last_error},
-      {"dead_letter_batches", spool.dead_letters},
+      {"spool_bytes", a.spool.bytes},
+      {"pending_batches", a.spool.pending_batches},
+      {"oldest_unsent_age_seconds", a.oldest_unsent_age_seconds},
+      {"rejected_lines", a.intake.rejected_lines()},
+      {"dropped_events", a.batcher.dropped_events},
+      {"connected", a.connected},
+      {"spool_full", a.spool.full},
+      {"spool_failing", a.spool.failing},
+      {"spool_write_errors", a.spool.write_errors},
+      {"spool_last_error", a.spool.last_error},
+      {"dead_letter_batches", a.spool.dead_letters},
   };
   return j.dump();
 }
@@ -353,21 +362,28 @@ HttpResponse Agent::HandleHttp(absl::string_view method,
                                absl::string_view path) {
   if (method != "GET") return {405, "text/plain", "only GET\n"};
   if (path == "/metrics") {
-    RefreshGauges();
-    return {200, "text/plain; version=0.0.4; charset=utf-8",
-            metrics_.Serialize()};
-  }
-  if (path == "/healthz") {
-    std::string json = HealthJson();
-    if (metrics_.spool_full->Value() > 0) {
-      return {503, "text/plain", absl::StrCat("spool full\n", json, "\n")};
+    absl::StatusOr<std::string> text =
+        PrometheusText(AgentFamilies(Snapshot()));
+    if (!text.ok()) {
+      log_.Error(
+          absl::StrCat("metrics scrape failed: ", text.status().message()));
+      return {500, "text/plain", "metrics scrape failed\n"};
     }
-    if (metrics_.spool_failing->Value() > 0) {
-      return {503, "text/plain", absl::StrCat("spool failing\n", json, "\n")};
-    }
-    return {200, "text/plain", absl::StrCat("ok\n", json, "\n")};
+    return {200, kPrometheusTextType, *std::move(text)};
   }
+  if (path == "/healthz") return Health(Snapshot());
   return {404, "text/plain", "not found: try /metrics or /healthz\n"};
+}
+
+HttpResponse Agent::Health(const AgentSnapshot& a) const {
+  const std::string json = HealthJson(a);
+  if (a.spool.full) {
+    return {503, "text/plain", absl::StrCat("spool full\n", json, "\n")};
+  }
+  if (a.spool.failing) {
+    return {503, "text/plain", absl::StrCat("spool failing\n", json, "\n")};
+  }
+  return {200, "text/plain", absl::StrCat("ok\n", json, "\n")};
 }
 
 absl::Status RunAgent(const AgentFlags& flags, absl::Notification* stop,

@@ -72,16 +72,17 @@ class Agent {
   Spool& spool(size_t shard) { return *lanes_[shard].spool; }
   Uplink& uplink(size_t shard) { return *lanes_[shard].uplink; }
   Intake& intake() { return *intake_; }
-  AgentMetrics& metrics() { return metrics_; }
 
   // The spools of every shard together: bytes, batches and errors summed,
   // the oldest batch of any, full (failing) if any is, a last error of any.
   SpoolStats SpoolTotals() const;
 
+  // What /metrics and /healthz show, from the components' Stats now.
+  AgentSnapshot Snapshot() const;
   // GET /metrics and GET /healthz.
   HttpResponse HandleHttp(absl::string_view method, absl::string_view path);
   // The one-line JSON of /healthz.
-  std::string HealthJson();
+  std::string HealthJson(const AgentSnapshot& a) const;
 
  private:
   // One shard's pipeline: events -> batcher -> spool -> uplink.
@@ -104,6 +105,9 @@ class Agent {
   std::optional<int64_t> BatchDeadline() const;
   absl::Status StartHttp();
   void Tick();
+  // Logs what the components' rate limits suppressed (`all`: also in the
+  // intervals still running).
+  void FlushSuppressedLogs(bool all);
   // Flushes every shard's batcher into its spool.
   void FlushBatchers();
   // Ingests client spool files (--client_spool_dir), at most every 500 ms.
@@ -115,8 +119,8 @@ class Agent {
   void Kick();
   // Every shard's uplink has a stream open.
   bool AllConnected() const;
-  // Sets the gauges that are computed from state at scrape time.
-  void RefreshGauges();
+  // /healthz: 503 while the spool is full or failing.
+  HttpResponse Health(const AgentSnapshot& a) const;
 
   const AgentFlags flags_;
   Clock* const clock_;
@@ -124,7 +128,6 @@ class Agent {
   std::unique_ptr<RealSleeper> own_sleeper_;
   Sleeper* const sleeper_;
   FileSystem* const fs_;  // null: the real disk
-  AgentMetrics metrics_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;  // of --tls_*
   std::optional<ShardMap> shard_map_;                      // of --server
   std::unique_ptr<EventIds> event_ids_;   // --spool_dir/event_ids

@@ -12,12 +12,15 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "util/flag_file.h"
+#include "util/flag_values.h"
 #include "util/shard_map.h"
 
 namespace goodput::agent {
 namespace {
 
-using Setter = std::function<absl::Status(absl::string_view, AgentFlags*)>;
+// Sets the field of flag --`name` from `value`; an error names the flag.
+using Setter = std::function<absl::Status(
+    absl::string_view name, const std::string& value, AgentFlags*)>;
 
 struct FlagSpec {
   const char* name;
@@ -27,49 +30,38 @@ struct FlagSpec {
 };
 
 Setter String(std::string AgentFlags::*field) {
-  return [field](absl::string_view v, AgentFlags* f) {
-    f->*field = std::string(v);
+  return [field](absl::string_view, const std::string& v, AgentFlags* f) {
+    f->*field = v;
     return absl::OkStatus();
   };
 }
 
 Setter TlsString(std::string ClientTlsFlags::*field) {
-  return [field](absl::string_view v, AgentFlags* f) {
-    f->tls.*field = std::string(v);
+  return [field](absl::string_view, const std::string& v, AgentFlags* f) {
+    f->tls.*field = v;
     return absl::OkStatus();
   };
 }
 
 template <typename Int>
 Setter Count(Int AgentFlags::*field, Int min) {
-  return [field, min](absl::string_view v, AgentFlags* f) {
-    Int n = 0;
-    if (!absl::SimpleAtoi(v, &n) || n < min) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("must be an integer >= ", min, ", got \"", v, "\""));
-    }
-    f->*field = n;
-    return absl::OkStatus();
+  return [field, min](absl::string_view name, const std::string& v,
+                      AgentFlags* f) {
+    return SetIntFlag(name, v, static_cast<int64_t>(min), kNoMax, &(f->*field));
   };
 }
 
 Setter Duration(absl::Duration AgentFlags::*field) {
-  return [field](absl::string_view v, AgentFlags* f) {
-    absl::Duration d;
-    if (!absl::ParseDuration(v, &d) || d <= absl::ZeroDuration() ||
-        d == absl::InfiniteDuration()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "must be a positive duration such as 200ms or 60s, got \"", v, "\""));
-    }
-    f->*field = d;
-    return absl::OkStatus();
+  return [field](absl::string_view name, const std::string& v, AgentFlags* f) {
+    return SetDurationFlag(name, v, absl::Nanoseconds(1), &(f->*field));
   };
 }
 
 Setter Bytes(uint64_t AgentFlags::*field) {
-  return [field](absl::string_view v, AgentFlags* f) {
+  return [field](absl::string_view name, const std::string& v, AgentFlags* f) {
     auto n = ParseBytes(v);
-    if (!n.ok()) return n.status();
+    if (!n.ok())
+      return BadFlag(name, "a positive size such as 1GiB or 65536", v);
     f->*field = *n;
     return absl::OkStatus();
   };
@@ -139,11 +131,9 @@ std::vector<FlagSpec> Specs() {
        String(&AgentFlags::client_spool_dir)},
       {"log_format", "text|json",
        "log lines on stderr: text (default) or one JSON object per line",
-       [](absl::string_view v, AgentFlags* f) {
+       [](absl::string_view name, const std::string& v, AgentFlags* f) {
          auto format = Logger::ParseFormat(v);
-         if (!format.ok())
-           return absl::InvalidArgumentError(
-               absl::StrCat("want text or json, got \"", v, "\""));
+         if (!format.ok()) return BadFlag(name, "text or json", v);
          f->log_format = *format;
          return absl::OkStatus();
        }},
@@ -265,12 +255,7 @@ absl::Status ParseOne(const std::vector<std::string>& args, size_t* i,
     return absl::InvalidArgumentError(
         absl::StrCat("--", name, ": needs a value"));
   }
-  absl::Status s = spec->set(value, flags);
-  if (!s.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", name, ": ", s.message()));
-  }
-  return absl::OkStatus();
+  return spec->set(name, value, flags);
 }
 
 }  // namespace

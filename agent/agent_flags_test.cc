@@ -68,14 +68,20 @@ TEST(AgentFlagsTest, ErrorsNameTheFlag) {
       {{"--socket=/s", "--spool_dir=/d"}, "--server: required"},
       {{"--server=a:1", "--spool_dir=/d"}, "--socket: required"},
       {{"--server=a:1", "--socket=/s"}, "--spool_dir: required"},
-      {With({"--batch_delay=soon"}), "--batch_delay: must be a positive"},
-      {With({"--batch_delay=-1s"}), "--batch_delay: must be a positive"},
-      {With({"--batch_events=0"}), "--batch_events: must be an integer >= 1"},
-      {With({"--max_spool_bytes=1XB"}), "--max_spool_bytes: must be a"},
-      {With({"--batch_bytes=0"}), "--batch_bytes: must be a positive size"},
+      {With({"--batch_delay=soon"}),
+       "--batch_delay: want a duration of at least 1ns"},
+      {With({"--batch_delay=-1s"}),
+       "--batch_delay: want a duration of at least 1ns"},
+      {With({"--batch_events=0"}),
+       "--batch_events: want an integer >= 1, got \"0\""},
+      {With({"--max_spool_bytes=1XB"}),
+       "--max_spool_bytes: want a positive size"},
+      {With({"--batch_bytes=0"}),
+       "--batch_bytes: want a positive size such as 1GiB or 65536, got \"0\""},
       {With({"--chips=4"}), "--accelerator: required with --chips"},
       {With({"--accelerator=tpu-v4"}), "--chips: required with"},
-      {With({"--chips=-2", "--accelerator=x"}), "--chips: must be an integer"},
+      {With({"--chips=-2", "--accelerator=x"}),
+       "--chips: want an integer >= 1, got \"-2\""},
       {With({"stray"}), "unexpected argument \"stray\""},
       {With({"--host"}), "--host: needs a value"},
       {With({"--tail=/l/*.log"}), "--tail and --log_profile: give both"},
@@ -159,7 +165,7 @@ TEST_F(AgentFlagFileTest, ErrorsNameTheFileLineAndFlag) {
   f = ParseAgentFlags(With({"--flagfile", path_}));
   ASSERT_FALSE(f.ok());
   EXPECT_THAT(f.status().message(),
-              HasSubstr(path_ + ":1: --batch_events: must be an integer"));
+              HasSubstr(path_ + ":1: --batch_events: want an integer"));
   Write("socket=/x\n");
   f = ParseAgentFlags(With({"--flagfile", path_}));
   ASSERT_FALSE(f.ok());

@@ -16,12 +16,10 @@ uint64_t Batcher::EventBytes(const v1::Event& event) {
   return event.ByteSizeLong() + 1 + 10;  // tag, length varint (<= 10)
 }
 
-Batcher::Batcher(Options options, Spool* spool, Clock* clock,
-                 AgentMetrics* metrics)
+Batcher::Batcher(Options options, Spool* spool, Clock* clock)
     : options_(std::move(options)),
       spool_(spool),
       clock_(clock),
-      metrics_(metrics),
       drop_log_(clock, absl::Minutes(1), 1),
       commit_log_(clock, absl::Minutes(1), 1) {
   events_.reserve(options_.batch_events);
@@ -91,8 +89,8 @@ absl::Status Batcher::Sync() {
 absl::Status Batcher::Commit() {
   absl::Status s = spool_->Commit();
   if (s.ok()) return s;
-  metrics_->spool_errors_io->Increment();
   absl::MutexLock lock(&mu_);
+  ++stats_.write_errors_io;
   int64_t suppressed = 0;
   if (commit_log_.Allow(&suppressed)) {
     options_.log.Warning(
@@ -111,6 +109,19 @@ std::optional<int64_t> Batcher::DeadlineNanos() const {
 size_t Batcher::buffered() const {
   absl::MutexLock lock(&mu_);
   return events_.size();
+}
+
+Batcher::Stats Batcher::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+void Batcher::Stats::Add(const Stats& o) {
+  spooled_batches += o.spooled_batches;
+  spooled_events += o.spooled_events;
+  dropped_events += o.dropped_events;
+  write_errors_no_space += o.write_errors_no_space;
+  write_errors_io += o.write_errors_io;
 }
 
 void Batcher::FlushLocked() {
@@ -133,20 +144,33 @@ void Batcher::FlushLocked() {
     ReportDrop(n, seq.status());
     return;
   }
-  metrics_->spooled_batches->Increment();
-  metrics_->spooled_events->Increment(static_cast<double>(n));
+  ++stats_.spooled_batches;
+  stats_.spooled_events += static_cast<int64_t>(n);
 }
 
 void Batcher::CountWriteError(const SpoolStats& before,
                               const SpoolStats& after) {
   const uint64_t no_space = after.no_space - before.no_space;
   const uint64_t errors = after.write_errors - before.write_errors;
-  metrics_->spool_errors_no_space->Increment(static_cast<double>(no_space));
-  metrics_->spool_errors_io->Increment(static_cast<double>(errors - no_space));
+  stats_.write_errors_no_space += static_cast<int64_t>(no_space);
+  stats_.write_errors_io += static_cast<int64_t>(errors - no_space);
+}
+
+void Batcher::FlushSuppressedLogs(bool all) {
+  absl::MutexLock lock(&mu_);
+  if (drop_log_.TakeSuppressed(all) > 0 && dropped_unlogged_ > 0) {
+    options_.log.Warning(absl::StrCat("spool: dropped ", dropped_unlogged_,
+                                      " more events since the last message"));
+    dropped_unlogged_ = 0;
+  }
+  if (const int64_t n = commit_log_.TakeSuppressed(all); n > 0) {
+    options_.log.Warning(absl::StrCat("spool: directory fsync failed ", n,
+                                      " more times (not logged)"));
+  }
 }
 
 void Batcher::ReportDrop(size_t events, const absl::Status& status) {
-  metrics_->dropped_events->Increment(static_cast<double>(events));
+  stats_.dropped_events += static_cast<int64_t>(events);
   dropped_unlogged_ += static_cast<int64_t>(events);
   int64_t suppressed = 0;
   if (!drop_log_.Allow(&suppressed)) return;

@@ -25,7 +25,6 @@
 #include "agent/event_ids.h"
 #include "agent/event_sink.h"
 #include "agent/log_limiter.h"
-#include "agent/metrics.h"
 #include "agent/spool.h"
 #include "proto/event.pb.h"
 #include "util/clock.h"
@@ -49,11 +48,24 @@ class Batcher : public EventSink {
     Logger log{"goodput-agent"};  // where its log lines go
   };
 
+  // What it has written and dropped since it was made.
+  struct Stats {
+    int64_t spooled_batches = 0;
+    int64_t spooled_events = 0;
+    int64_t dropped_events = 0;  // accepted, but the spool was full or failed
+    // Failed spool writes (their events are dropped) and failed directory
+    // fsyncs of a commit (io), by reason.
+    int64_t write_errors_no_space = 0;
+    int64_t write_errors_io = 0;
+
+    void Add(const Stats& o);
+  };
+
   // An upper bound of what `event` adds to a serialized Batch: its bytes
   // plus the field's tag and length.
   static uint64_t EventBytes(const v1::Event& event);
 
-  Batcher(Options options, Spool* spool, Clock* clock, AgentMetrics* metrics);
+  Batcher(Options options, Spool* spool, Clock* clock);
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
 
@@ -69,10 +81,15 @@ class Batcher : public EventSink {
   // Writes the batch now and commits the spool (shutdown, client spool
   // files).
   void Flush();
+  // Logs the drops and failed commits the rate limits suppressed in
+  // intervals that have ended (`all`: also in the
+  // running ones, at shutdown), if any.
+  void FlushSuppressedLogs(bool all = false) ABSL_LOCKS_EXCLUDED(mu_);
 
   // When Poll will write the waiting batch; nullopt when none waits.
   std::optional<int64_t> DeadlineNanos() const;
   size_t buffered() const;
+  Stats stats() const;
 
  private:
   void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -82,12 +99,12 @@ class Batcher : public EventSink {
   // logged at most once a minute.
   absl::Status Commit() ABSL_LOCKS_EXCLUDED(mu_);
   // Counts the failed writes between two Stats() of the spool by reason.
-  void CountWriteError(const SpoolStats& before, const SpoolStats& after);
+  void CountWriteError(const SpoolStats& before, const SpoolStats& after)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Options options_;
   Spool* const spool_;
   Clock* const clock_;
-  AgentMetrics* const metrics_;
   LogLimiter drop_log_;
   LogLimiter commit_log_ ABSL_GUARDED_BY(mu_);
 
@@ -98,6 +115,7 @@ class Batcher : public EventSink {
   absl::Status dropped_since_sync_ ABSL_GUARDED_BY(mu_);
   int64_t first_ns_ ABSL_GUARDED_BY(mu_) = 0;  // arrival of events_[0]
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;    // Batch bytes of events_
+  Stats stats_ ABSL_GUARDED_BY(mu_);
   int64_t dropped_unlogged_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t last_commit_ns_ ABSL_GUARDED_BY(mu_) = 0;  // Poll's last Commit
 };

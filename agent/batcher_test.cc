@@ -47,15 +47,13 @@ class BatcherTest : public ::testing::Test {
     Batcher::Options options{batch_events, absl::Milliseconds(200), "host-1",
                              [this] { ++started_; }};
     options.batch_bytes = batch_bytes;
-    batcher_ =
-        std::make_unique<Batcher>(options, spool_.get(), &clock_, &metrics_);
+    batcher_ = std::make_unique<Batcher>(options, spool_.get(), &clock_);
   }
 
   testing::TempDir tmp_;
   PosixFileSystem posix_;
   FaultInjectingFileSystem faulty_{&posix_};  // no faults unless injected
   FakeClock clock_{kStart};
-  AgentMetrics metrics_;
   std::unique_ptr<Spool> spool_;
   std::unique_ptr<Batcher> batcher_;
   int started_ = 0;
@@ -72,8 +70,8 @@ TEST_F(BatcherTest, FlushesWhenBatchEventsReached) {
   ASSERT_EQ(batch->events_size(), 3);
   EXPECT_EQ(batch->events(2).step().step(), 3);
   EXPECT_EQ(batcher_->buffered(), 0u);
-  EXPECT_EQ(metrics_.spooled_batches->Value(), 1);
-  EXPECT_EQ(metrics_.spooled_events->Value(), 3);
+  EXPECT_EQ(batcher_->stats().spooled_batches, 1);
+  EXPECT_EQ(batcher_->stats().spooled_events, 3);
 }
 
 using Fault = FaultInjectingFileSystem::Fault;
@@ -87,9 +85,9 @@ TEST_F(BatcherTest, SyncCommitsTheSpoolAndReportsAFailedCommit) {
   absl::Status s = batcher_->Sync();  // the ack mode acks nothing then
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(faulty_.fired(Fault::kFsyncFails), 1);
-  EXPECT_EQ(metrics_.spool_errors_io->Value(), 1);
+  EXPECT_EQ(batcher_->stats().write_errors_io, 1);
   EXPECT_TRUE(spool_->Stats().failing);
-  EXPECT_EQ(metrics_.dropped_events->Value(), 0);  // nothing lost
+  EXPECT_EQ(batcher_->stats().dropped_events, 0);  // nothing lost
   EXPECT_THAT(spool_->Pending(), ElementsAre(1, 2));
   EXPECT_TRUE(batcher_->Sync().ok());  // committed again
 }
@@ -106,12 +104,12 @@ TEST_F(BatcherTest, PollCommitsAtMostOncePerBatchDelay) {
   clock_.Advance(absl::ToInt64Nanoseconds(absl::Milliseconds(1)));
   batcher_->Poll();
   EXPECT_EQ(faulty_.fired(Fault::kFsyncFails), 2);
-  EXPECT_EQ(metrics_.spool_errors_io->Value(), 2);
+  EXPECT_EQ(batcher_->stats().write_errors_io, 2);
   faulty_.Clear();
   clock_.Advance(absl::ToInt64Nanoseconds(absl::Milliseconds(200)));
   batcher_->Poll();
   EXPECT_EQ(spool_->Stats().sync_errors, 2u);
-  EXPECT_EQ(metrics_.spool_errors_io->Value(), 2);
+  EXPECT_EQ(batcher_->stats().write_errors_io, 2);
 }
 
 TEST_F(BatcherTest, FlushesWhenDelayElapsesOnTheClock) {
@@ -156,8 +154,8 @@ TEST_F(BatcherTest, FullSpoolDropsAndCountsEvents) {
   Open(/*batch_events=*/2, /*max_bytes=*/64);
   for (int i = 1; i <= 6; ++i) batcher_->Add(Step(i, "a-rather-long-host"));
   EXPECT_THAT(spool_->Pending(), IsEmpty());
-  EXPECT_EQ(metrics_.dropped_events->Value(), 6);
-  EXPECT_EQ(metrics_.spooled_events->Value(), 0);
+  EXPECT_EQ(batcher_->stats().dropped_events, 6);
+  EXPECT_EQ(batcher_->stats().spooled_events, 0);
   EXPECT_EQ(batcher_->buffered(), 0u);  // memory stays bounded
 }
 

@@ -117,6 +117,7 @@ absl::Status EventIds::Record(absl::Span<const uint64_t> ids) {
     PutHash(id, &data);
   }
   if (data.empty()) return absl::OkStatus();
+  unsynced_ = true;
   absl::Status s = WriteAll(fd_, data, path_);
   journal_entries_ += data.size() / 8;
   if (s.ok() && journal_entries_ > 2 * max_ids_) s = CompactLocked();
@@ -125,7 +126,16 @@ absl::Status EventIds::Record(absl::Span<const uint64_t> ids) {
 
 absl::Status EventIds::Sync() {
   absl::MutexLock lock(&mu_);
-  return ::fdatasync(fd_) == 0 ? absl::OkStatus() : Errno("fdatasync", path_);
+  if (!unsynced_) return absl::OkStatus();
+  ++syncs_;
+  if (::fdatasync(fd_) != 0) return Errno("fdatasync", path_);
+  unsynced_ = false;
+  return absl::OkStatus();
+}
+
+int64_t EventIds::syncs() const {
+  absl::MutexLock lock(&mu_);
+  return syncs_;
 }
 
 bool EventIds::Contains(uint64_t id) const {

@@ -50,11 +50,14 @@ class EventIds {
   // The events of `ids` are durable in a spool: appends them to the journal
   // (and knows them). A failed write is returned; the ids stay known.
   absl::Status Record(absl::Span<const uint64_t> ids);
-  // Makes the journal durable (before spooled batches are deleted).
+  // Makes the journal durable (before spooled batches are deleted); a no-op
+  // when nothing was written since the last successful sync.
   absl::Status Sync();
 
   bool Contains(uint64_t id) const;
   size_t size() const;
+  // fdatasync calls made by Sync so far.
+  int64_t syncs() const;
 
  private:
   EventIds(std::string path, size_t max_ids, int fd);
@@ -67,6 +70,8 @@ class EventIds {
 
   mutable absl::Mutex mu_;
   int fd_ ABSL_GUARDED_BY(mu_);
+  bool unsynced_ ABSL_GUARDED_BY(mu_) = false;  // written since the last sync
+  int64_t syncs_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t journal_entries_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_set<uint64_t> known_ ABSL_GUARDED_BY(mu_);
   std::deque<uint64_t> order_ ABSL_GUARDED_BY(mu_);  // oldest first

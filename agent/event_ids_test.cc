@@ -78,6 +78,23 @@ TEST(EventIdsTest, KeepsTheNewestMaxIdsAcrossCompaction) {
   EXPECT_TRUE(ids->Contains(26));
 }
 
+TEST(EventIdsTest, SyncWritesToDiskOnlyWhatIsNew) {
+  TempDir tmp;
+  auto ids = OpenIds(tmp.File("ids"));
+  ASSERT_TRUE(ids->Sync().ok());
+  EXPECT_EQ(ids->syncs(), 0);  // nothing recorded yet
+  ASSERT_TRUE(ids->Record({1, 2}).ok());
+  ASSERT_TRUE(ids->Sync().ok());
+  EXPECT_EQ(ids->syncs(), 1);
+  ASSERT_TRUE(ids->Sync().ok());       // an ack with nothing new
+  ASSERT_TRUE(ids->Record({0}).ok());  // no id: nothing written
+  ASSERT_TRUE(ids->Sync().ok());
+  EXPECT_EQ(ids->syncs(), 1);
+  ASSERT_TRUE(ids->Record({3}).ok());
+  ASSERT_TRUE(ids->Sync().ok());
+  EXPECT_EQ(ids->syncs(), 2);
+}
+
 TEST(EventIdsTest, TornLastEntryIsIgnored) {
   TempDir tmp;
   const std::string path = tmp.File("event_ids");

@@ -4,12 +4,8 @@
 
 namespace goodput::agent {
 
-Heartbeat::Heartbeat(Options options, EventSink* batcher, Clock* clock,
-                     AgentMetrics* metrics)
-    : options_(std::move(options)),
-      batcher_(batcher),
-      clock_(clock),
-      metrics_(metrics) {}
+Heartbeat::Heartbeat(Options options, EventSink* batcher, Clock* clock)
+    : options_(std::move(options)), batcher_(batcher), clock_(clock) {}
 
 void Heartbeat::Poll() {
   const int64_t now = clock_->NowNanos();
@@ -18,9 +14,14 @@ void Heartbeat::Poll() {
     if (now < next_due_ns_) return;
     // Catch up by skipping missed beats, not by emitting a burst of them.
     next_due_ns_ = now + absl::ToInt64Nanoseconds(options_.interval);
+    ++sent_;
   }
   batcher_->Add(MakeEvent(now));
-  metrics_->heartbeats->Increment();
+}
+
+int64_t Heartbeat::sent() const {
+  absl::MutexLock lock(&mu_);
+  return sent_;
 }
 
 int64_t Heartbeat::NextDueNanos() const {

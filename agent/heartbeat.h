@@ -11,7 +11,6 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "agent/event_sink.h"
-#include "agent/metrics.h"
 #include "proto/event.pb.h"
 #include "util/clock.h"
 
@@ -26,13 +25,14 @@ class Heartbeat {
     absl::Duration interval = absl::Seconds(60);
   };
 
-  Heartbeat(Options options, EventSink* batcher, Clock* clock,
-            AgentMetrics* metrics);
+  Heartbeat(Options options, EventSink* batcher, Clock* clock);
 
   // Emits a heartbeat if one is due.
   void Poll();
   // When the next heartbeat is due (Unix ns); the past before the first.
   int64_t NextDueNanos() const;
+  // Heartbeats emitted so far.
+  int64_t sent() const;
 
   // The heartbeat event at `now_ns`.
   v1::Event MakeEvent(int64_t now_ns) const;
@@ -41,9 +41,9 @@ class Heartbeat {
   const Options options_;
   EventSink* const batcher_;
   Clock* const clock_;
-  AgentMetrics* const metrics_;
   mutable absl::Mutex mu_;
   int64_t next_due_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t sent_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace goodput::agent

@@ -16,13 +16,12 @@ constexpr int64_t kStart = int64_t{1790000000} * 1000000000 + 123456789;
 TEST(HeartbeatTest, EmitsAtFirstPollThenEveryInterval) {
   testing::TempDir tmp;
   FakeClock clock(kStart);
-  AgentMetrics metrics;
   auto spool = Spool::Open({tmp.path(), 1 << 20});
   ASSERT_TRUE(spool.ok());
   Batcher batcher({/*batch_events=*/1, absl::Milliseconds(200), "h", {}},
-                  spool->get(), &clock, &metrics);
+                  spool->get(), &clock);
   Heartbeat heartbeat({4, "tpu-v5p", "host-9", absl::Seconds(60)}, &batcher,
-                      &clock, &metrics);
+                      &clock);
   heartbeat.Poll();
   heartbeat.Poll();  // not due again yet
   ASSERT_EQ((*spool)->Pending().size(), 1u);
@@ -32,7 +31,7 @@ TEST(HeartbeatTest, EmitsAtFirstPollThenEveryInterval) {
   clock.Advance(absl::ToInt64Nanoseconds(absl::Seconds(1)));
   heartbeat.Poll();
   EXPECT_EQ((*spool)->Pending().size(), 2u);
-  EXPECT_EQ(metrics.heartbeats->Value(), 2);
+  EXPECT_EQ(heartbeat.sent(), 2);
 
   auto first = (*spool)->Read(1);
   ASSERT_TRUE(first.ok());

@@ -118,8 +118,7 @@ std::string Printable(absl::string_view text) {
 
 absl::StatusOr<std::unique_ptr<Intake>> Intake::Start(Options options,
                                                       EventSink* batcher,
-                                                      Clock* clock,
-                                                      AgentMetrics* metrics) {
+                                                      Clock* clock) {
   struct stat st;
   auto fd = Listen(options.socket_path, &st);
   if (!fd.ok()) return fd.status();
@@ -132,14 +131,13 @@ absl::StatusOr<std::unique_ptr<Intake>> Intake::Start(Options options,
   }
   std::unique_ptr<Intake> intake(new Intake(std::move(options), *fd, wake[0],
                                             wake[1], st.st_dev, st.st_ino,
-                                            batcher, clock, metrics));
+                                            batcher, clock));
   intake->thread_ = std::thread([p = intake.get()] { p->Loop(); });
   return intake;
 }
 
 Intake::Intake(Options options, int listen_fd, int wake_read, int wake_write,
-               dev_t dev, ino_t ino, EventSink* batcher, Clock* clock,
-               AgentMetrics* metrics)
+               dev_t dev, ino_t ino, EventSink* batcher, Clock* clock)
     : options_(std::move(options)),
       listen_fd_(listen_fd),
       wake_read_(wake_read),
@@ -148,7 +146,6 @@ Intake::Intake(Options options, int listen_fd, int wake_read, int wake_write,
       socket_ino_(ino),
       batcher_(batcher),
       clock_(clock),
-      metrics_(metrics),
       reject_log_(clock, absl::Seconds(1), 10),
       read_buffer_(kReadChunk) {}
 
@@ -254,7 +251,6 @@ void Intake::AcceptAll() {
         {
           absl::MutexLock lock(&mu_);
           ++stats_.full_waits;
-          metrics_->socket_full->Increment();
         }
         LogLimited(absl::StrCat("socket: ", connections_.size(),
                                 " clients connected "
@@ -285,8 +281,6 @@ void Intake::AcceptAll() {
     absl::MutexLock lock(&mu_);
     ++stats_.connections;
     ++stats_.open_connections;
-    metrics_->connections->Increment();
-    metrics_->open_connections->Increment();
   }
 }
 
@@ -307,7 +301,6 @@ bool Intake::EvictIdlest() {
   connections_.erase(idlest);
   absl::MutexLock lock(&mu_);
   ++stats_.evicted;
-  metrics_->socket_closed_evicted->Increment();
   return true;
 }
 
@@ -331,7 +324,6 @@ void Intake::CloseIdle() {
   if (closed == 0) return;
   absl::MutexLock lock(&mu_);
   stats_.idle_closed += closed;
-  metrics_->socket_closed_idle->Increment(static_cast<double>(closed));
 }
 
 void Intake::ShutDownAndClose(Connection* c) {
@@ -345,6 +337,14 @@ void Intake::ShutDownAndClose(Connection* c) {
         c, absl::string_view(read_buffer_.data(), static_cast<size_t>(n)));
   }
   Close(c);
+}
+
+void Intake::FlushSuppressedLogs(bool all) {
+  const int64_t suppressed = reject_log_.TakeSuppressed(all);
+  if (suppressed == 0) return;
+  options_.log.Warning(absl::StrCat(
+      "socket: ", suppressed,
+      " more log lines suppressed (the agent's metrics count every one)"));
 }
 
 void Intake::LogLimited(const std::string& line) {
@@ -468,7 +468,6 @@ void Intake::HandleAckLine(Connection* c, absl::string_view line) {
   const uint64_t id =
       EventIds::Hash(record["id"].get_ref<const std::string&>());
   if (options_.ids != nullptr && !options_.ids->Claim(id)) {
-    metrics_->duplicate_events->Increment();
     absl::MutexLock lock(&mu_);
     ++stats_.duplicate_lines;
     return;
@@ -539,7 +538,6 @@ void Intake::Close(Connection* c) {
   c->fd = -1;
   absl::MutexLock lock(&mu_);
   --stats_.open_connections;
-  metrics_->open_connections->Decrement();
 }
 
 void Intake::CloseAll() {
@@ -563,22 +561,18 @@ void Intake::Count(Outcome outcome, const Connection* c,
     switch (outcome) {
       case Outcome::kAccepted:
         ++stats_.accepted_lines;
-        metrics_->accepted_lines->Increment();
         return;
       case Outcome::kBlank:
         ++stats_.blank_lines;
         return;
       case Outcome::kInvalid:
         ++stats_.invalid_lines;
-        metrics_->rejected_invalid->Increment();
         break;
       case Outcome::kTooLong:
         ++stats_.too_long_lines;
-        metrics_->rejected_too_long->Increment();
         break;
       case Outcome::kPartial:
         ++stats_.partial_lines;
-        metrics_->rejected_partial->Increment();
         break;
     }
   }

@@ -51,7 +51,6 @@
 #include "agent/event_ids.h"
 #include "agent/event_sink.h"
 #include "agent/log_limiter.h"
-#include "agent/metrics.h"
 #include "codec/line_decoder.h"
 #include "util/clock.h"
 #include "util/logger.h"
@@ -104,10 +103,14 @@ class Intake {
   // a file that is not a socket) and starts serving.
   static absl::StatusOr<std::unique_ptr<Intake>> Start(Options options,
                                                        EventSink* batcher,
-                                                       Clock* clock,
-                                                       AgentMetrics* metrics);
+                                                       Clock* clock);
   ~Intake();
   Intake(const Intake&) = delete;
+
+  // Logs how many warnings the rate limit suppressed in an interval that
+  // has ended (`all`: also in the running one, at shutdown), if any (the
+  // agent's ticker calls it).
+  void FlushSuppressedLogs(bool all = false);
   Intake& operator=(const Intake&) = delete;
 
   // Takes what connected clients already wrote (up to 1 MiB each), then
@@ -137,8 +140,7 @@ class Intake {
   enum class Outcome { kAccepted, kBlank, kInvalid, kTooLong, kPartial };
 
   Intake(Options options, int listen_fd, int wake_read, int wake_write,
-         dev_t dev, ino_t ino, EventSink* batcher, Clock* clock,
-         AgentMetrics* metrics);
+         dev_t dev, ino_t ino, EventSink* batcher, Clock* clock);
 
   void Loop();
   // poll()'s timeout: until the next idle deadline, or -1.
@@ -184,7 +186,6 @@ class Intake {
   const ino_t socket_ino_;
   EventSink* const batcher_;
   Clock* const clock_;
-  AgentMetrics* const metrics_;
   LogLimiter reject_log_;
 
   // Used by the I/O thread only.

@@ -1,6 +1,7 @@
 #include "agent/intake.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -20,6 +21,7 @@
 #include "agent/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "util/logger.h"
 
 namespace goodput::agent {
 namespace {
@@ -48,15 +50,16 @@ class IntakeTest : public ::testing::Test {
     Batcher::Options options{
         /*batch_events=*/100000, absl::Hours(1), "host-1", {}};
     options.ids = ids_.get();
-    batcher_ =
-        std::make_unique<Batcher>(options, spool_.get(), &clock_, &metrics_);
+    batcher_ = std::make_unique<Batcher>(options, spool_.get(), &clock_);
   }
 
   void StartIntake(size_t max_line_bytes = 1 << 20,
-                   size_t max_connections = 256) {
+                   size_t max_connections = 256, int log_fd = 2) {
     Intake::Options options{socket_, max_line_bytes, max_connections};
     options.ids = ids_.get();
-    auto intake = Intake::Start(options, batcher_.get(), &clock_, &metrics_);
+    options.log =
+        Logger("goodput-agent", Logger::Format::kText, nullptr, log_fd);
+    auto intake = Intake::Start(options, batcher_.get(), &clock_);
     ASSERT_TRUE(intake.ok()) << intake.status();
     intake_ = *std::move(intake);
   }
@@ -93,7 +96,6 @@ class IntakeTest : public ::testing::Test {
   testing::TempDir tmp_;
   std::string socket_ = tmp_.File("agent.sock");
   FakeClock clock_{absl::GetCurrentTimeNanos()};
-  AgentMetrics metrics_;
   std::unique_ptr<EventIds> ids_;
   std::unique_ptr<Spool> spool_;
   std::unique_ptr<Batcher> batcher_;
@@ -113,7 +115,7 @@ TEST_F(IntakeTest, GoodLinesReachTheBatcher) {
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[2].step().step(), 3);
   EXPECT_EQ(events[0].host(), "host-1");
-  EXPECT_EQ(metrics_.accepted_lines->Value(), 3);
+  EXPECT_EQ(intake_->stats().accepted_lines, 3);
 }
 
 TEST_F(IntakeTest, BadLinesAreCountedAndTheConnectionGoesOn) {
@@ -130,10 +132,40 @@ TEST_F(IntakeTest, BadLinesAreCountedAndTheConnectionGoesOn) {
   const Intake::Stats s = intake_->stats();
   EXPECT_EQ(s.accepted_lines, 1);
   EXPECT_EQ(s.invalid_lines, 5);
-  EXPECT_EQ(metrics_.rejected_invalid->Value(), 5);
-  EXPECT_EQ(metrics_.RejectedLines(), 5);
+  EXPECT_EQ(intake_->stats().invalid_lines, 5);
+  EXPECT_EQ(intake_->stats().rejected_lines(), 5);
   ASSERT_EQ(Spooled().size(), 1u);
   EXPECT_EQ(Spooled()[0].step().step(), 7);
+}
+
+// Reads what was written to the file `path`.
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(IntakeTest, TheEndOfABurstOfBadLinesIsLoggedOnceItsIntervalEnds) {
+  const std::string log = tmp_.File("log");
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  ASSERT_GE(fd, 0);
+  StartIntake(1 << 20, 256, fd);
+  std::string lines;
+  for (int i = 0; i < 15; ++i) lines += "not json\n";
+  SendAndClose(lines);
+  ASSERT_TRUE(AwaitClosed(1));
+  // 10 lines a second are logged; the 5 others are counted, and told once
+  // their second has passed.
+  intake_->FlushSuppressedLogs();
+  EXPECT_THAT(ReadFile(log), ::testing::Not(::testing::HasSubstr("more")));
+  clock_.Advance(absl::ToInt64Nanoseconds(absl::Seconds(1)));
+  intake_->FlushSuppressedLogs();
+  intake_->FlushSuppressedLogs();
+  const std::string text = ReadFile(log);
+  EXPECT_THAT(text,
+              ::testing::HasSubstr("socket: 5 more log lines suppressed"));
+  EXPECT_EQ(text.find("more log lines"), text.rfind("more log lines"));
+  intake_.reset();
+  ::close(fd);
 }
 
 TEST_F(IntakeTest, PartialLineAtDisconnectIsDroppedAndCounted) {
@@ -142,7 +174,7 @@ TEST_F(IntakeTest, PartialLineAtDisconnectIsDroppedAndCounted) {
   ASSERT_TRUE(AwaitClosed(1));
   EXPECT_EQ(intake_->stats().accepted_lines, 1);
   EXPECT_EQ(intake_->stats().partial_lines, 1);
-  EXPECT_EQ(metrics_.rejected_partial->Value(), 1);
+  EXPECT_EQ(intake_->stats().partial_lines, 1);
   EXPECT_EQ(Spooled().size(), 1u);
 }
 
@@ -177,7 +209,7 @@ TEST_F(IntakeTest, OverlongLineIsRejectedWithoutStoppingTheClient) {
   EXPECT_EQ(s.too_long_lines, 2);
   EXPECT_EQ(s.accepted_lines, 2);
   EXPECT_EQ(s.partial_lines, 0);
-  EXPECT_EQ(metrics_.rejected_too_long->Value(), 2);
+  EXPECT_EQ(intake_->stats().too_long_lines, 2);
 }
 
 TEST_F(IntakeTest, TwentyConcurrentClientsAllArriveInOrderPerClient) {
@@ -237,14 +269,14 @@ TEST_F(IntakeTest, StaleSocketFileIsReplaced) {
 
 TEST_F(IntakeTest, LiveSocketOrRegularFileIsNotTakenOver) {
   StartIntake();
-  auto second = Intake::Start({socket_}, batcher_.get(), &clock_, &metrics_);
+  auto second = Intake::Start({socket_}, batcher_.get(), &clock_);
   EXPECT_TRUE(absl::IsAlreadyExists(second.status())) << second.status();
   const std::string file = tmp_.File("plain");
   std::ofstream(file) << "data";
-  auto third = Intake::Start({file}, batcher_.get(), &clock_, &metrics_);
+  auto third = Intake::Start({file}, batcher_.get(), &clock_);
   EXPECT_TRUE(absl::IsFailedPrecondition(third.status())) << third.status();
-  auto too_long = Intake::Start({"/tmp/" + std::string(200, 'z')},
-                                batcher_.get(), &clock_, &metrics_);
+  auto too_long =
+      Intake::Start({"/tmp/" + std::string(200, 'z')}, batcher_.get(), &clock_);
   EXPECT_TRUE(absl::IsInvalidArgument(too_long.status()));
 }
 
@@ -273,7 +305,7 @@ TEST_F(IntakeTest, IdleClientsAtTheLimitMakeRoomForANewOne) {
   ASSERT_TRUE(intake_->AwaitStats(
       [](const Intake::Stats& s) { return s.accepted_lines == 1; }, kTimeout));
   EXPECT_EQ(intake_->stats().evicted, 1);
-  EXPECT_EQ(metrics_.socket_closed_evicted->Value(), 1);
+  EXPECT_EQ(intake_->stats().evicted, 1);
   // The one closed for it learns on its next write instead of losing it.
   int failed = 0;
   for (int fd : idle) failed += WriteFailsClosed(fd) ? 1 : 0;
@@ -297,7 +329,7 @@ TEST_F(IntakeTest, AtTheLimitWithNobodyIdleANewClientWaitsAndIsNotLost) {
   ASSERT_TRUE(intake_->AwaitStats(
       [](const Intake::Stats& s) { return s.full_waits == 1; }, kTimeout));
   EXPECT_EQ(intake_->stats().accepted_lines, 0);
-  EXPECT_EQ(metrics_.socket_full->Value(), 1);
+  EXPECT_EQ(intake_->stats().full_waits, 1);
   ::close(busy[0]);
   ASSERT_TRUE(intake_->AwaitStats(
       [](const Intake::Stats& s) { return s.accepted_lines == 1; }, kTimeout));
@@ -308,7 +340,7 @@ TEST_F(IntakeTest, AtTheLimitWithNobodyIdleANewClientWaitsAndIsNotLost) {
 TEST_F(IntakeTest, AClientIdleForTheTimeoutIsClosedAndItsNextWriteFails) {
   auto intake =
       Intake::Start({socket_, 1 << 20, 256, /*idle_timeout=*/absl::Minutes(1)},
-                    batcher_.get(), &clock_, &metrics_);
+                    batcher_.get(), &clock_);
   ASSERT_TRUE(intake.ok()) << intake.status();
   intake_ = *std::move(intake);
   auto fd = ConnectUnix(socket_);
@@ -320,7 +352,7 @@ TEST_F(IntakeTest, AClientIdleForTheTimeoutIsClosedAndItsNextWriteFails) {
   ASSERT_TRUE(intake_->AwaitStats(
       [](const Intake::Stats& s) { return s.idle_closed == 1; }, kTimeout));
   EXPECT_TRUE(WriteFailsClosed(*fd));
-  EXPECT_EQ(metrics_.socket_closed_idle->Value(), 1);
+  EXPECT_EQ(intake_->stats().idle_closed, 1);
   ::close(*fd);
 }
 
@@ -412,7 +444,7 @@ TEST_F(AckModeTest, AResentIdIsAckedAndNotSpooledAgain) {
   ASSERT_TRUE(ReadUntil(second, "{\"acked\":2}", &got)) << got;
   EXPECT_EQ(SpooledNow(*spool_), 2u);
   EXPECT_EQ(intake_->stats().duplicate_lines, 1);
-  EXPECT_EQ(metrics_.duplicate_events->Value(), 1);
+  EXPECT_EQ(intake_->stats().duplicate_lines, 1);
   ::close(second);
 }
 

@@ -25,4 +25,13 @@ bool LogLimiter::Allow(int64_t* suppressed) {
   return true;
 }
 
+int64_t LogLimiter::TakeSuppressed(bool all) {
+  const int64_t now = clock_->NowNanos();
+  absl::MutexLock lock(&mu_);
+  if (!all && now - window_start_ns_ < interval_ns_) return 0;
+  const int64_t taken = suppressed_;
+  suppressed_ = 0;
+  return taken;
+}
+
 }  // namespace goodput::agent

@@ -1,8 +1,9 @@
 // LogLimiter: rate limit for a class of log lines (e.g. "bad line on the
 // socket"), so a misbehaving client cannot flood stderr: at most `burst`
 // lines per `interval` of the Clock; the rest are suppressed and their
-// number is handed to the next line that is let through. Does not own the
-// clock. Thread-safe.
+// number is handed to the next line that is let through, or to a periodic
+// TakeSuppressed() once their interval has passed (so the end of a burst is
+// logged too). Does not own the clock. Thread-safe.
 #ifndef GOODPUT_AGENT_LOG_LIMITER_H_
 #define GOODPUT_AGENT_LOG_LIMITER_H_
 
@@ -21,6 +22,13 @@ class LogLimiter {
   // True if a line may be logged now. Then `*suppressed` is the number of
   // lines refused since the previous allowed one (to mention in the line).
   bool Allow(int64_t* suppressed);
+
+  // The lines refused in an interval that has ended, counted once: 0 while
+  // the interval that refused them is still running (the next allowed line
+  // will carry them) or when none were refused. Call it periodically and
+  // log a summary line when it is positive.
+  // With `all`, also those of the interval still running (at shutdown).
+  int64_t TakeSuppressed(bool all = false);
 
  private:
   Clock* const clock_;

@@ -39,13 +39,11 @@ uint64_t Seed(uint64_t seed) {
 
 }  // namespace
 
-Uplink::Uplink(Options options, Spool* spool, Clock* clock, Sleeper* sleeper,
-               AgentMetrics* metrics)
+Uplink::Uplink(Options options, Spool* spool, Clock* clock, Sleeper* sleeper)
     : options_(std::move(options)),
       spool_(spool),
       clock_(clock),
       sleeper_(sleeper),
-      metrics_(metrics),
       channel_(NewChannel(options_)),
       stub_(v1::Ingest::NewStub(channel_)),
       backoff_(options_.initial_backoff, options_.max_backoff,
@@ -91,7 +89,6 @@ void Uplink::Run() {
       acked = session_acked_;
       ++stats_.stream_errors;
     }
-    metrics_->stream_errors->Increment();
     // A stream that made progress, or stayed up for a while, was healthy:
     // start the backoff over, and always say that it broke.
     const bool healthy =
@@ -167,8 +164,8 @@ void Uplink::DeadLetterRefused(uint64_t sequence, const absl::Status& status) {
       status.ToString(), "); never resending it: ",
       s.ok() ? absl::StrCat("moved to ", spool_->dir(), "/dead-letter/")
              : absl::StrCat("deleted, it could not be moved: ", s.ToString())));
-  metrics_->dead_letter_refused->Increment();
   absl::MutexLock lock(&mu_);
+  ++stats_.refused_batches;
   ++stats_.dead_lettered;
   session_acked_ = true;  // progress: the next stream starts without delay
 }
@@ -191,7 +188,6 @@ absl::Status Uplink::WriteBatches(Stream* stream) {
     if (!stream->Write(*batch)) {
       return absl::UnavailableError("stream write failed");
     }
-    metrics_->sent_batches->Increment();
     absl::MutexLock lock(&mu_);
     ++stats_.sent_batches;
   }
@@ -232,8 +228,6 @@ absl::StatusOr<v1::Batch> Uplink::ReadForSending(uint64_t sequence) {
       "); never sending it: ",
       s.ok() ? absl::StrCat("moved to ", spool_->dir(), "/dead-letter/")
              : absl::StrCat("deleted, it could not be moved: ", s.ToString())));
-  metrics_->corrupt_batches->Increment();
-  metrics_->dead_letter_corrupt->Increment();
   absl::MutexLock lock(&mu_);
   ++stats_.corrupt_batches;
   ++stats_.dead_lettered;
@@ -273,9 +267,6 @@ absl::Status Uplink::HandleAck(const v1::Ack& ack) {
     options_.log.Error(absl::StrCat("spool: cannot delete acknowledged batch ",
                                     ack.sequence(), ": ", s.ToString()));
   }
-  metrics_->acked_batches->Increment();
-  if (ack.duplicate()) metrics_->duplicate_acks->Increment();
-  metrics_->server_rejected_events->Increment(ack.rejections_size());
   absl::MutexLock lock(&mu_);
   in_flight_.pop_front();
   session_acked_ = true;
@@ -283,6 +274,18 @@ absl::Status Uplink::HandleAck(const v1::Ack& ack) {
   if (ack.duplicate()) ++stats_.duplicate_acks;
   stats_.server_rejected_events += ack.rejections_size();
   return absl::OkStatus();
+}
+
+void Uplink::FlushSuppressedLogs(bool all) {
+  if (const int64_t n = rejection_log_.TakeSuppressed(all); n > 0) {
+    options_.log.Warning(
+        absl::StrCat("server rejected ", n, " more events (not logged)"));
+  }
+  if (const int64_t n = retry_log_.TakeSuppressed(all); n > 0) {
+    options_.log.Warning(absl::StrCat("uplink: stream to ", options_.server,
+                                      " ended ", n,
+                                      " more times (not logged)"));
+  }
 }
 
 void Uplink::LogRejections(const v1::Ack& ack) {
@@ -306,6 +309,20 @@ void Uplink::LogRetry(const absl::Status& status, absl::Duration delay,
       "; reconnecting in ", absl::FormatDuration(delay),
       suppressed > 0 ? absl::StrCat(" (", suppressed, " failures not logged)")
                      : ""));
+}
+
+void Uplink::Stats::Add(const Stats& o) {
+  streams += o.streams;
+  stream_errors += o.stream_errors;
+  sent_batches += o.sent_batches;
+  acked_batches += o.acked_batches;
+  duplicate_acks += o.duplicate_acks;
+  server_rejected_events += o.server_rejected_events;
+  corrupt_batches += o.corrupt_batches;
+  refused_batches += o.refused_batches;
+  dead_lettered += o.dead_lettered;
+  retry_hints += o.retry_hints;
+  max_in_flight_seen = std::max(max_in_flight_seen, o.max_in_flight_seen);
 }
 
 Uplink::Stats Uplink::stats() const {

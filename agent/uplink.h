@@ -36,7 +36,6 @@
 #include "absl/time/time.h"
 #include "agent/backoff.h"
 #include "agent/log_limiter.h"
-#include "agent/metrics.h"
 #include "agent/sleeper.h"
 #include "agent/spool.h"
 #include "grpcpp/grpcpp.h"
@@ -68,13 +67,16 @@ class Uplink {
     int64_t duplicate_acks = 0;
     int64_t server_rejected_events = 0;
     int64_t corrupt_batches = 0;
-    int64_t dead_lettered = 0;  // corrupt or refused by the server
-    int64_t retry_hints = 0;    // streams ended with a server retry hint
+    int64_t refused_batches = 0;  // refused by the server as invalid
+    int64_t dead_lettered = 0;    // corrupt or refused by the server
+    int64_t retry_hints = 0;      // streams ended with a server retry hint
     size_t max_in_flight_seen = 0;
+
+    // Sums the counts (the agent's shards); max_in_flight_seen is the max.
+    void Add(const Stats& o);
   };
 
-  Uplink(Options options, Spool* spool, Clock* clock, Sleeper* sleeper,
-         AgentMetrics* metrics);
+  Uplink(Options options, Spool* spool, Clock* clock, Sleeper* sleeper);
   ~Uplink();
   Uplink(const Uplink&) = delete;
   Uplink& operator=(const Uplink&) = delete;
@@ -84,6 +86,10 @@ class Uplink {
   void Stop();
   // A batch was appended to the spool (wakes the writer).
   void Notify();
+  // Logs how many rejections and stream failures the rate limits
+  // suppressed in intervals that have ended (`all`: also in the
+  // running ones, at shutdown), if any.
+  void FlushSuppressedLogs(bool all = false);
 
   // A stream is open and the channel is ready.
   bool connected() const;
@@ -119,7 +125,6 @@ class Uplink {
   Spool* const spool_;
   Clock* const clock_;
   Sleeper* const sleeper_;
-  AgentMetrics* const metrics_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Ingest::Stub> stub_;
   Backoff backoff_;                           // used by thread_ only

@@ -53,7 +53,7 @@ class UplinkTest : public ::testing::Test {
     uplink_ = std::make_unique<Uplink>(
         Uplink::Options{server_.address(), max_in_flight,
                         absl::Milliseconds(100), absl::Seconds(10), 1},
-        spool_.get(), &clock_, &sleeper_, &metrics_);
+        spool_.get(), &clock_, &sleeper_);
     spool_->SetAppendListener([u = uplink_.get()] { u->Notify(); });
     uplink_->Start();
   }
@@ -90,7 +90,6 @@ class UplinkTest : public ::testing::Test {
   TestIngestServer server_;
   RealClock clock_;
   RecordingSleeper sleeper_;
-  AgentMetrics metrics_;
   std::unique_ptr<Spool> spool_;
   std::unique_ptr<Uplink> uplink_;
   int next_step_ = 1;
@@ -108,7 +107,7 @@ TEST_F(UplinkTest, DeliversEverySpooledBatchExactlyOnceInOrder) {
   EXPECT_TRUE(uplink_->AwaitStats(
       [](const Uplink::Stats& s) { return s.acked_batches == 50; }, kTimeout));
   EXPECT_LE(uplink_->stats().max_in_flight_seen, 8u);
-  EXPECT_EQ(metrics_.acked_batches->Value(), 50);
+  EXPECT_EQ(uplink_->stats().acked_batches, 50);
   EXPECT_EQ(server_.stats().high_water.at(spool_->agent_id()), 50u);
 }
 
@@ -165,7 +164,7 @@ TEST_F(UplinkTest, DuplicateAcksStillDeleteTheBatch) {
   EXPECT_EQ(server_.stats().stored_batches, 0);
   EXPECT_TRUE(uplink_->AwaitStats(
       [](const Uplink::Stats& s) { return s.duplicate_acks == 5; }, kTimeout));
-  EXPECT_EQ(metrics_.duplicate_acks->Value(), 5);
+  EXPECT_EQ(uplink_->stats().duplicate_acks, 5);
 }
 
 TEST_F(UplinkTest, ServerRejectionsAreCountedAndNeverRetried) {
@@ -179,7 +178,7 @@ TEST_F(UplinkTest, ServerRejectionsAreCountedAndNeverRetried) {
   EXPECT_TRUE(uplink_->AwaitStats(
       [](const Uplink::Stats& s) { return s.acked_batches == 1; }, kTimeout));
   EXPECT_EQ(uplink_->stats().server_rejected_events, 1);
-  EXPECT_EQ(metrics_.server_rejected_events->Value(), 1);
+  EXPECT_EQ(uplink_->stats().server_rejected_events, 1);
   EXPECT_EQ(server_.stats().received_batches, 1);
   EXPECT_EQ(server_.stats().events.size(), 2u);
 }
@@ -220,7 +219,7 @@ TEST_F(UplinkTest, ServerDownAtStartBacksOffExponentially) {
     cap *= 2;
   }
   EXPECT_FALSE(uplink_->connected());
-  EXPECT_EQ(metrics_.acked_batches->Value(), 0);
+  EXPECT_EQ(uplink_->stats().acked_batches, 0);
   ASSERT_TRUE(server_.Start(port).ok());
   ASSERT_TRUE(AwaitStored(2));
   ASSERT_TRUE(AwaitSpoolEmpty());
@@ -250,8 +249,8 @@ TEST_F(UplinkTest, CorruptBatchIsDeadLetteredAndTheRestDelivered) {
   ASSERT_TRUE(AwaitStored(2));
   ASSERT_TRUE(AwaitSpoolEmpty());
   EXPECT_THAT(server_.stats().stored_sequences, ::testing::ElementsAre(1, 3));
-  EXPECT_EQ(metrics_.corrupt_batches->Value(), 1);
-  EXPECT_EQ(metrics_.dead_letter_corrupt->Value(), 1);
+  EXPECT_EQ(uplink_->stats().corrupt_batches, 1);
+  EXPECT_EQ(uplink_->stats().dead_lettered, 1);
   EXPECT_EQ(uplink_->stats().dead_lettered, 1);
   EXPECT_TRUE(std::filesystem::exists(
       tmp_.File("dead-letter/batch-00000000000000000002-0000000000000000000"
@@ -273,7 +272,7 @@ TEST_F(UplinkTest, BatchRefusedAsInvalidIsDeadLetteredOnceAndTheRestFlows) {
               ::testing::ElementsAre(1, 3, 4));
   EXPECT_EQ(server_.stats().refused_batches, 1);  // sent once, never again
   ExpectExactlyOnce(9);
-  EXPECT_EQ(metrics_.dead_letter_refused->Value(), 1);
+  EXPECT_EQ(uplink_->stats().refused_batches, 1);
   EXPECT_EQ(uplink_->stats().dead_lettered, 1);
   std::ifstream reason(tmp_.File(
       "dead-letter/batch-00000000000000000002-0000000000000000000.pb.reason"));

@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "clients/cpp/agent_socket.h"
 #include "codec/emit_event.h"
+#include "util/flag_values.h"
 #include "util/flags.h"
 
 namespace goodput::run {
@@ -87,11 +88,10 @@ absl::Status Fill(const RawFlags& f, int64_t now_ns, RunFlags* out) {
   }
   o.job_id = *f.job_id;
   o.send_job_ended = !f.no_job_ended;
-  if (f.max_restarts && (!absl::SimpleAtoi(*f.max_restarts, &o.max_restarts) ||
-                         o.max_restarts < 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--max_restarts: must be an integer >= 0, got \"",
-                     *f.max_restarts, "\""));
+  if (absl::Status s = SetIntFlag("max_restarts", f.max_restarts, 0, kNoMax,
+                                  &o.max_restarts);
+      !s.ok()) {
+    return s;
   }
   if (f.stop_reason &&
       !v1::Interruption::Reason_Parse(*f.stop_reason, &o.stop_reason)) {

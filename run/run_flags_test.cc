@@ -45,7 +45,7 @@ TEST(RunFlagsTest, ErrorsNameTheFlagAndValue) {
   EXPECT_THAT(error({"--", "true"}), HasSubstr("--job_id: required"));
   EXPECT_THAT(error({"--job_id=j"}), HasSubstr("missing the command"));
   EXPECT_THAT(error({"--job_id=j", "--max_restarts=-1", "--", "x"}),
-              HasSubstr("--max_restarts: must be an integer >= 0, got \"-1\""));
+              HasSubstr("--max_restarts: want an integer >= 0, got \"-1\""));
   EXPECT_THAT(error({"--job_id=j", "--chips=0", "--", "x"}),
               HasSubstr("job_submitted.chips"));
   EXPECT_THAT(error({"--job_id=j", "--chips=many", "--", "x"}),

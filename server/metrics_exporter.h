@@ -17,8 +17,8 @@ namespace goodput::server {
 
 // goodputd's HTTP endpoint on --metrics_address (util/http_server.h, port 0
 // picks one): GET /metrics calls `collect` and renders its plain families in
-// the Prometheus text format (prometheus-cpp's TextSerializer: the one
-// adapter to prometheus-cpp; its exceptions become a 500 and a log line), or
+// the Prometheus text format (util/prometheus_text.h; its errors become a
+// 500 and a log line), or
 // answers 503 with the status's message when `collect` fails (e.g. still
 // recovering); GET /healthz and /readyz call `probe`. With `auth`, /metrics
 // needs HTTP basic auth (a scrape without a listed user and password gets

@@ -6,26 +6,12 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "util/flag_values.h"
 #include "util/time_format.h"
 
 namespace goodput::server {
 namespace {
-
-// Parses `value` of `flag` as an integer in [min, max] into `out`.
-template <typename Int>
-absl::Status ParseCount(const char* flag,
-                        const std::optional<std::string>& value, int64_t min,
-                        int64_t max, Int* out) {
-  if (!value) return absl::OkStatus();
-  int64_t n = 0;
-  if (!absl::SimpleAtoi(*value, &n) || n < min || n > max) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": want an integer in [", min, ", ", max,
-                     "], got \"", *value, "\""));
-  }
-  *out = static_cast<Int>(n);
-  return absl::OkStatus();
-}
 
 absl::Status ParseRate(const std::optional<std::string>& value, double* out) {
   if (!value) return absl::OkStatus();
@@ -40,20 +26,6 @@ absl::Status ParseRate(const std::optional<std::string>& value, double* out) {
   return absl::OkStatus();
 }
 
-// Parses `value` of `flag` as a number in [1, max] into `out`.
-absl::Status ParseBound(const char* flag,
-                        const std::optional<std::string>& value, double max,
-                        double* out) {
-  if (!value) return absl::OkStatus();
-  double n = 0;
-  if (!absl::SimpleAtod(*value, &n) || !(n >= 1) || n > max) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        flag, ": want a number in [1, ", max, "], got \"", *value, "\""));
-  }
-  *out = n;
-  return absl::OkStatus();
-}
-
 // Parses `value` of `flag` as a DURATION ("0" = none) into `out`.
 template <typename Out>
 absl::Status ParseAge(const char* flag, const std::optional<std::string>& value,
@@ -62,11 +34,8 @@ absl::Status ParseAge(const char* flag, const std::optional<std::string>& value,
   absl::StatusOr<int64_t> ns =
       *value == "0" ? absl::StatusOr<int64_t>(0) : ParseDurationNanos(*value);
   if (!ns.ok() || *ns < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag,
-                     ": want a duration such as 720h, or 0 for none, "
-                     "got \"",
-                     *value, "\""));
+    return BadFlag(absl::StripPrefix(flag, "--"),
+                   "a duration such as 720h, or 0 for none", *value);
   }
   if constexpr (std::is_same_v<Out, int64_t>) {
     *out = *ns;
@@ -107,19 +76,19 @@ absl::Status ApplyIdentityFlags(const SecurityFlags& f,
   codec::ValidationLimits& v = options->validation;
   constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
   for (absl::Status s :
-       {ParseCount("--max_agent_id_bytes", f.max_agent_id_bytes, 1, 1 << 16,
+       {SetIntFlag("max_agent_id_bytes", f.max_agent_id_bytes, 1, 1 << 16,
                    &options->agent_guard.max_agent_id_bytes),
         ParseAge("--agent_takeover_after", f.agent_takeover_after,
                  &options->agent_guard.takeover_after_ns),
-        ParseCount("--max_sequence_jump", f.max_sequence_jump, 0, kMaxInt,
+        SetIntFlag("max_sequence_jump", f.max_sequence_jump, 0, kMaxInt,
                    &options->max_sequence_jump),
         ParseAge("--agent_series_ttl", f.agent_series_ttl,
                  &options->agent_series_ttl_ns),
         ParseAge("--max_event_age", f.max_event_age, &v.max_age_ns),
-        ParseCount("--max_chips", f.max_chips, 1, kMaxInt, &v.max_chips),
-        ParseBound("--max_flops", f.max_flops, 1e300, &v.max_flops),
-        ParseBound("--max_bytes", f.max_bytes, 1e300, &v.max_bytes),
-        ParseCount("--max_step", f.max_step, 1, kMaxInt, &v.max_step)}) {
+        SetIntFlag("max_chips", f.max_chips, 1, kMaxInt, &v.max_chips),
+        SetNumberFlag("max_flops", f.max_flops, 1, 1e300, &v.max_flops),
+        SetNumberFlag("max_bytes", f.max_bytes, 1, 1e300, &v.max_bytes),
+        SetIntFlag("max_step", f.max_step, 1, kMaxInt, &v.max_step)}) {
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
@@ -178,20 +147,20 @@ absl::Status ApplySecurityFlags(const SecurityFlags& f,
   IngestLimitOptions& limits = options->limits;
   codec::ValidationLimits& validation = options->validation;
   for (absl::Status s :
-       {ParseCount("--max_jobs", f.max_jobs, 1, kBig, &limits.max_jobs),
-        ParseCount("--max_labels", f.max_labels, 0, 10000,
+       {SetIntFlag("max_jobs", f.max_jobs, 1, kBig, &limits.max_jobs),
+        SetIntFlag("max_labels", f.max_labels, 0, 10000,
                    &validation.max_labels),
-        ParseCount("--max_string_bytes", f.max_string_bytes, 1, 1 << 20,
+        SetIntFlag("max_string_bytes", f.max_string_bytes, 1, 1 << 20,
                    &validation.max_string_bytes),
-        ParseCount("--max_batch_events", f.max_batch_events, 1, kBig,
+        SetIntFlag("max_batch_events", f.max_batch_events, 1, kBig,
                    &limits.max_batch_events),
-        ParseCount("--max_batch_bytes", f.max_batch_bytes, 1024, kBig,
+        SetIntFlag("max_batch_bytes", f.max_batch_bytes, 1024, kBig,
                    &limits.max_batch_bytes),
-        ParseCount("--max_streams", f.max_streams, 1, 100000,
+        SetIntFlag("max_streams", f.max_streams, 1, 100000,
                    &options->max_streams),
-        ParseCount("--max_concurrent_queries", f.max_concurrent_queries, 1,
+        SetIntFlag("max_concurrent_queries", f.max_concurrent_queries, 1,
                    100000, &options->max_concurrent_queries),
-        ParseCount("--max_ingest_streams", f.max_ingest_streams, 1, 100000,
+        SetIntFlag("max_ingest_streams", f.max_ingest_streams, 1, 100000,
                    &options->max_ingest_streams),
         ParseAge("--stream_idle_timeout", f.stream_idle_timeout,
                  &options->stream_idle_timeout_ns),

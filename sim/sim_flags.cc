@@ -1,12 +1,11 @@
 #include "sim/sim_flags.h"
 
-#include <cmath>
 #include <map>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/catalog.h"
+#include "util/flag_values.h"
 #include "util/flags.h"
 #include "util/time_format.h"
 
@@ -15,36 +14,11 @@ namespace {
 
 using Opt = std::optional<std::string>;
 
-absl::Status Bad(const std::string& flag, const std::string& want,
-                 const std::string& got) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("--", flag, ": want ", want, ", got \"", got, "\""));
-}
-
-absl::Status ToInt(const std::string& flag, const Opt& v, int64_t min,
-                   int64_t* out) {
-  if (!v) return absl::OkStatus();
-  if (!absl::SimpleAtoi(*v, out) || *out < min) {
-    return Bad(flag, absl::StrCat("an integer >= ", min), *v);
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ToDouble(const std::string& flag, const Opt& v, double min,
-                      double max, double* out) {
-  if (!v) return absl::OkStatus();
-  if (!absl::SimpleAtod(*v, out) || !std::isfinite(*out) || *out < min ||
-      *out > max) {
-    return Bad(flag, absl::StrCat("a number in [", min, ", ", max, "]"), *v);
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ToMillis(const std::string& flag, const Opt& v, int64_t* out) {
   if (!v) return absl::OkStatus();
   absl::StatusOr<int64_t> ns = ParseDurationNanos(*v);
   if (!ns.ok() || *ns < 1'000'000) {
-    return Bad(flag, "a duration of at least 1ms such as 30m or 6h", *v);
+    return BadFlag(flag, "a duration of at least 1ms such as 30m or 6h", *v);
   }
   *out = *ns / 1'000'000;
   return absl::OkStatus();
@@ -65,10 +39,11 @@ absl::Status ToAccelerators(const Opt& v, std::vector<std::string>* out) {
   std::vector<std::string> names = absl::StrSplit(*v, ',', absl::SkipEmpty());
   for (const std::string& name : names) {
     if (catalog.Find(name) == nullptr) {
-      return Bad("accelerators", "catalog names such as tpu-v5p,h100", name);
+      return BadFlag("accelerators", "catalog names such as tpu-v5p,h100",
+                     name);
     }
   }
-  if (names.empty()) return Bad("accelerators", "at least one name", *v);
+  if (names.empty()) return BadFlag("accelerators", "at least one name", *v);
   *out = names;
   return absl::OkStatus();
 }
@@ -76,7 +51,7 @@ absl::Status ToAccelerators(const Opt& v, std::vector<std::string>* out) {
 absl::Status ToStart(const Opt& v, int64_t* out) {
   if (!v) return absl::OkStatus();
   absl::StatusOr<int64_t> ns = ParseRfc3339(*v);
-  if (!ns.ok()) return Bad("start", "an RFC 3339 time", *v);
+  if (!ns.ok()) return BadFlag("start", "an RFC 3339 time", *v);
   *out = *ns / 1'000'000;
   return absl::OkStatus();
 }
@@ -129,24 +104,27 @@ absl::Status ParseSimFlags(const std::vector<std::string>& args,
   SimConfig& c = flags->config;
   int64_t seed = 1;
   for (absl::Status st : {
-           ToInt("seed", v["seed"], 0, &seed),
-           ToInt("hosts", v["hosts"], 1, &c.hosts),
-           ToInt("jobs", v["jobs"], 0, &c.jobs),
+           SetIntFlag("seed", v["seed"], 0, kNoMax, &seed),
+           SetIntFlag("hosts", v["hosts"], 1, kNoMax, &c.hosts),
+           SetIntFlag("jobs", v["jobs"], 0, kNoMax, &c.jobs),
            ToDuration(v["duration"], &c.duration_ms),
            ToStart(v["start"], &c.start_ms),
            ToAccelerators(v["accelerators"], &c.accelerators),
-           ToInt("max_job_chips", v["max_job_chips"], 1, &c.max_job_chips),
-           ToDouble("initial_jobs", v["initial_jobs"], 0, 1, &c.initial_jobs),
+           SetIntFlag("max_job_chips", v["max_job_chips"], 1, kNoMax,
+                      &c.max_job_chips),
+           SetNumberFlag("initial_jobs", v["initial_jobs"], 0, 1,
+                         &c.initial_jobs),
            ToMillis("job_duration", v["job_duration"], &c.job_duration_ms),
            ToMillis("mtbi", v["mtbi"], &c.mtbi_ms),
-           ToInt("mtbi_chips", v["mtbi_chips"], 0, &c.mtbi_chips),
+           SetIntFlag("mtbi_chips", v["mtbi_chips"], 0, kNoMax, &c.mtbi_chips),
            ToMillis("checkpoint_interval", v["checkpoint_interval"],
                     &c.checkpoint_interval_ms),
            ToMillis("report_every", v["report_every"], &c.report_every_ms),
            ToMillis("heartbeat_interval", v["heartbeat_interval"],
                     &c.heartbeat_interval_ms),
-           ToDouble("elastic_jobs", v["elastic_jobs"], 0, 1, &c.elastic_jobs),
-           ToDouble("speed", v["speed"], 0.001, 1e6, &flags->speed),
+           SetNumberFlag("elastic_jobs", v["elastic_jobs"], 0, 1,
+                         &c.elastic_jobs),
+           SetNumberFlag("speed", v["speed"], 0.001, 1e6, &flags->speed),
        }) {
     if (!st.ok()) return st;
   }

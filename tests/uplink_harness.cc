@@ -31,7 +31,7 @@ void UplinkHarness::Spool(std::vector<v1::Event> events) {
 void UplinkHarness::Start(agent::Uplink::Options options) {
   options.seed = 1;
   uplink_ = std::make_unique<agent::Uplink>(std::move(options), spool_.get(),
-                                            &clock_, &sleeper_, &metrics_);
+                                            &clock_, &sleeper_);
   spool_->SetAppendListener([u = uplink_.get()] { u->Notify(); });
   uplink_->Start();
 }

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "agent/metrics.h"
 #include "agent/spool.h"
 #include "agent/testing/test_util.h"
 #include "agent/uplink.h"
@@ -42,7 +41,6 @@ class UplinkHarness {
   agent::testing::TempDir dir_;
   RealClock clock_;
   agent::testing::RecordingSleeper sleeper_;
-  agent::AgentMetrics metrics_;
   std::unique_ptr<agent::Spool> spool_;
   std::unique_ptr<agent::Uplink> uplink_;
 };
