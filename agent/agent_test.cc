@@ -106,6 +106,10 @@ TEST_F(AgentTest, RunAgentDeliversSocketEventsAndServesMetrics) {
 
   ASSERT_TRUE(WaitFor([&] { return agent->spool().Pending().empty(); }));
   ASSERT_TRUE(WaitFor([&] { return agent->uplink().connected(); }));
+  // The two bad lines come after the ten steps on the socket: the intake
+  // may still be on them when the server has the steps.
+  ASSERT_TRUE(
+      WaitFor([&] { return agent->intake().stats().rejected_lines() == 2; }));
   auto metrics = HttpGet(agent->metrics_port(), "/metrics");
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_EQ(metrics->status, 200);

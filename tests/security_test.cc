@@ -164,7 +164,10 @@ TEST_F(SecurityTest, UnknownTokenIsRefusedUnauthenticated) {
   tls.token_file = dir_->File("tok-wrong");
   StartAgent(tls);
   ExpectRefused();
-  EXPECT_GE(server_->auth_refused(), 3);
+  // The agent may see its stream end before the server has counted the
+  // refusal: wait for the count, never for a time.
+  EXPECT_TRUE(agent::testing::WaitFor(
+      [&] { return server_->auth_refused() >= 3; }, kTimeout));
   EXPECT_GE(Scraped("goodput_auth_refused_total{reason=\"unknown_token\"}"), 3);
   EXPECT_EQ(Scraped("goodput_auth_refused_total{reason=\"missing_token\"}"), 0);
 }
@@ -175,7 +178,10 @@ TEST_F(SecurityTest, MissingTokenIsRefused) {
   tls.token_file.clear();
   StartAgent(tls);
   ExpectRefused();
-  EXPECT_GE(server_->auth_refused(), 3);
+  // The agent may see its stream end before the server has counted the
+  // refusal: wait for the count, never for a time.
+  EXPECT_TRUE(agent::testing::WaitFor(
+      [&] { return server_->auth_refused() >= 3; }, kTimeout));
   EXPECT_GE(Scraped("goodput_auth_refused_total{reason=\"missing_token\"}"), 3);
   EXPECT_EQ(Scraped("goodput_auth_refused_total{reason=\"unknown_token\"}"), 0);
 }
