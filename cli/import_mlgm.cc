@@ -90,6 +90,8 @@ absl::StatusOr<MlgmResult> MlgmConverter::Finish() {
   result.entries = wheres_.size();
   result.bad = result.errors.size();
   result.duplicates = duplicates_;
+  result.slice_allocations = slice_allocations_;
+  result.dropped = dropped_;
   return result;
 }
 
@@ -106,7 +108,7 @@ std::vector<v1::Event> MlgmConverter::ConvertJob(const std::string& job,
       last_end = i;
     }
   }
-  MlgmJobConverter converter(job, &options_);
+  MlgmJobConverter converter(job, &options_, MinChips(marks));
   for (size_t i = 0; i < marks.size(); ++i) {
     if (Repeats(marks, i)) {
       ++duplicates_;
@@ -115,7 +117,21 @@ std::vector<v1::Event> MlgmConverter::ConvertJob(const std::string& job,
     absl::Status status = converter.Apply(marks[i].mark, i == last_end);
     if (!status.ok()) AddError(marks[i].entry, status.message());
   }
+  slice_allocations_ += converter.slice_allocations();
+  for (const auto& [reason, n] : converter.dropped()) dropped_[reason] += n;
   return WithExclusions(job, converter.TakeEvents());
+}
+
+// --min_chips, else one slice of the job's first slice-count record (the
+// least an elastic job of the library steps with) when it divides --chips.
+int64_t MlgmConverter::MinChips(const std::vector<Pending>& marks) const {
+  if (options_.chips <= 0 || options_.min_chips > 0) return options_.min_chips;
+  for (const Pending& p : marks) {
+    if (p.mark.kind != MlgmMark::Kind::kSlices) continue;
+    const int64_t total = p.mark.total_slices;
+    return options_.chips % total == 0 ? options_.chips / total : 0;
+  }
+  return 0;
 }
 
 // --exclude: one JOB exclusion per interval, in time order with the rest
@@ -146,7 +162,8 @@ bool MlgmConverter::Repeats(const std::vector<Pending>& marks, size_t i) {
   for (size_t j = i; j > 0 && marks[j - 1].mark.time_ns == m.time_ns; --j) {
     const MlgmMark& o = marks[j - 1].mark;
     if (o.kind == m.kind && o.span == m.span && o.name == m.name &&
-        o.step == m.step) {
+        o.step == m.step && o.total_slices == m.total_slices &&
+        o.available_slices == m.available_slices) {
       return true;
     }
   }

@@ -27,6 +27,10 @@ struct MlgmResult {
   // Marks equal in every field to another of the same job (e.g. overlapping
   // exports): applied once.
   int64_t duplicates = 0;
+  // Elastic slice-count records that became allocations, and those
+  // dropped, by reason (docs/migrating.md, "Elastic jobs").
+  int64_t slice_allocations = 0;
+  std::map<std::string, int64_t> dropped;
 };
 
 // Converts ml-goodput-measurement log entries of any number of jobs into
@@ -64,6 +68,7 @@ class MlgmConverter {
   void AddMark(MlgmMark mark, int64_t entry);
   std::vector<v1::Event> ConvertJob(const std::string& job,
                                     std::vector<Pending>& marks);
+  int64_t MinChips(const std::vector<Pending>& marks) const;
   std::vector<v1::Event> WithExclusions(const std::string& job,
                                         std::vector<v1::Event> events) const;
   // Whether marks[i] repeats a mark at the same instant before it.
@@ -77,6 +82,8 @@ class MlgmConverter {
   std::map<std::string, std::vector<Pending>> marks_;  // by job id
   std::set<std::string> job_names_;  // distinct job_name values seen
   int64_t duplicates_ = 0;
+  int64_t slice_allocations_ = 0;
+  std::map<std::string, int64_t> dropped_;
 };
 
 }  // namespace goodput::cli

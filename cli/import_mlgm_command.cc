@@ -33,7 +33,8 @@ struct ImportFlags {
   bool help = false;
   bool skip_bad = false;
   bool blocking_data_loading = false;
-  std::optional<std::string> job_id, chips, accelerator, out, exclude;
+  std::optional<std::string> job_id, chips, min_chips, accelerator, out,
+      exclude;
 };
 
 void RegisterFlags(ImportFlags* f, FlagParser* parser) {
@@ -43,6 +44,10 @@ void RegisterFlags(ImportFlags* f, FlagParser* parser) {
   parser->AddString("chips", "N", &f->chips,
                     "start each job with job_submitted of N chips (else the "
                     "job has no chip weight)");
+  parser->AddString("min_chips", "M", &f->min_chips,
+                    "make that job_submitted elastic with min_chips M "
+                    "(needs --chips; default for a log with slice counts: "
+                    "one slice)");
   parser->AddString("accelerator", "A", &f->accelerator,
                     "accelerator of that job_submitted, e.g. tpu-v5p "
                     "(needs --chips)");
@@ -103,6 +108,14 @@ absl::StatusOr<MlgmOptions> BuildOptions(const ImportFlags& flags) {
       (!absl::SimpleAtoi(*flags.chips, &options.chips) || options.chips <= 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--chips: must be an integer > 0, got '", *flags.chips, "'"));
+  }
+  if (flags.min_chips &&
+      (!flags.chips ||
+       !absl::SimpleAtoi(*flags.min_chips, &options.min_chips) ||
+       options.min_chips <= 0 || options.min_chips > options.chips)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--min_chips: needs --chips and must be an integer in 1..chips, got '",
+        *flags.min_chips, "'"));
   }
   if (flags.accelerator && !flags.chips) {
     return absl::InvalidArgumentError("--accelerator: needs --chips");
@@ -208,6 +221,20 @@ absl::Status WriteEvents(const MlgmResult& result,
   return absl::OkStatus();
 }
 
+// What became of the elastic slice counts (docs/migrating.md, "Elastic
+// jobs"): active_slices is never imported.
+void PrintElastic(const MlgmResult& result, std::ostream& err) {
+  if (result.slice_allocations > 0) {
+    err << kPrefix << ": " << result.slice_allocations
+        << " slice-count records became allocations (active_slices not "
+           "imported)\n";
+  }
+  for (const auto& [reason, n] : result.dropped) {
+    err << kPrefix << ": " << n << " slice-count records dropped: " << reason
+        << "\n";
+  }
+}
+
 int ConvertAndWrite(const std::vector<std::string>& paths,
                     const ImportFlags& flags, MlgmOptions options,
                     CommandContext& context) {
@@ -218,6 +245,7 @@ int ConvertAndWrite(const std::vector<std::string>& paths,
     context.err << kPrefix << ": " << result->duplicates
                 << " repeated entries applied once\n";
   }
+  PrintElastic(*result, context.err);
   if (result->bad > 0) PrintErrors(*result, flags.skip_bad, context.err);
   if (result->bad > 0 && !flags.skip_bad) return kExitBadInput;
   absl::Status written = WriteEvents(*result, flags.out, context.out);

@@ -23,6 +23,7 @@ using report::testing::ReadFileOrDie;
 using report::testing::WriteFileOrDie;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 struct RunResult {
@@ -114,6 +115,48 @@ TEST_F(ImportMlgmCommandTest, ExcludeBecomesJobExclusions) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("--exclude: each interval must be "
                                  "START/END"));
+}
+
+// Issue 14: the elastic example through the written JSON Lines, and what
+// the import says on stderr about the slice counts.
+TEST_F(ImportMlgmCommandTest, ElasticLogReplaysAsAnElasticJob) {
+  RunResult imported =
+      Goodputctl({"import-mlgm", Example("elastic.jsonl"), "--chips=256"});
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  EXPECT_EQ(imported.err,
+            "goodputctl import-mlgm: 5 slice-count records became "
+            "allocations (active_slices not imported)\n");
+  EXPECT_THAT(imported.out, HasSubstr(R"("allocation":{"chips":192})"));
+  RunResult replayed = Goodputctl({"replay", "--json", "-"}, imported.out);
+  ASSERT_EQ(replayed.code, 0) << replayed.err;
+  const nlohmann::json job = nlohmann::json::parse(replayed.out)["jobs"][0];
+  EXPECT_EQ(job["min_chips"], 64);
+  EXPECT_EQ(job["seconds"]["reshard"], 13.0);
+  EXPECT_EQ(job["custom_seconds"]["ELASTIC_SLICE_DOWN"], 5.0);
+  EXPECT_EQ(job["degraded_chip_seconds"], 64.0 * 35);
+  EXPECT_DOUBLE_EQ(job["slice_efficiency"].get<double>(), 61.0 / 68);
+
+  RunResult odd =
+      Goodputctl({"import-mlgm", Example("elastic.jsonl"), "--chips=250"});
+  ASSERT_EQ(odd.code, 0) << odd.err;
+  EXPECT_EQ(odd.err,
+            "goodputctl import-mlgm: 5 slice-count records dropped: --chips "
+            "is not a multiple of total_slices\n");
+  EXPECT_THAT(odd.out, Not(HasSubstr("allocation")));
+  EXPECT_THAT(odd.out, Not(HasSubstr("min_chips")));
+  RunResult min = Goodputctl({"import-mlgm", Example("elastic.jsonl"),
+                              "--chips=256", "--min_chips=128"});
+  EXPECT_THAT(min.out, HasSubstr(R"("min_chips":128)"));
+  for (const char* bad :
+       {"--min_chips=0", "--min_chips=257", "--min_chips=x"}) {
+    RunResult r = Goodputctl(
+        {"import-mlgm", Example("elastic.jsonl"), "--chips=256", bad});
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_THAT(r.err, HasSubstr("--min_chips: needs --chips")) << bad;
+  }
+  RunResult no_chips =
+      Goodputctl({"import-mlgm", Example("elastic.jsonl"), "--min_chips=4"});
+  EXPECT_EQ(no_chips.code, 2);
 }
 
 TEST_F(ImportMlgmCommandTest, BadEntryWritesNothingWithoutSkipBad) {

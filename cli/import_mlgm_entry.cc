@@ -1,5 +1,6 @@
 #include "cli/import_mlgm_entry.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -36,6 +37,11 @@ constexpr TimeField kTimeFields[] = {
     {"data_loading_end_time", Kind::kEnd, Span::kDataLoading},
     {"custom_badput_event_start_time", Kind::kBegin, Span::kCustom},
     {"custom_badput_event_end_time", Kind::kEnd, Span::kCustom},
+    {"elastic_wait_start_time", Kind::kBegin, Span::kElasticWait},
+    {"elastic_wait_end_time", Kind::kEnd, Span::kElasticWait},
+    {"elastic_reinit_start_time", Kind::kBegin, Span::kReinit},
+    {"elastic_reinit_end_time", Kind::kEnd, Span::kReinit},
+    {"elastic_slice_counts_timestamp", Kind::kSlices, Span::kTpuInit},
 };
 
 // Later than any real log (2286); keeps nanoseconds inside int64.
@@ -100,9 +106,43 @@ absl::StatusOr<const TimeField*> FindTimeField(const Json& payload) {
   return found;
 }
 
+// An elastic wait's event type: a string, "unknown" when absent (as the
+// library reads it).
+absl::Status FillWaitType(const Json& payload, MlgmMark* mark) {
+  const Json* type = Find(payload, "elastic_wait_event_type");
+  if (type == nullptr) {
+    mark->name = "unknown";
+    return absl::OkStatus();
+  }
+  if (!type->is_string() || type->get<std::string>().empty()) {
+    return Bad("elastic_wait_event_type", "must be a non-empty string", *type);
+  }
+  mark->name = type->get<std::string>();
+  return absl::OkStatus();
+}
+
+// A slice-count record's total_slices (absent: 1; at least 1, as the
+// library reads it) and available_slices (absent: 0).
+absl::Status FillSlices(const Json& payload, MlgmMark* mark) {
+  mark->total_slices = 1;
+  if (const Json* total = Find(payload, "total_slices")) {
+    absl::StatusOr<int64_t> n = Step(*total, "total_slices");
+    if (!n.ok()) return n.status();
+    mark->total_slices = std::max<int64_t>(*n, 1);
+  }
+  if (const Json* available = Find(payload, "available_slices")) {
+    absl::StatusOr<int64_t> n = Step(*available, "available_slices");
+    if (!n.ok()) return n.status();
+    mark->available_slices = *n;
+  }
+  return absl::OkStatus();
+}
+
 // Fills the step or custom event name a recorder entry of `field` needs.
 absl::Status FillDetails(const Json& payload, const TimeField& field,
                          MlgmMark* mark) {
+  if (field.kind == Kind::kSlices) return FillSlices(payload, mark);
+  if (field.span == Span::kElasticWait) return FillWaitType(payload, mark);
   if (field.kind == Kind::kStepStart) {
     const Json* step = Find(payload, "step_count");
     if (step == nullptr) return Bad("step_count", "missing", Json());

@@ -87,6 +87,42 @@ TEST(ParseMlgmEntryTest, CustomBadputEventsCarryTheirType) {
   EXPECT_EQ(marks[0].name, "eval");
 }
 
+// ElasticGoodputRecorder's records (issue 14).
+TEST(ParseMlgmEntryTest, ElasticRecords) {
+  std::vector<MlgmMark> slices = ParseOk(
+      R"({"job_name":"j","active_slices":2,"total_slices":4,)"
+      R"("available_slices":3,"elastic_slice_counts_timestamp":1700000000})");
+  ASSERT_EQ(slices.size(), 1u);
+  EXPECT_EQ(slices[0].kind, Kind::kSlices);
+  EXPECT_EQ(slices[0].total_slices, 4);
+  EXPECT_EQ(slices[0].available_slices, 3);
+  EXPECT_EQ(slices[0].time_ns, kT0 * kSecond);
+  // Absent counts read as the library reads them: total 1, available 0.
+  std::vector<MlgmMark> bare =
+      ParseOk(R"({"job_name":"j","total_slices":0,)"
+              R"("elastic_slice_counts_timestamp":1700000000})");
+  EXPECT_EQ(bare[0].total_slices, 1);
+  EXPECT_EQ(bare[0].available_slices, 0);
+  std::vector<MlgmMark> wait =
+      ParseOk(R"({"job_name":"j","elastic_wait_event_type":"scale_up",)"
+              R"("elastic_wait_end_time":1700000000})");
+  EXPECT_EQ(wait[0].kind, Kind::kEnd);
+  EXPECT_EQ(wait[0].span, Span::kElasticWait);
+  EXPECT_EQ(wait[0].name, "scale_up");
+  EXPECT_EQ(ParseOk(R"({"elastic_wait_start_time":1700000000})")[0].name,
+            "unknown");
+  std::vector<MlgmMark> reinit =
+      ParseOk(R"({"job_name":"j","elastic_reinit_start_time":1700000000})");
+  EXPECT_EQ(reinit[0].kind, Kind::kBegin);
+  EXPECT_EQ(reinit[0].span, Span::kReinit);
+  EXPECT_EQ(ParseError(R"({"available_slices":-1,)"
+                       R"("elastic_slice_counts_timestamp":1700000000})"),
+            "available_slices: must be an integer >= 0, got -1");
+  EXPECT_EQ(ParseError(R"({"elastic_wait_event_type":3,)"
+                       R"("elastic_wait_start_time":1700000000})"),
+            "elastic_wait_event_type: must be a non-empty string, got 3");
+}
+
 TEST(ParseMlgmEntryTest, CloudLoggingEntryIsUnwrapped) {
   std::vector<MlgmMark> marks = ParseOk(
       R"({"insertId":"x","severity":"INFO","timestamp":"2030-01-01T00:00:00Z",)"

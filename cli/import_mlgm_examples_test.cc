@@ -2,6 +2,7 @@
 // testdata/mlgm/ is imported and replayed through core, and every number
 // the page states for our side is checked here.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "core/category.h"
 #include "core/config.h"
 #include "core/replay_events.h"
+#include "core/report.h"
 #include "gtest/gtest.h"
 #include "report/test_util.h"
 
@@ -145,6 +147,30 @@ TEST(MlgmExamplesTest, RestoreInsidePrepIsCountedOnce) {
                   {Category::kRestore, 30},
                   {Category::kCheckpoint, 6},
                   {Category::kProductive, 30}}});
+}
+
+// Example 8 (docs/migrating.md, "Elastic jobs"): a slice goes down at
+// T+25 (step 3 in flight, 5 s lost), a wait T+25..30, a reinitialization
+// T+30..40 with an accelerator init inside it, steps at 3 of 4 slices, a
+// scale up at T+60 (wait 2 s, reinitialization 3 s), job end at T+85.
+TEST(MlgmExamplesTest, ElasticSliceCountsWaitsAndReinitialization) {
+  Example example{"elastic.jsonl",
+                  {{Category::kLost, 5},
+                   {Category::kCustom, 7},
+                   {Category::kReshard, 13},
+                   {Category::kProductive, 60}}};
+  ExpectExample(example);
+  core::JobReport job = ImportAndReplay(example);  // 8 chips: 2 per slice
+  EXPECT_EQ(job.min_chips, 2);                     // one slice
+  EXPECT_EQ(job.custom_nanos["ELASTIC_SLICE_DOWN"], 5 * kSecond);
+  EXPECT_EQ(job.custom_nanos["ELASTIC_SCALE_UP"], 2 * kSecond);
+  // One slice (2 chips) missing from T+25 to T+60.
+  std::optional<core::ElasticMeasures> elastic = core::JobElastic(job);
+  ASSERT_TRUE(elastic.has_value());
+  EXPECT_DOUBLE_EQ(elastic->degraded_chip_seconds, 2.0 * 35);
+  ASSERT_TRUE(elastic->slice_efficiency.has_value());
+  EXPECT_DOUBLE_EQ(*elastic->slice_efficiency,
+                   (8.0 * 85 - 2 * 35) / (8.0 * 85));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "util/proto_time.h"
 #include "util/time_format.h"
@@ -19,6 +20,13 @@ v1::Activity MakeActivity(v1::Activity::Kind kind) {
   v1::Activity a;
   a.set_kind(kind);
   return a;
+}
+
+// The library's badput bucket of an elastic wait of `type`.
+std::string WaitBucket(const std::string& type) {
+  return absl::StrContains(absl::AsciiStrToLower(type), "scale_up")
+             ? "ELASTIC_SCALE_UP"
+             : "ELASTIC_SLICE_DOWN";
 }
 
 v1::Activity SpanActivity(const MlgmMark& mark) {
@@ -36,6 +44,13 @@ v1::Activity SpanActivity(const MlgmMark& mark) {
       a.set_name(mark.name);
       return a;
     }
+    case Span::kElasticWait: {
+      v1::Activity a = MakeActivity(v1::Activity::CUSTOM);
+      a.set_name(WaitBucket(mark.name));
+      return a;
+    }
+    case Span::kReinit:
+      return MakeActivity(v1::Activity::RESHARD);
     case Span::kRestore:
       break;
   }
@@ -55,6 +70,10 @@ const char* EndField(Span span) {
       return "data_loading_end_time";
     case Span::kCustom:
       return "custom_badput_event_end_time";
+    case Span::kElasticWait:
+      return "elastic_wait_end_time";
+    case Span::kReinit:
+      return "elastic_reinit_end_time";
     case Span::kSave:
     case Span::kRestore:
       break;
@@ -62,7 +81,10 @@ const char* EndField(Span span) {
   return "event_type";
 }
 
+// Custom events match start to end by type ignoring case, elastic waits by
+// type (as the library pairs them).
 std::string SpanKey(const MlgmMark& mark) {
+  if (mark.span == Span::kElasticWait) return mark.name;
   return mark.span == Span::kCustom ? absl::AsciiStrToUpper(mark.name) : "";
 }
 
@@ -74,8 +96,9 @@ bool SameActivity(const v1::Activity& a, const v1::Activity& b) {
 }  // namespace
 
 MlgmJobConverter::MlgmJobConverter(std::string job_id,
-                                   const MlgmOptions* options)
-    : job_id_(std::move(job_id)), options_(options) {}
+                                   const MlgmOptions* options,
+                                   int64_t min_chips)
+    : job_id_(std::move(job_id)), options_(options), min_chips_(min_chips) {}
 
 absl::Status MlgmJobConverter::Apply(const MlgmMark& mark, bool last_end) {
   if (ended_ && mark.time_ns > ended_ns_) {
@@ -103,6 +126,9 @@ absl::Status MlgmJobConverter::Apply(const MlgmMark& mark, bool last_end) {
     case Kind::kJobEnd:
       OnJobEnd(mark.time_ns, last_end);
       break;
+    case Kind::kSlices:
+      OnSlices(mark);
+      return absl::OkStatus();  // a scheduler fact: the activity is unchanged
   }
   SyncActivity(mark.time_ns);
   return absl::OkStatus();
@@ -115,6 +141,33 @@ void MlgmJobConverter::Submit(int64_t t) {
   s->set_chips(options_->chips);
   s->set_accelerator(options_->accelerator);
   s->set_workload(v1::JobSubmitted::TRAINING);
+  if (min_chips_ > 0) s->set_min_chips(min_chips_);
+}
+
+// Slice counts: the job holds chips x available / total (SPEC rule 14's
+// allocation), when that is a whole number of chips per slice of a fixed
+// total; otherwise the record is dropped, counted by reason.
+void MlgmJobConverter::OnSlices(const MlgmMark& mark) {
+  const char* dropped = nullptr;
+  if (total_slices_ == 0) total_slices_ = mark.total_slices;
+  if (options_->chips <= 0) {
+    dropped = "no --chips to scale the slice counts by";
+  } else if (mark.total_slices != total_slices_) {
+    dropped = "total_slices changed (the requested chips cannot)";
+  } else if (options_->chips % mark.total_slices != 0) {
+    dropped = "--chips is not a multiple of total_slices";
+  }
+  if (dropped != nullptr) {
+    ++dropped_[dropped];
+    return;
+  }
+  ++slice_allocations_;
+  const int64_t chips =
+      options_->chips / mark.total_slices * mark.available_slices;
+  const int64_t before = held_ < 0 ? options_->chips : held_;  // rule 14
+  if (chips != before && stepping_ && !step_done_) resized_ = true;
+  held_ = chips;
+  Emit(mark.time_ns, false).mutable_allocation()->set_chips(chips);
 }
 
 void MlgmJobConverter::EnsureAttempt(int64_t t) {
@@ -130,6 +183,7 @@ void MlgmJobConverter::StartAttempt(int64_t t) {
   Emit(t, true).mutable_started();
   stepping_ = false;
   step_done_ = false;
+  resized_ = false;
   open_.clear();
   shown_.reset();
 }
@@ -146,7 +200,11 @@ void MlgmJobConverter::OnJobStart(int64_t t) {
 
 void MlgmJobConverter::OnStepStart(const MlgmMark& mark) {
   EnsureAttempt(mark.time_ns);
-  if (stepping_ && mark.step == step_ + 1) {
+  if (resized_) {
+    // Rule 14 made the step in flight at the resize lost: this one starts
+    // afresh, whatever its number (an elastic job redoes steps in place).
+    resized_ = false;
+  } else if (stepping_ && mark.step == step_ + 1) {
     CompleteStep(mark.time_ns);
   } else if (stepping_) {
     StartAttempt(mark.time_ns);  // back or ahead: a restart nobody logged
@@ -199,10 +257,22 @@ void MlgmJobConverter::CompleteStep(int64_t t) {
   step_done_ = true;
 }
 
-// The innermost visible open span's activity, else stepping or idle.
+// The innermost visible open span's activity, else stepping or idle; an
+// accelerator init or preparation inside an elastic reinitialization is
+// RESHARD (the library counts their overlap as reinitialization only).
 v1::Activity MlgmJobConverter::Wanted() const {
-  for (auto it = open_.rbegin(); it != open_.rend(); ++it) {
-    if (!it->hidden) return it->activity;
+  const OpenSpan* innermost = nullptr;
+  bool reinit = false;
+  for (const OpenSpan& span : open_) {
+    if (span.hidden) continue;
+    innermost = &span;
+    reinit = reinit || span.span == Span::kReinit;
+  }
+  if (innermost != nullptr) {
+    const bool init = innermost->span == Span::kTpuInit ||
+                      innermost->span == Span::kTrainingPrep;
+    if (reinit && init) return MakeActivity(v1::Activity::RESHARD);
+    return innermost->activity;
   }
   return MakeActivity(stepping_ ? v1::Activity::TRAINING : v1::Activity::IDLE);
 }

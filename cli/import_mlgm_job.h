@@ -2,6 +2,7 @@
 #define GOODPUT_CLI_IMPORT_MLGM_JOB_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,7 +18,11 @@ namespace goodput::cli {
 // import-mlgm flags). A plain value.
 struct MlgmOptions {
   std::optional<std::string> job_id;  // replaces every entry's job_name
-  int64_t chips = 0;        // > 0: a job_submitted with these chips first
+  int64_t chips = 0;  // > 0: a job_submitted with these chips first
+  // > 0 (needs chips): that job_submitted's min_chips (SPEC rule 14); 0:
+  // one slice (chips / total_slices of the job's first slice-count record)
+  // for a job with slice counts, else none.
+  int64_t min_chips = 0;
   std::string accelerator;  // for that job_submitted
   // Data loading after the attempt's first step start is folded into step
   // time (as the library does: JAX overlaps it with the device's work)
@@ -44,13 +49,23 @@ struct MlgmOptions {
 //   Orbax restore of step s   -> activity RESTORE step s for the span
 //   last job_end_time         -> the step in flight completes, job_ended
 //                                SUCCEEDED
+//   elastic slice counts      -> allocation of chips x available_slices /
+//                                total_slices (needs chips; SPEC rule 14);
+//                                the step start after a resize begins a
+//                                step (not a restart), whatever its number
+//   elastic wait of type T    -> activity CUSTOM named ELASTIC_SCALE_UP (T
+//                                has "scale_up") or ELASTIC_SLICE_DOWN
+//   elastic reinitialization  -> activity RESHARD (also over the accelerator
+//                                init and preparation inside it)
 // When a span ends, the activity goes back to what it was; marks at one
 // instant give at most one activity. Owns the events
 // it made until TakeEvents(). Not thread-safe.
 class MlgmJobConverter {
  public:
-  // `options` must outlive the converter.
-  MlgmJobConverter(std::string job_id, const MlgmOptions* options);
+  // `options` must outlive the converter. `min_chips` > 0 makes the job's
+  // job_submitted elastic (SPEC rule 14).
+  MlgmJobConverter(std::string job_id, const MlgmOptions* options,
+                   int64_t min_chips = 0);
 
   // Applies `mark`, appending the events it implies. `last_end` says
   // whether a kJobEnd mark is the job's last one, the only one that ends
@@ -61,6 +76,12 @@ class MlgmJobConverter {
 
   // The events so far (the last activity included), in time order.
   std::vector<v1::Event> TakeEvents();
+
+  // Slice-count records that became allocations, and those dropped by
+  // reason (no chips, chips not a multiple of total_slices, total_slices
+  // changed).
+  int64_t slice_allocations() const { return slice_allocations_; }
+  const std::map<std::string, int64_t>& dropped() const { return dropped_; }
 
  private:
   struct OpenSpan {
@@ -78,6 +99,7 @@ class MlgmJobConverter {
   void OnBegin(const MlgmMark& mark);
   absl::Status OnEnd(const MlgmMark& mark);
   void OnJobEnd(int64_t t, bool last_end);
+  void OnSlices(const MlgmMark& mark);
   void CompleteStep(int64_t t);
   v1::Activity Wanted() const;
   void SyncActivity(int64_t t);
@@ -86,7 +108,15 @@ class MlgmJobConverter {
 
   std::string job_id_;
   const MlgmOptions* options_;
+  int64_t min_chips_;
   std::vector<v1::Event> events_;
+  int64_t total_slices_ = 0;  // of the first slice-count record
+  int64_t held_ = -1;         // chips of the last allocation (-1: none)
+  // The held chips changed while a step was in flight (SPEC rule 14: that
+  // step is lost); the next step start begins a step, not a restart.
+  bool resized_ = false;
+  int64_t slice_allocations_ = 0;
+  std::map<std::string, int64_t> dropped_;
   bool submitted_ = false;
   bool ended_ = false;
   int64_t ended_ns_ = 0;

@@ -17,6 +17,7 @@ Json Submitted(const v1::JobSubmitted& s) {
   out["chips"] = s.chips();
   if (!s.accelerator().empty()) out["accelerator"] = s.accelerator();
   out["workload"] = v1::JobSubmitted::Workload_Name(s.workload());
+  if (s.has_min_chips()) out["min_chips"] = s.min_chips();
   return out;
 }
 
@@ -45,6 +46,8 @@ std::pair<const char*, Json> Body(const v1::Event& e) {
       return {"job_submitted", Submitted(e.job_submitted())};
     case v1::Event::kActivity:
       return {"activity", ActivityJson(e.activity())};
+    case v1::Event::kAllocation:  // elastic slice counts
+      return {"allocation", Json{{"chips", e.allocation().chips()}}};
     case v1::Event::kStep:
       return {"step", Json{{"step", e.step().step()}}};
     case v1::Event::kCheckpoint:

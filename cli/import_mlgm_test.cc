@@ -36,6 +36,16 @@ std::string Custom(const std::string& edge, const std::string& type, int t) {
   return Rec(absl::StrCat("custom_badput_event_", edge, "_time"), t,
              absl::StrCat(R"("custom_badput_event_type":")", type, R"(")"));
 }
+// ElasticGoodputRecorder's records.
+std::string Slices(int available, int total, int t) {
+  return Rec("elastic_slice_counts_timestamp", t,
+             absl::StrCat(R"("active_slices":1,"total_slices":)", total,
+                          R"(,"available_slices":)", available));
+}
+std::string Wait(const std::string& edge, const std::string& type, int t) {
+  return Rec(absl::StrCat("elastic_wait_", edge, "_time"), t,
+             absl::StrCat(R"("elastic_wait_event_type":")", type, R"(")"));
+}
 std::string Save(int step, int t, int seconds) {
   return absl::StrCat(
       R"({"job_name":"j","event_type":"save","step":)", step,
@@ -56,6 +66,11 @@ std::string Brief(const v1::Event& e) {
     case v1::Event::kJobSubmitted:
       body = absl::StrCat("submitted ", e.job_submitted().chips(), " ",
                           e.job_submitted().accelerator());
+      if (e.job_submitted().has_min_chips())
+        absl::StrAppend(&body, " min ", e.job_submitted().min_chips());
+      break;
+    case v1::Event::kAllocation:
+      body = absl::StrCat("allocation ", e.allocation().chips());
       break;
     case v1::Event::kStarted:
       body = "started";
@@ -142,6 +157,101 @@ TEST(MlgmConverterTest, ChipsGiveAJobSubmittedFirst) {
   Converted c = Convert({Rec("job_start_time", 0), StepStart(1, 0)}, options);
   EXPECT_THAT(c.events, ElementsAre("+0 j submitted 16 tpu-v5p",
                                     "+0 mlgm-1 started", "+0 mlgm-1 TRAINING"));
+}
+
+// Rule 14: --chips scaled by available / total slices; min_chips one
+// slice; active_slices is not read.
+TEST(MlgmConverterTest, SliceCountsBecomeAllocationsOfWholeSlices) {
+  MlgmOptions options;
+  options.chips = 16;
+  Converted c = Convert({Rec("job_start_time", 0), Slices(4, 4, 0),
+                         StepStart(1, 0), Slices(3, 4, 10), Slices(0, 4, 20)},
+                        options);
+  EXPECT_THAT(c.errors, IsEmpty());
+  EXPECT_THAT(c.events,
+              ElementsAre("+0 j submitted 16  min 4", "+0 mlgm-1 started",
+                          "+0 j allocation 16", "+0 mlgm-1 TRAINING",
+                          "+10 j allocation 12", "+20 j allocation 0"));
+  EXPECT_EQ(c.result.slice_allocations, 3);
+  EXPECT_THAT(c.result.dropped, IsEmpty());
+  options.min_chips = 8;  // --min_chips wins
+  EXPECT_EQ(Convert({Slices(4, 4, 0)}, options).events.front(),
+            "+0 j submitted 16  min 8");
+}
+
+TEST(MlgmConverterTest, SliceCountsThatDoNotMapAreDroppedByReason) {
+  Converted none = Convert({Rec("job_start_time", 0), Slices(3, 4, 5)});
+  EXPECT_THAT(none.events, ElementsAre("+0 mlgm-1 started", "+0 mlgm-1 IDLE"));
+  EXPECT_EQ(none.result.dropped.at("no --chips to scale the slice counts by"),
+            1);
+  MlgmOptions options;
+  options.chips = 10;  // not a multiple of 4 slices: not elastic either
+  Converted odd = Convert({Slices(4, 4, 0), Slices(3, 4, 5)}, options);
+  EXPECT_THAT(odd.events, ElementsAre("+0 j submitted 10 "));
+  EXPECT_EQ(odd.result.dropped.at("--chips is not a multiple of total_slices"),
+            2);
+  options.chips = 16;
+  Converted changed = Convert({Slices(4, 4, 0), Slices(2, 2, 5)}, options);
+  EXPECT_THAT(changed.events,
+              ElementsAre("+0 j submitted 16  min 4", "+0 j allocation 16"));
+  EXPECT_EQ(changed.result.slice_allocations, 1);
+  EXPECT_EQ(changed.result.dropped.at(
+                "total_slices changed (the requested chips cannot)"),
+            1);
+}
+
+// Waits keep the library's bucket as a CUSTOM name; a reinitialization is
+// RESHARD, also over an accelerator init inside it (the library counts
+// the overlap as reinitialization only), and the init after it is INIT.
+TEST(MlgmConverterTest, ElasticWaitsAreCustomAndReinitializationIsReshard) {
+  Converted c = Convert({
+      Rec("job_start_time", 0),
+      Wait("start", "slice_down", 0),
+      Wait("end", "slice_down", 5),
+      Rec("elastic_reinit_start_time", 5),
+      Rec("tpu_init_start_time", 8),
+      Rec("elastic_reinit_end_time", 12),
+      Rec("tpu_init_end_time", 15),
+      Wait("start", "Elastic_Scale_Up", 15),
+      Wait("end", "Elastic_Scale_Up", 17),
+      Rec("elastic_wait_start_time", 17),  // no type: "unknown"
+      Rec("elastic_wait_end_time", 18),
+  });
+  EXPECT_THAT(c.errors, IsEmpty());
+  EXPECT_THAT(c.events, ElementsAre("+0 mlgm-1 started",
+                                    "+0 mlgm-1 CUSTOM "
+                                    "ELASTIC_SLICE_DOWN",
+                                    "+5 mlgm-1 RESHARD", "+12 mlgm-1 INIT",
+                                    "+15 mlgm-1 CUSTOM ELASTIC_SCALE_UP",
+                                    "+17 mlgm-1 CUSTOM ELASTIC_SLICE_DOWN",
+                                    "+18 mlgm-1 IDLE"));
+  Converted bad =
+      Convert({Rec("job_start_time", 0), Wait("start", "slice_down", 1),
+               Wait("end", "scale_up", 2)});
+  EXPECT_THAT(bad.errors,
+              ElementsAre(HasSubstr("log:3: elastic_wait_end_time: ends a "
+                                    "span that was not started")));
+}
+
+// Rule 14 makes the step in flight at a resize lost, so the step start
+// after it begins a step, though its number goes back: not a restart.
+TEST(MlgmConverterTest, StepRedoneAfterAResizeIsNotARestart) {
+  MlgmOptions options;
+  options.chips = 8;
+  Converted c =
+      Convert({Rec("job_start_time", 0), StepStart(1, 0), StepStart(2, 10),
+               Slices(1, 2, 15), StepStart(2, 20), StepStart(3, 30)},
+              options);
+  EXPECT_THAT(c.events,
+              ElementsAre("+0 j submitted 8  min 4", "+0 mlgm-1 started",
+                          "+0 mlgm-1 TRAINING", "+10 mlgm-1 step 1",
+                          "+15 j allocation 4", "+30 mlgm-1 step 2"));
+  // Without a resize the same log is an unlogged restart.
+  options.chips = 0;
+  Converted plain = Convert({Rec("job_start_time", 0), StepStart(1, 0),
+                             StepStart(2, 10), StepStart(2, 20)},
+                            options);
+  EXPECT_THAT(plain.events, ::testing::Contains("+20 mlgm-2 started"));
 }
 
 TEST(MlgmConverterTest, SaveCompletesItsStepAndIsDurableAtItsEnd) {

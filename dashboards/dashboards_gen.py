@@ -286,6 +286,28 @@ def _fleet_capacity(b):
                   for q in (0.5, 0.9)], "s", w=8)
 
 
+def _fleet_slices(b):
+    """Issue 14, elastic jobs (SPEC rule 14): slice efficiency."""
+    b.row("Elastic jobs: slice efficiency (SPEC rule 14)")
+    note = (" Held / requested chip-seconds while all-allocated (at or "
+            "above min_chips); absent while no elastic job was "
+            "all-allocated in the window. Per goodputd instance.")
+    b.timeseries("Slice efficiency (1h)", "The fleet's elastic jobs and "
+                 "each accelerator's." + note,
+                 [target('goodput_fleet_slice_efficiency_ratio{window="1h"}',
+                         "fleet {{instance}}"),
+                  target('goodput_segment_slice_efficiency_ratio{dimension='
+                         '"accelerator", window="1h"}',
+                         "{{value}} {{instance}}")],
+                 "percentunit", w=12, ratio=True)
+    b.table("Least efficient elastic jobs (1h)", "The 20 elastic jobs with "
+            "the lowest slice efficiency over the last hour (jobs with "
+            "series only). Click a job for its drill-down." + note,
+            [target('bottomk(20, goodput_job_slice_efficiency_ratio'
+                    '{window="1h"})', instant=True, table=True)],
+            "percentunit", w=12, h=8, links=JOB_LINK)
+
+
 def _fleet_ingest(b):
     b.row("Ingest health")
     b.timeseries("Ingest events", "Events judged per second by result, and "
@@ -323,6 +345,7 @@ def fleet_overview():
     _fleet_cost(b)
     _fleet_busy(b)
     _fleet_capacity(b)
+    _fleet_slices(b)
     _fleet_ingest(b)
     return dashboard("goodput-fleet", "goodput: Fleet overview",
                      "ML Productivity Goodput of the fleet: MPG = SG x RG x "
@@ -435,11 +458,27 @@ def _job_interruptions(b):
            steps=[(None, "blue")])
 
 
+def _job_slices(b):
+    """Issue 14, elastic jobs (SPEC rule 14): the job's slice efficiency."""
+    b.row("Elastic job: slice efficiency")
+    desc = ("Chips held / chips requested while all-allocated (at or above "
+            "min_chips), over the selected window; no data for a "
+            "fixed-size job.")
+    b.stat("Slice efficiency ($window)", desc,
+           [target('goodput_job_slice_efficiency_ratio{%s, window="$window"}'
+                   % JOB)], "percentunit", w=6, h=6)
+    b.timeseries("Slice efficiency over time ($window)", desc,
+                 [target('goodput_job_slice_efficiency_ratio{%s, window='
+                         '"$window"}' % JOB, "slice efficiency")],
+                 "percentunit", w=18, h=6, ratio=True)
+
+
 def job_drilldown():
     b = Builder()
     _job_headline(b)
     _job_progress(b)
     _job_interruptions(b)
+    _job_slices(b)
     return dashboard("goodput-job", "goodput: Job drill-down",
                      "One job: ratios, chip time by category, steps, "
                      "checkpoints, at-risk work, step time, interruptions.",

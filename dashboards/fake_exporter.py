@@ -148,6 +148,19 @@ def _ratio_families():
     return f
 
 
+def _elastic_families():
+    """Issue 14: the slice-efficiency gauges of elastic jobs (0.75)."""
+    segment = ',dimension="accelerator",value="tpu-v5e"'
+    return {
+        "goodput_fleet_slice_efficiency_ratio": ("gauge", [
+            ('window="%s"' % w, _const(0.75)) for w in ("5m", "1h", "24h")]),
+        "goodput_segment_slice_efficiency_ratio": ("gauge", [
+            ('window="1h"' + segment, _const(0.75))]),
+        "goodput_job_slice_efficiency_ratio": ("gauge", [
+            (JOB + ',window="%s"' % w, _const(0.75)) for w in ("5m", "1h")]),
+    }
+
+
 def _dcgm_families():
     """DCGM-exporter's series in its own names and labels (the join of
     rules/recording_dcgm.yml); served here for the live query check only."""
@@ -161,7 +174,7 @@ def _dcgm_families():
 def _families():
     f = {}
     for part in (_fleet_families, _job_families, _ingest_families,
-                 _ratio_families, _dcgm_families):
+                 _ratio_families, _elastic_families, _dcgm_families):
         f.update(part())
     return f
 
