@@ -24,6 +24,7 @@ namespace goodput::server {
 namespace {
 
 using ::goodput::core::testing::ExpectEqualReports;
+using ::goodput::core::testing::ExpectSeconds;
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::RandomFleet;
 using ::goodput::core::testing::Replay;
@@ -443,6 +444,57 @@ std::vector<v1::Event> JobEvents(const std::string& job,
   std::vector<v1::Event> events = ParseEvents(Timeline(timeline));
   for (v1::Event& e : events) e.set_job_id(job);
   return events;
+}
+
+// Hand-computed: the window since 10:01 (an edge) as of 10:04 of a job
+// preempted at 10:02 (rule 7: steps 1-3 and the open step lost at the
+// resume), then a late checkpoint of step 3 at 10:01:40 (past the
+// lateness: a rebuild) makes steps 1-3 durable; only the open step at the
+// preemption stays lost.
+TEST_F(IngestorTest, SinceWindowAcrossAPreemptionAndALateCheckpoint) {
+  auto events = JobEvents("j", R"(
+10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:30 {"step":{"step":1}}
+10:01:00 {"step":{"step":2}}
+10:01:30 {"step":{"step":3}}
+10:02:00 {"interruption":{"reason":"PREEMPTED"}}
+10:03:00 {"started":{}}
+10:03:00 {"activity":{"kind":"TRAINING"}}
+10:03:30 {"step":{"step":1}}
+)");
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(Send({events[i]}, ++seq_).accepted(), 1u) << i;
+  }
+  const int64_t as_of = T("2026-11-22T10:04:00Z");
+  const int64_t since = T("2026-11-22T10:01:20Z");  // snaps to 10:01:00
+  auto window = [&] {
+    auto r = ingestor_->Report(as_of, since, nullptr, core::FleetSegments::kAll,
+                               /*exact_since=*/false);
+    EXPECT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->since_ns, T("2026-11-22T10:01:00Z"));
+    return r->jobs.at(0);
+  };
+  ExpectSeconds(window(), 180,
+                {{"productive", 60}, {"lost", 60}, {"recovery", 60}});
+  EXPECT_EQ(ingestor_->window_stats().live, 1);
+  auto late = JobEvents("j", R"(10:01:40 {"checkpoint":{"step":3}})");
+  EXPECT_EQ(Send(late, ++seq_).accepted(), 1u);
+  EXPECT_EQ(ingestor_->live_stats().late_rebuilds, 1);
+  ExpectSeconds(window(), 180,
+                {{"productive", 90}, {"lost", 30}, {"recovery", 60}});
+  events.insert(events.end(), late.begin(), late.end());
+  core::Config windowed = config_;
+  windowed.since_ns = T("2026-11-22T10:01:00Z");
+  auto got = ingestor_->Report(as_of, since, nullptr, core::FleetSegments::kAll,
+                               false);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->jobs.at(0).chips, 4);
+  ExpectSameWindow(*got, Replay(events, windowed, as_of), /*live=*/true);
+  Restart();  // recovered from a state record: the edge may be gone
+  ExpectSeconds(window(), 180,
+                {{"productive", 90}, {"lost", 30}, {"recovery", 60}});
 }
 
 // Recovery groups each job's stored events and applies them in runs; it
