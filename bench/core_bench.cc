@@ -2,9 +2,13 @@
 // long job and for a fleet, and memory per job. See BENCHMARKS.md.
 #include <malloc.h>
 
+#include <map>
+#include <string>
+
 #include "bench/bench_events.h"
 #include "benchmark/benchmark.h"
 #include "core/fleet_tracker.h"
+#include "core/job_windows.h"
 #include "core/step_time_stats.h"
 
 namespace goodput::bench {
@@ -95,6 +99,74 @@ BENCHMARK(BM_StepTimeStatsMemoryPerJob)
     ->Arg(10'000)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
+
+// Issue 12 item 3: one job's events through core::JobWindows at the
+// default grid (60 s edges for 2 h, 1 h edges for 25 h), against
+// BM_CoreOneJob100kSteps (one step a second: 100k steps span 27.8 h).
+void BM_CoreWindowsOneJob100kSteps(benchmark::State& state) {
+  const auto events = LongJob("llm", 100'000);
+  core::Config config;
+  size_t windows = 0, shadows = 0;
+  for (auto _ : state) {
+    core::JobWindows job("llm", &config, core::WindowGrid{});
+    for (const v1::Event& e : events) {
+      auto result = job.Apply(e);
+      benchmark::DoNotOptimize(result);
+    }
+    windows = job.window_count();
+    shadows = job.shadow_count();
+  }
+  state.counters["windows"] = static_cast<double>(windows);
+  state.counters["shadows"] = static_cast<double>(shadows);
+  state.SetItemsProcessed(state.iterations() * events.size());
+}
+BENCHMARK(BM_CoreWindowsOneJob100kSteps)->Unit(benchmark::kMillisecond);
+
+// Heap bytes per job of `range(0)` running jobs with JobWindows after 3 h
+// of one step a second (the edges of the 2 h fine horizon plus 3 coarse).
+void BM_CoreWindowsMemoryPerJob(benchmark::State& state) {
+  const int jobs = static_cast<int>(state.range(0));
+  const auto events = Fleet(jobs, 3 * 3600);
+  core::Config config;
+  for (auto _ : state) {
+    std::map<std::string, core::JobWindows> fleet;
+    size_t before = mallinfo2().uordblks;
+    for (const v1::Event& e : events) {
+      auto it =
+          fleet.try_emplace(e.job_id(), e.job_id(), &config, core::WindowGrid{})
+              .first;
+      (void)it->second.Apply(e);
+    }
+    size_t after = mallinfo2().uordblks;
+    state.counters["bytes_per_job"] =
+        static_cast<double>(after - before) / jobs;
+    state.counters["windows_per_job"] =
+        static_cast<double>(fleet.begin()->second.window_count());
+    state.counters["shadows_per_job"] =
+        static_cast<double>(fleet.begin()->second.shadow_count());
+  }
+}
+BENCHMARK(BM_CoreWindowsMemoryPerJob)
+    ->Arg(20)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+// One job's report since 1 h ago (snapped to the grid) from its windows.
+void BM_CoreWindowReport(benchmark::State& state) {
+  const auto events = LongJob("llm", 3 * 3600);
+  core::Config config;
+  core::JobWindows job("llm", &config, core::WindowGrid{});
+  for (const v1::Event& e : events) (void)job.Apply(e);
+  const int64_t as_of = job.live().cursor_ns();
+  core::Config windowed = config;
+  windowed.since_ns =
+      *core::WindowGrid{}.Snap(as_of - 3600 * core::kNanosPerSecond, as_of);
+  for (auto _ : state) {
+    auto report = job.Report(as_of, &windowed);
+    benchmark::DoNotOptimize(report);
+  }
+}
+BENCHMARK(BM_CoreWindowReport)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace goodput::bench

@@ -11,6 +11,10 @@
 //       apply and the running jobs' state records per batch, exactly what
 //       an acknowledged gRPC batch writes. --crash=1 ends the process
 //       without a shutdown (as kill -9 would: no final state records).
+//       --since_queries=N then times `report --since=1h` as of the newest
+//       event N times from the live windows (issue 12 item 3; they are in
+//       memory only, so only the filling process has them) and once with
+//       --exact_since.
 //
 //   recovery_bench time DIR [--reps=1]
 //                      [--phases=start,open,scan,parse,store,recover]
@@ -114,6 +118,44 @@ std::unique_ptr<server::Goodputd> StartOn(const std::string& dir, Clock* clock,
   return *std::move(d);
 }
 
+// Issue 12 item 3, in the process that ingested the store (the jobs'
+// windows are in memory only): `report --since=1h` as of the newest event
+// `n` times from the live windows, then once with --exact_since (a replay).
+void SinceQueries(server::Ingestor* ingestor, int n) {
+  int64_t newest = 0;
+  ingestor->VisitLive([&](const server::LiveState& live) {
+    newest = live.applied_through_ns();
+  });
+  const int64_t since = newest - 3600 * core::kNanosPerSecond;
+  std::vector<double> ms;
+  size_t jobs = 0;
+  for (int i = 0; i < n; ++i) {
+    auto t0 = SteadyClock::now();
+    auto r = ingestor->Report(newest, since, nullptr,
+                              core::FleetSegments::kCapacityOnly,
+                              /*exact_since=*/false);
+    ms.push_back(SecondsSince(t0) * 1e3);
+    if (!r.ok()) Die(r.status());
+    jobs = r->jobs.size();
+  }
+  std::sort(ms.begin(), ms.end());
+  auto t0 = SteadyClock::now();
+  auto exact = ingestor->Report(newest, since, nullptr,
+                                core::FleetSegments::kCapacityOnly,
+                                /*exact_since=*/true);
+  const double exact_ms = SecondsSince(t0) * 1e3;
+  if (!exact.ok()) Die(exact.status());
+  const server::Ingestor::WindowStats w = ingestor->window_stats();
+  std::printf(
+      "since    report --since=1h (%zu jobs) from the live windows "
+      "%.1f/%.1f/%.1f ms (min/median/max of %d; %lld live, %lld replayed); "
+      "--exact_since (replay) %.1f ms\n",
+      jobs, ms.front(), ms[ms.size() / 2], ms.back(), n,
+      static_cast<long long>(w.live), static_cast<long long>(w.replayed),
+      exact_ms);
+  std::fflush(stdout);
+}
+
 int Fill(const std::string& dir, const Args& args) {
   if (std::filesystem::exists(dir) && !std::filesystem::is_empty(dir)) {
     std::fprintf(stderr, "fill: %s is not empty\n", dir.c_str());
@@ -142,6 +184,9 @@ int Fill(const std::string& dir, const Args& args) {
     accepted += ack->accepted();
   }
   const double took = SecondsSince(t0);
+  if (const int n = static_cast<int>(args.Int("since_queries", 0)); n > 0) {
+    SinceQueries(d->ingestor(), n);
+  }
   if (args.Int("crash", 0) != 0) {
     std::printf("filled %s: %lld events; ending without a shutdown\n",
                 dir.c_str(), static_cast<long long>(accepted));
@@ -376,7 +421,10 @@ void AskQueries(server::Ingestor* ingestor, int64_t newest, int metrics_port) {
   for (auto [as_of, since] :
        {std::pair(newest, std::optional<int64_t>(newest - hour)),
         std::pair(newest - hour, std::optional<int64_t>())}) {
-    auto r = ingestor->Report(as_of, since);
+    // As goodputctl report: --since snapped to the window grid.
+    auto r = ingestor->Report(as_of, since, nullptr,
+                              core::FleetSegments::kCapacityOnly,
+                              /*exact_since=*/false);
     if (!r.ok()) Die(r.status());
   }
   auto r = ingestor->JobReport("job-0", newest, std::nullopt);
@@ -541,16 +589,16 @@ int Time(const std::string& dir, const Args& args) {
 int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash", "late",
-                   "new_jobs", "new_steps", "queries"});
+                   "new_jobs", "new_steps", "queries", "since_queries"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
   if (pos.size() == 2 && pos[0] == "storm") return Storm(pos[1], args);
   if (pos.size() == 2 && pos[0] == "mixed") return Mixed(pos[1], args);
-  std::fprintf(
-      stderr,
-      "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
-      "--batch=500 --crash=0]\n       recovery_bench time DIR [--reps=1]\n");
+  std::fprintf(stderr,
+               "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
+               "--batch=500 --crash=0 --since_queries=0]\n       "
+               "recovery_bench time DIR [--reps=1]\n");
   return 2;
 }
 

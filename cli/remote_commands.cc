@@ -142,12 +142,16 @@ int PrintDeadLetters(const std::string& prefix,
 int RunReportCommand(const std::vector<std::string>& args,
                      CommandContext& context) {
   const std::string prefix = "goodputctl report";
-  bool help = false, json = false;
+  bool help = false, json = false, exact_since = false;
   std::optional<std::string> as_of, since;
   FlagParser parser;
   parser.AddBool("json", &json, "print the report as one JSON object");
   parser.AddString("as_of", "T", &as_of, "report as of T (default: now)");
-  parser.AddString("since", "T", &since, "report the window [T, as_of]");
+  parser.AddString("since", "T", &since,
+                   "report the window [T', as_of]; as of now T' is T "
+                   "snapped down to the server's window grid (printed)");
+  parser.AddBool("exact_since", &exact_since,
+                 "start the window at --since exactly (a slower replay)");
   parser.AddBool("help", &help, "show this help and exit");
   std::vector<std::string> positional;
   if (auto code = ParseOrExit(
@@ -161,6 +165,7 @@ int RunReportCommand(const std::vector<std::string>& args,
   if (!s.ok()) return UsageError(context, prefix, s.message());
   if (!as_of) request.clear_as_of();
   if (!since) request.clear_since();
+  request.set_exact_since(exact_since);
   absl::StatusOr<ShardMap> shards = ShardList(context);
   if (!shards.ok())
     return UsageError(context, prefix, shards.status().message());

@@ -118,6 +118,7 @@ class JobTracker {
 
  private:
   friend struct JobTrackerStateCodec;  // core/job_tracker_state.cc
+  friend class JobWindows;             // core/job_windows.cc
 
   enum class Alloc { kUnknown, kEnough, kShort };
   enum class Fate { kPending, kDurable, kLost };

@@ -300,15 +300,30 @@ void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
 
 absl::StatusOr<core::FleetReport> Ingestor::Report(
     int64_t as_of_ns, std::optional<int64_t> since_ns,
-    const std::function<bool()>& cancelled, core::FleetSegments segments) {
+    const std::function<bool()>& cancelled, core::FleetSegments segments,
+    bool exact_since) {
   core::Config config;
   uint64_t through_batch = 0;
   {
     absl::MutexLock lock(&mu_);
     config = live_->config();
-    if (!since_ns && as_of_ns >= live_->applied_through_ns()) {
-      live_->FinishRebuilds();
-      return live_->Report(as_of_ns, segments);
+    if (as_of_ns >= live_->applied_through_ns()) {
+      if (!since_ns) {
+        live_->FinishRebuilds();
+        return live_->Report(as_of_ns, segments);
+      }
+      if (!exact_since) {
+        std::optional<int64_t> edge =
+            live_->window_grid().Snap(*since_ns, as_of_ns);
+        if (edge) {
+          since_ns = edge;
+          live_->FinishRebuilds();
+          absl::StatusOr<core::FleetReport> r =
+              live_->WindowReport(as_of_ns, *edge, segments);
+          ++(r.ok() ? window_stats_.live : window_stats_.replayed);
+          if (r.ok() || !absl::IsFailedPrecondition(r.status())) return r;
+        }
+      }
     }
     through_batch = last_batch_id_;
   }
@@ -350,6 +365,11 @@ std::optional<int64_t> Ingestor::retention_ns() {
 void Ingestor::VisitLive(const std::function<void(const LiveState&)>& fn) {
   absl::MutexLock lock(&mu_);
   fn(*live_);
+}
+
+Ingestor::WindowStats Ingestor::window_stats() {
+  absl::MutexLock lock(&mu_);
+  return window_stats_;
 }
 
 core::Config Ingestor::config() {

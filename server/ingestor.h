@@ -107,10 +107,18 @@ class Ingestor {
   // the jobs' stored states (StoreReplay) outside the ingest lock, and
   // `cancelled` (if set) is polled between jobs. `segments`: whether the
   // segment totals are needed (core::BuildFleetReport).
+  // A `since_ns` as of now (`as_of_ns` not before the newest applied
+  // event) is snapped down to its window grid edge (LiveState::
+  // window_grid(); the report's since_ns says which) and answered from the
+  // live jobs' windows; a since_ns older than the grid, or an edge some job
+  // does not keep, is replayed from the store under that edge. With
+  // `exact_since` (the default: drill-downs) the window starts at
+  // `since_ns` itself (a replay); Query.Report passes the request's.
   absl::StatusOr<core::FleetReport> Report(
       int64_t as_of_ns, std::optional<int64_t> since_ns,
       const std::function<bool()>& cancelled = nullptr,
-      core::FleetSegments segments = core::FleetSegments::kAll);
+      core::FleetSegments segments = core::FleetSegments::kAll,
+      bool exact_since = true);
 
   // One job's report, like Report's for that job, in O(that job): from
   // the live state, or from its stored states and events (outside the
@@ -162,6 +170,12 @@ class Ingestor {
       const std::string& job_id);
   std::optional<int64_t> retention_ns();
   LiveState::Stats live_stats();
+  // How `--since` reports as of now were answered (Report).
+  struct WindowStats {
+    int64_t live = 0;      // from the live jobs' windows
+    int64_t replayed = 0;  // a job kept no window: replayed from the store
+  };
+  WindowStats window_stats();
   // Never waits for the ingest lock.
   IngestHealth health() const;
 
@@ -204,6 +218,7 @@ class Ingestor {
   FaultHook fault_hook_ ABSL_GUARDED_BY(mu_);
   IngestLimits* job_limits_ ABSL_GUARDED_BY(mu_) = nullptr;
   IngestStats stats_ ABSL_GUARDED_BY(mu_);
+  WindowStats window_stats_ ABSL_GUARDED_BY(mu_);
   uint64_t last_batch_id_ ABSL_GUARDED_BY(mu_) = 0;
   bool check_event_times_ ABSL_GUARDED_BY(mu_) = true;
   std::optional<int64_t> retention_ns_ ABSL_GUARDED_BY(mu_);

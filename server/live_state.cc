@@ -26,7 +26,7 @@ absl::Status DeletedError(const std::string& job_id, int64_t ended_ns) {
 // (docs/semantics.md, "Exclusions"), as in core::FleetTracker.
 template <typename Job>
 bool HasJobEvent(const Job& job, int64_t as_of_ns) {
-  if (job.final || job.tracker.cursor_ns() != 0) return true;
+  if (job.final || job.tracker().cursor_ns() != 0) return true;
   for (const auto& p : job.buffer) {
     if (p.time_ns > as_of_ns) break;
     if (!p.event.has_exclusion()) return true;
@@ -214,7 +214,8 @@ LiveState::JobMap::iterator LiveState::JobEntry(const std::string& job_id) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) {
     it =
-        jobs_.emplace(job_id, LiveJob(core::JobTracker(job_id, config_))).first;
+        jobs_.emplace(job_id, LiveJob(core::JobWindows(job_id, config_, grid_)))
+            .first;
     jobs_sorted_ = false;
   }
   return it;
@@ -273,7 +274,7 @@ std::vector<std::string> LiveState::HostsOf(const std::string& job_id) const {
 void LiveState::ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t,
                                int rank) {
   job->hosts.Add(e.host(), t);
-  auto result = job->tracker.Apply(e);
+  auto result = job->windows.Apply(e);
   ++stats_.applied;
   ++job->applied_events;
   if (!result.ok()) ++stats_.apply_errors;
@@ -294,12 +295,12 @@ core::JobReport LiveState::ReportJob(const LiveJob& job,
                                      int64_t as_of_ns) const {
   if (job.final) return job.final->report;  // as_of_ns is after its end
   if (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns) {
-    return job.tracker.Report(as_of_ns);
+    return job.tracker().Report(as_of_ns);
   }
   if (job.buffer.back().time_ns <= as_of_ns) {
-    return View(job).Report(as_of_ns);
+    return View(job).live().Report(as_of_ns);
   }
-  core::JobTracker copy = job.tracker;
+  core::JobTracker copy = job.tracker();
   for (const Pending& p : job.buffer) {
     if (p.time_ns > as_of_ns) break;
     (void)copy.Apply(p.event);
@@ -307,9 +308,9 @@ core::JobReport LiveState::ReportJob(const LiveJob& job,
   return copy.Report(as_of_ns);
 }
 
-const core::JobTracker& LiveState::View(const LiveJob& job) const {
+const core::JobWindows& LiveState::View(const LiveJob& job) const {
   if (job.view == nullptr) {
-    job.view = std::make_unique<core::JobTracker>(job.tracker);
+    job.view = std::make_unique<core::JobWindows>(job.windows);
     for (const Pending& p : job.buffer) (void)job.view->Apply(p.event);
   }
   return *job.view;
@@ -324,10 +325,10 @@ void LiveState::ForEachJob(
     if (!HasJobEvent(job, std::numeric_limits<int64_t>::max())) continue;
     if (!changed(id, job.generation)) continue;
     if (!job.ended_ns || job.buffer.empty()) {
-      fn(job.tracker);
+      fn(job.tracker());
       continue;
     }
-    fn(View(job));
+    fn(View(job).live());
   }
 }
 
@@ -354,6 +355,77 @@ absl::StatusOr<core::FleetReport> LiveState::Report(
   for (storage::JobSnapshot& s : *evicted) jobs.push_back(std::move(s.report));
   return core::BuildFleetReport(*config_, as_of_ns, std::move(jobs),
                                 capacity_.ChipSeconds(as_of_ns), segments);
+}
+
+namespace {
+
+// A job held as its final snapshot within the window since `edge_ns`: its
+// whole report if the window holds all of it, nothing if it ended before
+// the window; FailedPrecondition if the window cuts it (as StoreReplay).
+absl::StatusOr<std::optional<core::JobReport>> FinalInWindow(
+    const storage::JobSnapshot& s, int64_t edge_ns) {
+  if (edge_ns >= s.ended_ns) return std::nullopt;
+  if (edge_ns <= s.first_event_ns) return s.report;
+  return absl::FailedPreconditionError(
+      absl::StrCat("job ", s.report.job_id, " is held as its final snapshot"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<core::JobReport>> LiveState::WindowJob(
+    const LiveJob& job, int64_t as_of_ns, const core::Config& windowed) const {
+  if (job.final) return FinalInWindow(*job.final, windowed.since_ns);
+  absl::StatusOr<core::JobReport> r;
+  if (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns) {
+    r = job.windows.Report(as_of_ns, &windowed);
+  } else if (job.buffer.back().time_ns <= as_of_ns) {
+    r = View(job).Report(as_of_ns, &windowed);
+  } else {
+    core::JobWindows copy = job.windows;
+    for (const Pending& p : job.buffer) {
+      if (p.time_ns > as_of_ns) break;
+      (void)copy.Apply(p.event);
+    }
+    r = copy.Report(as_of_ns, &windowed);
+  }
+  if (!r.ok()) return r.status();
+  return *std::move(r);
+}
+
+absl::StatusOr<core::FleetReport> LiveState::WindowReport(
+    int64_t as_of_ns, int64_t edge_ns, core::FleetSegments segments) const {
+  core::Config windowed = *config_;
+  windowed.since_ns = edge_ns;
+  std::vector<core::JobReport> jobs;
+  jobs.reserve(jobs_.size());
+  for (const JobMap::value_type* entry : SortedJobs()) {
+    const LiveJob& job = entry->second;
+    if (job.rebuild) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("job ", entry->first, " waits for its rebuild"));
+    }
+    if (!HasJobEvent(job, as_of_ns)) continue;
+    absl::StatusOr<std::optional<core::JobReport>> r =
+        WindowJob(job, as_of_ns, windowed);
+    if (!r.ok()) return r.status();
+    if (*r) jobs.push_back(**std::move(r));
+  }
+  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
+      EvictedSnapshots();
+  if (!evicted.ok()) return evicted.status();
+  for (const storage::JobSnapshot& s : *evicted) {
+    absl::StatusOr<std::optional<core::JobReport>> r =
+        FinalInWindow(s, edge_ns);
+    if (!r.ok()) return r.status();
+    if (*r) jobs.push_back(**std::move(r));
+  }
+  std::sort(jobs.begin(), jobs.end(),
+            [](const core::JobReport& a, const core::JobReport& b) {
+              return a.job_id < b.job_id;
+            });
+  // Capacity is not kept per window: left out (docs/semantics.md).
+  return core::BuildFleetReport(windowed, as_of_ns, std::move(jobs), {},
+                                segments);
 }
 
 const std::vector<const LiveState::JobMap::value_type*>& LiveState::SortedJobs()

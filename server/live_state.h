@@ -18,6 +18,7 @@
 #include "core/fleet_report.h"
 #include "core/job_hosts.h"
 #include "core/job_tracker.h"
+#include "core/job_windows.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
 #include "proto/storage.pb.h"
@@ -165,6 +166,17 @@ class LiveState {
       int64_t as_of_ns,
       core::FleetSegments segments = core::FleetSegments::kAll) const;
 
+  // The fleet report as of `as_of_ns` (as Report's exactness) within the
+  // window since `edge_ns`, an edge of window_grid() snapped for this
+  // as_of (core::WindowGrid::Snap(since, as_of_ns)), from the jobs' kept
+  // windows: O(jobs), no store read. FailedPrecondition if a job keeps no
+  // window since that edge (rebuilt or recovered after it, or a final or
+  // evicted job that it cuts): the caller replays the store instead.
+  absl::StatusOr<core::FleetReport> WindowReport(
+      int64_t as_of_ns, int64_t edge_ns,
+      core::FleetSegments segments = core::FleetSegments::kAll) const;
+  const core::WindowGrid& window_grid() const { return grid_; }
+
   // One job's report as of `as_of_ns` (same exactness as Report): O(that
   // job), or one store read for an evicted job; a job queued for a rebuild
   // is rebuilt first. nullopt if the job has no event at or before
@@ -215,7 +227,8 @@ class LiveState {
     int64_t newest_ns;
   };
   struct LiveJob {
-    explicit LiveJob(core::JobTracker t) : tracker(std::move(t)) {}
+    explicit LiveJob(core::JobWindows w) : windows(std::move(w)) {}
+    const core::JobTracker& tracker() const { return windows.live(); }
     int64_t newest_ns = 0;  // newest event time seen
     int64_t first_ns = std::numeric_limits<int64_t>::max();  // oldest seen
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
@@ -228,7 +241,9 @@ class LiveState {
     // Set: the job was evicted with this snapshot and a late event brought
     // it back; its report is in evicted_ as this snapshot's.
     std::unique_ptr<storage::JobSnapshot> evicted;
-    core::JobTracker tracker;
+    // The job's tracker and its --since windows (core::JobWindows): kept
+    // in memory only, rebuilt with the tracker (docs/semantics.md).
+    core::JobWindows windows;
     // Hosts that reported within 15 min of the job's newest applied event,
     // at most 4096 (goodput_job_host_info).
     core::JobHosts hosts{900 * core::kNanosPerSecond, 4096};
@@ -238,7 +253,7 @@ class LiveState {
     // next one, so that repeated queries of a job whose newest events wait
     // in its buffer do not copy and re-apply them each time. At most one
     // tracker copy per job queried since its last event.
-    mutable std::unique_ptr<core::JobTracker> view;
+    mutable std::unique_ptr<core::JobWindows> view;
     std::optional<std::pair<int64_t, int>> last_applied;  // (time, rank)
     int64_t applied_events = 0;    // events given to the tracker
     int64_t since_state = 0;       // events taken since the last state record
@@ -311,9 +326,14 @@ class LiveState {
   void PruneStates(const std::string& job_id, LiveJob* job,
                    std::vector<std::pair<std::string, uint64_t>>* remove);
   core::JobReport ReportJob(const LiveJob& job, int64_t as_of_ns) const;
-  // `job.tracker` with every event of `job.buffer` applied (the cached
+  // `job.windows` with every event of `job.buffer` applied (the cached
   // `job.view`, made if missing).
-  const core::JobTracker& View(const LiveJob& job) const;
+  const core::JobWindows& View(const LiveJob& job) const;
+  // The job within the window `windowed` (since one of its grid edges)
+  // as of `as_of_ns`, or nullopt if it has no time in it;
+  // FailedPrecondition if the job keeps no such window.
+  absl::StatusOr<std::optional<core::JobReport>> WindowJob(
+      const LiveJob& job, int64_t as_of_ns, const core::Config& windowed) const;
   // The stored snapshots of the evicted jobs: those of the store's
   // snapshots whose job is not in memory (none while nothing was evicted).
   absl::StatusOr<std::vector<storage::JobSnapshot>> EvictedSnapshots() const;
@@ -323,6 +343,7 @@ class LiveState {
                                 uint64_t through_batch) const;
 
   const core::Config* config_;
+  core::WindowGrid grid_;  // of the jobs' --since windows
   const int64_t lateness_ns_;
   storage::EventStore* store_;
   JobMap jobs_;

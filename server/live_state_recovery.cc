@@ -166,7 +166,7 @@ void LiveState::ResetJob(LiveJob* job, core::JobTracker tracker) {
   std::unique_ptr<storage::JobSnapshot> evicted = std::move(job->evicted);
   const uint64_t generation = job->generation;
   const bool state_due = job->state_due;
-  *job = LiveJob(std::move(tracker));
+  *job = LiveJob(core::JobWindows(std::move(tracker), config_, grid_));
   job->evicted = std::move(evicted);
   job->generation = generation;
   job->state_due = state_due;
@@ -238,7 +238,7 @@ StoredJobState LiveState::StateRecord(const std::string& job_id,
   r.set_job_id(job_id);
   r.set_through_batch(through_batch);
   internal::v1::JobTrackerState tracker;
-  job.tracker.SaveState(&tracker);
+  job.tracker().SaveState(&tracker);
   r.set_tracker(tracker.SerializeAsString());
   r.set_newest_ns(job.newest_ns);
   r.set_first_ns(job.first_ns);
@@ -386,7 +386,7 @@ void LiveState::Retire(const storage::JobSnapshot& snapshot) {
   auto it = jobs_.find(snapshot.report.job_id);
   if (it == jobs_.end()) return;  // evicted: only in the store
   LiveJob& job = it->second;
-  job.tracker = core::JobTracker(snapshot.report.job_id, config_);
+  job.windows = core::JobWindows(snapshot.report.job_id, config_, grid_);
   std::vector<Pending>().swap(job.buffer);
   job.view.reset();
   job.snapshot_due = false;

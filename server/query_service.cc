@@ -115,9 +115,9 @@ grpc::Status QueryService::Report(grpc::ServerContext* context,
   const size_t chunk_jobs =
       request->chunk_jobs() == 0 ? kDefaultChunkJobs : request->chunk_jobs();
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
-    absl::StatusOr<core::FleetReport> report =
-        ingestor_->Report(as_of, Since(request->has_since(), request->since()),
-                          cancelled, core::FleetSegments::kCapacityOnly);
+    absl::StatusOr<core::FleetReport> report = ingestor_->Report(
+        as_of, Since(request->has_since(), request->since()), cancelled,
+        core::FleetSegments::kCapacityOnly, request->exact_since());
     if (!report.ok()) return ToGrpc(report.status());
     return WriteChunks(*report, chunk_jobs, writer);
   });

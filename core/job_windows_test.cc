@@ -1,0 +1,414 @@
+// core::JobWindows: a window's report equals a replay under since_ns = its
+// edge, exactly (random fleets, every edge within the horizon), and
+// hand-computed windows around the rules whose time moves after an edge.
+// Hand-computed times are on 2026-11-22 (UTC); the job is "j".
+#include "core/job_windows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/event_order.h"
+#include "core/fleet_report.h"
+#include "core/testing/expect.h"
+#include "core/testing/random_fleet.h"
+#include "core/testing/timeline.h"
+#include "gtest/gtest.h"
+
+namespace goodput::core {
+namespace {
+
+using ::goodput::core::testing::ExpectSeconds;
+using ::goodput::core::testing::Job;
+using ::goodput::core::testing::ParseEvents;
+using ::goodput::core::testing::RandomFleet;
+using ::goodput::core::testing::Replay;
+using ::goodput::core::testing::S;
+using ::goodput::core::testing::T;
+using ::goodput::core::testing::Timeline;
+
+int64_t At(const std::string& hms) { return T("2026-11-22T" + hms + "Z"); }
+
+// The jobs of `events` (apply order) as JobWindows, with JOB exclusions
+// that come before a job's first event held for it, as FleetTracker does.
+class Fleet {
+ public:
+  Fleet(const Config* config, WindowGrid grid) : config_(config), grid_(grid) {}
+
+  void Apply(const std::vector<v1::Event>& events, size_t count) {
+    std::vector<uint32_t> order(events.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    SortForApply(events, &order);
+    for (size_t i = 0; i < count && i < order.size(); ++i) {
+      ApplyOne(events[order[i]]);
+    }
+  }
+
+  // As a restart or a rebuild does: every job becomes its live tracker's
+  // snapshot (SaveState, FromState), keeping no edge; returns each job's
+  // cursor then.
+  std::map<std::string, int64_t> Restart() {
+    std::map<std::string, int64_t> cursors;
+    for (auto& [id, job] : jobs_) {
+      internal::v1::JobTrackerState state;
+      job.live().SaveState(&state);
+      absl::StatusOr<JobTracker> t = JobTracker::FromState(state, config_);
+      EXPECT_TRUE(t.ok()) << t.status();
+      cursors[id] = t->cursor_ns();
+      job = JobWindows(*std::move(t), config_, grid_);
+    }
+    return cursors;
+  }
+
+  std::map<std::string, JobWindows>& jobs() { return jobs_; }
+  int64_t newest_ns() const { return newest_ns_; }
+
+ private:
+  void ApplyOne(const v1::Event& e) {
+    if (e.has_heartbeat()) return;
+    const int64_t t = EventTimeNanos(e);
+    newest_ns_ = std::max(newest_ns_, t);
+    auto it = jobs_.find(e.job_id());
+    if (e.has_exclusion() && it == jobs_.end()) {
+      ASSERT_EQ(e.exclusion().scope(), v1::Exclusion::JOB);
+      const auto& u = e.exclusion().until();
+      early_[e.job_id()].push_back(
+          {t, u.seconds() * kNanosPerSecond + u.nanos()});
+      return;
+    }
+    if (it == jobs_.end()) {
+      it = jobs_.try_emplace(e.job_id(), e.job_id(), config_, grid_).first;
+      for (auto [from, until] : early_[e.job_id()]) {
+        ASSERT_TRUE(it->second.Exclude(from, until).ok());
+      }
+    }
+    ASSERT_TRUE(it->second.Apply(e).ok()) << e.DebugString();
+  }
+
+  const Config* config_;
+  WindowGrid grid_;
+  std::map<std::string, JobWindows> jobs_;
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> early_;
+  int64_t newest_ns_ = 0;
+};
+
+// Doubles (chip-seconds, ideal seconds) of a collapsed window are the live
+// sums less the offset: equal up to rounding.
+void ExpectNearSeconds(double got, double want, const std::string& what) {
+  EXPECT_NEAR(got, want, 1e-9 * std::max(1.0, std::abs(want))) << what;
+}
+
+// Everything a report shows, integers exactly.
+void ExpectSameJob(const JobReport& got, const JobReport& want) {
+  SCOPED_TRACE(want.job_id);
+  EXPECT_EQ(got.job_id, want.job_id);
+  EXPECT_EQ(got.nanos, want.nanos);
+  EXPECT_EQ(got.total_ns, want.total_ns);
+  EXPECT_EQ(got.at_risk_ns, want.at_risk_ns);
+  EXPECT_EQ(got.custom_nanos, want.custom_nanos);
+  EXPECT_EQ(got.costed_productive_ns, want.costed_productive_ns);
+  EXPECT_EQ(got.state, want.state);
+  EXPECT_EQ(got.last_step, want.last_step);
+  EXPECT_EQ(got.last_checkpoint, want.last_checkpoint);
+  EXPECT_EQ(got.lost_steps, want.lost_steps);
+  EXPECT_EQ(got.duplicates, want.duplicates);
+  EXPECT_EQ(got.interruptions, want.interruptions);
+  EXPECT_EQ(got.notices, want.notices);
+  EXPECT_EQ(got.min_chips, want.min_chips);
+  EXPECT_TRUE(got.step_time == want.step_time);
+  ExpectNearSeconds(got.ideal_seconds, want.ideal_seconds, "ideal");
+  ExpectNearSeconds(got.costed_productive_chip_seconds,
+                    want.costed_productive_chip_seconds, "costed cs");
+  for (size_t c = 0; c < got.chip_seconds.size(); ++c) {
+    ExpectNearSeconds(got.chip_seconds[c], want.chip_seconds[c],
+                      "chip_seconds " + std::to_string(c));
+  }
+}
+
+// --- Snapping.
+
+TEST(WindowGridTest, SnapsDownToTheFineThenTheCoarseGrid) {
+  WindowGrid g;  // 60 s for 2 h, 1 h for 25 h
+  const int64_t now = At("12:00:30");
+  EXPECT_EQ(g.Snap(At("11:00:30"), now), At("11:00:00"));
+  EXPECT_EQ(g.Snap(At("10:00:30"), now), At("10:00:00"));  // 2 h 30 s: coarse
+  EXPECT_EQ(g.Snap(At("10:01:00"), now), At("10:01:00"));  // exactly 1:59:30
+  EXPECT_EQ(g.Snap(At("09:59:59"), now), At("09:00:00"));
+  EXPECT_EQ(g.Snap(At("12:05:10"), now), At("12:05:00"));  // after newest
+  EXPECT_EQ(g.Snap(T("2026-11-21T12:00:30Z"), now),
+            T("2026-11-21T12:00:00Z"));  // 24 h 30 s: coarse
+  EXPECT_EQ(g.Snap(T("2026-11-21T11:59:59Z"), now), std::nullopt);
+  EXPECT_TRUE(g.Keeps(At("10:01:00"), now));
+  EXPECT_FALSE(g.Keeps(At("09:59:00"), now));
+  EXPECT_TRUE(g.Keeps(At("10:00:00"), now));
+}
+
+TEST(WindowGridTest, ValidateNamesTheBadField) {
+  WindowGrid g;
+  EXPECT_TRUE(g.Validate().ok());
+  g.coarse_grid_ns = S(90);
+  EXPECT_FALSE(g.Validate().ok());
+  g = WindowGrid{};
+  g.horizon_ns = S(60);
+  EXPECT_FALSE(g.Validate().ok());
+  g = WindowGrid{};
+  g.grid_ns = 0;
+  EXPECT_FALSE(g.Validate().ok());
+}
+
+// --- Hand-computed windows (a 1 s grid).
+
+class JobWindowsTest : public ::testing::Test {
+ protected:
+  // The window since `since` as of `as_of`, checked against a replay
+  // under since_ns = since.
+  JobReport Window(const std::string& text, const std::string& since,
+                   const std::string& as_of) {
+    std::vector<v1::Event> events;  // those at or before as_of
+    for (v1::Event& e : ParseEvents(Timeline(text))) {
+      if (EventTimeNanos(e) <= At(as_of)) events.push_back(std::move(e));
+    }
+    Fleet fleet(&config_, grid_);
+    fleet.Apply(events, events.size());
+    absl::StatusOr<JobReport> got =
+        fleet.jobs().at("j").Report(At(as_of), At(since));
+    EXPECT_TRUE(got.ok()) << got.status();
+    Config windowed = config_;
+    windowed.since_ns = At(since);
+    ExpectSameJob(*got, Job(Replay(events, windowed, At(as_of)), "j"));
+    return *got;
+  }
+
+  Config config_;
+  WindowGrid grid_{S(1), S(3600), S(3600), S(7200)};
+};
+
+// A step open across the edge: only its part after the edge counts.
+TEST_F(JobWindowsTest, StepsSpanningTheEdge) {
+  constexpr char kText[] = R"(
+10:00:00 {"job_submitted":{"chips":4}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:40 {"step":{"step":1}}
+10:01:20 {"step":{"step":2}}
+)";
+  ExpectSeconds(Window(kText, "10:01:00", "10:01:50"), 50,
+                {{"productive", 50}});
+  ExpectSeconds(Window(kText, "10:01:30", "10:01:50"), 20,
+                {{"productive", 20}});
+}
+
+// Rule 4: a first step's compile share comes first in its interval
+// (rule 11), and is recomputed from the mean at each report.
+TEST_F(JobWindowsTest, FirstStepCompileShareIsCutAtTheEdge) {
+  constexpr char kText[] = R"(
+10:00:00 {"job_submitted":{"chips":4}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:01:30 {"step":{"step":1}}
+10:02:00 {"step":{"step":2}}
+10:02:30 {"step":{"step":3}}
+)";
+  ExpectSeconds(Window(kText, "10:01:00", "10:02:30"), 90,
+                {{"productive", 90}});
+  ExpectSeconds(Window(kText, "10:00:30", "10:02:30"), 120,
+                {{"compile", 30}, {"productive", 90}});
+}
+
+// Rule 7: steps completed before and across the edge become lost after it.
+TEST_F(JobWindowsTest, PendingCompletionLostAfterTheEdge) {
+  constexpr char kText[] = R"(
+10:00:00 {"job_submitted":{"chips":4}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:30 {"step":{"step":1}}
+10:01:00 {"step":{"step":2}}
+10:01:30 {"step":{"step":3}}
+10:02:00 {"interruption":{"reason":"PREEMPTED"}}
+10:03:00 {"started":{}}
+10:03:00 {"activity":{"kind":"TRAINING"}}
+10:03:30 {"step":{"step":1}}
+)";
+  // Before the resume point the window's steps are productive.
+  ExpectSeconds(Window(kText, "10:01:00", "10:03:00"), 120,
+                {{"productive", 30}, {"lost", 30}, {"recovery", 60}});
+  ExpectSeconds(Window(kText, "10:01:00", "10:04:00"), 180,
+                {{"productive", 60}, {"lost", 60}, {"recovery", 60}});
+}
+
+// Rule 2: the start gap is idle until the first report decides it; a
+// first step then takes it (and rule 4 makes part of it compile).
+TEST_F(JobWindowsTest, StartGapBeforeAndAfterTheFirstStep) {
+  constexpr char kText[] = R"(
+10:00:00 {"job_submitted":{"chips":4}}
+10:00:00 {"started":{}}
+10:00:07 {"step":{"step":1}}
+10:00:10 {"step":{"step":2}}
+)";
+  ExpectSeconds(Window(kText, "10:00:02", "10:00:05"), 3, {{"idle", 3}});
+  ExpectSeconds(Window(kText, "10:00:05", "10:00:10"), 5, {{"productive", 5}});
+  ExpectSeconds(Window(kText, "10:00:03", "10:00:10"), 7,
+                {{"compile", 1}, {"productive", 6}});
+}
+
+// Rule 14: the step in flight at a resize is lost; chip-seconds follow
+// the held chips.
+TEST_F(JobWindowsTest, ElasticResizeAfterTheEdge) {
+  constexpr char kText[] = R"(
+10:00:00 {"job_submitted":{"chips":8,"min_chips":4}}
+10:00:00 {"allocation":{"chips":8}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"step":{"step":2}}
+10:00:25 {"allocation":{"chips":4}}
+10:00:35 {"step":{"step":3}}
+)";
+  JobReport j = Window(kText, "10:00:15", "10:00:35");
+  ExpectSeconds(j, 20, {{"productive", 15}, {"lost", 5}});
+  EXPECT_DOUBLE_EQ(j.chip_seconds[Index(Category::kProductive)],
+                   5 * 8 + 10 * 4);
+  EXPECT_DOUBLE_EQ(j.chip_seconds[Index(Category::kLost)], 5 * 8);
+}
+
+// An exclusion that starts after the edge is excluded time in the window.
+TEST_F(JobWindowsTest, ExclusionInsideTheWindow) {
+  constexpr char kText[] = R"(
+10:00:00 {"job_submitted":{"chips":4}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:10 {"step":{"step":1}}
+10:00:30 {"exclusion":{"until":"2026-11-22T10:00:40Z","scope":"JOB"}}
+10:00:50 {"step":{"step":2}}
+)";
+  JobReport j = Window(kText, "10:00:35", "10:00:50");
+  EXPECT_EQ(j.total_ns, S(15));
+  EXPECT_EQ(j.nanos[Index(Category::kExcluded)], S(5));
+}
+
+// A window from before the job's first event is its whole lifetime; one
+// after its last event is empty; an edge the grid dropped is refused.
+TEST_F(JobWindowsTest, EdgesOutsideTheJob) {
+  constexpr char kText[] = R"(
+10:00:00 {"job_submitted":{"chips":4}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:10 {"step":{"step":1}}
+)";
+  ExpectSeconds(Window(kText, "09:00:00", "10:00:20"), 20,
+                {{"productive", 20}});
+  ExpectSeconds(Window(kText, "10:00:15", "10:00:20"), 5, {{"productive", 5}});
+  grid_ = WindowGrid{S(1), S(3), S(5), S(5)};
+  std::vector<v1::Event> events = ParseEvents(Timeline(kText));
+  Fleet fleet(&config_, grid_);
+  fleet.Apply(events, events.size());
+  EXPECT_EQ(fleet.jobs().at("j").window_count(),
+            4u);  // :05 (coarse), :07, :08, :09
+  EXPECT_EQ(fleet.jobs()
+                .at("j")
+                .Report(At("10:00:10"), At("10:00:01"))
+                .status()
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(fleet.jobs().at("j").Report(At("10:00:10"), At("10:00:05")).ok());
+}
+
+// --- Every edge within the horizon of random fleets, cut at random
+// points (jobs running, steps open, completions pending).
+
+class JobWindowsPropertyTest : public ::testing::TestWithParam<uint32_t> {
+ protected:
+  // Applies the first `cut` events of a random fleet (after `restart` of
+  // them, every job restarts from its snapshot) and checks every edge
+  // within the horizon against a replay under it: equal, or (only with a
+  // restart, for an edge between a job's first event and its cursor at
+  // the restart) refused. Reports come from copies of the jobs.
+  void Check(bool with_restart) {
+    Config config;
+    // Fine edges for 20 min, 10 min ones for 50 min: the fleets span about
+    // 75 min, so windows age out while their jobs run.
+    const WindowGrid grid{S(60), S(1200), S(600), S(3000)};
+    std::vector<v1::Event> events = RandomFleet(GetParam(), 6, 50);
+    std::mt19937 rng(GetParam());
+    const size_t cut = std::uniform_int_distribution<size_t>(
+        events.size() / 3, events.size())(rng);
+    const size_t restart =
+        with_restart ? std::uniform_int_distribution<size_t>(1, cut)(rng) : cut;
+    std::vector<v1::Event> applied;  // what the fleet took, for the replay
+    std::vector<uint32_t> order(events.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    SortForApply(events, &order);
+    for (size_t i = 0; i < cut; ++i) applied.push_back(events[order[i]]);
+    std::vector<v1::Event> before(applied.begin(), applied.begin() + restart);
+    std::vector<v1::Event> after(applied.begin() + restart, applied.end());
+    Fleet fleet(&config, grid);
+    fleet.Apply(before, before.size());
+    std::map<std::string, int64_t> cursors;
+    if (with_restart) cursors = fleet.Restart();
+    fleet.Apply(after, after.size());
+    const int64_t newest = fleet.newest_ns();
+    const int64_t as_of = newest + S(90);
+    size_t windows = 0, shadows = 0;
+    for (auto& [id, job] : fleet.jobs()) {
+      windows += job.window_count();
+      shadows += job.shadow_count();
+    }
+    if (!with_restart) EXPECT_LT(shadows, windows);  // edges collapse
+    int checked = 0, refused = 0;
+    for (int64_t since = newest - grid.horizon_ns - S(600);
+         since <= newest + S(120); since += S(37)) {
+      std::optional<int64_t> edge = grid.Snap(since, newest);
+      if (!edge) continue;
+      Config windowed = config;
+      windowed.since_ns = *edge;
+      FleetReport want = Replay(applied, windowed, as_of);
+      SCOPED_TRACE("since " + FormatTimeNanos(*edge));
+      std::vector<JobReport> jobs;
+      std::set<std::string> refused_ids;
+      for (auto& [id, job] : fleet.jobs()) {
+        const JobWindows copy = job;
+        absl::StatusOr<JobReport> got = copy.Report(as_of, &windowed);
+        if (got.ok()) {
+          jobs.push_back(*std::move(got));
+          continue;
+        }
+        EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition);
+        EXPECT_TRUE(with_restart);
+        EXPECT_LT(*edge, cursors[id]);
+        EXPECT_GT(*edge, job.live().first_event_ns());
+        refused_ids.insert(id);
+        ++refused;
+      }
+      FleetReport got = BuildFleetReport(windowed, as_of, std::move(jobs), {});
+      std::vector<JobReport> kept;
+      for (JobReport& j : want.jobs) {
+        if (refused_ids.count(j.job_id) == 0) kept.push_back(std::move(j));
+      }
+      ASSERT_EQ(got.jobs.size(), kept.size());
+      for (size_t i = 0; i < kept.size(); ++i) {
+        ExpectSameJob(got.jobs[i], kept[i]);
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 0);
+    if (!with_restart) EXPECT_EQ(refused, 0);
+  }
+};
+
+TEST_P(JobWindowsPropertyTest, EveryEdgeEqualsAReplayUnderItsWindow) {
+  Check(/*with_restart=*/false);
+}
+
+TEST_P(JobWindowsPropertyTest, AfterARestartEveryKeptEdgeEqualsAReplay) {
+  Check(/*with_restart=*/true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, JobWindowsPropertyTest,
+                         ::testing::Range<uint32_t>(1, 21));
+
+}  // namespace
+}  // namespace goodput::core
