@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cluster/partition_assigner.h"
 
 namespace goodput::server {
 namespace {
@@ -56,6 +57,14 @@ std::string DefaultClusterId(const std::string& host, int port) {
 void ConfigureClusterIngestor(Ingestor* ingestor) {
   ingestor->set_check_event_times(false);
   ingestor->set_max_sequence_jump(0);
+}
+
+std::function<bool(const std::string&)> ClusterMode::HeldJobs() const {
+  const std::vector<int32_t> held = status().held;  // ascending
+  return [held, partitions = partitions_](const std::string& job_id) {
+    return std::binary_search(held.begin(), held.end(),
+                              cluster::PartitionOfJob(job_id, partitions));
+  };
 }
 
 std::vector<core::MetricFamilyData> ClusterMode::Families() const {

@@ -11,6 +11,7 @@
 #define GOODPUT_SERVER_CLUSTER_MODE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,7 @@ void ConfigureClusterIngestor(Ingestor* ingestor);
 
 class ClusterMode {
  public:
+  explicit ClusterMode(int32_t partitions) : partitions_(partitions) {}
   // Connects to NATS and opens (or creates) the stream and the lease
   // bucket; Unavailable if NATS is unreachable, FailedPrecondition if this
   // goodputd was built without libnats.
@@ -64,8 +66,14 @@ class ClusterMode {
   // Stops applying and gives the leases back; idempotent.
   virtual void Stop() = 0;
   virtual ClusterRunnerStatus status() const = 0;
+  // Whether this instance answers for `job_id` now: its partition is held.
+  // A snapshot of the held partitions, for one query.
+  std::function<bool(const std::string& job_id)> HeldJobs() const;
   // goodput_cluster_* families (docs/scaling.md, "Cluster mode metrics").
   std::vector<core::MetricFamilyData> Families() const;
+
+ private:
+  const int32_t partitions_;
 };
 
 }  // namespace goodput::server

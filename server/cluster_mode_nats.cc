@@ -21,7 +21,10 @@ class NatsClusterMode : public ClusterMode {
  public:
   NatsClusterMode(const ClusterOptions& options, Ingestor* ingestor,
                   Clock* clock)
-      : options_(options), sink_(ingestor), clock_(clock) {}
+      : ClusterMode(options.partitions),
+        options_(options),
+        sink_(ingestor),
+        clock_(clock) {}
   ~NatsClusterMode() override { Stop(); }
 
   absl::Status Open(codec::ValidationLimits limits);

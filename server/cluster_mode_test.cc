@@ -2,6 +2,8 @@
 // the goodput_cluster_* families of a member's status.
 #include "server/cluster_mode.h"
 
+#include "absl/strings/str_cat.h"
+#include "cluster/partition_assigner.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -36,7 +38,8 @@ TEST(DefaultClusterIdTest, HostAndPortAsALeaseKeyCanHoldThem) {
 // A ClusterMode whose status is set by the test.
 class StatusOnly : public ClusterMode {
  public:
-  explicit StatusOnly(ClusterRunnerStatus s) : status_(std::move(s)) {}
+  explicit StatusOnly(ClusterRunnerStatus s, int32_t partitions = 64)
+      : ClusterMode(partitions), status_(std::move(s)) {}
   ClusterFront* front() override { return nullptr; }
   absl::Status Join(const std::string&) override { return absl::OkStatus(); }
   void Stop() override {}
@@ -73,6 +76,24 @@ TEST(ClusterModeFamiliesTest, UnownedIsMinusOneBeforeTheFirstRound) {
   const auto families = StatusOnly(ClusterRunnerStatus{}).Families();
   EXPECT_EQ(Value(families, "goodput_cluster_partitions_unowned"), -1);
   EXPECT_EQ(Value(families, "goodput_cluster_partitions_held"), 0);
+}
+
+TEST(ClusterModeHeldJobsTest, AdmitsTheJobsOfHeldPartitionsOnly) {
+  constexpr int32_t kPartitions = 8;
+  ClusterRunnerStatus s;
+  s.held = {cluster::PartitionOfJob("a", kPartitions)};
+  const auto held = StatusOnly(s, kPartitions).HeldJobs();
+  int admitted = 0;
+  for (int i = 0; i < 64; ++i) {
+    const std::string job = absl::StrCat("job-", i);
+    const bool mine = cluster::PartitionOfJob(job, kPartitions) == s.held[0];
+    EXPECT_EQ(held(job), mine) << job;
+    admitted += mine;
+  }
+  EXPECT_TRUE(held("a"));
+  EXPECT_GT(admitted, 0);
+  EXPECT_LT(admitted, 64);
+  EXPECT_FALSE(StatusOnly(ClusterRunnerStatus{}, kPartitions).HeldJobs()("a"));
 }
 
 }  // namespace

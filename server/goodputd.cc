@@ -125,6 +125,10 @@ void Goodputd::MakeServices(Clock* clock) {
       [limits = limits_.get()] { limits->CountRefusedQuery(); });
   query_service_ = std::make_unique<QueryService>(ingestor_.get(), store_.get(),
                                                   clock, admission_.get());
+  if (cluster_) {
+    query_service_->set_job_filter(
+        [cluster = cluster_.get()] { return cluster->HeldJobs(); });
+  }
 }
 
 absl::Status Goodputd::ConnectCluster(Clock* clock) {

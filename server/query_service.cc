@@ -119,6 +119,14 @@ grpc::Status QueryService::Report(grpc::ServerContext* context,
         ingestor_->Report(as_of, Since(request->has_since(), request->since()),
                           cancelled, core::FleetSegments::kCapacityOnly);
     if (!report.ok()) return ToGrpc(report.status());
+    if (make_job_filter_) {
+      const JobFilter keep = make_job_filter_();
+      std::vector<core::JobReport>& jobs = report->jobs;
+      jobs.erase(std::remove_if(
+                     jobs.begin(), jobs.end(),
+                     [&](const core::JobReport& j) { return !keep(j.job_id); }),
+                 jobs.end());
+    }
     return WriteChunks(*report, chunk_jobs, writer);
   });
 }

@@ -5,8 +5,9 @@
 // event sent: through one instance, and through two instances sharing the
 // partitions when the one the agent does not talk to is killed (SIGKILL)
 // mid-stream and the survivor takes its partitions over (nothing lost,
-// nothing counted twice). Synchronized on logs, metrics and reports,
-// never on sleeps.
+// nothing counted twice); and the merge over two instances when one joins
+// mid-stream (each answers only for the partitions it holds). Synchronized on
+// logs, metrics and reports, never on sleeps.
 #include <signal.h>
 
 #include <cstdlib>
@@ -221,6 +222,50 @@ TEST_F(ClusterModeTest, SurvivorTakesOverAKilledInstancesPartitions) {
       << offline_;
   EXPECT_EQ(Metric(0, "goodput_cluster_partitions_held"), kPartitions);
   EXPECT_EQ(Metric(0, "goodput_cluster_partitions_unowned"), 0);
+}
+
+// Instance 1 joins after instance 0 applied the first half alone: half of
+// the partitions move to it, and it applies them from their first message.
+// Instance 0 keeps the moved partitions' jobs in its store but answers only
+// for the partitions it holds, so the shard merge over both equals the
+// replay (each job from one instance, none twice).
+TEST_F(ClusterModeTest, AJoinerTakesItsShareAndTheMergeEqualsReplay) {
+  StartInstance(0);
+  const std::string socket = StartAgent(0);
+  ASSERT_TRUE(WriteUnixSocket(socket, Part(0, 0.5)));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const Json mine =
+            Json::parse(Ctl({"--server=" + instances_[0].Address(), "report",
+                             "--json", as_of_}),
+                        nullptr, false);
+        return !mine.is_discarded() && mine["jobs"].size() >= 8;
+      },
+      60));
+  StartInstance(1);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const double a = Metric(0, "goodput_cluster_partitions_held");
+        const double b = Metric(1, "goodput_cluster_partitions_held");
+        return a > 0 && b > 0 && a + b == kPartitions;
+      },
+      60));
+  ASSERT_TRUE(WriteUnixSocket(socket, Part(0.5, 1)));
+  const std::string both =
+      instances_[0].Address() + "," + instances_[1].Address();
+  EXPECT_TRUE(ReportEqualsReplay(both, 120)) << "merged:\n"
+                                             << got_ << "\nreplay:\n"
+                                             << offline_;
+  size_t total = 0;
+  for (int i = 0; i < 2; ++i) {
+    const Json mine = Json::parse(Ctl({"--server=" + instances_[i].Address(),
+                                       "report", "--json", as_of_}),
+                                  nullptr, false);
+    ASSERT_FALSE(mine.is_discarded());
+    EXPECT_FALSE(mine["jobs"].empty()) << "instance " << i;
+    total += mine["jobs"].size();
+  }
+  EXPECT_EQ(total, want_["jobs"].size());
 }
 
 }  // namespace
