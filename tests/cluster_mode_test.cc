@@ -86,7 +86,8 @@ class ClusterModeTest : public ::testing::Test {
 
   // Starts goodputd instance `i` in cluster mode.
   void StartInstance(int i) {
-    const std::string log = absl::StrCat(dir_, "/goodputd-", i, ".log");
+    const std::string log =
+        absl::StrCat(dir_, "/goodputd-", i, "-", ++starts_, ".log");
     instances_[i].process = std::make_unique<Subprocess>(
         std::vector<std::string>{
             GOODPUTD_PATH, absl::StrCat("--data_dir=", dir_, "/db-", i),
@@ -159,6 +160,7 @@ class ClusterModeTest : public ::testing::Test {
   }
 
   std::string dir_, fleet_, offline_, as_of_, got_;
+  int starts_ = 0;
   std::vector<std::string> lines_;
   Json want_;
   std::unique_ptr<NatsCluster> nats_;
@@ -266,6 +268,50 @@ TEST_F(ClusterModeTest, AJoinerTakesItsShareAndTheMergeEqualsReplay) {
     total += mine["jobs"].size();
   }
   EXPECT_EQ(total, want_["jobs"].size());
+}
+
+// The long variant (.ci/nightly sets GOODPUT_CLUSTER_KILLS=5; skipped
+// otherwise): instance 1 is killed (SIGKILL) and started again on its store
+// and id that many times, one part of the fleet each time. Its partitions
+// go to instance 0 and come back; each instance applies a partition from
+// its own last applied message, and the merge over both equals the replay.
+TEST_F(ClusterModeTest, RepeatedKillsAndRestartsKeepTheMergeEqualToReplay) {
+  const char* env = std::getenv("GOODPUT_CLUSTER_KILLS");
+  const int kills = env != nullptr ? std::atoi(env) : 0;
+  if (kills <= 0) GTEST_SKIP() << "set GOODPUT_CLUSTER_KILLS (.ci/nightly)";
+  StartInstance(0);
+  StartInstance(1);
+  const std::string socket = StartAgent(0);
+  auto shared = [&] {
+    return Eventually(
+        [&] {
+          const double a = Metric(0, "goodput_cluster_partitions_held");
+          const double b = Metric(1, "goodput_cluster_partitions_held");
+          return a > 0 && b > 0 && a + b == kPartitions;
+        },
+        120);
+  };
+  for (int k = 0; k < kills; ++k) {
+    ASSERT_TRUE(shared()) << "kill " << k;
+    ASSERT_TRUE(WriteUnixSocket(
+        socket, Part(double(k) / (kills + 1), double(k + 1) / (kills + 1))));
+    const double applied = Metric(1, "goodput_cluster_applied_messages_total");
+    ASSERT_TRUE(Eventually(
+        [&] {
+          return Metric(1, "goodput_cluster_applied_messages_total") > applied;
+        },
+        60));
+    instances_[1].process->Kill(SIGKILL);
+    EXPECT_EQ(instances_[1].process->Wait(), 128 + SIGKILL);
+    StartInstance(1);
+  }
+  ASSERT_TRUE(shared());
+  ASSERT_TRUE(WriteUnixSocket(socket, Part(double(kills) / (kills + 1), 1)));
+  const std::string both =
+      instances_[0].Address() + "," + instances_[1].Address();
+  EXPECT_TRUE(ReportEqualsReplay(both, 300)) << "merged:\n"
+                                             << got_ << "\nreplay:\n"
+                                             << offline_;
 }
 
 }  // namespace
