@@ -1,5 +1,6 @@
 #include "server/drilldown.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -76,6 +77,15 @@ absl::StatusOr<core::JobsView> Drilldown::Jobs(
   absl::StatusOr<core::FleetReport> report = ingestor_->Report(
       as_of_ns, since_ns, cancelled, core::FleetSegments::kCapacityOnly);
   if (!report.ok()) return report.status();
+  if (make_answers_) {
+    const Answers answers = make_answers_();
+    std::vector<core::JobReport>& jobs = report->jobs;
+    jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                              [&](const core::JobReport& j) {
+                                return !answers(j.job_id);
+                              }),
+               jobs.end());
+  }
   return core::RankJobs(ingestor_->config(), *report, filter);
 }
 
@@ -83,6 +93,12 @@ absl::StatusOr<core::JobView> Drilldown::Job(
     const std::string& job_id, int64_t as_of_ns,
     const std::vector<NamedWindow>& windows, size_t timeline_limit,
     const std::function<bool()>& cancelled) {
+  if (make_answers_ && !make_answers_()(job_id)) {
+    return absl::NotFoundError(
+        absl::StrCat("job '", job_id,
+                     "' not found here: its cluster partition is held by "
+                     "another instance"));
+  }
   absl::StatusOr<std::optional<storage::JobSnapshot>> deleted =
       ingestor_->DeletedJob(job_id);
   if (!deleted.ok()) return deleted.status();

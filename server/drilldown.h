@@ -35,6 +35,14 @@ class Drilldown {
   Drilldown(Ingestor* ingestor, storage::EventStore* store)
       : ingestor_(ingestor), store_(store) {}
 
+  // Whether a job is answered for (cluster mode: its partition is held
+  // now); a new one is made per query. With one set, Jobs leaves the other
+  // jobs out and Job answers NotFound for them. Call before querying.
+  using Answers = std::function<bool(const std::string& job_id)>;
+  void set_answers(std::function<Answers()> make) {
+    make_answers_ = std::move(make);
+  }
+
   // Jobs ranked by lost chip-hours over [since, as_of].
   absl::StatusOr<core::JobsView> Jobs(
       int64_t as_of_ns, std::optional<int64_t> since_ns,
@@ -74,6 +82,7 @@ class Drilldown {
                                const std::vector<v1::Event>& events,
                                int64_t as_of_ns, int64_t since_ns);
 
+  std::function<Answers()> make_answers_;
   Ingestor* ingestor_;
   storage::EventStore* store_;
 };

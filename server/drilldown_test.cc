@@ -103,6 +103,29 @@ TEST_F(DrilldownTest, JobsRankedAndFiltered) {
   EXPECT_THAT(std::string(bad.message()), HasSubstr("'colour'"));
 }
 
+// Cluster mode: only the jobs the filter answers for (partitions held).
+TEST_F(DrilldownTest, AnswersOnlyForTheJobsItIsToldTo) {
+  Send(ParseEvents(Timeline(kFleet)));
+  Drilldown d(ingestor_.get(), &store_);
+  int made = 0;
+  d.set_answers([&made] {
+    ++made;
+    return [](const std::string& job_id) { return job_id == "serve-1"; };
+  });
+  absl::StatusOr<core::JobsView> jobs =
+      d.Jobs(clock_.NowNanos(), std::nullopt, {});
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_THAT(jobs->jobs, SizeIs(1));
+  EXPECT_EQ(jobs->jobs[0].job_id, "serve-1");
+  EXPECT_EQ(jobs->matched, 1);
+  EXPECT_TRUE(d.Job("serve-1", clock_.NowNanos(), {}, 0).ok());
+  absl::StatusOr<core::JobView> other =
+      d.Job("llm-7", clock_.NowNanos(), {}, 0);
+  EXPECT_TRUE(absl::IsNotFound(other.status())) << other.status();
+  EXPECT_THAT(other.status().message(), HasSubstr("another instance"));
+  EXPECT_EQ(made, 3);  // one per query
+}
+
 TEST_F(DrilldownTest, JobWindowsEqualTheReportSinceWindow) {
   Send(ParseEvents(Timeline(kFleet)));
   Drilldown d(ingestor_.get(), &store_);

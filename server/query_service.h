@@ -23,8 +23,9 @@ namespace goodput::server {
 // the server's shutdown); Report, Jobs, Fleet and Summary run only if
 // `admission` (if set; the cap --max_concurrent_queries) admits them,
 // RESOURCE_EXHAUSTED otherwise. With a job filter (cluster mode: the jobs
-// of the partitions this instance holds now), Report answers only for the
-// jobs it admits.
+// of the partitions this instance holds now), Report and Jobs answer only
+// for the jobs it admits, and Job NotFound for the others (Fleet and
+// Summary do not filter yet).
 // Does not own its collaborators. Thread-safe.
 class QueryService final : public v1::Query::Service {
  public:
@@ -50,6 +51,7 @@ class QueryService final : public v1::Query::Service {
   using JobFilter = std::function<bool(const std::string& job_id)>;
   // Call before serving; null (the default) answers for every job.
   void set_job_filter(std::function<JobFilter()> make) {
+    drilldown_.set_answers(make);
     make_job_filter_ = std::move(make);
   }
 

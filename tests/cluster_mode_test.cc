@@ -268,6 +268,12 @@ TEST_F(ClusterModeTest, AJoinerTakesItsShareAndTheMergeEqualsReplay) {
     total += mine["jobs"].size();
   }
   EXPECT_EQ(total, want_["jobs"].size());
+  // The jobs drill-down over both agrees: every job once.
+  const Json jobs = Json::parse(
+      Ctl({"--server=" + both, "jobs", "--json", "--limit=0", as_of_}), nullptr,
+      false);
+  ASSERT_FALSE(jobs.is_discarded());
+  EXPECT_EQ(jobs["matched"], want_["jobs"].size());
 }
 
 // The long variant (.ci/nightly sets GOODPUT_CLUSTER_KILLS=5; skipped
