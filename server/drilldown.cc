@@ -63,6 +63,27 @@ absl::Status NotFound(const std::string& job_id, int64_t as_of_ns) {
 
 }  // namespace
 
+core::FleetReport KeepAnswered(
+    core::Config config, const std::function<bool(const std::string&)>& answers,
+    core::FleetReport report, core::FleetSegments segments) {
+  std::map<std::string, double> capacity;
+  if (auto it = report.segments.find("accelerator");
+      it != report.segments.end()) {
+    for (const auto& [accelerator, totals] : it->second) {
+      if (totals.capacity_chip_seconds) {
+        capacity[accelerator] = *totals.capacity_chip_seconds;
+      }
+    }
+  }
+  std::vector<core::JobReport> jobs;
+  for (core::JobReport& job : report.jobs) {
+    if (answers(job.job_id)) jobs.push_back(std::move(job));
+  }
+  if (report.since_ns) config.since_ns = *report.since_ns;
+  return core::BuildFleetReport(config, report.as_of_ns, std::move(jobs),
+                                capacity, segments);
+}
+
 std::vector<NamedWindow> DefaultJobWindows() {
   return {
       {"5m", 5 * kMinute}, {"1h", 60 * kMinute}, {"24h", 24 * 60 * kMinute}};
@@ -180,6 +201,10 @@ absl::StatusOr<core::FleetView> Drilldown::Fleet(
   absl::StatusOr<core::FleetReport> report =
       ingestor_->Report(as_of_ns, since_ns, cancelled);
   if (!report.ok()) return report.status();
+  if (make_answers_) {
+    *report = KeepAnswered(ingestor_->config(), make_answers_(),
+                           *std::move(report), core::FleetSegments::kAll);
+  }
   return core::MakeFleetView(*report, by, kWorstJobs);
 }
 

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/drilldown.h"
+#include "core/fleet_report.h"
 #include "server/ingestor.h"
 #include "storage/event_store.h"
 
@@ -23,6 +24,13 @@ struct NamedWindow {
 // The default windows of one job's view: 5m, 1h and 24h.
 std::vector<NamedWindow> DefaultJobWindows();
 
+// `report` with only the jobs `answers` admits, its fleet and segment
+// totals summed again from them (the capacity kept), as one server holding
+// only those jobs would answer (cluster mode: the partitions held).
+core::FleetReport KeepAnswered(
+    core::Config config, const std::function<bool(const std::string&)>& answers,
+    core::FleetReport report, core::FleetSegments segments);
+
 // The drill-down queries of goodputd (jobs, job ID, fleet), independent of
 // gRPC: cut out of the ingestor's report, and for one job's windows and
 // timeline, of a replay of the job's stored events (exact, like --since).
@@ -36,8 +44,9 @@ class Drilldown {
       : ingestor_(ingestor), store_(store) {}
 
   // Whether a job is answered for (cluster mode: its partition is held
-  // now); a new one is made per query. With one set, Jobs leaves the other
-  // jobs out and Job answers NotFound for them. Call before querying.
+  // now); a new one is made per query. With one set, Jobs and Fleet leave
+  // the other jobs out and Job answers NotFound for them. Call before
+  // querying.
   using Answers = std::function<bool(const std::string& job_id)>;
   void set_answers(std::function<Answers()> make) {
     make_answers_ = std::move(make);

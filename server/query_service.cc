@@ -205,6 +205,11 @@ grpc::Status QueryService::Summary(grpc::ServerContext* context,
     absl::StatusOr<core::FleetReport> report = ingestor_->Report(
         as_of, std::nullopt, cancelled, core::FleetSegments::kCapacityOnly);
     if (!report.ok()) return ToGrpc(report.status());
+    if (make_job_filter_) {
+      *report =
+          KeepAnswered(ingestor_->config(), make_job_filter_(),
+                       *std::move(report), core::FleetSegments::kCapacityOnly);
+    }
     *response = report::SummaryFromReport(*report, worst);
     *response->mutable_ingest() = Counters(ingestor_->stats());
     return grpc::Status::OK;

@@ -23,9 +23,9 @@ namespace goodput::server {
 // the server's shutdown); Report, Jobs, Fleet and Summary run only if
 // `admission` (if set; the cap --max_concurrent_queries) admits them,
 // RESOURCE_EXHAUSTED otherwise. With a job filter (cluster mode: the jobs
-// of the partitions this instance holds now), Report and Jobs answer only
-// for the jobs it admits, and Job NotFound for the others (Fleet and
-// Summary do not filter yet).
+// of the partitions this instance holds now), Report, Jobs, Fleet and
+// Summary answer only for the jobs it admits (totals summed from them), and
+// Job NotFound for the others.
 // Does not own its collaborators. Thread-safe.
 class QueryService final : public v1::Query::Service {
  public:

@@ -274,6 +274,10 @@ TEST_F(ClusterModeTest, AJoinerTakesItsShareAndTheMergeEqualsReplay) {
       false);
   ASSERT_FALSE(jobs.is_discarded());
   EXPECT_EQ(jobs["matched"], want_["jobs"].size());
+  const Json fleet = Json::parse(
+      Ctl({"--server=" + both, "fleet", "--json", as_of_}), nullptr, false);
+  ASSERT_FALSE(fleet.is_discarded());
+  EXPECT_TRUE(JsonNear(fleet["fleet"], want_["fleet"]));
 }
 
 // The long variant (.ci/nightly sets GOODPUT_CLUSTER_KILLS=5; skipped
