@@ -124,6 +124,8 @@ def _ingest_families():
             ('reason="%s"' % reason, _counter(0)) for reason in
             ("id_too_long", "identity_mismatch", "id_in_use",
              "sequence_jump")]),
+        # Cluster mode (docs/scaling.md): a healthy cluster.
+        "goodput_cluster_partitions_unowned": ("gauge", [("", _const(0))]),
     }
 
 

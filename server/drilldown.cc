@@ -1,5 +1,6 @@
 #include "server/drilldown.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -62,6 +63,27 @@ absl::Status NotFound(const std::string& job_id, int64_t as_of_ns) {
 
 }  // namespace
 
+core::FleetReport KeepAnswered(
+    core::Config config, const std::function<bool(const std::string&)>& answers,
+    core::FleetReport report, core::FleetSegments segments) {
+  std::map<std::string, double> capacity;
+  if (auto it = report.segments.find("accelerator");
+      it != report.segments.end()) {
+    for (const auto& [accelerator, totals] : it->second) {
+      if (totals.capacity_chip_seconds) {
+        capacity[accelerator] = *totals.capacity_chip_seconds;
+      }
+    }
+  }
+  std::vector<core::JobReport> jobs;
+  for (core::JobReport& job : report.jobs) {
+    if (answers(job.job_id)) jobs.push_back(std::move(job));
+  }
+  if (report.since_ns) config.since_ns = *report.since_ns;
+  return core::BuildFleetReport(config, report.as_of_ns, std::move(jobs),
+                                capacity, segments);
+}
+
 std::vector<NamedWindow> DefaultJobWindows() {
   return {
       {"5m", 5 * kMinute}, {"1h", 60 * kMinute}, {"24h", 24 * 60 * kMinute}};
@@ -76,6 +98,15 @@ absl::StatusOr<core::JobsView> Drilldown::Jobs(
   absl::StatusOr<core::FleetReport> report = ingestor_->Report(
       as_of_ns, since_ns, cancelled, core::FleetSegments::kCapacityOnly);
   if (!report.ok()) return report.status();
+  if (make_answers_) {
+    const Answers answers = make_answers_();
+    std::vector<core::JobReport>& jobs = report->jobs;
+    jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                              [&](const core::JobReport& j) {
+                                return !answers(j.job_id);
+                              }),
+               jobs.end());
+  }
   return core::RankJobs(ingestor_->config(), *report, filter);
 }
 
@@ -83,6 +114,12 @@ absl::StatusOr<core::JobView> Drilldown::Job(
     const std::string& job_id, int64_t as_of_ns,
     const std::vector<NamedWindow>& windows, size_t timeline_limit,
     const std::function<bool()>& cancelled) {
+  if (make_answers_ && !make_answers_()(job_id)) {
+    return absl::NotFoundError(
+        absl::StrCat("job '", job_id,
+                     "' not found here: its cluster partition is held by "
+                     "another instance"));
+  }
   absl::StatusOr<std::optional<storage::JobSnapshot>> deleted =
       ingestor_->DeletedJob(job_id);
   if (!deleted.ok()) return deleted.status();
@@ -164,6 +201,10 @@ absl::StatusOr<core::FleetView> Drilldown::Fleet(
   absl::StatusOr<core::FleetReport> report =
       ingestor_->Report(as_of_ns, since_ns, cancelled);
   if (!report.ok()) return report.status();
+  if (make_answers_) {
+    *report = KeepAnswered(ingestor_->config(), make_answers_(),
+                           *std::move(report), core::FleetSegments::kAll);
+  }
   return core::MakeFleetView(*report, by, kWorstJobs);
 }
 

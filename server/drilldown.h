@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/drilldown.h"
+#include "core/fleet_report.h"
 #include "server/ingestor.h"
 #include "storage/event_store.h"
 
@@ -23,6 +24,13 @@ struct NamedWindow {
 // The default windows of one job's view: 5m, 1h and 24h.
 std::vector<NamedWindow> DefaultJobWindows();
 
+// `report` with only the jobs `answers` admits, its fleet and segment
+// totals summed again from them (the capacity kept), as one server holding
+// only those jobs would answer (cluster mode: the partitions held).
+core::FleetReport KeepAnswered(
+    core::Config config, const std::function<bool(const std::string&)>& answers,
+    core::FleetReport report, core::FleetSegments segments);
+
 // The drill-down queries of goodputd (jobs, job ID, fleet), independent of
 // gRPC: cut out of the ingestor's report, and for one job's windows and
 // timeline, of a replay of the job's stored events (exact, like --since).
@@ -34,6 +42,15 @@ class Drilldown {
  public:
   Drilldown(Ingestor* ingestor, storage::EventStore* store)
       : ingestor_(ingestor), store_(store) {}
+
+  // Whether a job is answered for (cluster mode: its partition is held
+  // now); a new one is made per query. With one set, Jobs and Fleet leave
+  // the other jobs out and Job answers NotFound for them. Call before
+  // querying.
+  using Answers = std::function<bool(const std::string& job_id)>;
+  void set_answers(std::function<Answers()> make) {
+    make_answers_ = std::move(make);
+  }
 
   // Jobs ranked by lost chip-hours over [since, as_of].
   absl::StatusOr<core::JobsView> Jobs(
@@ -74,6 +91,7 @@ class Drilldown {
                                const std::vector<v1::Event>& events,
                                int64_t as_of_ns, int64_t since_ns);
 
+  std::function<Answers()> make_answers_;
   Ingestor* ingestor_;
   storage::EventStore* store_;
 };

@@ -103,6 +103,71 @@ TEST_F(DrilldownTest, JobsRankedAndFiltered) {
   EXPECT_THAT(std::string(bad.message()), HasSubstr("'colour'"));
 }
 
+// Cluster mode: only the jobs the filter answers for (partitions held).
+TEST_F(DrilldownTest, AnswersOnlyForTheJobsItIsToldTo) {
+  Send(ParseEvents(Timeline(kFleet)));
+  Drilldown d(ingestor_.get(), &store_);
+  int made = 0;
+  d.set_answers([&made] {
+    ++made;
+    return [](const std::string& job_id) { return job_id == "serve-1"; };
+  });
+  absl::StatusOr<core::JobsView> jobs =
+      d.Jobs(clock_.NowNanos(), std::nullopt, {});
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_THAT(jobs->jobs, SizeIs(1));
+  EXPECT_EQ(jobs->jobs[0].job_id, "serve-1");
+  EXPECT_EQ(jobs->matched, 1);
+  EXPECT_TRUE(d.Job("serve-1", clock_.NowNanos(), {}, 0).ok());
+  absl::StatusOr<core::JobView> other =
+      d.Job("llm-7", clock_.NowNanos(), {}, 0);
+  EXPECT_TRUE(absl::IsNotFound(other.status())) << other.status();
+  EXPECT_THAT(other.status().message(), HasSubstr("another instance"));
+  EXPECT_EQ(made, 3);  // one per query
+}
+
+// Filtered, the fleet view's totals are those of a server holding only the
+// admitted job (the capacity, from heartbeats, stays).
+TEST_F(DrilldownTest, FleetOfTheAnsweredJobsEqualsAServerWithOnlyThem) {
+  const std::vector<v1::Event> events = ParseEvents(Timeline(kFleet));
+  Send(events);
+  Drilldown d(ingestor_.get(), &store_);
+  d.set_answers(
+      [] { return [](const std::string& id) { return id == "llm-7"; }; });
+  absl::StatusOr<core::FleetView> got =
+      d.Fleet(clock_.NowNanos(), T("2026-11-22T10:30:00Z"), "workload");
+  ASSERT_TRUE(got.ok()) << got.status();
+
+  storage::MemoryEventStore store;
+  LiveState live(&config_, 0, &store);
+  Ingestor only(&store, &live, &clock_, codec::ValidationLimits());
+  ASSERT_TRUE(only.Recover().ok());
+  v1::Batch batch;
+  batch.set_agent_id("agent-1");
+  batch.set_sequence(1);
+  for (const v1::Event& e : events) {
+    if (e.job_id() == "llm-7") *batch.add_events() = e;
+  }
+  ASSERT_TRUE(only.Ingest(batch).ok());
+  absl::StatusOr<core::FleetView> want =
+      Drilldown(&only, &store)
+          .Fleet(clock_.NowNanos(), T("2026-11-22T10:30:00Z"), "workload");
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(got->fleet.jobs, 1);
+  EXPECT_EQ(got->fleet.jobs, want->fleet.jobs);
+  EXPECT_DOUBLE_EQ(got->fleet.total_chip_seconds,
+                   want->fleet.total_chip_seconds);
+  EXPECT_GT(got->fleet.total_chip_seconds, 0);
+  for (int c = 0; c < core::kNumCategories; ++c) {
+    EXPECT_DOUBLE_EQ(got->fleet.chip_seconds[c], want->fleet.chip_seconds[c])
+        << c;
+  }
+  ASSERT_EQ(got->segments.size(), want->segments.size());
+  EXPECT_EQ(got->segments.count("TRAINING"), 1u);
+  EXPECT_EQ(got->segments.count("SERVING"), 0u);
+  EXPECT_EQ(got->since_ns, want->since_ns);
+}
+
 TEST_F(DrilldownTest, JobWindowsEqualTheReportSinceWindow) {
   Send(ParseEvents(Timeline(kFleet)));
   Drilldown d(ingestor_.get(), &store_);

@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -55,11 +57,13 @@ absl::Status Goodputd::Init(Clock* clock) {
   if (absl::Status s = StartHttp(); !s.ok()) return s;
   if (absl::Status s = OpenAndRecover(clock); !s.ok()) return s;
   if (absl::Status s = LoadTokens(); !s.ok()) return s;
+  if (absl::Status s = ConnectCluster(clock); !s.ok()) return s;
   MakeServices(clock);
   if (absl::Status s = InstallFault(); !s.ok()) return s;
   PublishMetrics(clock);
   health_->SetPhase(ServerHealth::Phase::kStartingGrpc);
   if (absl::Status s = StartGrpc(); !s.ok()) return s;
+  if (absl::Status s = JoinCluster(); !s.ok()) return s;
   health_->SetPhase(ServerHealth::Phase::kServing);
   return absl::OkStatus();
 }
@@ -108,19 +112,49 @@ void Goodputd::MakeServices(Clock* clock) {
   guarding.log = log_;
   guard_ = std::make_unique<AgentGuard>(guarding, store_.get(), clock);
   streams_ = std::make_unique<IngestStreams>(
-      IngestStreams::Options{
-          .max_streams = IngestStreamCap(options_),
-          .idle_timeout_ns = options_.stream_idle_timeout_ns,
-          .log = log_},
+      IngestStreams::Options{.max_streams = IngestStreamCap(options_),
+                             .idle_timeout_ns = options_.stream_idle_timeout_ns,
+                             .log = log_},
       clock);
   ingest_service_ = std::make_unique<IngestService>(
       ingestor_.get(), limits_.get(), guard_.get(), tokens_.get(),
       streams_.get(), log_);
+  if (cluster_) ingest_service_->set_cluster_front(cluster_->front());
   admission_ = std::make_unique<QueryAdmission>(
       options_.max_concurrent_queries,
       [limits = limits_.get()] { limits->CountRefusedQuery(); });
   query_service_ = std::make_unique<QueryService>(ingestor_.get(), store_.get(),
                                                   clock, admission_.get());
+  if (cluster_) {
+    query_service_->set_job_filter(
+        [cluster = cluster_.get()] { return cluster->HeldJobs(); });
+  }
+}
+
+absl::Status Goodputd::ConnectCluster(Clock* clock) {
+  if (options_.cluster.urls.empty()) return absl::OkStatus();
+  ConfigureClusterIngestor(ingestor_.get());
+  auto cluster = ClusterMode::Connect(options_.cluster, ingestor_.get(), clock,
+                                      options_.validation);
+  if (!cluster.ok()) return cluster.status();
+  cluster_ = *std::move(cluster);
+  return absl::OkStatus();
+}
+
+absl::Status Goodputd::JoinCluster() {
+  if (!cluster_) return absl::OkStatus();
+  std::string id = options_.cluster.id;
+  if (id.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    id = DefaultClusterId(host, port_);
+  }
+  if (absl::Status s = cluster_->Join(id); !s.ok()) return s;
+  log_.Info(absl::StrCat("cluster member ", id, " of ",
+                         absl::StrJoin(options_.cluster.urls, ","), ", ",
+                         options_.cluster.partitions, " partitions"),
+            {{"cluster_id", id}});
+  return absl::OkStatus();
 }
 
 absl::Status Goodputd::LoadTokens() {
@@ -248,7 +282,13 @@ absl::StatusOr<std::vector<core::MetricFamilyData>> Goodputd::CollectMetrics()
     return absl::UnavailableError(
         "no metrics yet: goodputd is opening its store and recovering");
   }
-  return source->Collect();
+  std::vector<core::MetricFamilyData> families = source->Collect();
+  if (cluster_) {
+    for (core::MetricFamilyData& f : cluster_->Families()) {
+      families.push_back(std::move(f));
+    }
+  }
+  return families;
 }
 
 void Goodputd::Shutdown() {
@@ -258,6 +298,9 @@ void Goodputd::Shutdown() {
     grpc_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::nanoseconds(options_.shutdown_grace_ns));
     grpc_.reset();
+    // Give the leases back at once: the partitions move now, not after
+    // the TTL.
+    if (cluster_) cluster_->Stop();
     // Nothing is ingested any more: record every job's state, so the next
     // start reads no event twice. Best effort: a failure only costs time.
     if (ingestor_) (void)ingestor_->SaveAllStates();

@@ -16,6 +16,7 @@
 #include "core/fleet_metrics.h"
 #include "grpcpp/server.h"
 #include "server/agent_guard.h"
+#include "server/cluster_mode.h"
 #include "server/ingest_limits.h"
 #include "server/ingest_service.h"
 #include "server/ingest_streams.h"
@@ -93,6 +94,10 @@ struct GoodputdOptions {
   Logger::Format log_format = Logger::Format::kText;
   // When /healthz says the process is wedged or its store failing.
   ServerHealth::Options health;
+  // Cluster mode (--cluster and friends; docs/scaling.md): agents' batches
+  // go to the replicated log, and this instance applies the partitions it
+  // holds. `cluster.urls` empty: the embedded mode.
+  ClusterOptions cluster;
   // Tests: called with the metrics port once /healthz and /readyz are
   // served and the store is open, before the live state is recovered.
   std::function<void(int metrics_port)> before_recovery;
@@ -142,6 +147,10 @@ class Goodputd {
   void StopReaper();
   absl::Status StartHttp();
   absl::Status OpenAndRecover(Clock* clock);
+  // Cluster mode: connects to NATS (before the services), then joins
+  // (once the gRPC port is known, for the default --cluster_id).
+  absl::Status ConnectCluster(Clock* clock);
+  absl::Status JoinCluster();
   void PublishMetrics(Clock* clock);
   // /metrics' families, or Unavailable until recovery is done.
   absl::StatusOr<std::vector<core::MetricFamilyData>> CollectMetrics() const;
@@ -155,6 +164,7 @@ class Goodputd {
   std::shared_ptr<TokenAuth> tokens_;
   std::unique_ptr<AgentGuard> guard_;
   std::unique_ptr<IngestStreams> streams_;
+  std::unique_ptr<ClusterMode> cluster_;  // null in the embedded mode
   std::unique_ptr<IngestService> ingest_service_;
   std::unique_ptr<QueryAdmission> admission_;
   std::unique_ptr<QueryService> query_service_;

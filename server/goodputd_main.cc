@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "report/catalog_file.h"
+#include "server/cluster_mode.h"
 #include "server/goodputd.h"
 #include "server/security_flags.h"
 #include "util/flags.h"
@@ -34,7 +36,8 @@ struct Flags {
   std::optional<std::string> data_dir, grpc_address, metrics_address, lateness,
       stall_after, fault, max_job_series, ended_job_grace, windows,
       segment_labels, retention, state_every, state_every_events,
-      shutdown_grace, log_format, catalog;
+      shutdown_grace, log_format, catalog, cluster, cluster_partitions,
+      cluster_lease_ttl, cluster_id, cluster_replicas;
   goodput::server::SecurityFlags security;
 };
 
@@ -142,6 +145,55 @@ absl::Status ToMetricsOptions(const Flags& flags,
   return absl::OkStatus();
 }
 
+// A positive count from `text`, or InvalidArgument naming `flag`.
+absl::StatusOr<int> PositiveCount(const char* flag, const std::string& text) {
+  int n = 0;
+  if (!absl::SimpleAtoi(text, &n) || n <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": want a positive count, got \"", text, "\""));
+  }
+  return n;
+}
+
+// --cluster and its --cluster_* flags (docs/scaling.md, "Cluster mode");
+// the --cluster_* flags need --cluster.
+absl::Status ParseCluster(const Flags& flags,
+                          goodput::server::ClusterOptions* c) {
+  if (!flags.cluster) {
+    for (const auto* f : {&flags.cluster_partitions, &flags.cluster_lease_ttl,
+                          &flags.cluster_id, &flags.cluster_replicas}) {
+      if (f->has_value()) {
+        return absl::InvalidArgumentError(
+            "--cluster_partitions, --cluster_lease_ttl, --cluster_id and "
+            "--cluster_replicas need --cluster");
+      }
+    }
+    return absl::OkStatus();
+  }
+  auto urls = goodput::server::ParseClusterUrls(*flags.cluster);
+  if (!urls.ok()) return urls.status();
+  c->urls = *std::move(urls);
+  if (flags.cluster_id) c->id = *flags.cluster_id;
+  for (auto [flag, value, out] :
+       {std::tuple("--cluster_partitions", &flags.cluster_partitions,
+                   &c->partitions),
+        std::tuple("--cluster_replicas", &flags.cluster_replicas,
+                   &c->replicas)}) {
+    if (!*value) continue;
+    auto n = PositiveCount(flag, **value);
+    if (!n.ok()) return n.status();
+    *out = *n;
+  }
+  if (!flags.cluster_lease_ttl) return absl::OkStatus();
+  auto ns = goodput::ParseDurationNanos(*flags.cluster_lease_ttl);
+  if (ns.ok() && *ns < 1000000000) {
+    ns = absl::InvalidArgumentError("want a duration of 1s or more");
+  }
+  if (!ns.ok()) return FlagError("--cluster_lease_ttl", ns.status());
+  c->lease_ttl_ns = *ns;
+  return absl::OkStatus();
+}
+
 // Fills `options` from `flags`; an error names the flag.
 absl::Status ToOptions(const Flags& flags,
                        goodput::server::GoodputdOptions* options) {
@@ -179,6 +231,9 @@ absl::Status ToOptions(const Flags& flags,
   if (absl::Status s = ParseRetention(flags, options); !s.ok()) return s;
   if (absl::Status s = ParseCatalog(flags, options); !s.ok()) return s;
   if (absl::Status s = ParseStatePolicy(flags, options); !s.ok()) return s;
+  if (absl::Status s = ParseCluster(flags, &options->cluster); !s.ok()) {
+    return s;
+  }
   return ToMetricsOptions(flags, options);
 }
 
@@ -234,6 +289,21 @@ void AddFlags(goodput::FlagParser* parser, Flags* flags) {
   parser->AddString("log_format", "text|json", &flags->log_format,
                     "log lines: text (default) or one JSON object per line "
                     "(time, level, component, message, fields)");
+  parser->AddString("cluster", "nats://HOST:PORT[,...]", &flags->cluster,
+                    "cluster mode on NATS JetStream: agents' batches go to "
+                    "a replicated log, instances share its partitions "
+                    "(docs/scaling.md; default: the embedded mode)");
+  parser->AddString("cluster_partitions", "N", &flags->cluster_partitions,
+                    "partitions of the cluster, fixed when it is created; "
+                    "the same on every instance (default 64)");
+  parser->AddString("cluster_lease_ttl", "DURATION", &flags->cluster_lease_ttl,
+                    "a dead instance's partitions move after this (default "
+                    "10s; at least 1s)");
+  parser->AddString("cluster_id", "ID", &flags->cluster_id,
+                    "this instance's member id, letters, digits, - and _ "
+                    "(default: hostname-grpcport)");
+  parser->AddString("cluster_replicas", "N", &flags->cluster_replicas,
+                    "copies of the log and the leases in NATS (default 3)");
   parser->AddString("fault", "POINT:N", &flags->fault,
                     "tests only: SIGKILL at the Nth before_store|after_store|"
                     "before_states|after_states, or hold the Nth hold_query "

@@ -111,7 +111,9 @@ bool IngestService::ReadBatch(RawStream* stream, v1::Batch* batch,
 }
 
 absl::Status IngestService::Store(v1::Batch* batch, v1::Ack* ack) {
-  absl::StatusOr<v1::Ack> acked = ingestor_->IngestTaking(batch);
+  absl::StatusOr<v1::Ack> acked = front_ != nullptr
+                                      ? front_->IngestTaking(batch)
+                                      : ingestor_->IngestTaking(batch);
   if (absl::IsOutOfRange(acked.status())) return acked.status();
   if (absl::IsAlreadyExists(acked.status())) return acked.status();
   if (absl::IsInvalidArgument(acked.status())) return acked.status();

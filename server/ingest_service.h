@@ -9,6 +9,7 @@
 #include "grpcpp/support/sync_stream.h"
 #include "proto/service.pb.h"
 #include "server/agent_guard.h"
+#include "server/cluster_front.h"
 #include "server/ingest_limits.h"
 #include "server/ingest_streams.h"
 #include "server/ingestor.h"
@@ -32,8 +33,10 @@ namespace goodput::server {
 // far (the Ingestor's OUT_OF_RANGE) too. With `streams`, a stream over
 // --max_ingest_streams is refused RESOURCE_EXHAUSTED before it reads, and
 // each batch marks its stream active (IngestStreams ends idle ones). Does
-// not own the Ingestor, limits, guard, tokens or streams. Thread-safe (gRPC
-// calls it from many threads).
+// not own the Ingestor, limits, guard, tokens or streams. In cluster mode
+// (set_cluster_front) batches are stored through the ClusterFront (into the
+// replicated log) instead of the Ingestor. Thread-safe (gRPC calls it from
+// many threads).
 class IngestService final : public grpc::Service {
  public:
   using RawStream =
@@ -46,6 +49,10 @@ class IngestService final : public grpc::Service {
                 Logger log = Logger("goodputd"));
 
   grpc::Status Stream(grpc::ServerContext* context, RawStream* stream);
+
+  // Cluster mode: stores batches through `front` (not owned, outlives
+  // this) instead of the Ingestor. Call before serving.
+  void set_cluster_front(ClusterFront* front) { front_ = front; }
 
  private:
   // The next batch in `*batch`: false at the end of the stream (`*status`
@@ -71,6 +78,7 @@ class IngestService final : public grpc::Service {
   AgentGuard* guard_;
   const TokenAuth* tokens_;
   IngestStreams* streams_;
+  ClusterFront* front_ = nullptr;
 };
 
 }  // namespace goodput::server

@@ -119,6 +119,14 @@ grpc::Status QueryService::Report(grpc::ServerContext* context,
         as_of, Since(request->has_since(), request->since()), cancelled,
         core::FleetSegments::kCapacityOnly, request->exact_since());
     if (!report.ok()) return ToGrpc(report.status());
+    if (make_job_filter_) {
+      const JobFilter keep = make_job_filter_();
+      std::vector<core::JobReport>& jobs = report->jobs;
+      jobs.erase(std::remove_if(
+                     jobs.begin(), jobs.end(),
+                     [&](const core::JobReport& j) { return !keep(j.job_id); }),
+                 jobs.end());
+    }
     return WriteChunks(*report, chunk_jobs, writer);
   });
 }
@@ -197,6 +205,11 @@ grpc::Status QueryService::Summary(grpc::ServerContext* context,
     absl::StatusOr<core::FleetReport> report = ingestor_->Report(
         as_of, std::nullopt, cancelled, core::FleetSegments::kCapacityOnly);
     if (!report.ok()) return ToGrpc(report.status());
+    if (make_job_filter_) {
+      *report =
+          KeepAnswered(ingestor_->config(), make_job_filter_(),
+                       *std::move(report), core::FleetSegments::kCapacityOnly);
+    }
     *response = report::SummaryFromReport(*report, worst);
     *response->mutable_ingest() = Counters(ingestor_->stats());
     return grpc::Status::OK;

@@ -22,7 +22,10 @@ namespace goodput::server {
 // CANCELLED once its call is cancelled (by the client, its deadline, or
 // the server's shutdown); Report, Jobs, Fleet and Summary run only if
 // `admission` (if set; the cap --max_concurrent_queries) admits them,
-// RESOURCE_EXHAUSTED otherwise.
+// RESOURCE_EXHAUSTED otherwise. With a job filter (cluster mode: the jobs
+// of the partitions this instance holds now), Report, Jobs, Fleet and
+// Summary answer only for the jobs it admits (totals summed from them), and
+// Job NotFound for the others.
 // Does not own its collaborators. Thread-safe.
 class QueryService final : public v1::Query::Service {
  public:
@@ -42,6 +45,15 @@ class QueryService final : public v1::Query::Service {
 
   // Call before serving.
   void set_fault_hook(FaultHook hook) { fault_hook_ = std::move(hook); }
+
+  // Whether a job is answered for; a new one is made per query (it may
+  // snapshot what it needs, e.g. the partitions held now).
+  using JobFilter = std::function<bool(const std::string& job_id)>;
+  // Call before serving; null (the default) answers for every job.
+  void set_job_filter(std::function<JobFilter()> make) {
+    drilldown_.set_answers(make);
+    make_job_filter_ = std::move(make);
+  }
 
   grpc::Status Report(grpc::ServerContext* context,
                       const v1::ReportRequest* request,
@@ -73,6 +85,7 @@ class QueryService final : public v1::Query::Service {
   QueryAdmission* admission_;
   Drilldown drilldown_;
   FaultHook fault_hook_;
+  std::function<JobFilter()> make_job_filter_;
 };
 
 }  // namespace goodput::server

@@ -1,0 +1,99 @@
+#include "server/cluster_mode.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cluster/partition_assigner.h"
+
+namespace goodput::server {
+namespace {
+
+constexpr absl::string_view kScheme = "nats://";
+
+// nats://HOST:PORT with a port from 1 to 65535.
+bool IsNatsUrl(absl::string_view url) {
+  if (!absl::ConsumePrefix(&url, kScheme)) return false;
+  const size_t colon = url.rfind(':');
+  int port = 0;
+  return colon != absl::string_view::npos && colon > 0 &&
+         absl::SimpleAtoi(url.substr(colon + 1), &port) && port > 0 &&
+         port < 65536;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ParseClusterUrls(
+    const std::string& text) {
+  std::vector<std::string> urls = absl::StrSplit(text, ',', absl::SkipEmpty());
+  if (urls.empty()) {
+    return absl::InvalidArgumentError(
+        "--cluster: want nats://HOST:PORT[,nats://HOST:PORT...]");
+  }
+  for (const std::string& url : urls) {
+    if (!IsNatsUrl(url)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--cluster: want nats://HOST:PORT, got \"", url, "\""));
+    }
+  }
+  return urls;
+}
+
+std::string DefaultClusterId(const std::string& host, int port) {
+  std::string id = absl::StrCat(host, "-", port);
+  std::replace_if(
+      id.begin(), id.end(),
+      [](char c) {
+        return !std::isalnum(static_cast<unsigned char>(c)) && c != '_' &&
+               c != '-';
+      },
+      '-');
+  return id;
+}
+
+void ConfigureClusterIngestor(Ingestor* ingestor) {
+  ingestor->set_check_event_times(false);
+  ingestor->set_max_sequence_jump(0);
+}
+
+std::function<bool(const std::string&)> ClusterMode::HeldJobs() const {
+  const std::vector<int32_t> held = status().held;  // ascending
+  return [held, partitions = partitions_](const std::string& job_id) {
+    return std::binary_search(held.begin(), held.end(),
+                              cluster::PartitionOfJob(job_id, partitions));
+  };
+}
+
+std::vector<core::MetricFamilyData> ClusterMode::Families() const {
+  using core::AddSample;
+  using core::MetricKind;
+  using core::NewFamily;
+  const ClusterRunnerStatus s = status();
+  std::vector<core::MetricFamilyData> out;
+  out.push_back(NewFamily("goodput_cluster_partitions_held",
+                          "Partitions whose lease this instance holds (and "
+                          "whose messages it applies).",
+                          MetricKind::kGauge));
+  AddSample(&out.back(), {}, static_cast<double>(s.held.size()));
+  out.push_back(NewFamily(
+      "goodput_cluster_partitions_unowned",
+      "Partitions no lease names and nobody applies, as this instance saw at "
+      "its last lease round (-1 before its first).",
+      MetricKind::kGauge));
+  AddSample(&out.back(), {}, s.unowned);
+  out.push_back(NewFamily("goodput_cluster_applied_messages_total",
+                          "Log messages this instance applied (its "
+                          "partitions' and the heartbeats').",
+                          MetricKind::kCounter));
+  AddSample(&out.back(), {}, static_cast<double>(s.applied));
+  out.push_back(NewFamily("goodput_cluster_errors_total",
+                          "Lease rounds and apply pumps that failed.",
+                          MetricKind::kCounter));
+  AddSample(&out.back(), {}, static_cast<double>(s.errors));
+  return out;
+}
+
+}  // namespace goodput::server

@@ -1,0 +1,81 @@
+// ClusterMode: everything goodputd runs in cluster mode (--cluster;
+// docs/scaling.md, "Cluster mode"), wired together: one NATS connection,
+// the replicated event stream and the lease bucket, the accepting side
+// (ClusterFront, which the Ingest service stores agents' batches through)
+// and, once joined, the apply side (a ClusterRunner thread that keeps this
+// instance's leases and applies its partitions' messages through a
+// PartitionIngestSink into the local Ingestor). Owns all of them; borrows
+// the Ingestor and clock, which must outlive it. Thread-safe: Join and
+// Stop from one thread, the rest from any.
+#ifndef GOODPUT_SERVER_CLUSTER_MODE_H_
+#define GOODPUT_SERVER_CLUSTER_MODE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "codec/event_validator.h"
+#include "core/metric_family.h"
+#include "server/cluster_front.h"
+#include "server/cluster_runner.h"
+#include "server/ingestor.h"
+#include "util/clock.h"
+
+namespace goodput::server {
+
+struct ClusterOptions {
+  std::vector<std::string> urls;  // --cluster; empty: the embedded mode
+  int32_t partitions = 64;        // --cluster_partitions
+  int64_t lease_ttl_ns = 10LL * 1000 * 1000 * 1000;  // --cluster_lease_ttl
+  std::string id;    // --cluster_id; empty: DefaultClusterId
+  int replicas = 3;  // --cluster_replicas: copies of the stream and leases
+  int64_t nats_timeout_ms = 5000;  // a JetStream request's wait
+};
+
+// "nats://a:4222,nats://b:4222" as a list; InvalidArgument naming
+// --cluster for an entry that is not nats://HOST:PORT.
+absl::StatusOr<std::vector<std::string>> ParseClusterUrls(
+    const std::string& text);
+
+// The default --cluster_id: `host` and `port` with every character a
+// lease key cannot hold replaced by '-', e.g. "node-1-7700".
+std::string DefaultClusterId(const std::string& host, int port);
+
+// Prepares `ingestor` to apply partitions (no event-time or sequence-jump
+// checks: messages are applied long after receipt, under log sequences).
+void ConfigureClusterIngestor(Ingestor* ingestor);
+
+class ClusterMode {
+ public:
+  explicit ClusterMode(int32_t partitions) : partitions_(partitions) {}
+  // Connects to NATS and opens (or creates) the stream and the lease
+  // bucket; Unavailable if NATS is unreachable, FailedPrecondition if this
+  // goodputd was built without libnats.
+  static absl::StatusOr<std::unique_ptr<ClusterMode>> Connect(
+      const ClusterOptions& options, Ingestor* ingestor, Clock* clock,
+      codec::ValidationLimits limits);
+  virtual ~ClusterMode() = default;
+
+  // What the Ingest service stores agents' batches through.
+  virtual ClusterFront* front() = 0;
+  // Starts keeping leases as `id` and applying the held partitions.
+  virtual absl::Status Join(const std::string& id) = 0;
+  // Stops applying and gives the leases back; idempotent.
+  virtual void Stop() = 0;
+  virtual ClusterRunnerStatus status() const = 0;
+  // Whether this instance answers for `job_id` now: its partition is held.
+  // A snapshot of the held partitions, for one query.
+  std::function<bool(const std::string& job_id)> HeldJobs() const;
+  // goodput_cluster_* families (docs/scaling.md, "Cluster mode metrics").
+  std::vector<core::MetricFamilyData> Families() const;
+
+ private:
+  const int32_t partitions_;
+};
+
+}  // namespace goodput::server
+
+#endif  // GOODPUT_SERVER_CLUSTER_MODE_H_

@@ -1,0 +1,113 @@
+// ClusterMode over NATS JetStream (libnats): the build with libnats.
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "cluster/batch_publisher.h"
+#include "cluster/cluster_member.h"
+#include "cluster/lease_keeper.h"
+#include "cluster/nats_connection.h"
+#include "cluster/nats_event_log.h"
+#include "cluster/nats_lease_store.h"
+#include "server/cluster_mode.h"
+#include "server/partition_ingest_sink.h"
+
+namespace goodput::server {
+namespace {
+
+constexpr char kLeaseBucket[] = "goodput_leases";
+
+class NatsClusterMode : public ClusterMode {
+ public:
+  NatsClusterMode(const ClusterOptions& options, Ingestor* ingestor,
+                  Clock* clock)
+      : ClusterMode(options.partitions),
+        options_(options),
+        sink_(ingestor),
+        clock_(clock) {}
+  ~NatsClusterMode() override { Stop(); }
+
+  absl::Status Open(codec::ValidationLimits limits);
+  ClusterFront* front() override { return front_.get(); }
+  absl::Status Join(const std::string& id) override;
+  void Stop() override;
+  ClusterRunnerStatus status() const override {
+    absl::MutexLock lock(&mu_);
+    return runner_ ? runner_->status() : ClusterRunnerStatus{};
+  }
+
+ private:
+  const ClusterOptions options_;
+  PartitionIngestSink sink_;
+  Clock* const clock_;
+  std::unique_ptr<cluster::NatsConnection> nats_;
+  std::unique_ptr<cluster::NatsEventLog> log_;
+  std::unique_ptr<cluster::NatsLeaseStore> leases_store_;
+  std::unique_ptr<cluster::BatchPublisher> publisher_;
+  std::unique_ptr<ClusterFront> front_;
+  std::unique_ptr<cluster::LeaseKeeper> keeper_;
+  std::unique_ptr<cluster::ClusterMember> member_;
+  mutable absl::Mutex mu_;
+  std::unique_ptr<ClusterRunner> runner_ ABSL_GUARDED_BY(mu_);
+};
+
+absl::Status NatsClusterMode::Open(codec::ValidationLimits limits) {
+  auto nats =
+      cluster::NatsConnection::Connect(options_.urls, options_.nats_timeout_ms);
+  if (!nats.ok()) return nats.status();
+  nats_ = *std::move(nats);
+  cluster::EventStreamConfig stream;
+  stream.replicas = options_.replicas;
+  auto log = cluster::NatsEventLog::Open(nats_.get(), stream);
+  if (!log.ok()) return log.status();
+  log_ = *std::move(log);
+  auto store = cluster::NatsLeaseStore::Open(nats_.get(), kLeaseBucket,
+                                             options_.lease_ttl_ns / 1000000,
+                                             options_.replicas);
+  if (!store.ok()) return store.status();
+  leases_store_ = *std::move(store);
+  publisher_ = std::make_unique<cluster::BatchPublisher>(
+      log_.get(), cluster::PublishOptions{.partitions = options_.partitions});
+  front_ = std::make_unique<ClusterFront>(publisher_.get(), clock_,
+                                          std::move(limits));
+  return absl::OkStatus();
+}
+
+absl::Status NatsClusterMode::Join(const std::string& id) {
+  const cluster::LeaseKeeperOptions lease_options{
+      .self = id,
+      .partitions = options_.partitions,
+      .ttl_ns = options_.lease_ttl_ns};
+  if (absl::Status s = cluster::LeaseKeeper::Validate(lease_options); !s.ok()) {
+    return s;
+  }
+  keeper_ = std::make_unique<cluster::LeaseKeeper>(leases_store_.get(), clock_,
+                                                   lease_options);
+  member_ = std::make_unique<cluster::ClusterMember>(keeper_.get(), log_.get(),
+                                                     &sink_, publisher_.get());
+  absl::MutexLock lock(&mu_);
+  runner_ = std::make_unique<ClusterRunner>(
+      keeper_.get(), member_.get(), clock_,
+      ClusterRunnerOptions{.tick_ns = options_.lease_ttl_ns / 3});
+  runner_->Start();
+  return absl::OkStatus();
+}
+
+void NatsClusterMode::Stop() {
+  absl::MutexLock lock(&mu_);
+  if (runner_) runner_->Stop();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ClusterMode>> ClusterMode::Connect(
+    const ClusterOptions& options, Ingestor* ingestor, Clock* clock,
+    codec::ValidationLimits limits) {
+  auto mode = std::make_unique<NatsClusterMode>(options, ingestor, clock);
+  if (absl::Status s = mode->Open(std::move(limits)); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("--cluster: ", s.message()));
+  }
+  return mode;
+}
+
+}  // namespace goodput::server

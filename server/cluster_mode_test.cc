@@ -1,0 +1,100 @@
+// ClusterMode's helpers: the --cluster list, the default member id, and
+// the goodput_cluster_* families of a member's status.
+#include "server/cluster_mode.h"
+
+#include "absl/strings/str_cat.h"
+#include "cluster/partition_assigner.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace goodput::server {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(ParseClusterUrlsTest, TakesAListOfNatsUrls) {
+  auto urls = ParseClusterUrls("nats://a:4222,nats://10.0.0.2:5222");
+  ASSERT_TRUE(urls.ok()) << urls.status();
+  EXPECT_THAT(*urls, ElementsAre("nats://a:4222", "nats://10.0.0.2:5222"));
+}
+
+TEST(ParseClusterUrlsTest, RefusesWhatIsNotNatsHostPort) {
+  for (const char* bad :
+       {"", ",", "a:4222", "nats://a", "nats://:4222", "nats://a:0",
+        "nats://a:70000", "http://a:4222", "nats://a:4222,a:4223"}) {
+    auto urls = ParseClusterUrls(bad);
+    EXPECT_TRUE(absl::IsInvalidArgument(urls.status())) << bad;
+    EXPECT_THAT(urls.status().message(), HasSubstr("--cluster")) << bad;
+  }
+}
+
+TEST(DefaultClusterIdTest, HostAndPortAsALeaseKeyCanHoldThem) {
+  EXPECT_EQ(DefaultClusterId("node-1", 7700), "node-1-7700");
+  EXPECT_EQ(DefaultClusterId("gp.example.com", 80), "gp-example-com-80");
+  EXPECT_EQ(DefaultClusterId("a_b", 1), "a_b-1");
+}
+
+// A ClusterMode whose status is set by the test.
+class StatusOnly : public ClusterMode {
+ public:
+  explicit StatusOnly(ClusterRunnerStatus s, int32_t partitions = 64)
+      : ClusterMode(partitions), status_(std::move(s)) {}
+  ClusterFront* front() override { return nullptr; }
+  absl::Status Join(const std::string&) override { return absl::OkStatus(); }
+  void Stop() override {}
+  ClusterRunnerStatus status() const override { return status_; }
+
+ private:
+  ClusterRunnerStatus status_;
+};
+
+double Value(const std::vector<core::MetricFamilyData>& families,
+             const std::string& name) {
+  for (const core::MetricFamilyData& f : families) {
+    if (f.name == name && f.samples.size() == 1) return f.samples[0].value;
+  }
+  ADD_FAILURE() << "no single sample of " << name;
+  return -99;
+}
+
+TEST(ClusterModeFamiliesTest, ExportTheRunnerStatus) {
+  ClusterRunnerStatus s;
+  s.held = {3, 9, 17};
+  s.unowned = 2;
+  s.applied = 41;
+  s.errors = 5;
+  const auto families = StatusOnly(s).Families();
+  EXPECT_EQ(families.size(), 4u);
+  EXPECT_EQ(Value(families, "goodput_cluster_partitions_held"), 3);
+  EXPECT_EQ(Value(families, "goodput_cluster_partitions_unowned"), 2);
+  EXPECT_EQ(Value(families, "goodput_cluster_applied_messages_total"), 41);
+  EXPECT_EQ(Value(families, "goodput_cluster_errors_total"), 5);
+}
+
+TEST(ClusterModeFamiliesTest, UnownedIsMinusOneBeforeTheFirstRound) {
+  const auto families = StatusOnly(ClusterRunnerStatus{}).Families();
+  EXPECT_EQ(Value(families, "goodput_cluster_partitions_unowned"), -1);
+  EXPECT_EQ(Value(families, "goodput_cluster_partitions_held"), 0);
+}
+
+TEST(ClusterModeHeldJobsTest, AdmitsTheJobsOfHeldPartitionsOnly) {
+  constexpr int32_t kPartitions = 8;
+  ClusterRunnerStatus s;
+  s.held = {cluster::PartitionOfJob("a", kPartitions)};
+  const auto held = StatusOnly(s, kPartitions).HeldJobs();
+  int admitted = 0;
+  for (int i = 0; i < 64; ++i) {
+    const std::string job = absl::StrCat("job-", i);
+    const bool mine = cluster::PartitionOfJob(job, kPartitions) == s.held[0];
+    EXPECT_EQ(held(job), mine) << job;
+    admitted += mine;
+  }
+  EXPECT_TRUE(held("a"));
+  EXPECT_GT(admitted, 0);
+  EXPECT_LT(admitted, 64);
+  EXPECT_FALSE(StatusOnly(ClusterRunnerStatus{}, kPartitions).HeldJobs()("a"));
+}
+
+}  // namespace
+}  // namespace goodput::server
