@@ -54,6 +54,7 @@ std::optional<CheckpointAdvice> AdviseCheckpoint(
   if (!m || !(*m > 0)) return std::nullopt;
   a.mtbi_seconds = *m;
   a.save_seconds = job.checkpoint_seconds / job.checkpoints;
+  if (!(a.save_seconds > 0)) return std::nullopt;  // no blocking cost
   if (job.interruptions > 0) {
     a.restart_seconds = job.restart_seconds / job.interruptions;
   }

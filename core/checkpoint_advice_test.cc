@@ -58,6 +58,9 @@ TEST(CheckpointAdviceTest, NothingToAdviseWithoutSavesOrInterruptions) {
   EXPECT_FALSE(AdviseCheckpoint(calm, 0));  // and a calm segment
   ASSERT_TRUE(AdviseCheckpoint(calm, 1e-6));
   EXPECT_DOUBLE_EQ(AdviseCheckpoint(calm, 1e-6)->restart_seconds, 0);
+  CheckpointObservation free_saves = HourlySaver();
+  free_saves.checkpoint_seconds = 0;  // asynchronous: C = 0, no interval
+  EXPECT_FALSE(AdviseCheckpoint(free_saves, 0));
 }
 
 // Per-segment advice (issue 18 part 2). Hand-computed segment of two
