@@ -190,7 +190,9 @@ TEST_F(GoodputctlBinaryTest, JsonHasEveryFieldOfSpecSection4) {
                                   "cost_usd",
                                   "energy_kwh",
                                   "unpriced_chip_seconds",
-                                  "unpowered_chip_seconds"};
+                                  "unpowered_chip_seconds",
+                                  "training_interruptions_per_chip_hour",
+                                  "checkpoint_advice"};
   EXPECT_EQ(Keys(json["fleet"]), totals);
   EXPECT_EQ(Keys(json["fleet"]["chip_seconds"]), categories);
   EXPECT_THAT(Keys(json["segments"]),

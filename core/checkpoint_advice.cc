@@ -54,6 +54,7 @@ std::optional<CheckpointAdvice> AdviseCheckpoint(
   if (!m || !(*m > 0)) return std::nullopt;
   a.mtbi_seconds = *m;
   a.save_seconds = job.checkpoint_seconds / job.checkpoints;
+  if (!(a.save_seconds > 0)) return std::nullopt;  // no blocking cost
   if (job.interruptions > 0) {
     a.restart_seconds = job.restart_seconds / job.interruptions;
   }
@@ -66,6 +67,57 @@ std::optional<CheckpointAdvice> AdviseCheckpoint(
         *a.actual_interval_seconds, a.save_seconds, a.mtbi_seconds);
   }
   return a;
+}
+
+void AddCheckpointSums(const JobReport& job, CheckpointSums* sums) {
+  if (job.chips <= 0) return;
+  const std::optional<CheckpointObservation> o =
+      ObserveJob(job, job.checkpoints);
+  if (!o) return;
+  sums->run_seconds += o->run_seconds;
+  sums->run_chip_seconds += o->run_seconds * static_cast<double>(o->chips);
+  sums->checkpoint_seconds += o->checkpoint_seconds;
+  sums->restart_seconds += o->restart_seconds;
+  sums->interruptions += o->interruptions;
+  sums->checkpoints += o->checkpoints;
+}
+
+void AddCheckpointSums(const CheckpointSums& from, CheckpointSums* to) {
+  to->run_seconds += from.run_seconds;
+  to->run_chip_seconds += from.run_chip_seconds;
+  to->checkpoint_seconds += from.checkpoint_seconds;
+  to->restart_seconds += from.restart_seconds;
+  to->interruptions += from.interruptions;
+  to->checkpoints += from.checkpoints;
+}
+
+double InterruptionsPerChipSecond(const CheckpointSums& sums) {
+  if (!(sums.run_chip_seconds > 0)) return 0;
+  return static_cast<double>(sums.interruptions) / sums.run_chip_seconds;
+}
+
+std::optional<CheckpointAdvice> AdviseSet(const CheckpointSums& sums) {
+  CheckpointObservation o;
+  o.run_seconds = sums.run_seconds;
+  o.interruptions = sums.interruptions;
+  o.checkpoint_seconds = sums.checkpoint_seconds;
+  o.checkpoints = sums.checkpoints;
+  o.restart_seconds = sums.restart_seconds;
+  o.chips = 1;  // M is the set's own: chips do not scale it
+  return AdviseCheckpoint(o, 0);
+}
+
+std::optional<CheckpointAdvice> AdviseJobInSegment(
+    const JobReport& job, const CheckpointSums& segment) {
+  return AdviseJob(job, InterruptionsPerChipSecond(segment));
+}
+
+std::optional<CheckpointAdvice> AdviseJob(
+    const JobReport& job, double segment_interruptions_per_chip_second) {
+  const std::optional<CheckpointObservation> o =
+      ObserveJob(job, job.checkpoints);
+  if (!o) return std::nullopt;
+  return AdviseCheckpoint(*o, segment_interruptions_per_chip_second);
 }
 
 }  // namespace goodput::core

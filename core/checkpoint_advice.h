@@ -55,6 +55,32 @@ std::optional<CheckpointAdvice> AdviseCheckpoint(
 std::optional<CheckpointObservation> ObserveJob(const JobReport& job,
                                                 int64_t checkpoints);
 
+// AdviseCheckpoint on ObserveJob(job, job.checkpoints): the advice for a
+// job's report (the tracker's own count of saves).
+std::optional<CheckpointAdvice> AdviseJob(
+    const JobReport& job, double segment_interruptions_per_chip_second);
+
+// Adds `job` to `sums` when it is a TRAINING job with chips.
+void AddCheckpointSums(const JobReport& job, CheckpointSums* sums);
+
+// Adds `from` to `*to` (shards' totals).
+void AddCheckpointSums(const CheckpointSums& from, CheckpointSums* to);
+
+// A set's interruptions per chip-second of running time; 0 with none.
+double InterruptionsPerChipSecond(const CheckpointSums& sums);
+
+// The advice for a set (a segment, the fleet): M = its running time over
+// its interruptions (its rate scaled to its run-time-weighted mean job
+// size: 1 / (rate x run_chip_seconds / run_seconds) is the same), C its
+// checkpoint seconds over its saves, R its restart seconds over its
+// interruptions. nullopt below kMinOwnInterruptions or without a save.
+std::optional<CheckpointAdvice> AdviseSet(const CheckpointSums& sums);
+
+// AdviseJob with the rate of `segment` (the job's accelerator segment in
+// the reports) for a job with fewer than kMinOwnInterruptions.
+std::optional<CheckpointAdvice> AdviseJobInSegment(
+    const JobReport& job, const CheckpointSums& segment);
+
 }  // namespace goodput::core
 
 #endif  // GOODPUT_CORE_CHECKPOINT_ADVICE_H_

@@ -58,6 +58,97 @@ TEST(CheckpointAdviceTest, NothingToAdviseWithoutSavesOrInterruptions) {
   EXPECT_FALSE(AdviseCheckpoint(calm, 0));  // and a calm segment
   ASSERT_TRUE(AdviseCheckpoint(calm, 1e-6));
   EXPECT_DOUBLE_EQ(AdviseCheckpoint(calm, 1e-6)->restart_seconds, 0);
+  CheckpointObservation free_saves = HourlySaver();
+  free_saves.checkpoint_seconds = 0;  // asynchronous: C = 0, no interval
+  EXPECT_FALSE(AdviseCheckpoint(free_saves, 0));
+}
+
+// Per-segment advice (issue 18 part 2). Hand-computed segment of two
+// TRAINING jobs:
+// A: 64 chips, 74 h (1 h queued, 1 h recovery: 72 h running), 12
+//    interruptions, 72 saves of 60 s.
+// B: 8 chips, 16 h running, 1 interruption, 16 saves of 30 s.
+// Sums: run 88 h, 72 x 64 + 16 x 8 = 4736 chip-hours, 13 interruptions
+// (2.745e-3 per chip-hour), 88 saves, 4320 + 480 = 4800 s saving.
+constexpr int64_t kHourNs = 3600LL * 1000000000LL;
+
+JobReport TrainingJob(int64_t chips, int64_t hours, int64_t interruptions,
+                      int64_t saves, int64_t save_seconds) {
+  JobReport j;
+  j.chips = chips;
+  j.workload = v1::JobSubmitted::TRAINING;
+  j.total_ns = hours * kHourNs;
+  j.nanos[Index(Category::kCheckpoint)] = saves * save_seconds * 1000000000LL;
+  j.interruptions = interruptions;
+  j.checkpoints = saves;
+  return j;
+}
+
+CheckpointSums SegmentOfAandB() {
+  JobReport a = TrainingJob(64, 74, 12, 72, 60);
+  a.nanos[Index(Category::kQueued)] = kHourNs;
+  a.nanos[Index(Category::kRecovery)] = kHourNs;
+  const JobReport b = TrainingJob(8, 16, 1, 16, 30);
+  JobReport serving = TrainingJob(8, 10, 5, 10, 30);
+  serving.workload = v1::JobSubmitted::SERVING;
+  const JobReport no_chips = TrainingJob(0, 10, 5, 10, 30);
+  CheckpointSums sums;
+  for (const JobReport& j : {a, b, serving, no_chips}) {
+    AddCheckpointSums(j, &sums);
+  }
+  return sums;
+}
+
+TEST(CheckpointSegmentTest, SumsTrainingJobsWithChipsOnly) {
+  const CheckpointSums s = SegmentOfAandB();
+  EXPECT_DOUBLE_EQ(s.run_seconds, 88 * 3600.0);
+  EXPECT_DOUBLE_EQ(s.run_chip_seconds, 4736 * 3600.0);
+  EXPECT_EQ(s.interruptions, 13);
+  EXPECT_EQ(s.checkpoints, 88);
+  EXPECT_DOUBLE_EQ(s.checkpoint_seconds, 4800);
+  EXPECT_DOUBLE_EQ(s.restart_seconds, 3600);  // A's hour of recovery
+  EXPECT_DOUBLE_EQ(InterruptionsPerChipSecond(s), 13 / (4736 * 3600.0));
+  CheckpointSums twice = s;
+  AddCheckpointSums(s, &twice);
+  EXPECT_EQ(twice.interruptions, 26);
+  EXPECT_DOUBLE_EQ(twice.run_chip_seconds, 2 * 4736 * 3600.0);
+}
+
+// The segment's own: M = 88 h / 13 = 24369.2 s, C = 4800 / 88 = 54.5 s,
+// R = 3600 / 13 s; advised sqrt(2 x 54.5 x 24369.2) = 1630.5 s; actual
+// 88 h / 88 saves = 3600 s.
+TEST(CheckpointSegmentTest, SegmentAdviceIsItsOwnM) {
+  const auto a = AdviseSet(SegmentOfAandB());
+  ASSERT_TRUE(a);
+  EXPECT_NEAR(a->mtbi_seconds, 88 * 3600.0 / 13, 1e-9);
+  EXPECT_NEAR(a->save_seconds, 4800.0 / 88, 1e-12);
+  EXPECT_NEAR(a->restart_seconds, 3600.0 / 13, 1e-12);
+  EXPECT_NEAR(a->advised_interval_seconds, 1630.479, 1e-3);
+  EXPECT_DOUBLE_EQ(*a->actual_interval_seconds, 3600);
+  CheckpointSums few = SegmentOfAandB();
+  few.interruptions = kMinOwnInterruptions - 1;
+  EXPECT_FALSE(AdviseSet(few));
+}
+
+// B has 1 interruption: M = 1 / (rate x 8 chips) = 4736 / (13 x 8) h =
+// 45.54 h = 163938.5 s; C = 30 s: advised sqrt(2 x 30 x 163938.5) =
+// 3136.3 s. A has 12: its own M, 6 h.
+TEST(CheckpointSegmentTest, AJobWithFewInterruptionsScalesTheSegmentRate) {
+  const CheckpointSums seg = SegmentOfAandB();
+  const auto b = AdviseJobInSegment(TrainingJob(8, 16, 1, 16, 30), seg);
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->mtbi_from_segment);
+  EXPECT_NEAR(b->mtbi_seconds, 4736.0 / (13 * 8) * 3600, 1e-6);
+  EXPECT_NEAR(b->advised_interval_seconds, 3136.289, 1e-3);
+  JobReport a = TrainingJob(64, 74, 12, 72, 60);
+  a.nanos[Index(Category::kQueued)] = kHourNs;
+  a.nanos[Index(Category::kRecovery)] = kHourNs;
+  const auto own = AdviseJobInSegment(a, seg);
+  ASSERT_TRUE(own);
+  EXPECT_FALSE(own->mtbi_from_segment);
+  EXPECT_DOUBLE_EQ(own->mtbi_seconds, 21600);
+  // Without the segment, B has no M.
+  EXPECT_FALSE(AdviseJob(TrainingJob(8, 16, 1, 16, 30), 0));
 }
 
 }  // namespace

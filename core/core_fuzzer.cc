@@ -403,7 +403,8 @@ bool SameJob(const JobReport& a, const JobReport& b) {
          a.costed_productive_ns == b.costed_productive_ns &&
          a.last_step == b.last_step && a.last_checkpoint == b.last_checkpoint &&
          a.lost_steps == b.lost_steps && a.interruptions == b.interruptions &&
-         a.duplicates == b.duplicates && a.notices == b.notices;
+         a.duplicates == b.duplicates && a.notices == b.notices &&
+         a.checkpoints == b.checkpoints;
 }
 
 bool SameTotals(const Totals& a, const Totals& b) {

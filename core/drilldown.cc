@@ -152,13 +152,7 @@ JobsView RankJobs(const Config& config, const FleetReport& report,
 }
 
 std::optional<CheckpointAdvice> JobViewCheckpointAdvice(const JobView& view) {
-  if (!view.note.empty() || view.timeline_omitted > 0) return std::nullopt;
-  int64_t checkpoints = 0;
-  for (const TimelineEntry& e : view.timeline) checkpoints += e.checkpoints;
-  const std::optional<CheckpointObservation> o =
-      ObserveJob(view.job, checkpoints);
-  if (!o || o->interruptions < kMinOwnInterruptions) return std::nullopt;
-  return AdviseCheckpoint(*o, 0);
+  return AdviseJob(view.job, 0);
 }
 
 std::vector<JobReport> TopJobs(JobSort sort, std::vector<const JobReport*> jobs,

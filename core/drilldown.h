@@ -66,9 +66,10 @@ struct JobView {
 };
 
 // Issue 18 part 2: checkpoint advice for a TRAINING job's view, from its
-// report and the checkpoints its timeline counted (the job's own
-// interruptions only: nullopt below kMinOwnInterruptions, when the
-// timeline is incomplete, or when AdviseCheckpoint has nothing to say).
+// report and the saves its tracker counted (the job's own interruptions
+// only: nullopt below kMinOwnInterruptions, or when AdviseCheckpoint has
+// nothing to say). The timeline's count is not used: a cut timeline
+// (--timeline, --retention) undercounts, the tracker's count does not.
 std::optional<CheckpointAdvice> JobViewCheckpointAdvice(const JobView& view);
 
 // Fleet totals and one dimension's segments. Plain data.

@@ -209,7 +209,8 @@ namespace goodput::core {
 namespace {
 
 // 74 h: 1 h queued, 1 h recovery (72 h running), 12 interruptions, 72
-// saves of 60 s counted by the timeline (40 + 32): M 6 h, C 60 s.
+// saves of 60 s counted by the tracker (the timeline, cut, shows 32):
+// M 6 h, C 60 s.
 JobView HourlySaverView() {
   constexpr int64_t kHour = 3600 * kNanosPerSecond;
   JobView view;
@@ -221,13 +222,14 @@ JobView HourlySaverView() {
   view.job.nanos[Index(Category::kRecovery)] = kHour;
   view.job.nanos[Index(Category::kCheckpoint)] = 72 * 60 * kNanosPerSecond;
   view.job.interruptions = 12;
-  view.timeline.resize(2);
-  view.timeline[0].checkpoints = 40;
-  view.timeline[1].checkpoints = 32;
+  view.job.checkpoints = 72;
+  view.timeline.resize(1);
+  view.timeline[0].checkpoints = 32;
+  view.timeline_omitted = 1;
   return view;
 }
 
-TEST(JobViewCheckpointAdviceTest, FromTheReportAndTheTimelinesSaves) {
+TEST(JobViewCheckpointAdviceTest, FromTheReportsSavesNotTheTimelines) {
   const auto a = JobViewCheckpointAdvice(HourlySaverView());
   ASSERT_TRUE(a);
   EXPECT_DOUBLE_EQ(a->mtbi_seconds, 21600);
@@ -237,10 +239,10 @@ TEST(JobViewCheckpointAdviceTest, FromTheReportAndTheTimelinesSaves) {
   EXPECT_DOUBLE_EQ(*a->actual_interval_seconds, 3600);
 }
 
-TEST(JobViewCheckpointAdviceTest, NoneWhenIncompleteFewOrNotTraining) {
-  JobView omitted = HourlySaverView();
-  omitted.timeline_omitted = 1;  // saves undercounted
-  EXPECT_FALSE(JobViewCheckpointAdvice(omitted));
+TEST(JobViewCheckpointAdviceTest, NoneWithoutSavesFewOrNotTraining) {
+  JobView unsaved = HourlySaverView();
+  unsaved.job.checkpoints = 0;  // C unknown (e.g. a version-5 snapshot)
+  EXPECT_FALSE(JobViewCheckpointAdvice(unsaved));
   JobView few = HourlySaverView();
   few.job.interruptions = kMinOwnInterruptions - 1;
   EXPECT_FALSE(JobViewCheckpointAdvice(few));

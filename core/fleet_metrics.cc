@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "absl/numeric/int128.h"
+#include "core/checkpoint_advice.h"
 #include "core/fleet_report.h"
 
 namespace goodput::core {
@@ -101,6 +102,10 @@ Recognized RecognizedOf(const JobReport& report, int64_t ended_ns) {
   r.chips = report.chips;
   r.last_event_ns = ended_ns;
   r.step_time = report.step_time;
+  if (const std::optional<CheckpointAdvice> a = AdviseJob(report, 0)) {
+    r.checkpoint_advised_s = a->advised_interval_seconds;
+    r.checkpoint_actual_s = a->actual_interval_seconds;
+  }
   return r;
 }
 

@@ -196,6 +196,7 @@ class FleetMetrics {
   void JobFamilies(std::vector<MetricFamilyData>* out) const;
   void JobProgressFamilies(std::vector<MetricFamilyData>* out) const;
   void JobStepTimeFamilies(std::vector<MetricFamilyData>* out) const;
+  void JobCheckpointAdviceFamilies(std::vector<MetricFamilyData>* out) const;
   void JobRatioFamilies(std::vector<MetricFamilyData>* out) const;
 
   const Config* config_;

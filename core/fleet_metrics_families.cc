@@ -71,6 +71,7 @@ std::vector<MetricFamilyData> FleetMetrics::Families() const {
   JobFamilies(&out);
   JobProgressFamilies(&out);
   JobStepTimeFamilies(&out);
+  JobCheckpointAdviceFamilies(&out);
   JobRatioFamilies(&out);
   return out;
 }
@@ -365,6 +366,30 @@ void FleetMetrics::JobStepTimeFamilies(
     Add(&f[4], id, static_cast<double>(st->recent_steps));
   }
   for (auto& family : f) out->push_back(std::move(family));
+}
+
+// Issue 18, checkpoint advice: the advised and the actual interval between
+// saves of the jobs with series (docs/semantics.md "Checkpoint advice").
+void FleetMetrics::JobCheckpointAdviceFamilies(
+    std::vector<MetricFamilyData>* out) const {
+  auto advised =
+      NewFamily("goodput_job_checkpoint_interval_advised_seconds",
+                "Young/Daly checkpoint interval sqrt(2 C M) from the job's own "
+                "interruptions (TRAINING jobs with at least 3).",
+                MetricKind::kGauge);
+  auto actual = NewFamily(
+      "goodput_job_checkpoint_interval_actual_seconds",
+      "The job's running time over its checkpoints, beside the advised one.",
+      MetricKind::kGauge);
+  for (const auto* entry : series_) {
+    const Recognized& r = entry->second.last;
+    if (!r.checkpoint_advised_s) continue;
+    const MetricLabels id = {{"job_id", entry->first}};
+    Add(&advised, id, *r.checkpoint_advised_s);
+    if (r.checkpoint_actual_s) Add(&actual, id, *r.checkpoint_actual_s);
+  }
+  out->push_back(std::move(advised));
+  out->push_back(std::move(actual));
 }
 
 void FleetMetrics::JobRatioFamilies(std::vector<MetricFamilyData>* out) const {

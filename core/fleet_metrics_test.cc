@@ -3,6 +3,7 @@
 // ratios of the counters' increases, the per-job cap, and rebuild clamps.
 #include "core/fleet_metrics.h"
 
+#include <cmath>
 #include <memory>
 #include <set>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/checkpoint_advice.h"
 #include "core/event_order.h"
 #include "core/fleet_tracker.h"
 #include "core/testing/random_fleet.h"
@@ -201,6 +203,78 @@ TEST(FleetMetricsTest, StepTimeGaugesOfJobsWithSeries) {
   EXPECT_EQ(*value("recent_steps", "s"), 10);
   EXPECT_FALSE(value("baseline_seconds", "q"));
   EXPECT_FALSE(value("recent_steps", "q"));
+}
+
+// Issue 18, checkpoint advice. Three attempts of 50 s running, each with
+// a 10 s save and ended by an interruption, 60 s of recovery between them:
+// 3 interruptions, 3 saves of 10 s (C 10 s).
+std::string ThreeInterruptedAttempts() {
+  std::string text =
+      "10:00:00 "
+      "{\"job_submitted\":{\"chips\":8,\"workload\":\"TRAINING\"}}\n"
+      "10:00:00 {\"allocation\":{\"chips\":8}}\n";
+  for (const std::string& a : {"a", "b", "c"}) {
+    const int offset = (a[0] - 'a') * 110;  // seconds
+    auto at = [&](int s) {
+      return absl::StrFormat("10:%02d:%02d ", (offset + s) / 60,
+                             (offset + s) % 60);
+    };
+    const std::string id = "{\"attempt\":\"" + a + "\",";
+    text += at(0) + id + "\"started\":{}}\n" + at(0) + id +
+            "\"activity\":{\"kind\":\"TRAINING\"}}\n" + at(10) + id +
+            "\"step\":{\"step\":1}}\n" + at(20) + id +
+            "\"step\":{\"step\":2}}\n" + at(20) + id +
+            "\"activity\":{\"kind\":\"CHECKPOINT\"}}\n" + at(30) + id +
+            "\"checkpoint\":{\"step\":2}}\n" + at(30) + id +
+            "\"activity\":{\"kind\":\"TRAINING\"}}\n" + at(40) + id +
+            "\"step\":{\"step\":3}}\n" + at(50) +
+            "{\"interruption\":{\"reason\":\"PREEMPTED\"}}\n";
+  }
+  return text;
+}
+
+// Running, the last attempt's first step (10:03:40-10:03:50) is not
+// settled (its compile share is decided later: recognition time), so the
+// gauges see 140 s running: M 46.67 s, advised sqrt(2 x 10 x 46.67) =
+// 30.55 s, actual 140 / 3 = 46.67 s. Once the job has ended: 150 s, M 50
+// s, advised sqrt(1000) = 31.62 s, actual 50 s, as its report says.
+TEST(FleetMetricsTest, CheckpointAdviceGauges) {
+  const std::string text = ThreeInterruptedAttempts();
+  const MetricLabels id = {{"job_id", "j"}};
+  auto gauges = [&](const std::string& events) {
+    Config config;
+    FleetTracker fleet(&config);
+    ApplyAll(events, &fleet);
+    FleetMetrics metrics(&config, MetricsOptions());
+    Scrape(fleet, {"j"}, T("2026-11-22T10:05:00Z"), &metrics);
+    const auto families = metrics.Families();
+    return std::make_pair(
+        Value(families, "goodput_job_checkpoint_interval_advised_seconds", id),
+        Value(families, "goodput_job_checkpoint_interval_actual_seconds", id));
+  };
+  const auto running = gauges(text);
+  ASSERT_TRUE(running.first && running.second);
+  EXPECT_NEAR(*running.first, std::sqrt(2 * 10 * 140.0 / 3), 1e-9);
+  EXPECT_NEAR(*running.second, 140.0 / 3, 1e-9);
+  const std::string ended =
+      text + "10:04:30 {\"job_ended\":{\"outcome\":\"FAILED\"}}\n";
+  const auto done = gauges(ended);
+  ASSERT_TRUE(done.first && done.second);
+  EXPECT_NEAR(*done.first, std::sqrt(1000.0), 1e-9);
+  EXPECT_NEAR(*done.second, 50, 1e-9);
+  // The job view's advice (its report) says the same.
+  Config config;
+  FleetTracker fleet(&config);
+  ApplyAll(ended, &fleet);
+  const std::optional<CheckpointAdvice> a =
+      AdviseJob(fleet.FindJob("j")->Report(T("2026-11-22T10:05:00Z")), 0);
+  ASSERT_TRUE(a);
+  EXPECT_NEAR(a->advised_interval_seconds, std::sqrt(1000.0), 1e-9);
+  EXPECT_NEAR(*a->actual_interval_seconds, 50, 1e-9);
+  // Fewer than 3 interruptions: no series.
+  const auto two = gauges(text.substr(0, text.rfind("10:04:30")));
+  EXPECT_FALSE(two.first);
+  EXPECT_FALSE(two.second);
 }
 
 TEST(FleetMetricsTest, ElasticCountersFollowTheAllocation) {

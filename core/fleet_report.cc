@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/badput_cost.h"
+#include "core/checkpoint_advice.h"
 
 namespace goodput::core {
 namespace {
@@ -31,6 +32,7 @@ void AddJob(const JobReport& job, Totals* t) {
     return;
   }
   AddJobCost(job, t);
+  AddCheckpointSums(job, &t->checkpoint);
   if (job.min_chips) return AddElasticJob(job, t);
   const double w = static_cast<double>(job.chips) / kNanosPerSecond;
   for (int c = 0; c < kNumCategories; ++c) {

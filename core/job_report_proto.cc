@@ -30,6 +30,7 @@ void NumbersToProto(const JobReport& job, v1::JobReport* out) {
   out->set_interruptions(job.interruptions);
   out->set_duplicates(job.duplicates);
   out->set_notices(job.notices);
+  out->set_checkpoints(job.checkpoints);
   if (job.usd_per_chip_hour) out->set_usd_per_chip_hour(*job.usd_per_chip_hour);
   if (job.watts_per_chip) out->set_watts_per_chip(*job.watts_per_chip);
   if (job.step_time) {
@@ -108,6 +109,7 @@ void NumbersFromProto(const v1::JobReport& in, JobReport* job) {
   job->interruptions = in.interruptions();
   job->duplicates = in.duplicates();
   job->notices = in.notices();
+  job->checkpoints = in.checkpoints();
   if (in.has_usd_per_chip_hour()) {
     job->usd_per_chip_hour = in.usd_per_chip_hour();
   }

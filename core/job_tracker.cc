@@ -270,6 +270,7 @@ void JobTracker::OnStep(const Event& e, int64_t t) {
 void JobTracker::OnCheckpoint(const Event& e) {
   const int64_t step = e.checkpoint().step();
   recog_.last_checkpoint_ns = cursor_ns_;
+  ++recog_.checkpoints;
   if (!e.attempt().empty()) {
     Attempt* a = FindAttempt(e.attempt());
     if (a != nullptr) a->max_checkpoint = step;

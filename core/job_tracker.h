@@ -30,7 +30,7 @@ enum class ApplyResult { kApplied, kDuplicate };
 // `excluded`); a version-3 record is loaded as one with no exclusions.
 // Version 5: step times (issue 18, slow steps); a version-3 or 4 record is
 // loaded as one with no step times yet.
-inline constexpr uint32_t kJobTrackerStateVersion = 5;
+inline constexpr uint32_t kJobTrackerStateVersion = 6;
 
 // The goodput state machine of one job (SPEC section 3): takes the job's
 // events in apply order and attributes every instant of its lifetime to one
@@ -342,6 +342,7 @@ class JobTracker {
   // Their sums are the report's interruptions and notices.
   struct Recognition {
     ReasonCounts interruptions{}, notices{};
+    int64_t checkpoints = 0;  // checkpoint events applied
     int64_t pg_above_one_steps = 0;
     std::optional<int64_t> last_step_ns, last_checkpoint_ns;
     std::optional<int64_t> attempt_start_ns;  // unknown for rule 7 restarts

@@ -2,9 +2,30 @@
 // "Recognition time"): the settled totals the exporter turns into counters.
 #include <algorithm>
 
+#include "core/checkpoint_advice.h"
 #include "core/job_tracker.h"
 
 namespace goodput::core {
+namespace {
+
+// Issue 18, checkpoint advice of `r`'s settled time, with the job's own
+// interruptions only (no segment: a gauge per job).
+void SetCheckpointAdvice(v1::JobSubmitted::Workload workload,
+                         int64_t checkpoints, Recognized* r) {
+  JobReport job;
+  job.workload = workload;
+  job.chips = r->chips;
+  job.nanos = r->nanos;
+  for (const int64_t ns : r->nanos) job.total_ns += ns;
+  for (const int64_t n : r->interruptions) job.interruptions += n;
+  job.checkpoints = checkpoints;
+  const std::optional<CheckpointAdvice> a = AdviseJob(job, 0);
+  if (!a) return;
+  r->checkpoint_advised_s = a->advised_interval_seconds;
+  r->checkpoint_actual_s = a->actual_interval_seconds;
+}
+
+}  // namespace
 
 void JobTracker::RecognizeStep(const StepTime& st, bool first, int64_t t) {
   recog_.last_step_ns = t;
@@ -102,6 +123,7 @@ Recognized JobTracker::Recognize() const {
   if (Elastic()) r.min_chips = min_chips_;
   r.last_event_ns = last_event_ns_;
   r.step_time = step_times_.Summary();
+  SetCheckpointAdvice(workload_, recog_.checkpoints, &r);
   return r;
 }
 

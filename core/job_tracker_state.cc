@@ -279,6 +279,7 @@ void JobTrackerStateCodec::SaveRecognition(const Recognition& r,
   SaveCounts(r.interruptions, &ReasonName, s->mutable_interruptions());
   SaveCounts(r.notices, &ReasonName, s->mutable_notices());
   s->set_pg_above_one_steps(r.pg_above_one_steps);
+  s->set_checkpoints(r.checkpoints);
   if (r.last_step_ns) s->set_last_step_ns(*r.last_step_ns);
   if (r.last_checkpoint_ns) s->set_last_checkpoint_ns(*r.last_checkpoint_ns);
   if (r.attempt_start_ns) s->set_attempt_start_ns(*r.attempt_start_ns);
@@ -315,10 +316,11 @@ absl::StatusOr<JobTracker> JobTracker::FromState(const Proto& state,
 
 absl::Status JobTrackerStateCodec::CheckConfig(const Proto& s,
                                                const Config& c) {
-  // Version 3 differs only by having no exclusions (read as none), and
-  // versions 3 and 4 by having no step times (read as none yet).
-  if (s.version() != kJobTrackerStateVersion && s.version() != 3 &&
-      s.version() != 4) {
+  // Version 3 differs only by having no exclusions (read as none),
+  // versions 3 and 4 by having no step times (read as none yet), and
+  // versions 3 to 5 by having no checkpoint count (read as 0 so far).
+  if (s.version() != kJobTrackerStateVersion &&
+      (s.version() < 3 || s.version() > 5)) {
     return Unfit("version", absl::StrCat(s.version(), " is not ",
                                          kJobTrackerStateVersion));
   }
@@ -549,6 +551,7 @@ absl::Status JobTrackerStateCodec::LoadRecognition(const Proto::Recognition& s,
   if (status.ok()) status = LoadObservations(s, &r);
   if (!status.ok()) return status;
   r.pg_above_one_steps = s.pg_above_one_steps();
+  r.checkpoints = s.checkpoints();
   r.last_step_ns = Opt(s.has_last_step_ns(), s.last_step_ns());
   r.last_checkpoint_ns =
       Opt(s.has_last_checkpoint_ns(), s.last_checkpoint_ns());

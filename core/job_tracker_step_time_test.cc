@@ -109,7 +109,7 @@ TEST_F(JobTrackerStepTimeTest, SnapshotsKeepStepTimes) {
     JobTracker part = Track({events.begin(), events.begin() + cut});
     internal::v1::JobTrackerState state;
     part.SaveState(&state);
-    EXPECT_EQ(state.version(), 5u);
+    EXPECT_EQ(state.version(), kJobTrackerStateVersion);
     absl::StatusOr<JobTracker> back = JobTracker::FromState(state, &config_);
     ASSERT_TRUE(back.ok()) << back.status();
     for (size_t i = cut; i < events.size(); ++i) {

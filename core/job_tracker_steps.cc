@@ -371,6 +371,7 @@ void JobTracker::FillSpec(JobReport* r) const {
   r->interruptions = Sum(recog_.interruptions);
   r->duplicates = duplicates_;
   r->notices = Sum(recog_.notices);
+  r->checkpoints = recog_.checkpoints;
 }
 
 }  // namespace goodput::core

@@ -71,6 +71,12 @@ void SaveRecognized(const Recognized& r, internal::v1::RecognizedState* out) {
     out->set_step_recent_steps(r.step_time->recent_steps);
     out->set_step_recent_p50_seconds(r.step_time->recent_p50_s);
   }
+  if (r.checkpoint_advised_s) {
+    out->set_checkpoint_advised_seconds(*r.checkpoint_advised_s);
+  }
+  if (r.checkpoint_actual_s) {
+    out->set_checkpoint_actual_seconds(*r.checkpoint_actual_s);
+  }
 }
 
 absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
@@ -112,6 +118,12 @@ absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
         in.step_baseline_mad_seconds(), in.step_recent_steps(),
         in.step_recent_p50_seconds(),   std::nullopt};
     r.step_time->SetRatio();
+  }
+  if (in.has_checkpoint_advised_seconds()) {
+    r.checkpoint_advised_s = in.checkpoint_advised_seconds();
+  }
+  if (in.has_checkpoint_actual_seconds()) {
+    r.checkpoint_actual_s = in.checkpoint_actual_seconds();
   }
   *out = r;
   return absl::OkStatus();

@@ -58,6 +58,9 @@ struct Recognized {
   std::optional<int64_t> min_chips;  // rule 14: set for an elastic job
   int64_t last_event_ns = 0;
   std::optional<StepTimeSummary> step_time;  // issue 18, slow steps
+  // Issue 18, checkpoint advice (the job's own interruptions only): the
+  // advised and the actual interval between saves; unset when none.
+  std::optional<double> checkpoint_advised_s, checkpoint_actual_s;
 };
 
 // Adds the counters of `from` (every field above the gauges) to `*to`:

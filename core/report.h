@@ -70,6 +70,7 @@ struct JobReport {
   int64_t interruptions = 0;  // attempts that ended without job_ended
   int64_t duplicates = 0;     // events ignored as duplicates (rule 3)
   int64_t notices = 0;        // interruption notices
+  int64_t checkpoints = 0;    // checkpoint events applied (saves)
 
   // Rule 14, elastic jobs. `min_chips` is set only for an elastic job; the
   // chip-seconds below are then its time weighted by the chips each instant
@@ -86,6 +87,15 @@ struct JobReport {
   // Issue 18, slow steps: the job's step times as of its last applied
   // event (not windowed); unset before its first non-first step.
   std::optional<StepTimeSummary> step_time;
+};
+
+// Issue 18, checkpoint advice: a set's TRAINING jobs with chips, summed
+// (core::AddCheckpointSums); run_chip_seconds weights each job's running
+// time by its chips (the interruption rate's denominator). Plain data.
+struct CheckpointSums {
+  double run_seconds = 0, run_chip_seconds = 0;
+  double checkpoint_seconds = 0, restart_seconds = 0;
+  int64_t interruptions = 0, checkpoints = 0;
 };
 
 // Chip-time-weighted sums over a set of jobs (fleet or one segment value).
@@ -106,6 +116,7 @@ struct Totals {
   // the chip-seconds of the jobs without one (left out of those sums).
   CategoryChipSeconds cost_usd{}, energy_kwh{};
   double unpriced_chip_seconds = 0, unpowered_chip_seconds = 0;
+  CheckpointSums checkpoint;  // issue 18, checkpoint advice
 };
 
 // Ratios of one job from its nanoseconds (rule 14: an elastic job's PG is

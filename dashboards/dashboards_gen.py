@@ -473,15 +473,37 @@ def _job_slices(b):
                  "percentunit", w=18, h=6, ratio=True)
 
 
+def _job_checkpoint_advice(b):
+    """Issue 18 part 2: advised against actual checkpoint interval."""
+    b.timeseries("Checkpoint interval, advised and actual", "Young/Daly "
+                 "sqrt(2 C M) from the job's own interruptions (TRAINING, "
+                 ">= 3 interruptions; docs/semantics.md \"Checkpoint "
+                 "advice\") beside its running time per save; "
+                 "goodputctl job $job_id shows the expected loss at each.",
+                 [target("goodput_job_checkpoint_interval_advised_seconds{%s}"
+                         % JOB, "advised"),
+                  target("goodput_job_checkpoint_interval_actual_seconds{%s}"
+                         % JOB, "actual")], "s", w=16)
+    b.stat("Checkpoint interval, actual / advised", "Above 1: saving less "
+           "often than advised (more lost work per interruption); below 1: "
+           "more often (more time saving). Within 0.5-2 costs little.",
+           [target("goodput_job_checkpoint_interval_actual_seconds{%s} / "
+                   "goodput_job_checkpoint_interval_advised_seconds{%s}"
+                   % (JOB, JOB))], "short", w=8, h=8,
+           steps=[(None, "orange"), (0.5, "green"), (2, "orange")])
+
+
 def job_drilldown():
     b = Builder()
     _job_headline(b)
     _job_progress(b)
     _job_interruptions(b)
+    _job_checkpoint_advice(b)
     _job_slices(b)
     return dashboard("goodput-job", "goodput: Job drill-down",
                      "One job: ratios, chip time by category, steps, "
-                     "checkpoints, at-risk work, step time, interruptions.",
+                     "checkpoints, at-risk work, step time, interruptions, "
+                     "checkpoint advice.",
                      b, _job_variables(), ["job"])
 
 

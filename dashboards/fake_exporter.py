@@ -93,6 +93,10 @@ def _job_families():
             "gauge", [(JOB, _const(5000))]),
         "goodput_job_step_time_recent_seconds": ("gauge", [(JOB, _const(2.2))]),
         "goodput_job_step_time_recent_steps": ("gauge", [(JOB, _const(100))]),
+        "goodput_job_checkpoint_interval_advised_seconds": (
+            "gauge", [(JOB, _const(1610))]),
+        "goodput_job_checkpoint_interval_actual_seconds": (
+            "gauge", [(JOB, _const(3600))]),
         "goodput_job_host_info": ("gauge", [
             (JOB + ',host="node-%d"' % n, _const(1)) for n in (1, 2)]),
     }

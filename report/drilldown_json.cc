@@ -102,23 +102,6 @@ nlohmann::ordered_json JobsToJson(const core::JobsView& view,
 
 namespace {
 
-// Issue 18 part 2: the advice, or null.
-Json CheckpointAdviceToJson(const std::optional<core::CheckpointAdvice>& a) {
-  if (!a) return nullptr;
-  auto nullable = [](const std::optional<double>& v) {
-    return v ? Json(*v) : Json(nullptr);
-  };
-  return {{"mtbi_seconds", a->mtbi_seconds},
-          {"mtbi_from", a->mtbi_from_segment ? "segment" : "job"},
-          {"save_seconds", a->save_seconds},
-          {"restart_seconds", a->restart_seconds},
-          {"advised_interval_seconds", a->advised_interval_seconds},
-          {"actual_interval_seconds", nullable(a->actual_interval_seconds)},
-          {"expected_lost_checkpoint_share",
-           {{"advised", a->expected_share_at_advised},
-            {"actual", nullable(a->expected_share_at_actual)}}}};
-}
-
 // Issue 18 part 1: the job's step times, or null.
 Json StepTimeToJson(const std::optional<core::StepTimeSummary>& st) {
   if (!st) return nullptr;

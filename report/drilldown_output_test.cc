@@ -208,6 +208,38 @@ TEST_F(DrilldownOutputTest, FleetJsonTotalsAreTheReports) {
   EXPECT_EQ(json["worst_jobs"][0]["job_id"], "llm-7");
 }
 
+// Issue 18 part 2: a segment whose TRAINING jobs have >= 3 interruptions
+// and a save gets a row of checkpoint advice, also after the wire. The
+// sums are docs/semantics.md's example: 88 h running, 4736 chip-hours, 13
+// interruptions, 88 saves of 4800 s in all: M 6.77 h, C 54.5 s, advised
+// 1630.5 s (27.2 min), actual 3600 s; expected 6.8% and 9.0%.
+TEST_F(DrilldownOutputTest, FleetTableShowsSegmentAdvice) {
+  absl::StatusOr<core::FleetView> view =
+      core::MakeFleetView(report_, "accelerator", 5);
+  ASSERT_TRUE(view.ok());
+  EXPECT_THAT(FormatFleetViewTable(*view), Not(HasSubstr("CHECKPOINT")));
+  core::CheckpointSums& s = view->segments["tpu-v5p"].checkpoint;
+  s.run_seconds = 88 * 3600;
+  s.run_chip_seconds = 4736.0 * 3600;
+  s.interruptions = 13;
+  s.checkpoints = 88;
+  s.checkpoint_seconds = 4800;
+  s.restart_seconds = 3600;
+  absl::StatusOr<core::FleetView> wire =
+      FleetViewFromProto(FleetViewToProto(*view));
+  ASSERT_TRUE(wire.ok()) << wire.status();
+  for (const core::FleetView* v : {&*view, &*wire}) {
+    const std::string table = FormatFleetViewTable(*v);
+    EXPECT_THAT(table, HasSubstr("\nCHECKPOINT ADVICE BY ACCELERATOR (TRAINING "
+                                 "jobs; Young/Daly sqrt(2 C M))\n"
+                                 "VALUE          M       C   ADVISED    ACTUAL "
+                                 "LOSS@ADV LOSS@ACT\n"
+                                 "tpu-v5p    6.77h     55s     27.2m     60.0m "
+                                 "    6.8%     9.0%\n"))
+        << table;
+  }
+}
+
 // The views goodputctl gets back from goodputd's messages render to the
 // same goldens as the views themselves.
 TEST_F(DrilldownOutputTest, GoldensThroughTheWire) {

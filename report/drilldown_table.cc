@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "core/badput_cost.h"
+#include "core/checkpoint_advice.h"
 #include "report/report_table.h"
 #include "report/table_cells.h"
 #include "util/time_format.h"
@@ -336,6 +337,44 @@ std::string SegmentsTable(const core::FleetView& view) {
   return out;
 }
 
+// Issue 18 part 2: "%.1fm" of `seconds`, or "-".
+std::string Minutes(const std::optional<double>& seconds) {
+  return seconds ? absl::StrFormat("%.1fm", *seconds / 60) : "-";
+}
+
+std::string Share(const std::optional<double>& share) {
+  return share ? absl::StrFormat("%.1f%%", 100 * *share) : "-";
+}
+
+// Issue 18 part 2: per segment with advice (TRAINING jobs, >= 3
+// interruptions, a save), M, C and the advised against the actual
+// interval; nothing when no segment has advice.
+std::string SegmentAdviceTable(const core::FleetView& view) {
+  std::vector<std::pair<std::string, core::CheckpointAdvice>> rows;
+  size_t width = 5;  // "VALUE"
+  for (const auto& [value, totals] : view.segments) {
+    if (auto a = core::AdviseSet(totals.checkpoint)) {
+      rows.emplace_back(value, *a);
+      width = std::max(width, value.size());
+    }
+  }
+  if (rows.empty()) return "";
+  const int w = static_cast<int>(width);
+  std::string out = absl::StrFormat(
+      "\nCHECKPOINT ADVICE BY %s (TRAINING jobs; Young/Daly sqrt(2 C M))\n"
+      "%-*s %8s %7s %9s %9s %8s %8s\n",
+      absl::AsciiStrToUpper(view.by), w, "VALUE", "M", "C", "ADVISED", "ACTUAL",
+      "LOSS@ADV", "LOSS@ACT");
+  for (const auto& [value, a] : rows) {
+    absl::StrAppendFormat(
+        &out, "%-*s %7.2fh %6.0fs %9s %9s %8s %8s\n", w, value,
+        a.mtbi_seconds / 3600, a.save_seconds,
+        Minutes(a.advised_interval_seconds), Minutes(a.actual_interval_seconds),
+        Share(a.expected_share_at_advised), Share(a.expected_share_at_actual));
+  }
+  return out;
+}
+
 std::string WorstJobs(const core::FleetView& view) {
   if (view.worst_jobs.empty()) return "";
   const int width = IdWidth(view.worst_jobs);
@@ -358,7 +397,7 @@ std::string FormatFleetViewTable(const core::FleetView& view) {
   return absl::StrCat("fleet ", AsOf(view.as_of_ns, view.since_ns), " by ",
                       view.by, "\n\n", FormatFleetLines(view.fleet),
                       FleetBadput(view.fleet), SegmentsTable(view),
-                      WorstJobs(view));
+                      SegmentAdviceTable(view), WorstJobs(view));
 }
 
 }  // namespace goodput::report

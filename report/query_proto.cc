@@ -58,6 +58,27 @@ void CostFromProto(const v1::Totals& in, core::Totals* out) {
   out->unpowered_chip_seconds = in.unpowered_chip_seconds();
 }
 
+// Issue 18, checkpoint advice's sums.
+void CheckpointSumsFromProto(const v1::CheckpointSums& in,
+                             core::CheckpointSums* out) {
+  out->run_seconds = in.run_seconds();
+  out->run_chip_seconds = in.run_chip_seconds();
+  out->checkpoint_seconds = in.checkpoint_seconds();
+  out->restart_seconds = in.restart_seconds();
+  out->interruptions = in.interruptions();
+  out->checkpoints = in.checkpoints();
+}
+
+void CheckpointSumsToProto(const core::CheckpointSums& in,
+                           v1::CheckpointSums* out) {
+  out->set_run_seconds(in.run_seconds);
+  out->set_run_chip_seconds(in.run_chip_seconds);
+  out->set_checkpoint_seconds(in.checkpoint_seconds);
+  out->set_restart_seconds(in.restart_seconds);
+  out->set_interruptions(in.interruptions);
+  out->set_checkpoints(in.checkpoints);
+}
+
 }  // namespace
 
 v1::Totals TotalsToProto(const core::Totals& totals) {
@@ -75,6 +96,7 @@ v1::Totals TotalsToProto(const core::Totals& totals) {
   for (double kwh : totals.energy_kwh) out.add_category_energy_kwh(kwh);
   out.set_unpriced_chip_seconds(totals.unpriced_chip_seconds);
   out.set_unpowered_chip_seconds(totals.unpowered_chip_seconds);
+  CheckpointSumsToProto(totals.checkpoint, out.mutable_checkpoint());
   return out;
 }
 
@@ -97,6 +119,7 @@ absl::StatusOr<core::Totals> TotalsFromProto(const v1::Totals& in) {
   out.jobs = in.jobs();
   out.jobs_without_chips = in.jobs_without_chips();
   CostFromProto(in, &out);
+  CheckpointSumsFromProto(in.checkpoint(), &out.checkpoint);
   return out;
 }
 

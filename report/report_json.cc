@@ -90,6 +90,18 @@ Json SegmentsToJson(const core::FleetReport& report) {
   return out;
 }
 
+// Issue 18: `job`'s advice, with its accelerator segment's rate.
+std::optional<core::CheckpointAdvice> JobAdvice(const core::FleetReport& report,
+                                                const core::JobReport& job) {
+  const auto dim = report.segments.find("accelerator");
+  const std::string value =
+      job.accelerator.empty() ? "unknown" : job.accelerator;
+  if (dim == report.segments.end()) return core::AdviseJob(job, 0);
+  const auto seg = dim->second.find(value);
+  if (seg == dim->second.end()) return core::AdviseJob(job, 0);
+  return core::AdviseJobInSegment(job, seg->second.checkpoint);
+}
+
 }  // namespace
 
 nlohmann::ordered_json JobReportToJson(const core::JobReport& job) {
@@ -106,6 +118,7 @@ nlohmann::ordered_json JobReportToJson(const core::JobReport& job) {
                   {"last_checkpoint", Nullable(job.last_checkpoint)},
                   {"lost", job.lost_steps}};
   out["interruptions"] = job.interruptions;
+  out["checkpoints"] = job.checkpoints;
   // Rule 14: null for a job that is not elastic.
   const std::optional<core::ElasticMeasures> elastic = core::JobElastic(job);
   out["min_chips"] = Nullable(job.min_chips);
@@ -135,7 +148,25 @@ nlohmann::ordered_json TotalsToJson(const core::Totals& totals) {
   out["energy_kwh"] = ByCategory(totals.energy_kwh);
   out["unpriced_chip_seconds"] = totals.unpriced_chip_seconds;
   out["unpowered_chip_seconds"] = totals.unpowered_chip_seconds;
+  out["training_interruptions_per_chip_hour"] =
+      3600 * core::InterruptionsPerChipSecond(totals.checkpoint);
+  out["checkpoint_advice"] =
+      CheckpointAdviceToJson(core::AdviseSet(totals.checkpoint));
   return out;
+}
+
+nlohmann::ordered_json CheckpointAdviceToJson(
+    const std::optional<core::CheckpointAdvice>& a) {
+  if (!a) return nullptr;
+  return {{"mtbi_seconds", a->mtbi_seconds},
+          {"mtbi_from", a->mtbi_from_segment ? "segment" : "job"},
+          {"save_seconds", a->save_seconds},
+          {"restart_seconds", a->restart_seconds},
+          {"advised_interval_seconds", a->advised_interval_seconds},
+          {"actual_interval_seconds", Nullable(a->actual_interval_seconds)},
+          {"expected_lost_checkpoint_share",
+           {{"advised", a->expected_share_at_advised},
+            {"actual", Nullable(a->expected_share_at_actual)}}}};
 }
 
 nlohmann::ordered_json ReportToJson(const core::FleetReport& report) {
@@ -144,8 +175,11 @@ nlohmann::ordered_json ReportToJson(const core::FleetReport& report) {
   out["since"] =
       report.since_ns ? Json(FormatRfc3339(*report.since_ns)) : Json(nullptr);
   out["jobs"] = Json::array();
-  for (const auto& job : report.jobs)
+  for (const auto& job : report.jobs) {
     out["jobs"].push_back(JobReportToJson(job));
+    out["jobs"].back()["checkpoint_advice"] =
+        CheckpointAdviceToJson(JobAdvice(report, job));
+  }
   out["fleet"] = TotalsToJson(report.fleet);
   out["segments"] = SegmentsToJson(report);
   return out;

@@ -1,9 +1,11 @@
 #ifndef GOODPUT_REPORT_REPORT_JSON_H_
 #define GOODPUT_REPORT_REPORT_JSON_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/checkpoint_advice.h"
 #include "core/report.h"
 #include "nlohmann/json.hpp"
 
@@ -18,7 +20,12 @@ namespace goodput::report {
 // Issue 18: every job, "fleet" and segment value carries "cost_usd" and
 // "energy_kwh" keyed by category (a job's null when its accelerator has no
 // price or power), sets also "unpriced_chip_seconds" and
-// "unpowered_chip_seconds" (left out of those sums).
+// "unpowered_chip_seconds" (left out of those sums). Issue 18, checkpoint
+// advice: every job carries "checkpoints" (saves) and, in a report,
+// "checkpoint_advice" (its own M, else its accelerator segment's rate
+// scaled to its chips); "fleet" and every segment value carry
+// "training_interruptions_per_chip_hour" and "checkpoint_advice" (the set's
+// TRAINING jobs: core::AdviseSet). Advice is null when there is none.
 // Stateless, thread-safe functions.
 
 // The report as a JSON value (insertion-ordered keys).
@@ -29,6 +36,10 @@ nlohmann::ordered_json JobReportToJson(const core::JobReport& job);
 
 // The "fleet" object, also the shape of every segment value.
 nlohmann::ordered_json TotalsToJson(const core::Totals& totals);
+
+// Issue 18: a checkpoint advice object, or null.
+nlohmann::ordered_json CheckpointAdviceToJson(
+    const std::optional<core::CheckpointAdvice>& advice);
 
 // Pretty-prints `json` with 2-space indent and a final newline, replacing
 // invalid UTF-8 with U+FFFD; an error of the JSON library comes back as a

@@ -51,13 +51,14 @@ TEST(ReportJsonTest, TopLevelAndJobKeysAreInSpecOrder) {
   Json json = ReportToJson(testing::TwoJobReport());
   EXPECT_THAT(Keys(json),
               ElementsAre("as_of", "since", "jobs", "fleet", "segments"));
-  EXPECT_THAT(Keys(json["jobs"][0]),
-              ElementsAre("job_id", "chips", "accelerator", "workload",
-                          "framework", "labels", "state", "seconds",
-                          "custom_seconds", "at_risk_seconds", "ideal_seconds",
-                          "goodput", "sg", "rg", "pg", "mpg", "steps",
-                          "interruptions", "min_chips", "degraded_chip_seconds",
-                          "slice_efficiency", "cost_usd", "energy_kwh"));
+  EXPECT_THAT(
+      Keys(json["jobs"][0]),
+      ElementsAre("job_id", "chips", "accelerator", "workload", "framework",
+                  "labels", "state", "seconds", "custom_seconds",
+                  "at_risk_seconds", "ideal_seconds", "goodput", "sg", "rg",
+                  "pg", "mpg", "steps", "interruptions", "checkpoints",
+                  "min_chips", "degraded_chip_seconds", "slice_efficiency",
+                  "cost_usd", "energy_kwh", "checkpoint_advice"));
   EXPECT_THAT(Keys(json["jobs"][0]["seconds"]), ElementsAreArray(kCategories));
   EXPECT_THAT(Keys(json["jobs"][0]["steps"]),
               ElementsAre("last", "last_checkpoint", "lost"));
@@ -113,7 +114,9 @@ TEST(ReportJsonTest, FleetAndSegmentsShareOneShape) {
                                     "cost_usd",
                                     "energy_kwh",
                                     "unpriced_chip_seconds",
-                                    "unpowered_chip_seconds"};
+                                    "unpowered_chip_seconds",
+                                    "training_interruptions_per_chip_hour",
+                                    "checkpoint_advice"};
   EXPECT_THAT(Keys(json["fleet"]), ElementsAreArray(shape));
   EXPECT_THAT(Keys(json["fleet"]["chip_seconds"]),
               ElementsAreArray(kCategories));
@@ -122,6 +125,51 @@ TEST(ReportJsonTest, FleetAndSegmentsShareOneShape) {
                           "label:tier", "size", "workload"));
   EXPECT_THAT(Keys(json["segments"]["accelerator"]["tpu-v5e"]),
               ElementsAreArray(shape));
+}
+
+// Issue 18 part 2. llm-7 (256 chips, TRAINING): 6571.25 s running (7231.25
+// - 120 queued - 540 recovery), 1 interruption, 40 s in 4 saves (C 10 s).
+// Its tpu-v5p segment: 10 interruptions in 25600 running chip-hours
+// (3.90625e-4 per chip-hour), 100 h running, 40 saves of 400 s in all.
+// llm-7's M = 1 / (rate x 256) = 10 h = 36000 s: advised sqrt(2 x 10 x
+// 36000) = 848.53 s, actual 6571.25 / 4 = 1642.81 s. The segment's own M
+// = 100 h / 10 = 36000 s, C 10 s: advised 848.53 s, actual 9000 s.
+TEST(ReportJsonTest, CheckpointAdviceOfJobsAndSegments) {
+  core::FleetReport report = testing::TwoJobReport();
+  report.jobs[0].checkpoints = 4;
+  core::CheckpointSums& seg =
+      report.segments["accelerator"]["tpu-v5p"].checkpoint;
+  seg.run_seconds = 100 * 3600;
+  seg.run_chip_seconds = 25600.0 * 3600;
+  seg.interruptions = 10;
+  seg.checkpoints = 40;
+  seg.checkpoint_seconds = 400;
+  seg.restart_seconds = 5400;
+  Json json = ReportToJson(report);
+  const Json& job = json["jobs"][0]["checkpoint_advice"];
+  EXPECT_EQ(json["jobs"][0]["checkpoints"], 4);
+  EXPECT_EQ(job["mtbi_from"], "segment");
+  EXPECT_DOUBLE_EQ(job["mtbi_seconds"].get<double>(), 36000);
+  EXPECT_DOUBLE_EQ(job["save_seconds"].get<double>(), 10);
+  EXPECT_DOUBLE_EQ(job["restart_seconds"].get<double>(), 659);  // 540+29+60+30
+  EXPECT_NEAR(job["advised_interval_seconds"].get<double>(), 848.528, 1e-3);
+  EXPECT_DOUBLE_EQ(job["actual_interval_seconds"].get<double>(), 1642.8125);
+  EXPECT_TRUE(json["jobs"][1]["checkpoint_advice"].is_null());  // SERVING
+  const Json& tpu = json["segments"]["accelerator"]["tpu-v5p"];
+  EXPECT_DOUBLE_EQ(tpu["training_interruptions_per_chip_hour"].get<double>(),
+                   10.0 / 25600);
+  EXPECT_EQ(tpu["checkpoint_advice"]["mtbi_from"], "job");
+  EXPECT_DOUBLE_EQ(tpu["checkpoint_advice"]["mtbi_seconds"].get<double>(),
+                   36000);
+  EXPECT_NEAR(
+      tpu["checkpoint_advice"]["advised_interval_seconds"].get<double>(),
+      848.528, 1e-3);
+  EXPECT_DOUBLE_EQ(
+      tpu["checkpoint_advice"]["actual_interval_seconds"].get<double>(), 9000);
+  EXPECT_TRUE(json["fleet"]["checkpoint_advice"].is_null());  // no sums
+  // Without its segment's sums, llm-7 (1 interruption) has no advice.
+  report.segments["accelerator"]["tpu-v5p"].checkpoint = {};
+  EXPECT_TRUE(ReportToJson(report)["jobs"][0]["checkpoint_advice"].is_null());
 }
 
 TEST(ReportJsonTest, CostAndEnergyByCategory) {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/category.h"
+#include "core/checkpoint_advice.h"
 #include "core/config.h"
 #include "core/drilldown.h"
 #include "core/fleet_report.h"
@@ -91,6 +92,7 @@ void AddTotals(const core::Totals& from, core::Totals* to) {
   }
   to->jobs += from.jobs;
   to->jobs_without_chips += from.jobs_without_chips;
+  core::AddCheckpointSums(from.checkpoint, &to->checkpoint);
 }
 
 core::FleetView MergeFleetViews(const std::vector<core::FleetView>& shards,

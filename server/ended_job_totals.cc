@@ -24,6 +24,7 @@ void Accumulate(const core::JobReport& r, int64_t sign, core::JobReport* sum) {
   sum->interruptions += sign * r.interruptions;
   sum->duplicates += sign * r.duplicates;
   sum->notices += sign * r.notices;
+  sum->checkpoints += sign * r.checkpoints;
   // Rule 14: an elastic group sums its jobs' allocation-weighted time.
   for (size_t c = 0; c < r.chip_seconds.size(); ++c) {
     sum->chip_seconds[c] += static_cast<double>(sign) * r.chip_seconds[c];

@@ -99,6 +99,15 @@ TEST_F(SimLiveTest, LiveReportEqualsReplayOfWhatWasSent) {
   const nlohmann::json want = Comparable(offline);
   ASSERT_FALSE(want.is_null());
   ASSERT_GE(want[0].size(), 8u) << "jobs";
+  // Issue 18 part 2: checkpoint advice is part of what must agree (the
+  // live trackers count saves as the replay does), per job (own M or the
+  // accelerator segment's rate) and for the fleet.
+  int advised = 0;
+  for (const auto& job : want[0]) {
+    advised += job["checkpoint_advice"].is_null() ? 0 : 1;
+  }
+  EXPECT_GT(advised, 0) << offline;
+  EXPECT_FALSE(want[1]["checkpoint_advice"].is_null()) << offline;
   const std::string as_of =
       "--as_of=" + nlohmann::json::parse(offline)["as_of"].get<std::string>();
   const std::string server = "--server=127.0.0.1:" + std::to_string(port_);
