@@ -59,6 +59,10 @@ EXTERNAL_RECORDS = {"host:dcgm_gr_engine_active:sum", "host:dcgm_gpus:count",
 ELASTIC_SERIES = {"goodput_fleet_slice_efficiency_ratio",
                   "goodput_segment_slice_efficiency_ratio",
                   "goodput_job_slice_efficiency_ratio"}
+# Exported only for TRAINING jobs with checkpoint advice (at least three
+# interruptions; docs/semantics.md "Checkpoint advice"): the same.
+ADVICE_SERIES = {"goodput_job_checkpoint_interval_advised_seconds",
+                 "goodput_job_checkpoint_interval_actual_seconds"}
 VARIABLE = re.compile(r"\$(?:\{(\w+)(?::\w+)?\}|(\w+))")
 
 
@@ -272,10 +276,13 @@ def check_live(exprs, url, problems):
     external = EXTERNAL_SERIES | EXTERNAL_RECORDS
     skip_external = not _has_external(url)
     skip_elastic = not _has_any(url, ELASTIC_SERIES)
+    skip_advice = not _has_any(url, ADVICE_SERIES)
     for where, expr, legend in exprs:
         if skip_external and metric_names(expr) & external:
             continue
         if skip_elastic and metric_names(expr) & ELASTIC_SERIES:
+            continue
+        if skip_advice and metric_names(expr) & ADVICE_SERIES:
             continue
         query = urllib.parse.urlencode({"query": expr})
         try:
