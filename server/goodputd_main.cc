@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@
 #include "server/cluster_mode.h"
 #include "server/goodputd.h"
 #include "server/security_flags.h"
+#include "util/flag_values.h"
 #include "util/flags.h"
 #include "util/logger.h"
 #include "util/time_format.h"
@@ -93,14 +95,8 @@ absl::Status ParseStatePolicy(const Flags& flags,
     if (!ns.ok()) return FlagError("--state_every", ns.status());
     p.every_ns = *ns;
   }
-  if (flags.state_every_events &&
-      (!absl::SimpleAtoi(*flags.state_every_events, &p.every_events) ||
-       p.every_events <= 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--state_every_events: want a positive count, got \"",
-                     *flags.state_every_events, "\""));
-  }
-  return absl::OkStatus();
+  return goodput::SetIntFlag("state_every_events", flags.state_every_events, 1,
+                             goodput::kNoMax, &p.every_events);
 }
 
 // --windows=5m,1h,24h: each a duration, labelled as written.
@@ -145,16 +141,6 @@ absl::Status ToMetricsOptions(const Flags& flags,
   return absl::OkStatus();
 }
 
-// A positive count from `text`, or InvalidArgument naming `flag`.
-absl::StatusOr<int> PositiveCount(const char* flag, const std::string& text) {
-  int n = 0;
-  if (!absl::SimpleAtoi(text, &n) || n <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": want a positive count, got \"", text, "\""));
-  }
-  return n;
-}
-
 // --cluster and its --cluster_* flags (docs/scaling.md, "Cluster mode");
 // the --cluster_* flags need --cluster.
 absl::Status ParseCluster(const Flags& flags,
@@ -175,14 +161,13 @@ absl::Status ParseCluster(const Flags& flags,
   c->urls = *std::move(urls);
   if (flags.cluster_id) c->id = *flags.cluster_id;
   for (auto [flag, value, out] :
-       {std::tuple("--cluster_partitions", &flags.cluster_partitions,
+       {std::tuple("cluster_partitions", &flags.cluster_partitions,
                    &c->partitions),
-        std::tuple("--cluster_replicas", &flags.cluster_replicas,
+        std::tuple("cluster_replicas", &flags.cluster_replicas,
                    &c->replicas)}) {
-    if (!*value) continue;
-    auto n = PositiveCount(flag, **value);
-    if (!n.ok()) return n.status();
-    *out = *n;
+    absl::Status s = goodput::SetIntFlag(flag, *value, 1,
+                                         std::numeric_limits<int>::max(), out);
+    if (!s.ok()) return s;
   }
   if (!flags.cluster_lease_ttl) return absl::OkStatus();
   auto ns = goodput::ParseDurationNanos(*flags.cluster_lease_ttl);
