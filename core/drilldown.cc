@@ -152,7 +152,7 @@ JobsView RankJobs(const Config& config, const FleetReport& report,
 }
 
 std::optional<CheckpointAdvice> JobViewCheckpointAdvice(const JobView& view) {
-  return AdviseJob(view.job, 0);
+  return AdviseJob(view.job, view.segment_interruptions_per_chip_second);
 }
 
 std::vector<JobReport> TopJobs(JobSort sort, std::vector<const JobReport*> jobs,

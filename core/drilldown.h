@@ -63,11 +63,15 @@ struct JobView {
   // Set when windows and timeline are unavailable, saying why (the job's
   // raw events were deleted by --retention; `job` is its final snapshot).
   std::string note;
+  // Issue 18: the interruptions per running chip-second of the job's
+  // accelerator segment (TRAINING jobs; 0 when unknown), which M comes
+  // from below kMinOwnInterruptions of the job's own.
+  double segment_interruptions_per_chip_second = 0;
 };
 
 // Issue 18 part 2: checkpoint advice for a TRAINING job's view, from its
-// report and the saves its tracker counted (the job's own interruptions
-// only: nullopt below kMinOwnInterruptions, or when AdviseCheckpoint has
+// report, the saves its tracker counted and, below kMinOwnInterruptions
+// of its own, its segment's rate (nullopt when AdviseCheckpoint has
 // nothing to say). The timeline's count is not used: a cut timeline
 // (--timeline, --retention) undercounts, the tracker's count does not.
 std::optional<CheckpointAdvice> JobViewCheckpointAdvice(const JobView& view);

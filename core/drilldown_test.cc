@@ -1,5 +1,6 @@
 #include "core/drilldown.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -249,6 +250,23 @@ TEST(JobViewCheckpointAdviceTest, NoneWithoutSavesFewOrNotTraining) {
   JobView serving = HourlySaverView();
   serving.job.workload = v1::JobSubmitted::SERVING;
   EXPECT_FALSE(JobViewCheckpointAdvice(serving));
+}
+
+// Two interruptions of its own: M from the segment's rate, 1 per 16 chip-
+// hours scaled to 8 chips = 2 h; C 60 s: advised sqrt(2 x 60 x 7200).
+TEST(JobViewCheckpointAdviceTest, FewInterruptionsTakeTheSegmentsRate) {
+  JobView few = HourlySaverView();
+  few.job.interruptions = kMinOwnInterruptions - 1;
+  few.segment_interruptions_per_chip_second = 1.0 / (16 * 3600);
+  const auto a = JobViewCheckpointAdvice(few);
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(a->mtbi_from_segment);
+  EXPECT_DOUBLE_EQ(a->mtbi_seconds, 7200);
+  EXPECT_NEAR(a->advised_interval_seconds, std::sqrt(2 * 60 * 7200.0), 1e-9);
+  // Enough of its own: the segment's rate is not used.
+  JobView own = HourlySaverView();
+  own.segment_interruptions_per_chip_second = 1.0 / (16 * 3600);
+  EXPECT_DOUBLE_EQ(JobViewCheckpointAdvice(own)->mtbi_seconds, 21600);
 }
 
 }  // namespace

@@ -102,6 +102,7 @@ Recognized RecognizedOf(const JobReport& report, int64_t ended_ns) {
   r.chips = report.chips;
   r.last_event_ns = ended_ns;
   r.step_time = report.step_time;
+  r.checkpoint = ObserveJob(report, report.checkpoints);
   if (const std::optional<CheckpointAdvice> a = AdviseJob(report, 0)) {
     r.checkpoint_advised_s = a->advised_interval_seconds;
     r.checkpoint_actual_s = a->actual_interval_seconds;
@@ -259,6 +260,7 @@ FleetMetrics::Segment& FleetMetrics::SegmentFor(const SegmentKey& key) {
 
 void FleetMetrics::AddToSegment(const Recognized& last,
                                 const CounterIncrease& up, Segment* s) {
+  AddCheckpointRate(last, up, s);
   if (last.min_chips) return AddElasticToSegment(last, up, s);
   const double chips = static_cast<double>(std::max<int64_t>(0, last.chips));
   const double w = chips * 1e-9;
@@ -270,6 +272,38 @@ void FleetMetrics::AddToSegment(const Recognized& last,
   s->costed += static_cast<double>(up.costed_productive_ns) * w;
   AddEventCounts(up, s);
   AddToWindows(last.last_event_ns, Amounts(up, w, chips), &s->windows);
+}
+
+// Issue 18: as core::AddCheckpointSums, the segment's part of the rate a
+// job with fewer than kMinOwnInterruptions is advised with.
+void FleetMetrics::AddCheckpointRate(const Recognized& last,
+                                     const CounterIncrease& up, Segment* s) {
+  if (last.chips <= 0) return;
+  int64_t run_ns = 0;
+  for (int c = 0; c < kNumCategories; ++c) run_ns += up.nanos[c];
+  run_ns -=
+      up.nanos[Index(Category::kQueued)] + up.nanos[Index(Category::kRecovery)];
+  s->checkpoint_run +=
+      static_cast<double>(run_ns) * 1e-9 * static_cast<double>(last.chips);
+  for (const int64_t n : up.interruptions) {
+    s->checkpoint_interruptions += static_cast<double>(n);
+  }
+}
+
+std::map<std::string, double> FleetMetrics::InterruptionRates() const {
+  std::map<std::string, std::pair<double, double>> sums;  // run, count
+  for (const auto& [key, s] : segments_) {
+    if (key[1] != v1::JobSubmitted::Workload_Name(v1::JobSubmitted::TRAINING))
+      continue;
+    std::pair<double, double>& sum = sums[key[0]];
+    sum.first += s.checkpoint_run;
+    sum.second += s.checkpoint_interruptions;
+  }
+  std::map<std::string, double> rates;
+  for (const auto& [accelerator, sum] : sums) {
+    rates[accelerator] = sum.first > 0 ? sum.second / sum.first : 0;
+  }
+  return rates;
 }
 
 // Interruptions, notices, steps above PG 1 and duplicates of `up`.

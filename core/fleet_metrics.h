@@ -96,6 +96,12 @@ class FleetMetrics {
   // that had not stopped would still hold its tracker's totals.
   absl::Status LoadState(const internal::v1::FleetMetricsState& state);
 
+  // Issue 18, checkpoint advice: per accelerator, the interruptions per
+  // running chip-second of its TRAINING jobs with chips, in recognition
+  // time (0 with none); what a job with fewer than kMinOwnInterruptions of
+  // its own is advised with (its gauges, and `goodputctl job`).
+  std::map<std::string, double> InterruptionRates() const;
+
  private:
   struct Histogram {
     std::vector<uint64_t> counts;  // per bound, not cumulative; +Inf last
@@ -112,6 +118,10 @@ class FleetMetrics {
     // Rule 14, elastic jobs' all-allocated time: (chips - held) and chips
     // in chip-seconds, recognition time.
     double degraded = 0, elastic_allocated = 0;
+    // Issue 18, checkpoint advice: the running chip-seconds (allocated
+    // less queued and recovery, at the job's chips) and interruptions of
+    // its jobs with chips, in recognition time.
+    double checkpoint_run = 0, checkpoint_interruptions = 0;
     std::vector<SlidingWindow> windows;
   };
   using SegmentKey = std::vector<std::string>;
@@ -150,6 +160,8 @@ class FleetMetrics {
   void AddElasticToSegment(const Recognized& last, const CounterIncrease& up,
                            Segment* s);
   void AddEventCounts(const CounterIncrease& up, Segment* s);
+  static void AddCheckpointRate(const Recognized& last,
+                                const CounterIncrease& up, Segment* s);
   void AddObservations(const JobTracker& tracker, Job* job, Segment* s);
   void AddCapacity(const std::map<std::string, double>& capacity);
   void AddGauges();

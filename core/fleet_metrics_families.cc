@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/badput_cost.h"
+#include "core/checkpoint_advice.h"
 #include "core/fleet_metrics.h"
 
 namespace goodput::core {
@@ -372,21 +373,34 @@ void FleetMetrics::JobStepTimeFamilies(
 // saves of the jobs with series (docs/semantics.md "Checkpoint advice").
 void FleetMetrics::JobCheckpointAdviceFamilies(
     std::vector<MetricFamilyData>* out) const {
-  auto advised =
-      NewFamily("goodput_job_checkpoint_interval_advised_seconds",
-                "Young/Daly checkpoint interval sqrt(2 C M) from the job's own "
-                "interruptions (TRAINING jobs with at least 3).",
-                MetricKind::kGauge);
+  auto advised = NewFamily(
+      "goodput_job_checkpoint_interval_advised_seconds",
+      "Young/Daly checkpoint interval sqrt(2 C M) of a TRAINING job: M "
+      "from its own interruptions with at least 3, else from its "
+      "accelerator's rate scaled to its chips.",
+      MetricKind::kGauge);
   auto actual = NewFamily(
       "goodput_job_checkpoint_interval_actual_seconds",
       "The job's running time over its checkpoints, beside the advised one.",
       MetricKind::kGauge);
+  const std::map<std::string, double> rates = InterruptionRates();
   for (const auto* entry : series_) {
     const Recognized& r = entry->second.last;
-    if (!r.checkpoint_advised_s) continue;
+    auto rate = rates.find(entry->second.key[0]);
+    const std::optional<CheckpointAdvice> a =
+        r.checkpoint ? AdviseCheckpoint(*r.checkpoint,
+                                        rate == rates.end() ? 0 : rate->second)
+                     : std::nullopt;
+    // A state saved before observations were kept: the job's own advice.
+    const std::optional<double> interval =
+        a ? std::optional<double>(a->advised_interval_seconds)
+          : r.checkpoint_advised_s;
+    if (!interval) continue;
     const MetricLabels id = {{"job_id", entry->first}};
-    Add(&advised, id, *r.checkpoint_advised_s);
-    if (r.checkpoint_actual_s) Add(&actual, id, *r.checkpoint_actual_s);
+    Add(&advised, id, *interval);
+    const std::optional<double> now =
+        a ? a->actual_interval_seconds : r.checkpoint_actual_s;
+    if (now) Add(&actual, id, *now);
   }
   out->push_back(std::move(advised));
   out->push_back(std::move(actual));

@@ -118,6 +118,8 @@ void FleetMetrics::SaveSegments(Proto* state) const {
     out->set_at_risk(s.at_risk);
     out->set_degraded(s.degraded);
     out->set_elastic_allocated(s.elastic_allocated);
+    out->set_checkpoint_run(s.checkpoint_run);
+    out->set_checkpoint_interruptions(s.checkpoint_interruptions);
     SaveWindows(s.windows, out->mutable_windows());
   }
 }
@@ -281,6 +283,8 @@ absl::Status FleetMetrics::LoadSegment(const Proto::Segment& in,
   seg.at_risk = in.at_risk();
   seg.degraded = in.degraded();
   seg.elastic_allocated = in.elastic_allocated();
+  seg.checkpoint_run = in.checkpoint_run();
+  seg.checkpoint_interruptions = in.checkpoint_interruptions();
   if (!segments_.emplace(std::move(key), std::move(seg)).second) {
     return CorruptField(field + ".key", "twice");
   }

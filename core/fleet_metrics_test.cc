@@ -271,10 +271,67 @@ TEST(FleetMetricsTest, CheckpointAdviceGauges) {
   ASSERT_TRUE(a);
   EXPECT_NEAR(a->advised_interval_seconds, std::sqrt(1000.0), 1e-9);
   EXPECT_NEAR(*a->actual_interval_seconds, 50, 1e-9);
-  // Fewer than 3 interruptions: no series.
+  // Fewer than 3 interruptions: M from the segment's rate, here the job's
+  // own: 2 interruptions in 120 s settled running (a and b 50 s each; of
+  // c only step 2 and its save: its first step's share is not decided and
+  // step 3, not yet saved, may still be lost) at 8 chips, so M = 1 / (2 /
+  // (120 x 8) x 8) = 60 s; 3 saves of 10 s: advised sqrt(2 x 10 x 60),
+  // actual 120 / 3.
   const auto two = gauges(text.substr(0, text.rfind("10:04:30")));
-  EXPECT_FALSE(two.first);
-  EXPECT_FALSE(two.second);
+  ASSERT_TRUE(two.first && two.second);
+  EXPECT_NEAR(*two.first, std::sqrt(1200.0), 1e-9);
+  EXPECT_NEAR(*two.second, 40, 1e-9);
+}
+
+// Job k (16 chips) saves once (10 s) and is interrupted once in 50 s of
+// running; j (8 chips) as above, ended: 3 interruptions in 150 s. Their
+// accelerator's TRAINING rate is (3 + 1) / (150 x 8 + 50 x 16) = 0.002
+// per chip-second, so k's M = 1 / (0.002 x 16) = 31.25 s and its advised
+// interval sqrt(2 x 10 x 31.25) = 25 s (actual 50 s); j keeps its own.
+// A SERVING job's interruptions do not count. The rate survives a
+// SaveState/LoadState round trip.
+TEST(FleetMetricsTest, CheckpointAdviceBelowThreeInterruptionsUsesTheSegment) {
+  const std::string k = R"(
+10:00:00 {"job_id":"k","job_submitted":{"chips":16,"workload":"TRAINING"}}
+10:00:00 {"job_id":"k","allocation":{"chips":16}}
+10:00:00 {"job_id":"k","attempt":"a","started":{}}
+10:00:00 {"job_id":"k","attempt":"a","activity":{"kind":"TRAINING"}}
+10:00:10 {"job_id":"k","attempt":"a","step":{"step":1}}
+10:00:20 {"job_id":"k","attempt":"a","step":{"step":2}}
+10:00:20 {"job_id":"k","attempt":"a","activity":{"kind":"CHECKPOINT"}}
+10:00:30 {"job_id":"k","attempt":"a","checkpoint":{"step":2}}
+10:00:30 {"job_id":"k","attempt":"a","activity":{"kind":"TRAINING"}}
+10:00:40 {"job_id":"k","attempt":"a","step":{"step":3}}
+10:00:50 {"job_id":"k","interruption":{"reason":"PREEMPTED"}}
+10:00:50 {"job_id":"k","job_ended":{"outcome":"FAILED"}}
+10:00:00 {"job_id":"s","job_submitted":{"chips":8,"workload":"SERVING"}}
+10:00:00 {"job_id":"s","allocation":{"chips":8}}
+10:00:00 {"job_id":"s","attempt":"a","started":{}}
+10:00:40 {"job_id":"s","interruption":{"reason":"PREEMPTED"}}
+)";
+  Config config;
+  FleetTracker fleet(&config);
+  ApplyAll(ThreeInterruptedAttempts() +
+               "10:04:30 {\"job_ended\":{\"outcome\":\"FAILED\"}}\n" + k,
+           &fleet);
+  FleetMetrics metrics(&config, MetricsOptions());
+  Scrape(fleet, {"j", "k", "s"}, T("2026-11-22T10:05:00Z"), &metrics);
+  EXPECT_NEAR(metrics.InterruptionRates().at("unknown"), 0.002, 1e-15);
+  const auto families = metrics.Families();
+  const std::string advised = "goodput_job_checkpoint_interval_advised_seconds";
+  EXPECT_NEAR(*Value(families, advised, {{"job_id", "k"}}), 25, 1e-9);
+  EXPECT_NEAR(*Value(families, "goodput_job_checkpoint_interval_actual_seconds",
+                     {{"job_id", "k"}}),
+              50, 1e-9);
+  EXPECT_NEAR(*Value(families, advised, {{"job_id", "j"}}), std::sqrt(1000.0),
+              1e-9);
+  EXPECT_FALSE(Value(families, advised, {{"job_id", "s"}}));
+  internal::v1::FleetMetricsState state;
+  metrics.SaveState(&state);
+  FleetMetrics loaded(&config, MetricsOptions());
+  ASSERT_TRUE(loaded.LoadState(state).ok());
+  EXPECT_EQ(loaded.InterruptionRates(), metrics.InterruptionRates());
+  EXPECT_NEAR(*Value(loaded.Families(), advised, {{"job_id", "k"}}), 25, 1e-9);
 }
 
 TEST(FleetMetricsTest, ElasticCountersFollowTheAllocation) {

@@ -9,7 +9,8 @@ namespace goodput::core {
 namespace {
 
 // Issue 18, checkpoint advice of `r`'s settled time, with the job's own
-// interruptions only (no segment: a gauge per job).
+// interruptions only, and what it is computed from (FleetMetrics advises
+// with the segment's rate at scrape).
 void SetCheckpointAdvice(v1::JobSubmitted::Workload workload,
                          int64_t checkpoints, Recognized* r) {
   JobReport job;
@@ -19,6 +20,7 @@ void SetCheckpointAdvice(v1::JobSubmitted::Workload workload,
   for (const int64_t ns : r->nanos) job.total_ns += ns;
   for (const int64_t n : r->interruptions) job.interruptions += n;
   job.checkpoints = checkpoints;
+  r->checkpoint = ObserveJob(job, checkpoints);
   const std::optional<CheckpointAdvice> a = AdviseJob(job, 0);
   if (!a) return;
   r->checkpoint_advised_s = a->advised_interval_seconds;

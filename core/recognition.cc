@@ -3,6 +3,31 @@
 #include "core/state_fields.h"
 
 namespace goodput::core {
+namespace {
+
+void SaveObservation(const CheckpointObservation& o,
+                     internal::v1::CheckpointObservationState* out) {
+  out->set_run_seconds(o.run_seconds);
+  out->set_interruptions(o.interruptions);
+  out->set_checkpoint_seconds(o.checkpoint_seconds);
+  out->set_checkpoints(o.checkpoints);
+  out->set_restart_seconds(o.restart_seconds);
+  out->set_chips(o.chips);
+}
+
+CheckpointObservation LoadObservation(
+    const internal::v1::CheckpointObservationState& in) {
+  CheckpointObservation o;
+  o.run_seconds = in.run_seconds();
+  o.interruptions = in.interruptions();
+  o.checkpoint_seconds = in.checkpoint_seconds();
+  o.checkpoints = in.checkpoints();
+  o.restart_seconds = in.restart_seconds();
+  o.chips = in.chips();
+  return o;
+}
+
+}  // namespace
 
 int ReasonIndex(v1::Interruption::Reason reason) {
   switch (reason) {
@@ -77,6 +102,7 @@ void SaveRecognized(const Recognized& r, internal::v1::RecognizedState* out) {
   if (r.checkpoint_actual_s) {
     out->set_checkpoint_actual_seconds(*r.checkpoint_actual_s);
   }
+  if (r.checkpoint) SaveObservation(*r.checkpoint, out->mutable_checkpoint());
 }
 
 absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
@@ -125,6 +151,7 @@ absl::Status LoadRecognized(const internal::v1::RecognizedState& in,
   if (in.has_checkpoint_actual_seconds()) {
     r.checkpoint_actual_s = in.checkpoint_actual_seconds();
   }
+  if (in.has_checkpoint()) r.checkpoint = LoadObservation(in.checkpoint());
   *out = r;
   return absl::OkStatus();
 }

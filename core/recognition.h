@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "core/category.h"
+#include "core/checkpoint_advice.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
 #include "proto/metrics_state.pb.h"
@@ -61,6 +62,10 @@ struct Recognized {
   // Issue 18, checkpoint advice (the job's own interruptions only): the
   // advised and the actual interval between saves; unset when none.
   std::optional<double> checkpoint_advised_s, checkpoint_actual_s;
+  // What advice is computed from (a TRAINING job), so that a scrape can
+  // advise with its segment's interruption rate when the job has fewer
+  // than kMinOwnInterruptions of its own; unset for other workloads.
+  std::optional<CheckpointObservation> checkpoint;
 };
 
 // Adds the counters of `from` (every field above the gauges) to `*to`:

@@ -258,9 +258,10 @@ std::string AdviceText(const core::JobView& view) {
   if (!a) return "";
   std::string out = absl::StrFormat(
       "checkpoint advice: save every %.1f min (Young/Daly sqrt(2 C M): "
-      "M %.2f h between interruptions, C %.0f s per save; restarts R %.0f "
+      "M %.2f h between interruptions%s, C %.0f s per save; restarts R %.0f "
       "s); expected lost + checkpoint %.1f%% of running time",
-      a->advised_interval_seconds / 60, a->mtbi_seconds / 3600, a->save_seconds,
+      a->advised_interval_seconds / 60, a->mtbi_seconds / 3600,
+      a->mtbi_from_segment ? " (its accelerator's rate)" : "", a->save_seconds,
       a->restart_seconds, 100 * a->expected_share_at_advised);
   if (a->actual_interval_seconds) {
     absl::StrAppendFormat(&out, ", %.1f%% now (every %.1f min)",

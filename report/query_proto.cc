@@ -190,6 +190,8 @@ v1::JobResponse JobViewToProto(const core::JobView& view) {
   }
   out.set_timeline_omitted(view.timeline_omitted);
   out.set_note(view.note);
+  out.set_segment_interruptions_per_chip_second(
+      view.segment_interruptions_per_chip_second);
   return out;
 }
 
@@ -210,6 +212,8 @@ absl::StatusOr<core::JobView> JobViewFromProto(const v1::JobResponse& in) {
   }
   out.timeline_omitted = in.timeline_omitted();
   out.note = in.note();
+  out.segment_interruptions_per_chip_second =
+      in.segment_interruptions_per_chip_second();
   return out;
 }
 

@@ -137,6 +137,10 @@ absl::StatusOr<core::JobView> Drilldown::Job(
   view.as_of_ns = as_of_ns;
   view.job = *job;
   core::PriceJob(ingestor_->config().catalog, &view.job);  // issue 18
+  if (segment_rate_) {
+    view.segment_interruptions_per_chip_second =
+        segment_rate_(view.job.accelerator);
+  }
   if (s = AddWindows(windows, events, cancelled, &view); !s.ok()) return s;
   view.windows.push_back({"all", std::nullopt, *job});
   view.timeline = core::BuildJobTimeline(events, as_of_ns);

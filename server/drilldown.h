@@ -52,6 +52,13 @@ class Drilldown {
     make_answers_ = std::move(make);
   }
 
+  // Issue 18: the interruption rate per running chip-second of an
+  // accelerator's TRAINING jobs (e.g. MetricsSource::InterruptionRate),
+  // which Job's checkpoint advice scales to a job with fewer than 3
+  // interruptions of its own. Without one, such a job has no advice.
+  using SegmentRate = std::function<double(const std::string& accelerator)>;
+  void set_segment_rate(SegmentRate rate) { segment_rate_ = std::move(rate); }
+
   // Jobs ranked by lost chip-hours over [since, as_of].
   absl::StatusOr<core::JobsView> Jobs(
       int64_t as_of_ns, std::optional<int64_t> since_ns,
@@ -92,6 +99,7 @@ class Drilldown {
                                int64_t as_of_ns, int64_t since_ns);
 
   std::function<Answers()> make_answers_;
+  SegmentRate segment_rate_;
   Ingestor* ingestor_;
   storage::EventStore* store_;
 };

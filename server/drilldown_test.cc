@@ -10,6 +10,7 @@
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "report/query_proto.h"
 #include "storage/memory_event_store.h"
 
 namespace goodput::server {
@@ -276,6 +277,44 @@ TEST_F(DrilldownTest, TimelineKeepsTheLastEntries) {
   ASSERT_THAT(last->timeline, SizeIs(3));
   EXPECT_EQ(last->timeline_omitted, 7);
   EXPECT_EQ(last->timeline[0].what, full->timeline[7].what);
+}
+
+// Issue 18: a job with one interruption of its own is advised with its
+// accelerator's rate (here given: 1 per 8 chip-hours, so M = 1 h at 8
+// chips; C 60 s), which the view carries over the wire.
+TEST_F(DrilldownTest, JobAdviceBelowThreeInterruptionsUsesTheSegmentRate) {
+  Send(ParseEvents(Timeline(R"(
+10:00:00 {"job_id":"t","job_submitted":{"chips":8,"workload":"TRAINING","accelerator":"tpu-v5p"}}
+10:00:00 {"job_id":"t","allocation":{"chips":8}}
+10:00:00 {"job_id":"t","started":{}}
+10:00:00 {"job_id":"t","activity":{"kind":"TRAINING"}}
+10:10:00 {"job_id":"t","step":{"step":100}}
+10:10:00 {"job_id":"t","activity":{"kind":"CHECKPOINT"}}
+10:11:00 {"job_id":"t","checkpoint":{"step":100}}
+10:11:00 {"job_id":"t","activity":{"kind":"TRAINING"}}
+10:20:00 {"job_id":"t","interruption":{"reason":"PREEMPTED"}}
+)")));
+  Drilldown d(ingestor_.get(), &store_);
+  absl::StatusOr<core::JobView> alone = d.Job("t", clock_.NowNanos(), {}, 0);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  EXPECT_FALSE(core::JobViewCheckpointAdvice(*alone));
+  std::vector<std::string> asked;
+  d.set_segment_rate([&asked](const std::string& accelerator) {
+    asked.push_back(accelerator);
+    return 1.0 / (8 * 3600);
+  });
+  absl::StatusOr<core::JobView> view = d.Job("t", clock_.NowNanos(), {}, 0);
+  ASSERT_TRUE(view.ok()) << view.status();
+  EXPECT_THAT(asked, ElementsAre("tpu-v5p"));
+  absl::StatusOr<core::JobView> wire =
+      report::JobViewFromProto(report::JobViewToProto(*view));
+  ASSERT_TRUE(wire.ok()) << wire.status();
+  const std::optional<core::CheckpointAdvice> a =
+      core::JobViewCheckpointAdvice(*wire);
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(a->mtbi_from_segment);
+  EXPECT_DOUBLE_EQ(a->mtbi_seconds, 3600);
+  EXPECT_DOUBLE_EQ(a->save_seconds, 60);
 }
 
 TEST_F(DrilldownTest, WindowAfterTheJobEndedHasOnlyItsIdentity) {

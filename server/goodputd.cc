@@ -125,6 +125,10 @@ void Goodputd::MakeServices(Clock* clock) {
       [limits = limits_.get()] { limits->CountRefusedQuery(); });
   query_service_ = std::make_unique<QueryService>(ingestor_.get(), store_.get(),
                                                   clock, admission_.get());
+  query_service_->set_segment_rate([this](const std::string& accelerator) {
+    MetricsSource* source = ready_source_.load();
+    return source == nullptr ? 0.0 : source->InterruptionRate(accelerator);
+  });
   if (cluster_) {
     query_service_->set_job_filter(
         [cluster = cluster_.get()] { return cluster->HeldJobs(); });

@@ -299,6 +299,14 @@ MetricFamilyData HostInfoFamily(const std::vector<std::string>& job_ids,
 
 }  // namespace
 
+double MetricsSource::InterruptionRate(const std::string& accelerator) {
+  absl::MutexLock lock(&mu_);
+  const std::map<std::string, double> rates = fleet_.InterruptionRates();
+  // Segments name a job without an accelerator "unknown" (docs/metrics.md).
+  auto it = rates.find(accelerator.empty() ? "unknown" : accelerator);
+  return it == rates.end() ? 0 : it->second;
+}
+
 std::vector<MetricFamilyData> MetricsSource::Collect() {
   absl::MutexLock lock(&mu_);
   LiveState::Stats live;

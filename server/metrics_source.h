@@ -42,6 +42,10 @@ class MetricsSource {
 
   std::vector<core::MetricFamilyData> Collect();
 
+  // Issue 18: core::FleetMetrics::InterruptionRates of `accelerator` as
+  // of the last Collect (or the state loaded at start); 0 when unknown.
+  double InterruptionRate(const std::string& accelerator);
+
   // Ingest streams open, refused (max_ingest_streams) and ended idle; not
   // owned, must outlive this. Call before the first Collect.
   void set_streams(const IngestStreams* streams) {

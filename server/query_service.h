@@ -55,6 +55,11 @@ class QueryService final : public v1::Query::Service {
     make_job_filter_ = std::move(make);
   }
 
+  // Call before serving: Drilldown::set_segment_rate for Job's advice.
+  void set_segment_rate(Drilldown::SegmentRate rate) {
+    drilldown_.set_segment_rate(std::move(rate));
+  }
+
   grpc::Status Report(grpc::ServerContext* context,
                       const v1::ReportRequest* request,
                       grpc::ServerWriter<v1::ReportChunk>* writer) override;
