@@ -17,14 +17,19 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/import_mlgm.h"
-#include "cli/import_mlgm_json.h"
+#include "importer/import_mlgm.h"
+#include "importer/import_mlgm_json.h"
 #include "nlohmann/json.hpp"
 #include "util/flags.h"
 #include "util/time_format.h"
 
 namespace goodput::cli {
 namespace {
+
+using importer::EventJsonLine;
+using importer::MlgmConverter;
+using importer::MlgmOptions;
+using importer::MlgmResult;
 
 constexpr char kPrefix[] = "goodputctl import-mlgm";
 constexpr size_t kMaxPrintedErrors = 100;

@@ -45,7 +45,7 @@ RunResult Goodputctl(std::vector<std::string> args,
 }
 
 std::string Example(const std::string& name) {
-  return std::string(GOODPUT_CLI_TESTDATA) + "/mlgm/" + name;
+  return std::string(GOODPUT_IMPORTER_TESTDATA) + "/mlgm/" + name;
 }
 
 const char kGood1[] = R"({"job_name":"j","job_start_time":1700000000})";

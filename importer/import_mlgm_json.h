@@ -1,11 +1,11 @@
-#ifndef GOODPUT_CLI_IMPORT_MLGM_JSON_H_
-#define GOODPUT_CLI_IMPORT_MLGM_JSON_H_
+#ifndef GOODPUT_IMPORTER_IMPORT_MLGM_JSON_H_
+#define GOODPUT_IMPORTER_IMPORT_MLGM_JSON_H_
 
 #include <string>
 
 #include "proto/event.pb.h"
 
-namespace goodput::cli {
+namespace goodput::importer {
 
 // `event` as one JSON Lines line (no newline) in the spelling of SPEC
 // section 2: keys time, job_id, attempt, then the body; numbers as JSON
@@ -15,6 +15,6 @@ namespace goodput::cli {
 // Stateless.
 std::string EventJsonLine(const v1::Event& event);
 
-}  // namespace goodput::cli
+}  // namespace goodput::importer
 
-#endif  // GOODPUT_CLI_IMPORT_MLGM_JSON_H_
+#endif  // GOODPUT_IMPORTER_IMPORT_MLGM_JSON_H_

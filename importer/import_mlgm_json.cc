@@ -1,4 +1,4 @@
-#include "cli/import_mlgm_json.h"
+#include "importer/import_mlgm_json.h"
 
 #include <cstdint>
 #include <string>
@@ -7,7 +7,7 @@
 #include "util/proto_time.h"
 #include "util/time_format.h"
 
-namespace goodput::cli {
+namespace goodput::importer {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -76,4 +76,4 @@ std::string EventJsonLine(const v1::Event& event) {
   return line.dump();
 }
 
-}  // namespace goodput::cli
+}  // namespace goodput::importer

@@ -1,5 +1,5 @@
-#ifndef GOODPUT_CLI_IMPORT_MLGM_H_
-#define GOODPUT_CLI_IMPORT_MLGM_H_
+#ifndef GOODPUT_IMPORTER_IMPORT_MLGM_H_
+#define GOODPUT_IMPORTER_IMPORT_MLGM_H_
 
 #include <cstdint>
 #include <map>
@@ -10,12 +10,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "cli/import_mlgm_entry.h"
-#include "cli/import_mlgm_job.h"
+#include "importer/import_mlgm_entry.h"
+#include "importer/import_mlgm_job.h"
 #include "nlohmann/json.hpp"
 #include "proto/event.pb.h"
 
-namespace goodput::cli {
+namespace goodput::importer {
 
 struct MlgmResult {
   // Every job's events in time order; jobs in order of first appearance.
@@ -86,6 +86,6 @@ class MlgmConverter {
   std::map<std::string, int64_t> dropped_;
 };
 
-}  // namespace goodput::cli
+}  // namespace goodput::importer
 
-#endif  // GOODPUT_CLI_IMPORT_MLGM_H_
+#endif  // GOODPUT_IMPORTER_IMPORT_MLGM_H_

@@ -1,18 +1,18 @@
 // MlgmConverter on hand-written ml-goodput-measurement logs: the exact
 // events each entry kind becomes (docs/migrating.md has the mapping).
-#include "cli/import_mlgm.h"
+#include "importer/import_mlgm.h"
 
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/import_mlgm_json.h"
 #include "codec/line_decoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "importer/import_mlgm_json.h"
 
-namespace goodput::cli {
+namespace goodput::importer {
 namespace {
 
 using ::testing::ElementsAre;
@@ -501,4 +501,4 @@ TEST(MlgmConverterTest, WrittenLinesDecodeToTheSameEvents) {
 }
 
 }  // namespace
-}  // namespace goodput::cli
+}  // namespace goodput::importer

@@ -1,4 +1,4 @@
-#include "cli/import_mlgm_job.h"
+#include "importer/import_mlgm_job.h"
 
 #include <string>
 #include <utility>
@@ -10,7 +10,7 @@
 #include "util/proto_time.h"
 #include "util/time_format.h"
 
-namespace goodput::cli {
+namespace goodput::importer {
 namespace {
 
 using Kind = MlgmMark::Kind;
@@ -305,4 +305,4 @@ v1::Event& MlgmJobConverter::Emit(int64_t t, bool with_attempt) {
   return e;
 }
 
-}  // namespace goodput::cli
+}  // namespace goodput::importer

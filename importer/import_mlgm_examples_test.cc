@@ -8,15 +8,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/import_mlgm.h"
 #include "core/category.h"
 #include "core/config.h"
 #include "core/replay_events.h"
 #include "core/report.h"
 #include "gtest/gtest.h"
+#include "importer/import_mlgm.h"
 #include "report/test_util.h"
 
-namespace goodput::cli {
+namespace goodput::importer {
 namespace {
 
 using core::Category;
@@ -41,7 +41,7 @@ core::JobReport ImportAndReplay(const Example& example) {
   options.blocking_data_loading = example.blocking_data_loading;
   MlgmConverter converter(options);
   std::string text = report::testing::ReadFileOrDie(
-      std::string(GOODPUT_CLI_TESTDATA) + "/mlgm/" + example.file);
+      std::string(GOODPUT_IMPORTER_TESTDATA) + "/mlgm/" + example.file);
   int line = 0;
   for (absl::string_view l : absl::StrSplit(text, '\n')) {
     converter.AddLine(l, absl::StrCat(example.file, ":", ++line));
@@ -174,4 +174,4 @@ TEST(MlgmExamplesTest, ElasticSliceCountsWaitsAndReinitialization) {
 }
 
 }  // namespace
-}  // namespace goodput::cli
+}  // namespace goodput::importer

@@ -1,4 +1,4 @@
-#include "cli/import_mlgm_entry.h"
+#include "importer/import_mlgm_entry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "util/time_format.h"
 
-namespace goodput::cli {
+namespace goodput::importer {
 namespace {
 
 using Json = nlohmann::json;
@@ -302,4 +302,4 @@ absl::StatusOr<std::vector<MlgmMark>> ParseMlgmEntry(const Json& entry) {
   return marks;
 }
 
-}  // namespace goodput::cli
+}  // namespace goodput::importer

@@ -1,5 +1,5 @@
-#ifndef GOODPUT_CLI_IMPORT_MLGM_ENTRY_H_
-#define GOODPUT_CLI_IMPORT_MLGM_ENTRY_H_
+#ifndef GOODPUT_IMPORTER_IMPORT_MLGM_ENTRY_H_
+#define GOODPUT_IMPORTER_IMPORT_MLGM_ENTRY_H_
 
 #include <cstdint>
 #include <string>
@@ -8,7 +8,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 
-namespace goodput::cli {
+namespace goodput::importer {
 
 // One instant in an ml-goodput-measurement log (Google's
 // ml_goodput_measurement library, its GoodputRecorder entries and the Orbax
@@ -50,6 +50,6 @@ struct MlgmMark {
 absl::StatusOr<std::vector<MlgmMark>> ParseMlgmEntry(
     const nlohmann::json& entry);
 
-}  // namespace goodput::cli
+}  // namespace goodput::importer
 
-#endif  // GOODPUT_CLI_IMPORT_MLGM_ENTRY_H_
+#endif  // GOODPUT_IMPORTER_IMPORT_MLGM_ENTRY_H_

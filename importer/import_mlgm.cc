@@ -1,4 +1,4 @@
-#include "cli/import_mlgm.h"
+#include "importer/import_mlgm.h"
 
 #include <algorithm>
 #include <iterator>
@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace goodput::cli {
+namespace goodput::importer {
 
 using Json = nlohmann::json;
 
@@ -184,4 +184,4 @@ std::vector<std::string> MlgmConverter::SortedErrors() {
   return out;
 }
 
-}  // namespace goodput::cli
+}  // namespace goodput::importer

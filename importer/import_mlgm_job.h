@@ -1,5 +1,5 @@
-#ifndef GOODPUT_CLI_IMPORT_MLGM_JOB_H_
-#define GOODPUT_CLI_IMPORT_MLGM_JOB_H_
+#ifndef GOODPUT_IMPORTER_IMPORT_MLGM_JOB_H_
+#define GOODPUT_IMPORTER_IMPORT_MLGM_JOB_H_
 
 #include <cstdint>
 #include <map>
@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "cli/import_mlgm_entry.h"
+#include "importer/import_mlgm_entry.h"
 #include "proto/event.pb.h"
 
-namespace goodput::cli {
+namespace goodput::importer {
 
 // How ml-goodput-measurement logs become goodput events (goodputctl
 // import-mlgm flags). A plain value.
@@ -133,6 +133,6 @@ class MlgmJobConverter {
   int64_t pending_ns_ = 0;
 };
 
-}  // namespace goodput::cli
+}  // namespace goodput::importer
 
-#endif  // GOODPUT_CLI_IMPORT_MLGM_JOB_H_
+#endif  // GOODPUT_IMPORTER_IMPORT_MLGM_JOB_H_

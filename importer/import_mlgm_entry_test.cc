@@ -1,4 +1,4 @@
-#include "cli/import_mlgm_entry.h"
+#include "importer/import_mlgm_entry.h"
 
 #include <string>
 #include <vector>
@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
-namespace goodput::cli {
+namespace goodput::importer {
 namespace {
 
 using ::testing::HasSubstr;
@@ -232,4 +232,4 @@ TEST(ParseMlgmEntryTest, BadCheckpointRecordsNameTheField) {
 }
 
 }  // namespace
-}  // namespace goodput::cli
+}  // namespace goodput::importer
