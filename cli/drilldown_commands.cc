@@ -10,6 +10,7 @@
 #include "cli/remote_util.h"
 #include "cli/shard_query.h"
 #include "proto/service.grpc.pb.h"
+#include "util/flag_values.h"
 #include "util/flags.h"
 #include "util/grpc_status.h"
 #include "util/proto_time.h"
@@ -32,17 +33,6 @@ absl::Status SetSince(const std::optional<std::string>& since,
                       Request* request) {
   if (!since) return absl::OkStatus();
   return TimeFlag("--since", since, request->mutable_since());
-}
-
-// Parses --limit / --timeline: a number >= 0.
-absl::Status CountFlag(const char* flag, const std::optional<std::string>& v,
-                       uint32_t* out) {
-  if (!v) return absl::OkStatus();
-  if (!absl::SimpleAtoi(*v, out)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": want a number >= 0, got '", *v, "'"));
-  }
-  return absl::OkStatus();
 }
 
 // Adds --label=K=V[,K=V...] to the request's segment filters.
@@ -164,7 +154,7 @@ int RunJobsCommand(const std::vector<std::string>& args,
   if (state) request.set_state(*state);
   if (sort) request.set_sort(*sort);
   uint32_t n = request.limit();
-  absl::Status s = CountFlag("--limit", limit, &n);
+  absl::Status s = SetIntFlag("limit", limit, 0, UINT32_MAX, &n);
   if (s.ok()) s = LabelFilters(segments.label, &request);
   if (s.ok()) s = common.Fill(&request);
   if (!s.ok()) return UsageError(context, prefix, s.message());
@@ -201,7 +191,7 @@ int RunJobCommand(const std::vector<std::string>& args,
   v1::JobRequest request;
   request.set_job_id(positional[0]);
   uint32_t n = 0;
-  absl::Status s = CountFlag("--timeline", timeline, &n);
+  absl::Status s = SetIntFlag("timeline", timeline, 0, UINT32_MAX, &n);
   if (s.ok()) s = WindowsFlag(windows, &request);
   if (s.ok()) s = SetAsOf(common.as_of, &request);
   if (!s.ok()) return UsageError(context, prefix, s.message());

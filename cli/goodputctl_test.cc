@@ -140,10 +140,12 @@ TEST(GoodputctlTest, DrilldownCommandsHaveHelpAndNameBadFlags) {
            {{server, "job", "a", "b"}, "want exactly one job ID"},
            {{server, "job", "a", "--windows=5m,soon"},
             "--windows: want durations like 5m,1h, got 'soon'"},
-           {{server, "job", "a", "--timeline=-1"}, "--timeline: want a number"},
+           {{server, "job", "a", "--timeline=-1"},
+            "--timeline: want an integer in [0, 4294967295], got \"-1\""},
            {{server, "jobs", "--label=team"},
             "--label: want KEY=VALUE, got 'team'"},
-           {{server, "jobs", "--limit=all"}, "--limit: want a number >= 0"},
+           {{server, "jobs", "--limit=all"},
+            "--limit: want an integer in [0, "},
            {{server, "jobs", "--as_of=yesterday"}, "--as_of"},
            {{server, "fleet", "extra"}, "unexpected argument extra"},
            {{server, "fleet", "--since=noon"}, "--since"},
@@ -152,6 +154,36 @@ TEST(GoodputctlTest, DrilldownCommandsHaveHelpAndNameBadFlags) {
     EXPECT_EQ(run.code, 2) << absl::StrJoin(c.args, " ");
     EXPECT_THAT(run.err, HasSubstr(c.error)) << absl::StrJoin(c.args, " ");
     EXPECT_THAT(Lines(run.err), SizeIs(1));
+    EXPECT_EQ(run.out, "");
+  }
+}
+
+// Issue 13: every command's number and duration flags go through
+// util/flag_values, so a bad one reads the same everywhere.
+TEST(GoodputctlTest, NumberAndDurationFlagsSayWhatTheyWant) {
+  const std::string server = "--server=127.0.0.1:1";
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{server, "top", "--interval=10ms"},
+            "--interval: want a duration of at least 100ms"},
+           {{server, "top", "--jobs=-1"},
+            "--jobs: want an integer >= 0, got \"-1\""},
+           {{server, "send", "x.jsonl", "--batch=0"},
+            "--batch: want an integer in [1, 100000], got \"0\""},
+           {{server, "send", "x.jsonl", "--timeout=soon"},
+            "--timeout: want a duration"},
+           {{server, "dead-letters", "--limit=0"},
+            "--limit: want an integer in [1, "},
+           {{"logs", "--log_profile=megatron", "--job_id=j", "--year=1969",
+             "x.log"},
+            "--year: want an integer in [1970, 9999], got \"1969\""},
+       }) {
+    RunResult run = RunWith(c.args);
+    EXPECT_EQ(run.code, 2) << absl::StrJoin(c.args, " ");
+    EXPECT_THAT(run.err, HasSubstr(c.error)) << absl::StrJoin(c.args, " ");
     EXPECT_EQ(run.out, "");
   }
 }

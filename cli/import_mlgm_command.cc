@@ -20,6 +20,7 @@
 #include "importer/import_mlgm.h"
 #include "importer/import_mlgm_json.h"
 #include "nlohmann/json.hpp"
+#include "util/flag_values.h"
 #include "util/flags.h"
 #include "util/time_format.h"
 
@@ -109,18 +110,18 @@ absl::StatusOr<MlgmOptions> BuildOptions(const ImportFlags& flags) {
   if (flags.job_id && flags.job_id->empty()) {
     return absl::InvalidArgumentError("--job_id: must not be empty");
   }
-  if (flags.chips &&
-      (!absl::SimpleAtoi(*flags.chips, &options.chips) || options.chips <= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--chips: must be an integer > 0, got '", *flags.chips, "'"));
+  if (absl::Status s =
+          SetIntFlag("chips", flags.chips, 1, kNoMax, &options.chips);
+      !s.ok()) {
+    return s;
   }
-  if (flags.min_chips &&
-      (!flags.chips ||
-       !absl::SimpleAtoi(*flags.min_chips, &options.min_chips) ||
-       options.min_chips <= 0 || options.min_chips > options.chips)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--min_chips: needs --chips and must be an integer in 1..chips, got '",
-        *flags.min_chips, "'"));
+  if (flags.min_chips && !flags.chips) {
+    return absl::InvalidArgumentError("--min_chips: needs --chips");
+  }
+  if (absl::Status s = SetIntFlag("min_chips", flags.min_chips, 1,
+                                  options.chips, &options.min_chips);
+      !s.ok()) {
+    return s;
   }
   if (flags.accelerator && !flags.chips) {
     return absl::InvalidArgumentError("--accelerator: needs --chips");

@@ -21,6 +21,7 @@
 #include "logs/log_matcher.h"
 #include "logs/rule_hint.h"
 #include "util/clock.h"
+#include "util/flag_values.h"
 #include "util/flags.h"
 #include "util/time_format.h"
 
@@ -102,11 +103,9 @@ absl::StatusOr<logs::MatcherOptions> BuildOptions(const LogsFlags& flags,
   options.default_year = static_cast<int>(
       absl::ToCivilYear(absl::FromUnixNanos(year_of), absl::UTCTimeZone())
           .year());
-  if (flags.year && (!absl::SimpleAtoi(*flags.year, &options.default_year) ||
-                     options.default_year < 1970)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--year: must be a year >= 1970, got '", *flags.year, "'"));
-  }
+  absl::Status s =
+      SetIntFlag("year", flags.year, 1970, 9999, &options.default_year);
+  if (!s.ok()) return s;
   return options;
 }
 

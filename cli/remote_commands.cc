@@ -16,6 +16,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/create_channel.h"
 #include "proto/service.grpc.pb.h"
+#include "util/flag_values.h"
 #include "util/flags.h"
 #include "util/grpc_credentials.h"
 #include "util/grpc_status.h"
@@ -190,17 +191,13 @@ int RunSendCommand(const std::vector<std::string>& args,
   }
   if (files.empty()) return UsageError(context, prefix, "no FILE given");
   int64_t batch_size = 500;
-  if (batch_flag && (!absl::SimpleAtoi(*batch_flag, &batch_size) ||
-                     batch_size < 1 || batch_size > 100000)) {
-    return UsageError(context, prefix,
-                      "--batch: want 1..100000, got " + *batch_flag);
-  }
   absl::Duration timeout = absl::Seconds(60);
-  if (timeout_flag) {
-    auto ns = ParseDurationNanos(*timeout_flag);
-    if (!ns.ok()) return UsageError(context, prefix, ns.status().message());
-    timeout = absl::Nanoseconds(*ns);
+  absl::Status flags = SetIntFlag("batch", batch_flag, 1, 100000, &batch_size);
+  if (flags.ok()) {
+    flags = SetDurationFlag("timeout", timeout_flag, absl::ZeroDuration(),
+                            &timeout);
   }
+  if (!flags.ok()) return UsageError(context, prefix, flags.message());
   std::vector<v1::Event> events;
   std::vector<Source> sources;
   int64_t bad = 0;
@@ -247,9 +244,9 @@ int RunDeadLettersCommand(const std::vector<std::string>& args,
   }
   v1::DeadLettersRequest request;
   int64_t limit = 100;
-  if (limit_flag && (!absl::SimpleAtoi(*limit_flag, &limit) || limit < 1)) {
-    return UsageError(context, prefix,
-                      "--limit: want N >= 1, got " + *limit_flag);
+  if (absl::Status s = SetIntFlag("limit", limit_flag, 1, UINT32_MAX, &limit);
+      !s.ok()) {
+    return UsageError(context, prefix, s.message());
   }
   request.set_limit(static_cast<uint32_t>(limit));
   absl::StatusOr<ShardMap> shards = ShardList(context);

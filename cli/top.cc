@@ -11,6 +11,7 @@
 #include "cli/shard_query.h"
 #include "cli/top_view.h"
 #include "proto/service.grpc.pb.h"
+#include "util/flag_values.h"
 #include "util/flags.h"
 #include "util/time_format.h"
 
@@ -55,20 +56,14 @@ absl::Status ToContext(const TopFlags& f, const std::string& server,
                        TopContext* top) {
   top->server = server;
   top->metrics_url = f.metrics_url ? *f.metrics_url : DefaultMetricsUrl(server);
-  if (f.interval) {
-    auto ns = ParseDurationNanos(*f.interval);
-    if (!ns.ok() || *ns < 100'000'000) {
-      return absl::InvalidArgumentError(
-          "--interval: want a duration of at least 100ms, got " + *f.interval);
-    }
-    top->interval_ns = *ns;
-  }
+  absl::Duration interval = absl::Nanoseconds(top->interval_ns);
+  absl::Status s = SetDurationFlag("interval", f.interval,
+                                   absl::Milliseconds(100), &interval);
+  top->interval_ns = absl::ToInt64Nanoseconds(interval);
   int64_t jobs = 10;
-  if (f.jobs && (!absl::SimpleAtoi(*f.jobs, &jobs) || jobs < 0)) {
-    return absl::InvalidArgumentError("--jobs: want N >= 0, got " + *f.jobs);
-  }
+  if (s.ok()) s = SetIntFlag("jobs", f.jobs, 0, kNoMax, &jobs);
   top->worst_jobs = static_cast<size_t>(jobs);
-  return absl::OkStatus();
+  return s;
 }
 
 }  // namespace

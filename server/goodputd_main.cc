@@ -43,21 +43,17 @@ struct Flags {
   goodput::server::SecurityFlags security;
 };
 
+constexpr absl::Duration kOneNano = absl::Nanoseconds(1);  // positive
+
 // --retention=DURATION (positive), or nullopt to keep raw events forever.
 absl::Status ParseRetention(const Flags& flags,
                             goodput::server::GoodputdOptions* options) {
   if (!flags.retention) return absl::OkStatus();
-  auto ns = goodput::ParseDurationNanos(*flags.retention);
-  if (ns.ok() && *ns <= 0) {
-    ns = absl::InvalidArgumentError("want a positive duration");
-  }
-  if (!ns.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--retention: ", ns.status().message(), " (got ",
-                     *flags.retention, ")"));
-  }
-  options->retention_ns = *ns;
-  return absl::OkStatus();
+  int64_t ns = 0;
+  absl::Status s =
+      goodput::SetDurationFlag("retention", flags.retention, kOneNano, &ns);
+  if (s.ok()) options->retention_ns = ns;
+  return s;
 }
 
 // --catalog=FILE: accelerator entries (peaks, $ per chip-hour, W per chip)
@@ -87,14 +83,9 @@ absl::Status FlagError(const char* flag, const absl::Status& s) {
 absl::Status ParseStatePolicy(const Flags& flags,
                               goodput::server::GoodputdOptions* options) {
   goodput::server::LiveState::StatePolicy& p = options->states;
-  if (flags.state_every) {
-    auto ns = goodput::ParseDurationNanos(*flags.state_every);
-    if (ns.ok() && *ns <= 0) {
-      ns = absl::InvalidArgumentError("want a positive duration");
-    }
-    if (!ns.ok()) return FlagError("--state_every", ns.status());
-    p.every_ns = *ns;
-  }
+  absl::Status s = goodput::SetDurationFlag("state_every", flags.state_every,
+                                            kOneNano, &p.every_ns);
+  if (!s.ok()) return s;
   return goodput::SetIntFlag("state_every_events", flags.state_every_events, 1,
                              goodput::kNoMax, &p.every_events);
 }
@@ -121,16 +112,13 @@ absl::Status ToMetricsOptions(const Flags& flags,
   options->metrics_address =
       flags.metrics_address.value_or(kDefaultMetricsAddress);
   goodput::core::MetricsOptions& m = options->metrics;
-  if (flags.max_job_series &&
-      !absl::SimpleAtoi(*flags.max_job_series, &m.max_job_series)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max_job_series: want a count, got \"", *flags.max_job_series, "\""));
+  absl::Status s = goodput::SetIntFlag("max_job_series", flags.max_job_series,
+                                       0, goodput::kNoMax, &m.max_job_series);
+  if (s.ok()) {
+    s = goodput::SetDurationFlag("ended_job_grace", flags.ended_job_grace,
+                                 absl::ZeroDuration(), &m.ended_job_grace_ns);
   }
-  if (flags.ended_job_grace) {
-    auto ns = goodput::ParseDurationNanos(*flags.ended_job_grace);
-    if (!ns.ok()) return FlagError("--ended_job_grace", ns.status());
-    m.ended_job_grace_ns = *ns;
-  }
+  if (!s.ok()) return s;
   if (flags.windows) {
     if (absl::Status s = ParseWindows(*flags.windows, &m); !s.ok()) return s;
   }
@@ -169,14 +157,8 @@ absl::Status ParseCluster(const Flags& flags,
                                          std::numeric_limits<int>::max(), out);
     if (!s.ok()) return s;
   }
-  if (!flags.cluster_lease_ttl) return absl::OkStatus();
-  auto ns = goodput::ParseDurationNanos(*flags.cluster_lease_ttl);
-  if (ns.ok() && *ns < 1000000000) {
-    ns = absl::InvalidArgumentError("want a duration of 1s or more");
-  }
-  if (!ns.ok()) return FlagError("--cluster_lease_ttl", ns.status());
-  c->lease_ttl_ns = *ns;
-  return absl::OkStatus();
+  return goodput::SetDurationFlag("cluster_lease_ttl", flags.cluster_lease_ttl,
+                                  absl::Seconds(1), &c->lease_ttl_ns);
 }
 
 // Fills `options` from `flags`; an error names the flag.
@@ -195,18 +177,14 @@ absl::Status ToOptions(const Flags& flags,
     return s;
   }
   for (auto [flag, value, out] :
-       {std::tuple("--lateness", &flags.lateness, &options->lateness_ns),
-        std::tuple("--stall_after", &flags.stall_after,
+       {std::tuple("lateness", &flags.lateness, &options->lateness_ns),
+        std::tuple("stall_after", &flags.stall_after,
                    &options->config.stall_after_ns),
-        std::tuple("--shutdown_grace", &flags.shutdown_grace,
+        std::tuple("shutdown_grace", &flags.shutdown_grace,
                    &options->shutdown_grace_ns)}) {
-    if (!*value) continue;
-    auto ns = goodput::ParseDurationNanos(**value);
-    if (!ns.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(flag, ": ", ns.status().message()));
-    }
-    *out = *ns;
+    absl::Status s =
+        goodput::SetDurationFlag(flag, *value, absl::ZeroDuration(), out);
+    if (!s.ok()) return s;
   }
   if (flags.log_format) {
     auto format = goodput::Logger::ParseFormat(*flags.log_format);

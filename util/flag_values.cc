@@ -64,4 +64,13 @@ absl::Status SetDurationFlag(absl::string_view flag,
   return absl::OkStatus();
 }
 
+absl::Status SetDurationFlag(absl::string_view flag,
+                             const std::optional<std::string>& value,
+                             absl::Duration min, int64_t* out_ns) {
+  absl::Duration d = absl::Nanoseconds(*out_ns);
+  absl::Status s = SetDurationFlag(flag, value, min, &d);
+  if (s.ok()) *out_ns = absl::ToInt64Nanoseconds(d);
+  return s;
+}
+
 }  // namespace goodput

@@ -51,6 +51,11 @@ absl::Status SetDurationFlag(absl::string_view flag,
                              const std::optional<std::string>& value,
                              absl::Duration min, absl::Duration* out);
 
+// The same into nanoseconds.
+absl::Status SetDurationFlag(absl::string_view flag,
+                             const std::optional<std::string>& value,
+                             absl::Duration min, int64_t* out_ns);
+
 }  // namespace goodput
 
 #endif  // GOODPUT_UTIL_FLAG_VALUES_H_

@@ -59,5 +59,18 @@ TEST(FlagValuesTest, DurationsAtLeastTheirMinimum) {
   EXPECT_EQ(d, absl::Seconds(1));
 }
 
+TEST(FlagValuesTest, DurationsInNanoseconds) {
+  int64_t ns = 7;
+  EXPECT_TRUE(
+      SetDurationFlag("d", std::nullopt, absl::ZeroDuration(), &ns).ok());
+  EXPECT_EQ(ns, 7);
+  EXPECT_TRUE(
+      SetDurationFlag("d", Opt("1.5s"), absl::ZeroDuration(), &ns).ok());
+  EXPECT_EQ(ns, 1'500'000'000);
+  EXPECT_FALSE(
+      SetDurationFlag("d", Opt("-1s"), absl::ZeroDuration(), &ns).ok());
+  EXPECT_EQ(ns, 1'500'000'000);
+}
+
 }  // namespace
 }  // namespace goodput
