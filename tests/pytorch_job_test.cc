@@ -8,7 +8,10 @@
 //  - spans the job times itself (init, prep, restore, compile, checkpoint):
 //    kSpanTol = 50 ms in total per category (events carry milliseconds);
 //  - lost + recovery = from the newest checkpoint's end to the new process's
-//    start (the kernel's 10 ms ticks): kSpanTol. Lost alone lies between
+//    start: kStartTol = 150 ms, for two clocks read at two moments (the
+//    attempt's `started` is goodput-run's stamp before it forks; the truth
+//    is the kernel's start time of the process, in 10 ms ticks), whose gap
+//    is a few ms on a quiet machine and was 70 ms at load 13. Lost alone lies between
 //    (kill time - checkpoint end) and that: the attempt ends when
 //    goodput-run reaps the killed process, which takes the kernel 0.05-0.3 s
 //    after the harness's kill; the service counts that as lost.
@@ -43,6 +46,7 @@ using ::goodput::testing::WaitForPort;
 using json = nlohmann::json;
 
 constexpr double kSpanTol = 0.05;
+constexpr double kStartTol = 0.15;
 constexpr double kCrossTol = 0.25;
 constexpr int kSteps = 90;
 constexpr int kCheckpointEvery = 30;
@@ -271,9 +275,9 @@ TEST_F(PytorchJobTest, KilledBetweenCheckpointsResumesAndReportsTheTruth) {
   // checkpoint, and lost + recovery is the time to the new process.
   const double restart_gap = second.process_start - ckpt_end;
   EXPECT_GE(s["lost"].get<double>(), kill_time - ckpt_end - kSpanTol);
-  EXPECT_LE(s["lost"].get<double>(), restart_gap + kSpanTol);
+  EXPECT_LE(s["lost"].get<double>(), restart_gap + kStartTol);
   EXPECT_NEAR(s["lost"].get<double>() + s["recovery"].get<double>(),
-              restart_gap, kSpanTol);
+              restart_gap, kStartTol);
   ExpectSpans(truth, s);
   // Productive: each attempt's time from its first report (INIT; before it
   // the attempt is idle, SPEC rule 2) up to its last durable progress (the
