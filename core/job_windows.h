@@ -53,7 +53,7 @@ struct WindowGrid {
 // exactly a replay's, chip-seconds and ideal seconds up to floating-point
 // rounding. Owns its trackers and the shadows' configs; `config` (the
 // base, without a window) must outlive it. Not thread-safe: one caller at
-// a time (a const caller may share it with other const callers).
+// a time, const calls included (its trackers keep caches).
 class JobWindows {
  public:
   JobWindows(std::string job_id, const Config* config, WindowGrid grid);

@@ -16,8 +16,9 @@ namespace goodput::core {
 // time (log-spaced buckets, kBucketsPerDoubling per doubling, so the
 // baseline median is within 0.6% of the exact one) and a ring of the last
 // kRecentReports step reports (exact). A k-step report counts as k steps
-// of time / k. Pure and deterministic; a copyable value. Not thread-safe:
-// one caller at a time.
+// of time / k. Pure and deterministic; a copyable value. Summary() is
+// computed once per change and kept (every report of every job asks for
+// it), so even const calls write: not thread-safe, one caller at a time.
 class StepTimeStats {
  public:
   static constexpr int kBucketsPerDoubling = 64;
@@ -65,6 +66,9 @@ class StepTimeStats {
   std::vector<Bucket> baseline_;  // sorted by index
   std::vector<Report> recent_;    // a ring once full; next_ is the oldest
   size_t next_ = 0;
+  // Summary() since the last change; a cache, not state.
+  mutable std::optional<StepTimeSummary> summary_;
+  mutable bool summary_current_ = false;
 };
 
 }  // namespace goodput::core

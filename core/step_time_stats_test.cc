@@ -86,6 +86,26 @@ TEST(StepTimeStatsTest, RecentIsTheLastHundredSteps) {
   EXPECT_DOUBLE_EQ(sum->recent_p50_s, 2);
 }
 
+// The recent p50 is the lower median: of an even count, the smaller middle
+// value, with one step per report (a selection) and with k-step reports (a
+// sort) alike.
+TEST(StepTimeStatsTest, RecentIsTheLowerMedianWithOneOrManyStepsPerReport) {
+  StepTimeStats unit;
+  int64_t t = 0;
+  for (int64_t ms : {400, 100, 300, 200}) unit.Add(ms * kS / 1000, 1, t += kS);
+  EXPECT_DOUBLE_EQ(unit.Summary()->recent_p50_s, 0.2);
+  unit.Add(kS / 1000, 1, t += kS);  // 1, 100, 200, 300, 400 ms
+  EXPECT_DOUBLE_EQ(unit.Summary()->recent_p50_s, 0.2);
+  StepTimeStats weighted;
+  t = 0;
+  weighted.Add(3 * 100 * kS / 1000, 3, t += kS);  // 3 steps of 100 ms
+  weighted.Add(400 * kS / 1000, 1, t += kS);
+  weighted.Add(2 * 300 * kS / 1000, 2, t += kS);  // 100 x3, 300 x2, 400
+  EXPECT_DOUBLE_EQ(weighted.Summary()->recent_p50_s, 0.1);
+  weighted.Add(2 * 500 * kS / 1000, 2, t += kS);  // ... and 500 x2: 8 steps
+  EXPECT_DOUBLE_EQ(weighted.Summary()->recent_p50_s, 0.3);
+}
+
 // Reports of 30 steps: the window takes whole reports until it holds at
 // least 100 steps (4 reports, 120 steps).
 TEST(StepTimeStatsTest, RecentTakesWholeReports) {
