@@ -272,6 +272,10 @@ void Goodputd::PublishMetrics(Clock* clock) {
       tokens_.get(), store_.get(), guard_.get(), log_);
   metrics_source_->set_store_damage(store_damaged_, store_lost_batches_);
   metrics_source_->set_streams(streams_.get());
+  if (cluster_) {  // the jobs of the partitions held at each scrape
+    metrics_source_->set_job_filter(
+        [cluster = cluster_.get()] { return cluster->HeldJobs(); });
+  }
   ready_source_ = metrics_source_.get();
 }
 

@@ -6,14 +6,19 @@
 // partitions when the one the agent does not talk to is killed (SIGKILL)
 // mid-stream and the survivor takes its partitions over (nothing lost,
 // nothing counted twice); and the merge over two instances when one joins
-// mid-stream (each answers only for the partitions it holds). Synchronized on
-// logs, metrics and reports, never on sleeps.
+// mid-stream (each answers, and exports /metrics, only for the partitions it
+// holds; the jobs come back to the first once the joiner stops).
+// Synchronized on logs, metrics and reports, never on sleeps.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -143,6 +148,26 @@ class ClusterModeTest : public ::testing::Test {
       }
     }
     return -99;
+  }
+
+  // Instance `i`'s goodput metrics by job: the job ids of its
+  // goodput_job_info series, and the sum of goodput_jobs over the states.
+  struct JobMetrics {
+    std::set<std::string> ids;
+    double jobs = 0;
+  };
+  JobMetrics ScrapeJobs(int i) {
+    JobMetrics out;
+    const std::regex info("^goodput_job_info\\{.*job_id=\"([^\"]*)\"");
+    std::istringstream in(HttpGet(instances_[i].metrics_port, "/metrics"));
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, info)) out.ids.insert(m[1]);
+      if (line.rfind("goodput_jobs{", 0) == 0) {
+        out.jobs += std::strtod(line.c_str() + line.rfind(' ') + 1, nullptr);
+      }
+    }
+    return out;
   }
 
   // Waits until `servers`' report equals the replay; false if it never
@@ -278,6 +303,39 @@ TEST_F(ClusterModeTest, AJoinerTakesItsShareAndTheMergeEqualsReplay) {
       Ctl({"--server=" + both, "fleet", "--json", as_of_}), nullptr, false);
   ASSERT_FALSE(fleet.is_discarded());
   EXPECT_TRUE(JsonNear(fleet["fleet"], want_["fleet"]));
+  // /metrics too: each instance exports only the jobs of the partitions it
+  // holds, so every job is counted by one instance (goodput_jobs sums to
+  // the fleet's jobs, no job has series on both).
+  const double fleet_jobs = static_cast<double>(want_["jobs"].size());
+  JobMetrics a, b;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        a = ScrapeJobs(0);
+        b = ScrapeJobs(1);
+        return a.jobs + b.jobs == fleet_jobs;
+      },
+      30))
+      << a.jobs << " + " << b.jobs << " jobs, want " << fleet_jobs;
+  EXPECT_GT(a.jobs, 0);
+  EXPECT_GT(b.jobs, 0);
+  std::set<std::string> twice;
+  std::set_intersection(a.ids.begin(), a.ids.end(), b.ids.begin(), b.ids.end(),
+                        std::inserter(twice, twice.end()));
+  EXPECT_TRUE(twice.empty()) << *twice.begin() << " exported by both";
+  // Instance 1 stops (giving its leases back): its partitions' jobs come
+  // back into instance 0's metrics.
+  instances_[1].process->Kill(SIGTERM);
+  EXPECT_EQ(instances_[1].process->Wait(), 0);
+  std::set<std::string> all = a.ids;
+  all.insert(b.ids.begin(), b.ids.end());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        a = ScrapeJobs(0);
+        return a.jobs == fleet_jobs && std::includes(a.ids.begin(), a.ids.end(),
+                                                     all.begin(), all.end());
+      },
+      60))
+      << a.jobs << " jobs, want " << fleet_jobs;
 }
 
 // The long variant (.ci/nightly sets GOODPUT_CLUSTER_KILLS=5; skipped
