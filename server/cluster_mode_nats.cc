@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "cluster/batch_publisher.h"
 #include "cluster/cluster_member.h"
@@ -31,6 +32,12 @@ class NatsClusterMode : public ClusterMode {
   ClusterFront* front() override { return front_.get(); }
   absl::Status Join(const std::string& id) override;
   void Stop() override;
+  absl::Status Reachable() const override {
+    if (nats_->connected()) return absl::OkStatus();
+    return absl::UnavailableError(
+        absl::StrCat("NATS unreachable (", absl::StrJoin(options_.urls, ","),
+                     "): the client is reconnecting"));
+  }
   ClusterRunnerStatus status() const override {
     absl::MutexLock lock(&mu_);
     return runner_ ? runner_->status() : ClusterRunnerStatus{};
@@ -88,7 +95,9 @@ absl::Status NatsClusterMode::Join(const std::string& id) {
   absl::MutexLock lock(&mu_);
   runner_ = std::make_unique<ClusterRunner>(
       keeper_.get(), member_.get(), clock_,
-      ClusterRunnerOptions{.tick_ns = options_.lease_ttl_ns / 3});
+      ClusterRunnerOptions{.tick_ns = options_.lease_ttl_ns / 3,
+                           .reachable = [this] { return Reachable(); },
+                           .log = options_.log});
   runner_->Start();
   return absl::OkStatus();
 }

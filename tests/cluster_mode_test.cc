@@ -7,7 +7,8 @@
 // mid-stream and the survivor takes its partitions over (nothing lost,
 // nothing counted twice); and the merge over two instances when one joins
 // mid-stream (each answers, and exports /metrics, only for the partitions it
-// holds; the jobs come back to the first once the joiner stops).
+// holds; the jobs come back to the first once the joiner stops); and
+// through one instance when every NATS node dies mid-stream and returns.
 // Synchronized on logs, metrics and reports, never on sleeps.
 #include <signal.h>
 
@@ -52,6 +53,7 @@ constexpr int kMaxInstances = 2;
 struct Instance {
   std::unique_ptr<Subprocess> process;
   int port = 0, metrics_port = 0;
+  std::string log;  // of its last start
   std::string Address() const { return absl::StrCat("127.0.0.1:", port); }
 };
 
@@ -102,6 +104,7 @@ class ClusterModeTest : public ::testing::Test {
             absl::StrCat("--cluster_partitions=", kPartitions),
             "--cluster_lease_ttl=3s"},
         log);
+    instances_[i].log = log;
     instances_[i].port = WaitForPort(log, 60);
     ASSERT_GT(instances_[i].port, 0) << "goodputd did not start; see " << log;
     instances_[i].metrics_port =
@@ -148,6 +151,16 @@ class ClusterModeTest : public ::testing::Test {
       }
     }
     return -99;
+  }
+
+  // The lines of instance `i`'s log that contain `text`.
+  int LogLines(int i, const std::string& text) {
+    std::ifstream in(instances_[i].log);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+      n += line.find(text) != std::string::npos;
+    }
+    return n;
   }
 
   // Instance `i`'s goodput metrics by job: the job ids of its
@@ -249,6 +262,54 @@ TEST_F(ClusterModeTest, SurvivorTakesOverAKilledInstancesPartitions) {
       << offline_;
   EXPECT_EQ(Metric(0, "goodput_cluster_partitions_held"), kPartitions);
   EXPECT_EQ(Metric(0, "goodput_cluster_partitions_unowned"), 0);
+}
+
+// Every NATS node is killed mid-stream: goodputd says why on /readyz, in
+// goodput_cluster_nats_connected and in one log line; the agent keeps the
+// batches it sends meanwhile (their acks wait for JetStream), and once NATS
+// is back every event arrives: the report equals the replay.
+TEST_F(ClusterModeTest, NatsUnreachableIsSaidAndEverythingArrivesOnItsReturn) {
+  StartInstance(0);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return Metric(0, "goodput_cluster_partitions_held") == kPartitions;
+      },
+      60));
+  EXPECT_EQ(Metric(0, "goodput_cluster_nats_connected"), 1);
+  EXPECT_EQ(HttpGet(instances_[0].metrics_port, "/readyz"), "ready\n");
+  const std::string socket = StartAgent(0);
+  ASSERT_TRUE(WriteUnixSocket(socket, Part(0, 0.5)));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const Json mine =
+            Json::parse(Ctl({"--server=" + instances_[0].Address(), "report",
+                             "--json", as_of_}),
+                        nullptr, false);
+        return !mine.is_discarded() && !mine["jobs"].empty();
+      },
+      60));
+  for (int n = 0; n < 3; ++n) nats_->Kill(n);
+  std::string ready;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        ready = HttpGet(instances_[0].metrics_port, "/readyz");
+        return ready.rfind("not ready: NATS unreachable (nats://", 0) == 0;
+      },
+      30))
+      << ready;
+  EXPECT_EQ(Metric(0, "goodput_cluster_nats_connected"), 0);
+  ASSERT_TRUE(WriteUnixSocket(socket, Part(0.5, 1)));
+  EXPECT_TRUE(Eventually(
+      [&] { return LogLines(0, "NATS unreachable (nats://") == 1; }, 30));
+  ASSERT_TRUE(nats_->RestartAll().ok());
+  EXPECT_TRUE(ReportEqualsReplay(instances_[0].Address(), 180))
+      << "after NATS returned:\n"
+      << got_ << "\nreplay:\n"
+      << offline_;
+  EXPECT_EQ(HttpGet(instances_[0].metrics_port, "/readyz"), "ready\n");
+  EXPECT_EQ(Metric(0, "goodput_cluster_nats_connected"), 1);
+  EXPECT_EQ(LogLines(0, "NATS unreachable (nats://"), 1);  // rate-limited
+  EXPECT_EQ(LogLines(0, "cluster log reachable again after"), 1);
 }
 
 // Instance 1 joins after instance 0 applied the first half alone: half of
