@@ -65,9 +65,20 @@ absl::Status NatsClusterMode::Open(codec::ValidationLimits limits) {
   nats_ = *std::move(nats);
   cluster::EventStreamConfig stream;
   stream.replicas = options_.replicas;
+  stream.partitions = options_.partitions;
   auto log = cluster::NatsEventLog::Open(nats_.get(), stream);
   if (!log.ok()) return log.status();
   log_ = *std::move(log);
+  if (const int32_t p = log_->created_partitions();
+      p != 0 && p != options_.partitions) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--cluster_partitions=", options_.partitions,
+        " but the cluster (stream ", stream.name,
+        ") was created with --cluster_partitions=", p,
+        ": P is fixed when the cluster is created; give every goodputd "
+        "--cluster_partitions=",
+        p));
+  }
   auto store = cluster::NatsLeaseStore::Open(nats_.get(), kLeaseBucket,
                                              options_.lease_ttl_ns / 1000000,
                                              options_.replicas);

@@ -264,6 +264,36 @@ TEST_F(ClusterModeTest, SurvivorTakesOverAKilledInstancesPartitions) {
   EXPECT_EQ(Metric(0, "goodput_cluster_partitions_unowned"), 0);
 }
 
+// P is stored in the stream when the cluster is created: a goodputd given
+// another --cluster_partitions refuses to start, naming the flag and both
+// values (the cluster's stays as it was: instance 0 still holds all 8).
+TEST_F(ClusterModeTest, AnotherPartitionCountRefusesToStart) {
+  StartInstance(0);
+  const std::string log = dir_ + "/goodputd-other-p.log";
+  Subprocess other(
+      {GOODPUTD_PATH, "--data_dir=" + dir_ + "/db-other",
+       "--grpc_address=127.0.0.1:0", "--metrics_address=",
+       "--cluster=" + absl::StrJoin(nats_->urls(), ","), "--cluster_id=gp-9",
+       absl::StrCat("--cluster_partitions=", 2 * kPartitions)},
+      log);
+  EXPECT_NE(other.WaitFor(60), 0);
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(absl::StrCat(
+                "--cluster_partitions=", 2 * kPartitions,
+                " but the cluster (stream GOODPUT_EVENTS) was created with "
+                "--cluster_partitions=",
+                kPartitions)),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Metric(0, "goodput_cluster_partitions_held") == kPartitions;
+      },
+      30));
+}
+
 // Every NATS node is killed mid-stream: goodputd says why on /readyz, in
 // goodput_cluster_nats_connected and in one log line; the agent keeps the
 // batches it sends meanwhile (their acks wait for JetStream), and once NATS
