@@ -33,6 +33,10 @@ absl::StatusOr<std::unique_ptr<NatsConnection>> NatsConnection::Connect(
   return std::unique_ptr<NatsConnection>(new NatsConnection(nc, js));
 }
 
+bool NatsConnection::connected() const {
+  return natsConnection_Status(nc_) == NATS_CONN_STATUS_CONNECTED;
+}
+
 NatsConnection::~NatsConnection() {
   jsCtx_Destroy(js_);
   natsConnection_Close(nc_);

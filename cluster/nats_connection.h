@@ -26,6 +26,9 @@ class NatsConnection {
   NatsConnection& operator=(const NatsConnection&) = delete;
 
   jsCtx* js() const { return js_; }
+  // Whether the client is connected to a server now (not reconnecting,
+  // closed or draining).
+  bool connected() const;
   natsConnection* connection() const { return nc_; }
 
  private:

@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "cluster/nats_status.h"
 
 namespace goodput::cluster {
@@ -52,15 +54,59 @@ class NatsLogReader : public LogReader {
   natsSubscription* sub_;
 };
 
+constexpr absl::string_view kPartitionsKey = "partitions=";
+
+// The description of a stream created with `partitions`.
+std::string Describe(int32_t partitions) {
+  return absl::StrCat("goodput events; ", kPartitionsKey, partitions);
+}
+
+// P from a description Describe wrote; 0 if it holds none.
+int32_t PartitionsOf(absl::string_view description) {
+  const size_t at = description.rfind(kPartitionsKey);
+  int32_t p = 0;
+  if (at == absl::string_view::npos ||
+      !absl::SimpleAtoi(description.substr(at + kPartitionsKey.size()), &p)) {
+    return 0;
+  }
+  return p;
+}
+
+// The existing stream's description (empty if it has none), or NotFound.
+absl::StatusOr<std::string> ExistingDescription(NatsConnection* nats,
+                                                const std::string& name) {
+  jsStreamInfo* info = nullptr;
+  jsErrCode error = static_cast<jsErrCode>(0);
+  natsStatus s =
+      js_GetStreamInfo(&info, nats->js(), name.c_str(), nullptr, &error);
+  if (s == NATS_NOT_FOUND || error == JSStreamNotFoundErr) {
+    return absl::NotFoundError(name);
+  }
+  if (s != NATS_OK) return FromNats(s, error, absl::StrCat("stream ", name));
+  std::string out;
+  if (info->Config != nullptr && info->Config->Description != nullptr) {
+    out = info->Config->Description;
+  }
+  jsStreamInfo_Destroy(info);
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<NatsEventLog>> NatsEventLog::Open(
     NatsConnection* nats, const EventStreamConfig& config) {
+  absl::StatusOr<std::string> description =
+      ExistingDescription(nats, config.name);
+  if (absl::IsNotFound(description.status())) {
+    description = Describe(config.partitions);
+  }
+  if (!description.ok()) return description.status();
   std::vector<const char*> subjects;
   for (const std::string& s : config.subjects) subjects.push_back(s.c_str());
   jsStreamConfig cfg;
   jsStreamConfig_Init(&cfg);
   cfg.Name = config.name.c_str();
+  if (!description->empty()) cfg.Description = description->c_str();
   cfg.Subjects = subjects.data();
   cfg.SubjectsLen = static_cast<int>(subjects.size());
   cfg.Storage = js_FileStorage;
@@ -73,7 +119,8 @@ absl::StatusOr<std::unique_ptr<NatsEventLog>> NatsEventLog::Open(
   if (s != NATS_OK) {
     return FromNats(s, error, absl::StrCat("create stream ", config.name));
   }
-  return std::unique_ptr<NatsEventLog>(new NatsEventLog(nats, config.name));
+  return std::unique_ptr<NatsEventLog>(
+      new NatsEventLog(nats, config.name, PartitionsOf(*description)));
 }
 
 absl::StatusOr<PublishAck> NatsEventLog::Publish(absl::string_view subject,

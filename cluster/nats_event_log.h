@@ -21,27 +21,37 @@ struct EventStreamConfig {
   std::vector<std::string> subjects = {"goodput.p.*", "goodput.hb"};
   int replicas = 3;
   int64_t duplicate_window_ms = 10 * 60 * 1000;
+  // P, written into the stream's description when Open creates it.
+  int32_t partitions = 0;
 };
 
 class NatsEventLog : public EventLog {
  public:
-  // Creates the stream, or binds to it if it exists with these settings.
+  // Creates the stream, or binds to it if it exists with these settings
+  // (its description, which holds P, kept as it was created).
   static absl::StatusOr<std::unique_ptr<NatsEventLog>> Open(
       NatsConnection* nats, const EventStreamConfig& config);
 
   absl::StatusOr<PublishAck> Publish(absl::string_view subject,
                                      absl::string_view message_id,
                                      absl::string_view data) override;
+  // P as the stream was created with (from its description); 0 for a
+  // stream created without it.
+  int32_t created_partitions() const { return created_partitions_; }
   // An ephemeral pull consumer of `subject` from `from_sequence`.
   absl::StatusOr<std::unique_ptr<LogReader>> Read(
       absl::string_view subject, uint64_t from_sequence) override;
 
  private:
-  NatsEventLog(NatsConnection* nats, std::string stream)
-      : nats_(nats), stream_(std::move(stream)) {}
+  NatsEventLog(NatsConnection* nats, std::string stream,
+               int32_t created_partitions)
+      : nats_(nats),
+        stream_(std::move(stream)),
+        created_partitions_(created_partitions) {}
 
   NatsConnection* const nats_;
   const std::string stream_;
+  const int32_t created_partitions_;
 };
 
 }  // namespace goodput::cluster

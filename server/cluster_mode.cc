@@ -89,6 +89,11 @@ std::vector<core::MetricFamilyData> ClusterMode::Families() const {
                           "partitions' and the heartbeats').",
                           MetricKind::kCounter));
   AddSample(&out.back(), {}, static_cast<double>(s.applied));
+  out.push_back(NewFamily("goodput_cluster_nats_connected",
+                          "1 while this instance's NATS client is connected, "
+                          "0 while NATS is unreachable (/readyz says why).",
+                          MetricKind::kGauge));
+  AddSample(&out.back(), {}, Reachable().ok() ? 1 : 0);
   out.push_back(NewFamily("goodput_cluster_errors_total",
                           "Lease rounds and apply pumps that failed.",
                           MetricKind::kCounter));

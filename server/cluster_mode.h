@@ -23,12 +23,14 @@
 #include "server/cluster_runner.h"
 #include "server/ingestor.h"
 #include "util/clock.h"
+#include "util/logger.h"
 
 namespace goodput::server {
 
 struct ClusterOptions {
-  std::vector<std::string> urls;  // --cluster; empty: the embedded mode
-  int32_t partitions = 64;        // --cluster_partitions
+  Logger log = Logger("goodputd");  // goodputd's
+  std::vector<std::string> urls;    // --cluster; empty: the embedded mode
+  int32_t partitions = 64;          // --cluster_partitions
   int64_t lease_ttl_ns = 10LL * 1000 * 1000 * 1000;  // --cluster_lease_ttl
   std::string id;    // --cluster_id; empty: DefaultClusterId
   int replicas = 3;  // --cluster_replicas: copies of the stream and leases
@@ -66,6 +68,9 @@ class ClusterMode {
   // Stops applying and gives the leases back; idempotent.
   virtual void Stop() = 0;
   virtual ClusterRunnerStatus status() const = 0;
+  // OK while the NATS client is connected; else Unavailable saying that
+  // NATS is unreachable (for /readyz, the metric and the log).
+  virtual absl::Status Reachable() const = 0;
   // Whether this instance answers for `job_id` now: its partition is held.
   // A snapshot of the held partitions, for one query.
   std::function<bool(const std::string& job_id)> HeldJobs() const;

@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "cluster/batch_publisher.h"
 #include "cluster/cluster_member.h"
@@ -31,6 +32,12 @@ class NatsClusterMode : public ClusterMode {
   ClusterFront* front() override { return front_.get(); }
   absl::Status Join(const std::string& id) override;
   void Stop() override;
+  absl::Status Reachable() const override {
+    if (nats_->connected()) return absl::OkStatus();
+    return absl::UnavailableError(
+        absl::StrCat("NATS unreachable (", absl::StrJoin(options_.urls, ","),
+                     "): the client is reconnecting"));
+  }
   ClusterRunnerStatus status() const override {
     absl::MutexLock lock(&mu_);
     return runner_ ? runner_->status() : ClusterRunnerStatus{};
@@ -58,9 +65,20 @@ absl::Status NatsClusterMode::Open(codec::ValidationLimits limits) {
   nats_ = *std::move(nats);
   cluster::EventStreamConfig stream;
   stream.replicas = options_.replicas;
+  stream.partitions = options_.partitions;
   auto log = cluster::NatsEventLog::Open(nats_.get(), stream);
   if (!log.ok()) return log.status();
   log_ = *std::move(log);
+  if (const int32_t p = log_->created_partitions();
+      p != 0 && p != options_.partitions) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--cluster_partitions=", options_.partitions,
+        " but the cluster (stream ", stream.name,
+        ") was created with --cluster_partitions=", p,
+        ": P is fixed when the cluster is created; give every goodputd "
+        "--cluster_partitions=",
+        p));
+  }
   auto store = cluster::NatsLeaseStore::Open(nats_.get(), kLeaseBucket,
                                              options_.lease_ttl_ns / 1000000,
                                              options_.replicas);
@@ -88,7 +106,9 @@ absl::Status NatsClusterMode::Join(const std::string& id) {
   absl::MutexLock lock(&mu_);
   runner_ = std::make_unique<ClusterRunner>(
       keeper_.get(), member_.get(), clock_,
-      ClusterRunnerOptions{.tick_ns = options_.lease_ttl_ns / 3});
+      ClusterRunnerOptions{.tick_ns = options_.lease_ttl_ns / 3,
+                           .reachable = [this] { return Reachable(); },
+                           .log = options_.log});
   runner_->Start();
   return absl::OkStatus();
 }

@@ -44,9 +44,12 @@ class StatusOnly : public ClusterMode {
   absl::Status Join(const std::string&) override { return absl::OkStatus(); }
   void Stop() override {}
   ClusterRunnerStatus status() const override { return status_; }
+  absl::Status Reachable() const override { return reachable_; }
+  void set_reachable(absl::Status s) { reachable_ = std::move(s); }
 
  private:
   ClusterRunnerStatus status_;
+  absl::Status reachable_;
 };
 
 double Value(const std::vector<core::MetricFamilyData>& families,
@@ -65,11 +68,18 @@ TEST(ClusterModeFamiliesTest, ExportTheRunnerStatus) {
   s.applied = 41;
   s.errors = 5;
   const auto families = StatusOnly(s).Families();
-  EXPECT_EQ(families.size(), 4u);
+  EXPECT_EQ(families.size(), 5u);
   EXPECT_EQ(Value(families, "goodput_cluster_partitions_held"), 3);
   EXPECT_EQ(Value(families, "goodput_cluster_partitions_unowned"), 2);
   EXPECT_EQ(Value(families, "goodput_cluster_applied_messages_total"), 41);
   EXPECT_EQ(Value(families, "goodput_cluster_errors_total"), 5);
+  EXPECT_EQ(Value(families, "goodput_cluster_nats_connected"), 1);
+}
+
+TEST(ClusterModeFamiliesTest, NatsConnectedIsZeroWhileUnreachable) {
+  StatusOnly mode{ClusterRunnerStatus{}};
+  mode.set_reachable(absl::UnavailableError("NATS unreachable"));
+  EXPECT_EQ(Value(mode.Families(), "goodput_cluster_nats_connected"), 0);
 }
 
 TEST(ClusterModeFamiliesTest, UnownedIsMinusOneBeforeTheFirstRound) {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 namespace goodput::server {
 
 ClusterRunner::ClusterRunner(cluster::LeaseKeeper* leases,
@@ -31,7 +33,34 @@ void ClusterRunner::Stop() {
   status_.held.clear();
 }
 
+void ClusterRunner::CheckReachable() {
+  if (!options_.reachable) return;
+  const absl::Status s = options_.reachable();
+  const int64_t now = clock_->NowNanos();
+  if (s.ok() && unreachable_since_ns_ >= 0) {
+    options_.log.Info(absl::StrCat(
+        "cluster log reachable again after ",
+        absl::FormatDuration(absl::Nanoseconds(now - unreachable_since_ns_))));
+    unreachable_since_ns_ = -1;
+  } else if (!s.ok() && (unreachable_since_ns_ < 0 ||
+                         now - unreachable_logged_ns_ >=
+                             options_.unreachable_log_every_ns)) {
+    if (unreachable_since_ns_ < 0) unreachable_since_ns_ = now;
+    unreachable_logged_ns_ = now;
+    const int64_t down = now - unreachable_since_ns_;
+    options_.log.Error(absl::StrCat(
+        s.message(),
+        down > 0 ? absl::StrCat(" for ",
+                                absl::FormatDuration(absl::Nanoseconds(down)))
+                 : "",
+        "; agents' batches are refused UNAVAILABLE and stay spooled"));
+  }
+  absl::MutexLock lock(&mu_);
+  status_.unreachable = std::string(s.message());
+}
+
 bool ClusterRunner::Step() {
+  CheckReachable();
   absl::Status round_status;
   bool ran_round = false;
   if (clock_->NowNanos() >= next_round_ns_) {

@@ -5,12 +5,15 @@
 // thread waits `idle_wait` (or until Stop) before the next step. Stop ends
 // the thread and gives every lease back (LeaseKeeper::Leave), so the
 // partitions move at once instead of after the TTL. Borrows the keeper,
-// member and clock, which must outlive it. Thread-safe: Start and Stop from
+// member and clock, which must outlive it. Each step also checks that the
+// log is reachable (options.reachable) and logs when it stops being so
+// (rate-limited) and when it is back. Thread-safe: Start and Stop from
 // one thread, status() from any; Step only while the thread is not running.
 #ifndef GOODPUT_SERVER_CLUSTER_RUNNER_H_
 #define GOODPUT_SERVER_CLUSTER_RUNNER_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +23,7 @@
 #include "cluster/cluster_member.h"
 #include "cluster/lease_keeper.h"
 #include "util/clock.h"
+#include "util/logger.h"
 
 namespace goodput::server {
 
@@ -31,6 +35,9 @@ struct ClusterRunnerStatus {
   int64_t applied = 0;        // messages applied (partitions and heartbeats)
   int64_t errors = 0;         // failed rounds and pumps
   std::string last_error;     // of the newest failure; empty once one works
+  // Why the log is unreachable (options.reachable), as of the last step;
+  // empty while it is reachable.
+  std::string unreachable;
 };
 
 struct ClusterRunnerOptions {
@@ -38,6 +45,13 @@ struct ClusterRunnerOptions {
   int max_per_pump = 500;    // messages per partition per pump
   int64_t pump_wait_ms = 0;  // a pump's wait for a partition's first message
   absl::Duration idle_wait = absl::Milliseconds(50);
+  // OK while the log (NATS) is reachable, else why not; checked each step.
+  // Null: always reachable.
+  std::function<absl::Status()> reachable;
+  // Says when the log becomes unreachable (then at most once per
+  // `unreachable_log_every_ns` while it stays so) and when it is back.
+  Logger log = Logger("goodputd");
+  int64_t unreachable_log_every_ns = 60LL * 1000 * 1000 * 1000;
 };
 
 class ClusterRunner {
@@ -56,6 +70,8 @@ class ClusterRunner {
  private:
   void Run();
   void NoteError(const absl::Status& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Checks options_.reachable, logs as it says, records it in status_.
+  void CheckReachable();
 
   cluster::LeaseKeeper* const leases_;
   cluster::ClusterMember* const member_;
@@ -66,6 +82,10 @@ class ClusterRunner {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool left_ ABSL_GUARDED_BY(mu_) = false;
   int64_t next_round_ns_ = 0;  // the stepping thread's own
+  // Also the stepping thread's: when the log became unreachable (-1: it is
+  // reachable) and when that was last logged.
+  int64_t unreachable_since_ns_ = -1;
+  int64_t unreachable_logged_ns_ = 0;
   std::thread thread_;
 };
 

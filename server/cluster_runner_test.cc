@@ -2,8 +2,13 @@
 // and cleared, and the thread applies what is published, then leaves.
 #include "server/cluster_runner.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -16,6 +21,7 @@
 namespace goodput::server {
 namespace {
 
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
@@ -112,6 +118,60 @@ TEST_F(ClusterRunnerTest, AFailedRoundIsNotedUntilOneWorks) {
   s = runner_.status();
   EXPECT_THAT(s.last_error, IsEmpty());
   EXPECT_THAT(s.held, SizeIs(kPartitions));
+}
+
+// The log says when the log becomes unreachable, again only once a minute
+// while it stays so, and when it is back; the status says why meanwhile.
+TEST(ClusterRunnerReachableTest, UnreachableIsLoggedRateLimitedAndCleared) {
+  FakeClock clock(1000 * kSecond);
+  cluster::FakeLeaseStore store(&clock, kTtl);
+  cluster::FakeEventLog log;
+  cluster::BatchPublisher publisher(&log, {.partitions = kPartitions});
+  CountingSink sink;
+  cluster::LeaseKeeper leases(
+      &store, &clock, {.self = "a", .partitions = kPartitions, .ttl_ns = kTtl});
+  cluster::ClusterMember member(&leases, &log, &sink, &publisher);
+  char path[] = "/tmp/goodput-runner-log-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  absl::Status reachable;
+  ClusterRunner runner(
+      &leases, &member, &clock,
+      {.tick_ns = kTtl / 3,
+       .reachable = [&] { return reachable; },
+       .log = Logger("goodputd", Logger::Format::kText, &clock, fd),
+       .unreachable_log_every_ns = 60 * kSecond});
+  auto lines = [&] {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+  };
+  runner.Step();
+  EXPECT_THAT(runner.status().unreachable, IsEmpty());
+  reachable = absl::UnavailableError("NATS unreachable (nats://x:1)");
+  runner.Step();
+  EXPECT_EQ(runner.status().unreachable, "NATS unreachable (nats://x:1)");
+  clock.Advance(59 * kSecond);
+  runner.Step();  // not again within the minute
+  EXPECT_THAT(lines(), SizeIs(1));
+  clock.Advance(1 * kSecond);
+  runner.Step();
+  reachable = absl::OkStatus();
+  clock.Advance(5 * kSecond);
+  runner.Step();
+  runner.Step();
+  EXPECT_THAT(runner.status().unreachable, IsEmpty());
+  const std::vector<std::string> got = lines();
+  ASSERT_THAT(got, SizeIs(3));
+  EXPECT_EQ(got[0],
+            "goodputd: NATS unreachable (nats://x:1); agents' batches are "
+            "refused UNAVAILABLE and stay spooled");
+  EXPECT_THAT(got[1], HasSubstr("(nats://x:1) for 1m; agents'"));
+  EXPECT_EQ(got[2], "goodputd: cluster log reachable again after 1m5s");
+  runner.Stop();
+  close(fd);
+  unlink(path);
 }
 
 TEST_F(ClusterRunnerTest, TheThreadAppliesWhatIsPublishedAndStopLeaves) {

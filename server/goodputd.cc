@@ -119,7 +119,11 @@ void Goodputd::MakeServices(Clock* clock) {
   ingest_service_ = std::make_unique<IngestService>(
       ingestor_.get(), limits_.get(), guard_.get(), tokens_.get(),
       streams_.get(), log_);
-  if (cluster_) ingest_service_->set_cluster_front(cluster_->front());
+  if (cluster_) {
+    ingest_service_->set_cluster_front(cluster_->front());
+    health_->set_ready_check(
+        [cluster = cluster_.get()] { return cluster->Reachable(); });
+  }
   admission_ = std::make_unique<QueryAdmission>(
       options_.max_concurrent_queries,
       [limits = limits_.get()] { limits->CountRefusedQuery(); });
@@ -138,6 +142,7 @@ void Goodputd::MakeServices(Clock* clock) {
 absl::Status Goodputd::ConnectCluster(Clock* clock) {
   if (options_.cluster.urls.empty()) return absl::OkStatus();
   ConfigureClusterIngestor(ingestor_.get());
+  options_.cluster.log = log_;
   auto cluster = ClusterMode::Connect(options_.cluster, ingestor_.get(), clock,
                                       options_.validation);
   if (!cluster.ok()) return cluster.status();
@@ -276,6 +281,10 @@ void Goodputd::PublishMetrics(Clock* clock) {
       tokens_.get(), store_.get(), guard_.get(), log_);
   metrics_source_->set_store_damage(store_damaged_, store_lost_batches_);
   metrics_source_->set_streams(streams_.get());
+  if (cluster_) {  // the jobs of the partitions held at each scrape
+    metrics_source_->set_job_filter(
+        [cluster = cluster_.get()] { return cluster->HeldJobs(); });
+  }
   ready_source_ = metrics_source_.get();
 }
 

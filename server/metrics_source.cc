@@ -313,20 +313,19 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
   MetricFamilyData hosts;
   int64_t applied_ns = 0, evicted_jobs = 0;
   size_t live_jobs = 0;
+  // A job the filter refuses is not asked for: FleetMetrics folds it away
+  // as if evicted (Finish), and its series end.
+  const JobFilter keep = make_job_filter_ ? make_job_filter_() : nullptr;
+  auto changed = [&](const std::string& id, uint64_t generation) {
+    return (!keep || keep(id)) && fleet_.Changed(id, generation);
+  };
   ingestor_->VisitLive([&](const LiveState& state) {
     fleet_.Begin();
     state.ForEachJob(
-        [&](const std::string& id, uint64_t generation) {
-          return fleet_.Changed(id, generation);
-        },
-        [&](const core::JobTracker& job) { fleet_.UpdateJob(job); });
-    state.ForEachFinalJob(
-        [&](const std::string& id, uint64_t generation) {
-          return fleet_.Changed(id, generation);
-        },
-        [&](const storage::JobSnapshot& s) {
-          fleet_.UpdateEndedJob(s.report, s.ended_ns);
-        });
+        changed, [&](const core::JobTracker& job) { fleet_.UpdateJob(job); });
+    state.ForEachFinalJob(changed, [&](const storage::JobSnapshot& s) {
+      fleet_.UpdateEndedJob(s.report, s.ended_ns);
+    });
     state.evicted_totals().ForEach([&](const EndedJobTotals::Group& g) {
       fleet_.UpdateEndedGroup(g.totals, g.jobs, g.newest_ended_ns);
     });

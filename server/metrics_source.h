@@ -2,6 +2,7 @@
 #define GOODPUT_SERVER_METRICS_SOURCE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,9 @@ namespace goodput::server {
 // written after each Collect that changed it, so a restarted server's
 // gauges go on where they were. Does not own the ingestor, clock, limits,
 // tokens or store (all but the ingestor and clock may be null), which must
-// outlive it; `config` too. Thread-safe.
+// outlive it; `config` too. With a job filter (cluster mode: the jobs of
+// the partitions this instance holds now), the goodput families cover only
+// the jobs it admits at each Collect. Thread-safe.
 class MetricsSource {
  public:
   MetricsSource(const core::Config* config, core::MetricsOptions options,
@@ -45,6 +48,19 @@ class MetricsSource {
   // Issue 18: core::FleetMetrics::InterruptionRates of `accelerator` as
   // of the last Collect (or the state loaded at start); 0 when unknown.
   double InterruptionRate(const std::string& accelerator);
+
+  // Whether a job is exported; a new one is made per Collect (it may
+  // snapshot what it needs, e.g. the partitions held now). A running or
+  // held ended job it refuses drops out of the per-job series and gauges
+  // (its counted time stays in the counters, which never decrease), and
+  // comes back once admitted again. Ended jobs already evicted into
+  // EndedJobTotals groups carry no job id and stay counted. Null (the
+  // default) exports every job. Call before the first Collect.
+  using JobFilter = std::function<bool(const std::string& job_id)>;
+  void set_job_filter(std::function<JobFilter()> make) {
+    absl::MutexLock lock(&mu_);
+    make_job_filter_ = std::move(make);
+  }
 
   // Ingest streams open, refused (max_ingest_streams) and ended idle; not
   // owned, must outlive this. Call before the first Collect.
@@ -89,6 +105,7 @@ class MetricsSource {
   const IngestStreams* streams_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool store_damaged_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t store_lost_batches_ ABSL_GUARDED_BY(mu_) = 0;
+  std::function<JobFilter()> make_job_filter_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace goodput::server

@@ -8,9 +8,11 @@
 // and kill -9.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,31 @@ double Value(const std::vector<core::MetricFamilyData>& families,
     }
   }
   return -1;
+}
+
+// The job_id labels of goodput_job_info.
+std::set<std::string> JobInfoIds(
+    const std::vector<core::MetricFamilyData>& families) {
+  std::set<std::string> out;
+  for (const core::MetricFamilyData& f : families) {
+    if (f.name != "goodput_job_info") continue;
+    for (const core::MetricSample& s : f.samples) {
+      for (const auto& [k, v] : s.labels) {
+        if (k == "job_id") out.insert(v);
+      }
+    }
+  }
+  return out;
+}
+
+// The sum of goodput_jobs over its states.
+double JobsGauge(const std::vector<core::MetricFamilyData>& families) {
+  double sum = 0;
+  for (const core::MetricFamilyData& f : families) {
+    if (f.name != "goodput_jobs") continue;
+    for (const core::MetricSample& s : f.samples) sum += s.value;
+  }
+  return sum;
 }
 
 class MetricsStateTest : public ::testing::Test {
@@ -153,6 +180,45 @@ TEST_F(MetricsStateTest, OtherWindowsStartEmpty) {
   EXPECT_EQ(Value(metrics_->Collect(), "goodput_windows_state_failures_total",
                   {{"op", "load"}}),
             0);
+}
+
+// Cluster mode's job filter (the partitions held now): the jobs it refuses
+// drop out of the per-job series and of goodput_jobs at the next Collect,
+// the counters keep what they counted (never decreasing), and the jobs come
+// back once admitted again.
+TEST_F(MetricsStateTest, AJobFilterDropsRefusedJobsAndTakesThemBack) {
+  core::MetricsOptions options;
+  options.ended_job_grace_ns = 1000LL * 86400 * core::kNanosPerSecond;
+  Start(options);  // ended jobs keep their series
+  std::set<std::string> refused;
+  metrics_->set_job_filter([&refused] {
+    return [refused](const std::string& id) { return !refused.count(id); };
+  });
+  SendCollecting(core::testing::RandomFleet(53, 12, 60));
+  const auto all = metrics_->Collect();
+  const std::set<std::string> every = JobInfoIds(all);
+  ASSERT_GE(every.size(), 4u);
+  std::set<std::string> kept;
+  bool odd = false;
+  for (const std::string& id : every) {
+    ((odd = !odd) ? refused : kept).insert(id);
+  }
+  const auto some = metrics_->Collect();
+  EXPECT_EQ(JobInfoIds(some), kept);
+  EXPECT_EQ(JobsGauge(some), JobsGauge(all) - refused.size());
+  const auto before = Series(all, "chip_seconds_total");
+  const auto after = Series(some, "chip_seconds_total");
+  for (const auto& [series, value] : before) {
+    if (series.find(",job_id=") != std::string::npos) continue;  // dropped
+    ASSERT_EQ(after.count(series), 1u) << series;
+    EXPECT_GE(std::strtod(after.at(series).c_str(), nullptr),
+              std::strtod(value.c_str(), nullptr))
+        << series;
+  }
+  refused.clear();
+  const auto back = metrics_->Collect();
+  EXPECT_EQ(JobInfoIds(back), every);
+  EXPECT_EQ(JobsGauge(back), JobsGauge(all));
 }
 
 }  // namespace

@@ -71,14 +71,19 @@ HttpResponse ServerHealth::Healthz() {
 
 HttpResponse ServerHealth::Readyz() {
   Phase phase;
+  std::function<absl::Status()> check;
   {
     absl::MutexLock lock(&mu_);
     phase = phase_;
+    check = ready_check_;
   }
   if (phase != Phase::kServing) {
     return {503, kText, absl::StrCat("not ready: ", Describe(phase), "\n")};
   }
   if (absl::Status s = Live(); !s.ok()) {
+    return {503, kText, absl::StrCat("not ready: ", s.message(), "\n")};
+  }
+  if (absl::Status s = check ? check() : absl::OkStatus(); !s.ok()) {
     return {503, kText, absl::StrCat("not ready: ", s.message(), "\n")};
   }
   return {200, kText, "ready\n"};

@@ -2,6 +2,7 @@
 #define GOODPUT_SERVER_SERVER_HEALTH_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
@@ -41,6 +42,14 @@ class ServerHealth {
   // The ingest path to watch, once it exists (null: nothing to watch).
   void Watch(const Ingestor* ingestor);
 
+  // A further condition of readiness (cluster mode: NATS reachable): while
+  // serving, /readyz is 503 with its message when it is not OK. Call
+  // before serving.
+  void set_ready_check(std::function<absl::Status()> check) {
+    absl::MutexLock lock(&mu_);
+    ready_check_ = std::move(check);
+  }
+
   HttpResponse Healthz();
   HttpResponse Readyz();
 
@@ -53,6 +62,7 @@ class ServerHealth {
   absl::Mutex mu_;
   Phase phase_ ABSL_GUARDED_BY(mu_) = Phase::kOpeningStore;
   const Ingestor* ingestor_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::function<absl::Status()> ready_check_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace goodput::server

@@ -70,6 +70,22 @@ TEST_F(ServerHealthTest, ReadyOnlyOnceServingAndLiveThroughRecovery) {
   EXPECT_THAT(health_.Readyz().body, HasSubstr("shutting down"));
 }
 
+// Cluster mode's check (NATS reachable): not ready, saying why, while it
+// fails; still live (the process is fine, its log is away).
+TEST_F(ServerHealthTest, AFailingReadyCheckIsNotReadyWithItsReason) {
+  absl::Status nats;
+  health_.set_ready_check([&nats] { return nats; });
+  Serve();
+  EXPECT_EQ(health_.Readyz().status, 200);
+  nats = absl::UnavailableError("NATS unreachable (nats://a:4222)");
+  const HttpResponse ready = health_.Readyz();
+  EXPECT_EQ(ready.status, 503);
+  EXPECT_EQ(ready.body, "not ready: NATS unreachable (nats://a:4222)\n");
+  EXPECT_EQ(health_.Healthz().status, 200);
+  nats = absl::OkStatus();
+  EXPECT_EQ(health_.Readyz().status, 200);
+}
+
 TEST_F(ServerHealthTest, AStoreFailingThreeWritesInARowIsNotLive) {
   Serve();
   for (int i = 0; i < 2; ++i) {

@@ -6,14 +6,20 @@
 // partitions when the one the agent does not talk to is killed (SIGKILL)
 // mid-stream and the survivor takes its partitions over (nothing lost,
 // nothing counted twice); and the merge over two instances when one joins
-// mid-stream (each answers only for the partitions it holds). Synchronized on
-// logs, metrics and reports, never on sleeps.
+// mid-stream (each answers, and exports /metrics, only for the partitions it
+// holds; the jobs come back to the first once the joiner stops); and
+// through one instance when every NATS node dies mid-stream and returns.
+// Synchronized on logs, metrics and reports, never on sleeps.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -47,6 +53,7 @@ constexpr int kMaxInstances = 2;
 struct Instance {
   std::unique_ptr<Subprocess> process;
   int port = 0, metrics_port = 0;
+  std::string log;  // of its last start
   std::string Address() const { return absl::StrCat("127.0.0.1:", port); }
 };
 
@@ -97,6 +104,7 @@ class ClusterModeTest : public ::testing::Test {
             absl::StrCat("--cluster_partitions=", kPartitions),
             "--cluster_lease_ttl=3s"},
         log);
+    instances_[i].log = log;
     instances_[i].port = WaitForPort(log, 60);
     ASSERT_GT(instances_[i].port, 0) << "goodputd did not start; see " << log;
     instances_[i].metrics_port =
@@ -143,6 +151,36 @@ class ClusterModeTest : public ::testing::Test {
       }
     }
     return -99;
+  }
+
+  // The lines of instance `i`'s log that contain `text`.
+  int LogLines(int i, const std::string& text) {
+    std::ifstream in(instances_[i].log);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+      n += line.find(text) != std::string::npos;
+    }
+    return n;
+  }
+
+  // Instance `i`'s goodput metrics by job: the job ids of its
+  // goodput_job_info series, and the sum of goodput_jobs over the states.
+  struct JobMetrics {
+    std::set<std::string> ids;
+    double jobs = 0;
+  };
+  JobMetrics ScrapeJobs(int i) {
+    JobMetrics out;
+    const std::regex info("^goodput_job_info\\{.*job_id=\"([^\"]*)\"");
+    std::istringstream in(HttpGet(instances_[i].metrics_port, "/metrics"));
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, info)) out.ids.insert(m[1]);
+      if (line.rfind("goodput_jobs{", 0) == 0) {
+        out.jobs += std::strtod(line.c_str() + line.rfind(' ') + 1, nullptr);
+      }
+    }
+    return out;
   }
 
   // Waits until `servers`' report equals the replay; false if it never
@@ -226,6 +264,84 @@ TEST_F(ClusterModeTest, SurvivorTakesOverAKilledInstancesPartitions) {
   EXPECT_EQ(Metric(0, "goodput_cluster_partitions_unowned"), 0);
 }
 
+// P is stored in the stream when the cluster is created: a goodputd given
+// another --cluster_partitions refuses to start, naming the flag and both
+// values (the cluster's stays as it was: instance 0 still holds all 8).
+TEST_F(ClusterModeTest, AnotherPartitionCountRefusesToStart) {
+  StartInstance(0);
+  const std::string log = dir_ + "/goodputd-other-p.log";
+  Subprocess other(
+      {GOODPUTD_PATH, "--data_dir=" + dir_ + "/db-other",
+       "--grpc_address=127.0.0.1:0", "--metrics_address=",
+       "--cluster=" + absl::StrJoin(nats_->urls(), ","), "--cluster_id=gp-9",
+       absl::StrCat("--cluster_partitions=", 2 * kPartitions)},
+      log);
+  EXPECT_NE(other.WaitFor(60), 0);
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(absl::StrCat(
+                "--cluster_partitions=", 2 * kPartitions,
+                " but the cluster (stream GOODPUT_EVENTS) was created with "
+                "--cluster_partitions=",
+                kPartitions)),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Metric(0, "goodput_cluster_partitions_held") == kPartitions;
+      },
+      30));
+}
+
+// Every NATS node is killed mid-stream: goodputd says why on /readyz, in
+// goodput_cluster_nats_connected and in one log line; the agent keeps the
+// batches it sends meanwhile (their acks wait for JetStream), and once NATS
+// is back every event arrives: the report equals the replay.
+TEST_F(ClusterModeTest, NatsUnreachableIsSaidAndEverythingArrivesOnItsReturn) {
+  StartInstance(0);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return Metric(0, "goodput_cluster_partitions_held") == kPartitions;
+      },
+      60));
+  EXPECT_EQ(Metric(0, "goodput_cluster_nats_connected"), 1);
+  EXPECT_EQ(HttpGet(instances_[0].metrics_port, "/readyz"), "ready\n");
+  const std::string socket = StartAgent(0);
+  ASSERT_TRUE(WriteUnixSocket(socket, Part(0, 0.5)));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const Json mine =
+            Json::parse(Ctl({"--server=" + instances_[0].Address(), "report",
+                             "--json", as_of_}),
+                        nullptr, false);
+        return !mine.is_discarded() && !mine["jobs"].empty();
+      },
+      60));
+  for (int n = 0; n < 3; ++n) nats_->Kill(n);
+  std::string ready;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        ready = HttpGet(instances_[0].metrics_port, "/readyz");
+        return ready.rfind("not ready: NATS unreachable (nats://", 0) == 0;
+      },
+      30))
+      << ready;
+  EXPECT_EQ(Metric(0, "goodput_cluster_nats_connected"), 0);
+  ASSERT_TRUE(WriteUnixSocket(socket, Part(0.5, 1)));
+  EXPECT_TRUE(Eventually(
+      [&] { return LogLines(0, "NATS unreachable (nats://") == 1; }, 30));
+  ASSERT_TRUE(nats_->RestartAll().ok());
+  EXPECT_TRUE(ReportEqualsReplay(instances_[0].Address(), 180))
+      << "after NATS returned:\n"
+      << got_ << "\nreplay:\n"
+      << offline_;
+  EXPECT_EQ(HttpGet(instances_[0].metrics_port, "/readyz"), "ready\n");
+  EXPECT_EQ(Metric(0, "goodput_cluster_nats_connected"), 1);
+  EXPECT_EQ(LogLines(0, "NATS unreachable (nats://"), 1);  // rate-limited
+  EXPECT_EQ(LogLines(0, "cluster log reachable again after"), 1);
+}
+
 // Instance 1 joins after instance 0 applied the first half alone: half of
 // the partitions move to it, and it applies them from their first message.
 // Instance 0 keeps the moved partitions' jobs in its store but answers only
@@ -278,6 +394,39 @@ TEST_F(ClusterModeTest, AJoinerTakesItsShareAndTheMergeEqualsReplay) {
       Ctl({"--server=" + both, "fleet", "--json", as_of_}), nullptr, false);
   ASSERT_FALSE(fleet.is_discarded());
   EXPECT_TRUE(JsonNear(fleet["fleet"], want_["fleet"]));
+  // /metrics too: each instance exports only the jobs of the partitions it
+  // holds, so every job is counted by one instance (goodput_jobs sums to
+  // the fleet's jobs, no job has series on both).
+  const double fleet_jobs = static_cast<double>(want_["jobs"].size());
+  JobMetrics a, b;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        a = ScrapeJobs(0);
+        b = ScrapeJobs(1);
+        return a.jobs + b.jobs == fleet_jobs;
+      },
+      30))
+      << a.jobs << " + " << b.jobs << " jobs, want " << fleet_jobs;
+  EXPECT_GT(a.jobs, 0);
+  EXPECT_GT(b.jobs, 0);
+  std::set<std::string> twice;
+  std::set_intersection(a.ids.begin(), a.ids.end(), b.ids.begin(), b.ids.end(),
+                        std::inserter(twice, twice.end()));
+  EXPECT_TRUE(twice.empty()) << *twice.begin() << " exported by both";
+  // Instance 1 stops (giving its leases back): its partitions' jobs come
+  // back into instance 0's metrics.
+  instances_[1].process->Kill(SIGTERM);
+  EXPECT_EQ(instances_[1].process->Wait(), 0);
+  std::set<std::string> all = a.ids;
+  all.insert(b.ids.begin(), b.ids.end());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        a = ScrapeJobs(0);
+        return a.jobs == fleet_jobs && std::includes(a.ids.begin(), a.ids.end(),
+                                                     all.begin(), all.end());
+      },
+      60))
+      << a.jobs << " jobs, want " << fleet_jobs;
 }
 
 // The long variant (.ci/nightly sets GOODPUT_CLUSTER_KILLS=5; skipped

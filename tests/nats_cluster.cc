@@ -70,6 +70,12 @@ void NatsCluster::Kill(int node) {
   p->Wait();
 }
 
+absl::Status NatsCluster::RestartAll() {
+  for (size_t i = 0; i < nodes_.size(); ++i) Kill(i);
+  for (size_t i = 0; i < nodes_.size(); ++i) Launch(i);
+  return WaitReady();
+}
+
 absl::Status NatsCluster::Restart(int node) {
   Kill(node);
   Launch(node);

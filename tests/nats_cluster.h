@@ -27,6 +27,9 @@ class NatsCluster {
   std::string url(int node) const;
   void Kill(int node);  // SIGKILL
   absl::Status Restart(int node);
+  // Kills the nodes still running and starts all of them again (a cluster
+  // whose nodes were all killed: one node alone has no JetStream).
+  absl::Status RestartAll();
   std::string log_path(int node) const;
 
  private:

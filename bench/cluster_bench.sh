@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Cluster mode benchmarks (issue 20; results in BENCHMARKS.md). Not a test.
+#
+#   bench/cluster_bench.sh BUILD ingest [JOBS STEPS]
+#       The same `ingest_bench stream` load (JOBS x STEPS events, default
+#       1000 x 100) into (a) one embedded goodputd and (b) one goodputd
+#       --cluster over a 3-node nats-server cluster on loopback ports (R=3).
+#       Prints each one's acked ev/s (for (b): stored in JetStream on a
+#       quorum) and, for (b), the time until the instance applied every
+#       event (goodput_ingest_events_total{result="accepted"}).
+#
+#   bench/cluster_bench.sh BUILD takeover [JOBS STEPS]
+#       Two goodputd --cluster instances (8 partitions, --cluster_lease_ttl
+#       3s) share the load; once both applied their share, the second is
+#       killed with SIGKILL and the time until the first applied every
+#       event (its share replayed from the log: no partition snapshots yet)
+#       is printed, with the events it replayed.
+set -euo pipefail
+build=${1:?usage: cluster_bench.sh BUILD ingest|takeover [JOBS STEPS]}
+mode=${2:?usage: cluster_bench.sh BUILD ingest|takeover [JOBS STEPS]}
+jobs=${3:-1000}
+steps=${4:-100}
+work=$(mktemp -d /tmp/cluster-bench-XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+now() { date +%s.%N; }
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pick_port() {
+  local p
+  while :; do p=$(( 20000 + RANDOM % 30000 )); port_free "$p" && break; done
+  echo "$p"
+}
+
+start_nats() {
+  local cports=() rports=() routes="" i
+  for i in 0 1 2; do cports+=("$(pick_port)"); rports+=("$(pick_port)"); done
+  for i in 0 1 2; do
+    routes+="nats-route://127.0.0.1:${rports[$i]}"
+    [[ $i -lt 2 ]] && routes+=", "
+  done
+  for i in 0 1 2; do
+    cat > "$work/n$i.conf" <<EOF
+server_name: n$i
+listen: 127.0.0.1:${cports[$i]}
+jetstream { store_dir: "$work/js$i" }
+cluster {
+  name: goodput-bench
+  listen: 127.0.0.1:${rports[$i]}
+  routes: [$routes]
+}
+EOF
+    nats-server -c "$work/n$i.conf" > "$work/n$i.log" 2>&1 &
+    pids+=("$!")
+  done
+  nats_urls="nats://127.0.0.1:${cports[0]},nats://127.0.0.1:${cports[1]},nats://127.0.0.1:${cports[2]}"
+  for _ in $(seq 1 300); do
+    grep -q "JetStream cluster new metadata leader\|Self is new JetStream cluster metadata leader" \
+      "$work"/n*.log 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "no JetStream meta leader"; tail "$work"/n*.log; exit 1
+}
+
+# start_goodputd NAME [FLAGS...]: sets gport and mport.
+start_goodputd() {
+  local name=$1; shift
+  "$build/server/goodputd" --data_dir="$work/db-$name" \
+    --grpc_address=127.0.0.1:0 --metrics_address=127.0.0.1:0 "$@" \
+    > "$work/$name.log" 2>&1 &
+  pids+=("$!")
+  last_pid=$!
+  gport=""; mport=""
+  for _ in $(seq 1 600); do
+    gport=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$work/$name.log" | head -1)
+    mport=$(sed -n 's/.*metrics on port \([0-9]*\).*/\1/p' "$work/$name.log" | head -1)
+    [[ -n "$gport" && -n "$mport" ]] && return 0
+    sleep 0.05
+  done
+  echo "goodputd $name did not start:"; cat "$work/$name.log"; exit 1
+}
+
+metric() {  # metric MPORT 'NAME{labels}' -> value or 0
+  curl -s "http://127.0.0.1:$1/metrics" |
+    awk -v n="$2" 'index($0, n " ") == 1 {print $2; f=1} END {if (!f) print 0}'
+}
+accepted() { metric "$1" 'goodput_ingest_events_total{result="accepted"}'; }
+
+wait_accepted() {  # wait_accepted MPORT N: until accepted >= N (600 s)
+  for _ in $(seq 1 6000); do
+    [[ $(accepted "$1" | cut -d. -f1) -ge $2 ]] && return 0
+    sleep 0.1
+  done
+  echo "only $(accepted "$1") of $2 applied"; return 1
+}
+
+stream() {  # stream GPORT: prints ingest_bench's line, sets sent
+  local out
+  out=$("$build/bench/ingest_bench" stream --target="127.0.0.1:$1" \
+    --jobs="$jobs" --steps="$steps")
+  echo "$out"
+  sent=$(echo "$out" | sed -n 's/.* events=\([0-9]*\) .*/\1/p' | head -1)
+}
+
+case "$mode" in
+  ingest)
+    start_goodputd embedded
+    echo "== embedded goodputd"
+    stream "$gport"
+    start_nats
+    start_goodputd cluster --cluster="$nats_urls" --cluster_id=bench-0 \
+      --cluster_partitions=8
+    for _ in $(seq 1 300); do
+      [[ $(metric "$mport" goodput_cluster_partitions_held) == 8 ]] && break
+      sleep 0.1
+    done
+    echo "== goodputd --cluster (3 nats-server, R=3)"
+    t0=$(now)
+    stream "$gport"
+    t1=$(now)
+    wait_accepted "$mport" "$sent"
+    t2=$(now)
+    echo "cluster: stream acked in $(echo "$t1 - $t0" | bc) s;" \
+      "every event applied $(echo "$t2 - $t0" | bc) s after the start" \
+      "($(accepted "$mport") accepted)"
+    ;;
+  takeover)
+    start_nats
+    start_goodputd a --cluster="$nats_urls" --cluster_id=bench-a \
+      --cluster_partitions=8 --cluster_lease_ttl=3s
+    aport=$gport; amport=$mport
+    start_goodputd b --cluster="$nats_urls" --cluster_id=bench-b \
+      --cluster_partitions=8 --cluster_lease_ttl=3s
+    bpid=$last_pid; bmport=$mport
+    for _ in $(seq 1 300); do
+      a=$(metric "$amport" goodput_cluster_partitions_held)
+      b=$(metric "$bmport" goodput_cluster_partitions_held)
+      [[ "$a" != 0 && "$b" != 0 && $(( a + b )) == 8 ]] && break
+      sleep 0.1
+    done
+    echo "held: a $a, b $b"
+    stream "$aport"
+    total=$sent
+    for _ in $(seq 1 6000); do
+      sum=$(( $(accepted "$amport" | cut -d. -f1) + $(accepted "$bmport" | cut -d. -f1) ))
+      [[ $sum -ge $total ]] && break
+      sleep 0.1
+    done
+    a_before=$(accepted "$amport" | cut -d. -f1)
+    b_applied=$(accepted "$bmport" | cut -d. -f1)
+    echo "applied before the kill: a $a_before, b $b_applied"
+    t0=$(now)
+    kill -9 "$bpid"
+    wait_accepted "$amport" "$(( a_before + b_applied ))"
+    t1=$(now)
+    held=$(metric "$amport" goodput_cluster_partitions_held)
+    echo "takeover: a applied b's $b_applied events (a holds $held) " \
+      "$(echo "$t1 - $t0" | bc) s after kill -9 (lease TTL 3 s)"
+    ;;
+  *) echo "unknown mode $mode"; exit 2 ;;
+esac
