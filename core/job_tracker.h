@@ -109,8 +109,6 @@ class JobTracker {
 
   const std::string& job_id() const { return job_id_; }
   bool ended() const { return ended_; }
-  // Whether an event other than an exclusion was applied.
-  bool started() const { return started_; }
   int64_t first_event_ns() const { return first_event_ns_; }
   int64_t last_event_ns() const { return last_event_ns_; }
   // The instant through which time is attributed: the time of the last

@@ -293,6 +293,9 @@ void LiveState::ReviveCovered(
     const v1::Event& e,
     std::vector<std::pair<const std::string*, LiveJob*>>* touched) {
   const int64_t t = core::EventTimeNanos(e);
+  const int64_t until =
+      e.exclusion().until().seconds() * core::kNanosPerSecond +
+      e.exclusion().until().nanos();
   absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
       EvictedSnapshots();
   if (!evicted.ok()) {
@@ -300,7 +303,9 @@ void LiveState::ReviveCovered(
     return;
   }
   for (const storage::JobSnapshot& s : *evicted) {
-    if (s.events_deleted || s.ended_ns <= t) continue;
+    if (s.events_deleted || s.ended_ns <= t || s.first_event_ns >= until) {
+      continue;  // it cannot cover the job
+    }
     auto it = JobEntry(s.report.job_id);
     Revive(it->first, &it->second);
     touched->emplace_back(&it->first, &it->second);

@@ -33,8 +33,10 @@ namespace goodput::server {
 // Each job's durable events go to its core::JobTracker in apply order: they
 // wait in a per-job reorder buffer until the job's newest event time has
 // moved `lateness_ns` past them; an event that sorts before one already
-// applied is later than that, and the job is rebuilt from the store. So a
-// report equals the replay of the stored events at the same as-of.
+// applied is later than that, and the job is rebuilt from the store. HOSTS
+// and FLEET exclusions (SharedExclusions) join every job's apply order the
+// same way, each job deciding there whether one covers it. So a report
+// equals the replay of the stored events at the same as-of.
 // An ended job can be held as its final snapshot alone (after a restart, or
 // once retention deleted its raw events). Every job's live state is recorded
 // in the store now and then (TakeJobStates), so that a restart or a late

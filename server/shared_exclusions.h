@@ -87,6 +87,9 @@ class SharedExclusions {
   };
   static int64_t UntilNanos(const v1::Event& e);
   static const core::JobTracker& Live(const core::JobTracker& t) { return t; }
+  // Whether an event other than an exclusion was applied (the cursor moves
+  // only with those; event times are after the epoch).
+  static bool Started(const core::JobTracker& t) { return t.cursor_ns() != 0; }
   static const core::JobTracker& Live(const core::JobWindows& w) {
     return w.live();
   }
@@ -105,7 +108,7 @@ absl::StatusOr<core::ApplyResult> SharedExclusions::Apply(
     uint64_t through_batch) const {
   const core::JobTracker& live = Live(*tracker);
   if (IsShared(e)) {
-    if (!live.started() || live.ended() || !MayCover(e, hosts)) {
+    if (!Started(live) || live.ended() || !MayCover(e, hosts)) {
       return core::ApplyResult::kApplied;  // not covered
     }
     absl::Status s = tracker->Exclude(core::EventTimeNanos(e), UntilNanos(e));
@@ -113,7 +116,7 @@ absl::StatusOr<core::ApplyResult> SharedExclusions::Apply(
     return core::ApplyResult::kApplied;
   }
   if (e.has_exclusion()) return tracker->Apply(e);
-  if (!live.started()) {
+  if (!Started(live)) {
     for (const Entry* x : Around(e, through_batch)) {
       (void)tracker->Exclude(x->start_ns, x->until_ns);  // before any event
     }

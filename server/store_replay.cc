@@ -198,7 +198,7 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
     (void)shared_.Apply(events[i], &hosts, &*tracker, through_batch_);
   }
   // An exclusion alone makes no job (docs/semantics.md, "Exclusions").
-  if (!tracker->started()) return std::nullopt;
+  if (tracker->cursor_ns() == 0) return std::nullopt;  // nothing else
   return tracker->Report(as_of_ns);
 }
 
