@@ -23,6 +23,7 @@ namespace {
 using ::goodput::core::testing::ExpectEqualReports;
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::RandomFleet;
+using ::goodput::core::testing::RandomFleetWithFleetExclusions;
 using ::goodput::core::testing::Replay;
 using ::goodput::core::testing::T;
 using ::goodput::core::testing::Timeline;
@@ -217,6 +218,37 @@ TEST_F(TwoJobsTest, LateEventForAnEvictedJobRebuildsItFromTheStore) {
   ExpectEqualReports(Report(kAsOf), Replay(events_, config_, kAsOf));
 }
 
+// Issue 14 item 3: a FLEET exclusion that starts before an evicted job's
+// end brings it back and rebuilds it (its stored snapshot is stale); one
+// after its end leaves it evicted.
+TEST_F(TwoJobsTest, AFleetExclusionBeforeItsEndRebuildsAnEvictedJob) {
+  ASSERT_EQ(live_->evicted_totals().jobs(), 1);
+  auto after_end = ParseEvents(Timeline(R"(
+10:00:30 {"exclusion":{"until":"2026-11-22T10:00:40Z","reason":"r","scope":"FLEET"}}
+)"));
+  EXPECT_EQ(Send(after_end).accepted(), 1u);
+  EXPECT_EQ(live_->job_count(), 1u);  // "old" stays evicted
+  events_.insert(events_.end(), after_end.begin(), after_end.end());
+  ExpectEqualReports(Report(kAsOf), Replay(events_, config_, kAsOf));
+  auto before_end = ParseEvents(Timeline(R"(
+10:00:12 {"exclusion":{"until":"2026-11-22T10:00:16Z","reason":"r","scope":"FLEET"}}
+)"));
+  EXPECT_EQ(Send(before_end).accepted(), 1u);
+  events_.insert(events_.end(), before_end.begin(), before_end.end());
+  const core::FleetReport replay = Replay(events_, config_, kAsOf);
+  ExpectEqualReports(Report(kAsOf), replay);
+  EXPECT_EQ(live_->job_count(), 2u);  // back in memory
+  // "old": 10:00:00 -> 10:00:20 with 10:00:12 -> 10:00:16 excluded.
+  EXPECT_EQ(core::testing::Job(replay, "old")
+                .nanos[core::Index(core::Category::kExcluded)],
+            4 * core::kNanosPerSecond);
+  Evict();
+  EXPECT_EQ(live_->job_count(), 1u);
+  ExpectEqualReports(Report(kAsOf), replay);
+  Restart();
+  ExpectEqualReports(Report(kAsOf), replay);
+}
+
 TEST_F(TwoJobsTest, RetentionStillDeletesTheEventsOfEvictedJobs) {
   ASSERT_EQ(live_->job_count(), 1u);
   const core::FleetReport before = Report(kAsOf);
@@ -243,12 +275,15 @@ TEST_F(TwoJobsTest, RetentionStillDeletesTheEventsOfEvictedJobs) {
 // jobs back), live == replay, and again after each of two restarts.
 TEST_F(EvictionTest, EvictionAfterEveryBatchEqualsReplayOverRandomFleets) {
   grace_ = kLateness;
-  for (uint32_t seed = 1; seed <= 4; ++seed) {
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
     Stop();
     std::filesystem::remove_all(dir_);
     seq_ = 0;
     Restart();
-    auto events = RandomFleet(seed, 25, 90);
+    // Seeds 5 and 6 with HOSTS and FLEET exclusions (issue 14 item 3),
+    // which may reach jobs already evicted.
+    auto events = seed <= 4 ? RandomFleet(seed, 25, 90)
+                            : RandomFleetWithFleetExclusions(seed, 25, 90);
     std::mt19937 rng(seed);
     // Some disorder; heartbeats keep theirs (the live state does not
     // rebuild capacity for a late heartbeat) and come last.

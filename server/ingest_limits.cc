@@ -97,7 +97,8 @@ void IngestLimits::ForgetIdle(int64_t now_ns) {
 absl::Status IngestLimits::AdmitJob(
     const v1::Event& e, bool is_known, size_t known_jobs,
     std::unordered_set<std::string>* new_in_batch) {
-  if (e.has_heartbeat() || is_known || new_in_batch->count(e.job_id()) > 0) {
+  if (e.job_id().empty() || is_known ||  // heartbeats, fleet exclusions
+      new_in_batch->count(e.job_id()) > 0) {
     return absl::OkStatus();
   }
   if (known_jobs + new_in_batch->size() < options_.max_jobs) {

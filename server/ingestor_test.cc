@@ -27,6 +27,7 @@ using ::goodput::core::testing::ExpectEqualReports;
 using ::goodput::core::testing::ExpectSeconds;
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::RandomFleet;
+using ::goodput::core::testing::RandomFleetWithFleetExclusions;
 using ::goodput::core::testing::Replay;
 using ::goodput::core::testing::T;
 using ::goodput::core::testing::Timeline;
@@ -537,6 +538,54 @@ TEST_F(IngestorTest, SnapshotAtARandomPointPlusTailEqualsFullReplay) {
     ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
   }
   EXPECT_GT(snapshotted, 0);
+}
+
+// Issue 14 item 3: HOSTS and FLEET exclusions, on time and late (some
+// arrive after events they cover were applied: those jobs are rebuilt),
+// equal a replay live, after restarts (from state records and snapshots),
+// for reports as of the past (store replays) and one job at a time.
+TEST_F(IngestorTest, FleetExclusionsLiveEqualReplayOverRandomFleets) {
+  int64_t excluded = 0;
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    SCOPED_TRACE(seed);
+    store_ = std::make_unique<storage::MemoryEventStore>();
+    Restart();
+    auto events = RandomFleetWithFleetExclusions(seed, 20, 60);
+    SendAll(Disorder(events, seed, 4, 12), 29);
+    core::FleetReport want = Replay(events, config_, kAsOf);
+    ExpectEqualReports(LiveReport(kAsOf), want);
+    EXPECT_EQ(ingestor_->live_stats().apply_errors, 0);
+    for (const core::JobReport& j : want.jobs) {
+      excluded += j.nanos[core::Index(core::Category::kExcluded)];
+    }
+    const int64_t past = kAsOf - 5 * 3600 * core::kNanosPerSecond;
+    ExpectEqualReports(LiveReport(past), Replay(events, config_, past));
+    Restart();
+    ExpectEqualReports(LiveReport(kAsOf), want);
+    EXPECT_EQ(ingestor_->live_stats().apply_errors, 0);
+    Restart();  // from the snapshots and states the first restart wrote
+    ExpectEqualReports(LiveReport(kAsOf), want);
+  }
+  EXPECT_GT(excluded, 0);
+}
+
+// The same with a restart at a random point and the rest sent after it.
+TEST_F(IngestorTest, FleetExclusionsAcrossARestartAtARandomPoint) {
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE(seed);
+    store_ = std::make_unique<storage::MemoryEventStore>();
+    Restart();
+    auto events =
+        Disorder(RandomFleetWithFleetExclusions(seed, 20, 70), seed, 5, 8);
+    std::mt19937 rng(seed);
+    const size_t cut = rng() % events.size();
+    SendAll({events.begin(), events.begin() + cut}, 31);
+    Restart();
+    SendAll({events.begin() + cut, events.end()}, 31);
+    ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+    Restart();
+    ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+  }
 }
 
 TEST_F(IngestorTest, EndedJobRecoversFromItsSnapshotAlone) {

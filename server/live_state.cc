@@ -46,11 +46,8 @@ LiveState::LiveState(const core::Config* config, int64_t lateness_ns,
 absl::Status LiveState::Admit(
     const v1::Event& e,
     std::unordered_map<std::string, int64_t>* ended_in_batch) const {
-  if (e.has_heartbeat()) return absl::OkStatus();
-  if (e.has_exclusion() && e.exclusion().scope() != v1::Exclusion::JOB) {
-    return absl::FailedPreconditionError(
-        "exclusion.scope: HOSTS and FLEET exclusions are replay-only for now; "
-        "send one JOB exclusion per job");
+  if (e.has_heartbeat() || SharedExclusions::IsShared(e)) {
+    return absl::OkStatus();  // not a job's
   }
   std::optional<int64_t> ended;
   if (auto it = ended_in_batch->find(e.job_id()); it != ended_in_batch->end()) {
@@ -118,6 +115,10 @@ void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
   last_batch_id_ = batch_id;
   std::vector<std::pair<const std::string*, LiveJob*>> touched;
   for (v1::Event& e : *events) {
+    if (SharedExclusions::IsShared(e)) {
+      TakeShared(e, &touched);
+      continue;
+    }
     auto taken = Take(&e);
     if (taken.second != nullptr) touched.push_back(taken);
   }
@@ -140,6 +141,7 @@ void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
           ? 0
           : rebuild_credit_ + static_cast<int64_t>(events->size());
   RunRebuilds(&rebuild_credit_);
+  if (capacity_stale_) RebuildCapacity();
 }
 
 void LiveState::RunRebuilds(int64_t* credit) {
@@ -233,8 +235,81 @@ void LiveState::ApplyHeartbeat(const v1::Event& e) {
     return;
   }
   it->second = t;
+  newest_beat_ns_ = std::max(newest_beat_ns_, t);
   capacity_.Apply(e);
   applied_through_ns_ = std::max(applied_through_ns_, t);
+}
+
+void LiveState::TakeShared(
+    const v1::Event& e,
+    std::vector<std::pair<const std::string*, LiveJob*>>* touched) {
+  const int64_t t = core::EventTimeNanos(e);
+  const int64_t until =
+      e.exclusion().until().seconds() * core::kNanosPerSecond +
+      e.exclusion().until().nanos();
+  KeepShared(e, last_batch_id_);
+  for (auto& [id, job] : jobs_) {
+    if (job.ended_ns && *job.ended_ns <= t) continue;  // ended before it
+    if (job.final) {  // held as its final snapshot: replay the job
+      if (job.final->events_deleted || job.first_ns >= until) continue;
+      job.final.reset();
+      job.rebuild = true;
+    } else if (!job.rebuild && IsLate(job, t, core::KindRank(e))) {
+      if (!SharedExclusions::MayCover(e, &job.all_hosts)) continue;
+      job.rebuild = true;  // rewrites its history (rule 8)
+    }
+    job.view.reset();  // a shared exclusion is pending for it
+    ++job.generation;
+    touched->emplace_back(&id, &job);
+  }
+  if (evicted_.jobs() > 0) ReviveCovered(e, touched);
+}
+
+void LiveState::KeepShared(const v1::Event& e, uint64_t batch) {
+  shared_.Add(e, batch);
+  if (core::EventTimeNanos(e) < newest_beat_ns_) {
+    capacity_stale_ = true;
+  } else {
+    SharedExclusions::ExcludeOne(e, &capacity_);
+  }
+}
+
+void LiveState::RebuildCapacity() {
+  capacity_stale_ = false;
+  capacity_ = core::CapacityTracker(config_);
+  host_last_ns_.clear();
+  shared_.ExcludeFrom(&capacity_);
+  absl::Status s =
+      store_->ScanHeartbeats([this](uint64_t, std::vector<v1::Event>* beats) {
+        for (const v1::Event& e : *beats) {
+          if (e.has_heartbeat()) ApplyHeartbeat(e);
+        }
+        return absl::OkStatus();
+      });
+  if (!s.ok()) ++stats_.apply_errors;
+}
+
+void LiveState::ReviveCovered(
+    const v1::Event& e,
+    std::vector<std::pair<const std::string*, LiveJob*>>* touched) {
+  const int64_t t = core::EventTimeNanos(e);
+  const int64_t until =
+      e.exclusion().until().seconds() * core::kNanosPerSecond +
+      e.exclusion().until().nanos();
+  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
+      EvictedSnapshots();
+  if (!evicted.ok()) {
+    ++stats_.apply_errors;
+    return;
+  }
+  for (const storage::JobSnapshot& s : *evicted) {
+    if (s.events_deleted || s.ended_ns <= t || s.first_event_ns >= until) {
+      continue;  // it cannot cover the job
+    }
+    auto it = JobEntry(s.report.job_id);
+    Revive(it->first, &it->second);
+    touched->emplace_back(&it->first, &it->second);
+  }
 }
 
 bool LiveState::IsLate(const LiveJob& job, int64_t t, int rank) const {
@@ -254,15 +329,73 @@ void LiveState::Buffer(LiveJob* job, v1::Event e) {
   job->view.reset();
 }
 
-void LiveState::Flush(LiveJob* job, int64_t through_ns) {
-  size_t n = 0;
-  for (; n < job->buffer.size(); ++n) {
-    const Pending& p = job->buffer[n];
-    if (p.time_ns > through_ns) break;
-    ApplyToTracker(job, p.event, p.time_ns, p.rank);
+std::optional<int64_t> LiveState::SharedFrom(const LiveJob& job) const {
+  if (job.last_applied) return job.last_applied->first;
+  if (!job.buffer.empty()) return job.buffer.front().time_ns;
+  return std::nullopt;
+}
+
+template <typename Fn>
+void LiveState::ForEachPending(const LiveJob& job, int64_t through_ns,
+                               Fn fn) const {
+  const std::optional<int64_t> from = SharedFrom(job);
+  const std::vector<const v1::Event*> shared =
+      from ? shared_.Between(*from, through_ns)
+           : std::vector<const v1::Event*>();
+  size_t n = 0, k = 0;
+  while (true) {
+    const bool buffered =
+        n < job.buffer.size() && job.buffer[n].time_ns <= through_ns;
+    if (!buffered && k == shared.size()) return;
+    if (k < shared.size()) {
+      const v1::Event& x = *shared[k];
+      const auto key =
+          std::make_pair(core::EventTimeNanos(x), core::KindRank(x));
+      if (!buffered ||
+          key < std::make_pair(job.buffer[n].time_ns, job.buffer[n].rank)) {
+        fn(x, key.first, key.second, false);
+        ++k;
+        continue;
+      }
+    }
+    const Pending& p = job.buffer[n++];
+    fn(p.event, p.time_ns, p.rank, true);
   }
+}
+
+bool LiveState::PendingBy(const LiveJob& job, int64_t as_of_ns,
+                          bool all) const {
+  const std::optional<int64_t> from = SharedFrom(job);
+  if (all) {
+    return (job.buffer.empty() || job.buffer.back().time_ns <= as_of_ns) &&
+           (!from || shared_.LastStart() <= as_of_ns);
+  }
+  return (!job.buffer.empty() && job.buffer.front().time_ns <= as_of_ns) ||
+         (from && shared_.AnyBetween(*from, as_of_ns));
+}
+
+template <typename Tracker>
+Tracker LiveState::WithPending(const LiveJob& job, const Tracker& live,
+                               int64_t as_of_ns) const {
+  Tracker copy = live;
+  std::set<std::string> hosts = job.all_hosts;
+  ForEachPending(job, as_of_ns, [&](const v1::Event& e, int64_t, int, bool) {
+    (void)shared_.Apply(e, &hosts, &copy);
+  });
+  return copy;
+}
+
+void LiveState::Flush(LiveJob* job, int64_t through_ns) {
+  std::vector<std::tuple<const v1::Event*, int64_t, int>> due;
+  size_t n = 0;  // buffered events among them
+  ForEachPending(*job, through_ns,
+                 [&](const v1::Event& e, int64_t t, int rank, bool buffered) {
+                   due.emplace_back(&e, t, rank);
+                   n += buffered ? 1 : 0;
+                 });
+  for (const auto& [e, t, rank] : due) ApplyToTracker(job, *e, t, rank);
   job->buffer.erase(job->buffer.begin(), job->buffer.begin() + n);
-  if (n > 0) job->view.reset();
+  if (!due.empty()) job->view.reset();
 }
 
 std::vector<std::string> LiveState::HostsOf(const std::string& job_id) const {
@@ -273,10 +406,13 @@ std::vector<std::string> LiveState::HostsOf(const std::string& job_id) const {
 
 void LiveState::ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t,
                                int rank) {
-  job->hosts.Add(e.host(), t);
-  auto result = job->windows.Apply(e);
-  ++stats_.applied;
-  ++job->applied_events;
+  const bool shared = SharedExclusions::IsShared(e);
+  if (!shared) job->hosts.Add(e.host(), t);
+  auto result = shared_.Apply(e, &job->all_hosts, &job->windows);
+  if (!shared) {
+    ++stats_.applied;
+    ++job->applied_events;
+  }
   if (!result.ok()) ++stats_.apply_errors;
   if (result.ok() && *result == core::ApplyResult::kDuplicate) {
     ++stats_.duplicates;
@@ -294,24 +430,19 @@ void LiveState::Rebuild(const std::string& job_id, uint64_t through_batch,
 core::JobReport LiveState::ReportJob(const LiveJob& job,
                                      int64_t as_of_ns) const {
   if (job.final) return job.final->report;  // as_of_ns is after its end
-  if (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns) {
+  if (!PendingBy(job, as_of_ns, /*all=*/false)) {
     return job.tracker().Report(as_of_ns);
   }
-  if (job.buffer.back().time_ns <= as_of_ns) {
+  if (PendingBy(job, as_of_ns, /*all=*/true)) {
     return View(job).live().Report(as_of_ns);
   }
-  core::JobTracker copy = job.tracker();
-  for (const Pending& p : job.buffer) {
-    if (p.time_ns > as_of_ns) break;
-    (void)copy.Apply(p.event);
-  }
-  return copy.Report(as_of_ns);
+  return WithPending(job, job.tracker(), as_of_ns).Report(as_of_ns);
 }
 
 const core::JobWindows& LiveState::View(const LiveJob& job) const {
   if (job.view == nullptr) {
-    job.view = std::make_unique<core::JobWindows>(job.windows);
-    for (const Pending& p : job.buffer) (void)job.view->Apply(p.event);
+    job.view = std::make_unique<core::JobWindows>(
+        WithPending(job, job.windows, std::numeric_limits<int64_t>::max()));
   }
   return *job.view;
 }
@@ -376,17 +507,12 @@ absl::StatusOr<std::optional<core::JobReport>> LiveState::WindowJob(
     const LiveJob& job, int64_t as_of_ns, const core::Config& windowed) const {
   if (job.final) return FinalInWindow(*job.final, windowed.since_ns);
   absl::StatusOr<core::JobReport> r;
-  if (job.buffer.empty() || job.buffer.front().time_ns > as_of_ns) {
+  if (!PendingBy(job, as_of_ns, /*all=*/false)) {
     r = job.windows.Report(as_of_ns, &windowed);
-  } else if (job.buffer.back().time_ns <= as_of_ns) {
+  } else if (PendingBy(job, as_of_ns, /*all=*/true)) {
     r = View(job).Report(as_of_ns, &windowed);
   } else {
-    core::JobWindows copy = job.windows;
-    for (const Pending& p : job.buffer) {
-      if (p.time_ns > as_of_ns) break;
-      (void)copy.Apply(p.event);
-    }
-    r = copy.Report(as_of_ns, &windowed);
+    r = WithPending(job, job.windows, as_of_ns).Report(as_of_ns, &windowed);
   }
   if (!r.ok()) return r.status();
   return *std::move(r);

@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "proto/event.pb.h"
 #include "proto/storage.pb.h"
 #include "server/ended_job_totals.h"
+#include "server/shared_exclusions.h"
 #include "storage/event_store.h"
 
 namespace goodput::server {
@@ -31,8 +33,10 @@ namespace goodput::server {
 // Each job's durable events go to its core::JobTracker in apply order: they
 // wait in a per-job reorder buffer until the job's newest event time has
 // moved `lateness_ns` past them; an event that sorts before one already
-// applied is later than that, and the job is rebuilt from the store. So a
-// report equals the replay of the stored events at the same as-of.
+// applied is later than that, and the job is rebuilt from the store. HOSTS
+// and FLEET exclusions (SharedExclusions) join every job's apply order the
+// same way, each job deciding there whether one covers it. So a report
+// equals the replay of the stored events at the same as-of.
 // An ended job can be held as its final snapshot alone (after a restart, or
 // once retention deleted its raw events). Every job's live state is recorded
 // in the store now and then (TakeJobStates), so that a restart or a late
@@ -247,6 +251,9 @@ class LiveState {
     // Hosts that reported within 15 min of the job's newest applied event,
     // at most 4096 (goodput_job_host_info).
     core::JobHosts hosts{900 * core::kNanosPerSecond, 4096};
+    // Every host its applied events came from (HOSTS exclusions cover the
+    // job by these; kept in its state records).
+    std::set<std::string> all_hosts;
     std::vector<Pending> buffer;  // sorted by (time, rank, arrival)
     // Reports' cache: `tracker` with the whole `buffer` applied, made by
     // the first report after a change to either (View) and dropped at the
@@ -282,6 +289,41 @@ class LiveState {
   void Revive(const std::string& job_id, LiveJob* job);
   bool EvictionDue(const LiveJob& job, int64_t grace_ns) const;
   void ApplyHeartbeat(const v1::Event& e);
+  // A HOSTS or FLEET exclusion: kept, taken out of capacity, and given to
+  // every job it may cover, in its reorder buffer or, if it sorts before
+  // an event the job applied, by a rebuild (`touched` gets those jobs).
+  void TakeShared(
+      const v1::Event& e,
+      std::vector<std::pair<const std::string*, LiveJob*>>* touched);
+  // Takes shared exclusion `e`, stored in batch `batch`, into shared_ and
+  // the capacity (or marks the capacity for RebuildCapacity if a heartbeat
+  // after its start was applied).
+  void KeepShared(const v1::Event& e, uint64_t batch);
+  // Capacity anew from the stored heartbeats, with every shared exclusion
+  // known before them (core::CapacityTracker takes no late exclusion).
+  void RebuildCapacity();
+  // Queues for a rebuild the evicted jobs that `e` (shared) may cover.
+  void ReviveCovered(
+      const v1::Event& e,
+      std::vector<std::pair<const std::string*, LiveJob*>>* touched);
+  // The time from which shared exclusions are pending for `job` (not yet
+  // applied: from its last applied event, or its first buffered one before
+  // any; earlier ones are core::FleetTracker's first-event rule's), or
+  // nullopt if none can be.
+  std::optional<int64_t> SharedFrom(const LiveJob& job) const;
+  // Calls fn(event, time, rank, buffered) for `job`'s pending events at or
+  // before `through_ns` in apply order: its buffer's and the shared
+  // exclusions pending for it.
+  template <typename Fn>
+  void ForEachPending(const LiveJob& job, int64_t through_ns, Fn fn) const;
+  // Whether `job` has a pending event at or before `as_of_ns` (`all`:
+  // whether every pending event is).
+  bool PendingBy(const LiveJob& job, int64_t as_of_ns, bool all) const;
+  // A copy of `live` (the job's tracker or windows) with the pending events
+  // through `as_of_ns` applied.
+  template <typename Tracker>
+  Tracker WithPending(const LiveJob& job, const Tracker& live,
+                      int64_t as_of_ns) const;
   bool IsLate(const LiveJob& job, int64_t t, int rank) const;
   void Buffer(LiveJob* job, v1::Event e);
   void Flush(LiveJob* job, int64_t through_ns);
@@ -350,7 +392,10 @@ class LiveState {
   mutable std::vector<const JobMap::value_type*> sorted_jobs_;
   mutable bool jobs_sorted_ = true;  // sorted_jobs_ is jobs_ in order
   core::CapacityTracker capacity_;
+  SharedExclusions shared_;  // HOSTS and FLEET exclusions, stored
   std::unordered_map<std::string, int64_t> host_last_ns_;
+  int64_t newest_beat_ns_ = std::numeric_limits<int64_t>::min();
+  bool capacity_stale_ = false;  // a shared exclusion came late for it
   EndedJobTotals evicted_;
   uint64_t arrivals_ = 0;
   std::vector<std::string> leftover_deletions_;

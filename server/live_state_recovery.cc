@@ -43,12 +43,19 @@ void LiveState::LoadSnapshots(std::vector<storage::JobSnapshot> snapshots) {
 
 absl::Status LiveState::Recover(uint64_t through_batch) {
   last_batch_id_ = through_batch;
-  absl::Status s =
-      store_->ScanHeartbeats([this](uint64_t, std::vector<v1::Event>* beats) {
-        for (const v1::Event& e : *beats) ApplyHeartbeat(e);
+  absl::Status s = store_->ScanHeartbeats(
+      [this](uint64_t batch, std::vector<v1::Event>* beats) {
+        for (const v1::Event& e : *beats) {
+          if (!SharedExclusions::IsShared(e)) {
+            ApplyHeartbeat(e);
+            continue;
+          }
+          KeepShared(e, batch);
+        }
         return absl::OkStatus();
       });
   if (!s.ok()) return s;
+  if (capacity_stale_) RebuildCapacity();
   s = store_->ScanJobsForRestore([&](const std::string& job_id,
                                      std::vector<StoredJobState>* states,
                                      storage::JobEventsReader* events) {
@@ -76,7 +83,11 @@ void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch,
     std::vector<v1::Event> tail;
     absl::Status s =
         events->Read(job.final->through_batch, through_batch, &tail);
-    if (s.ok() && tail.empty()) return;  // the snapshot covers every event
+    const bool excluded_since = shared_.StaleAfter(
+        job.final->through_batch, job.final->ended_ns, /*hosts=*/nullptr);
+    if (s.ok() && tail.empty() && !excluded_since) {
+      return;  // the snapshot covers every event and exclusion
+    }
     if (!s.ok()) ++stats_.apply_errors;
   }
   Restore(job_id, through_batch, states, events, &job, /*defer_stale=*/true);
@@ -174,18 +185,23 @@ void LiveState::ResetJob(LiveJob* job, core::JobTracker tracker) {
 
 bool LiveState::LoadState(const StoredJobState& state,
                           const std::vector<v1::Event>& tail, LiveJob* job) {
-  if (!StateFits(state, tail)) {
-    ++stats_.stale_states;  // stale for good: the tail only grows
-    stale_states_.emplace_back(state.job_id(), state.through_batch());
-    return false;
-  }
+  const std::set<std::string> hosts(state.hosts().begin(), state.hosts().end());
+  // A record older than the hosts it keeps cannot take HOSTS exclusions:
+  // stale too (after an upgrade, its job replays once).
+  const bool fits = StateFits(state, tail) &&
+                    !(state.has_last_applied_ns() &&
+                      shared_.StaleAfter(state.through_batch(),
+                                         state.last_applied_ns(), &hosts));
   internal::v1::JobTrackerState tracker_state;
   absl::StatusOr<core::JobTracker> tracker =
-      tracker_state.ParseFromString(state.tracker())
+      !fits ? absl::FailedPreconditionError("stale")
+      : tracker_state.ParseFromString(state.tracker())
           ? core::JobTracker::FromState(tracker_state, config_)
           : absl::DataLossError("tracker: does not parse");
-  if (!tracker.ok()) {
-    ++stats_.unreadable_states;  // torn or from another version: never used
+  if (!tracker.ok() || !state.hosts_kept()) {
+    // Unreadable (torn or from another version) or stale for good (the
+    // tail only grows): never used.
+    ++(fits && !tracker.ok() ? stats_.unreadable_states : stats_.stale_states);
     stale_states_.emplace_back(state.job_id(), state.through_batch());
     return false;
   }
@@ -199,6 +215,7 @@ bool LiveState::LoadState(const StoredJobState& state,
         std::max(applied_through_ns_, state.last_applied_ns());
   }
   job->applied_events = state.applied_events();
+  job->all_hosts = hosts;
   job->state_newest_ns = state.newest_ns();
   for (const v1::Event& e : state.buffer()) Buffer(job, e);
   return true;
@@ -247,8 +264,12 @@ StoredJobState LiveState::StateRecord(const std::string& job_id,
     r.set_last_applied_ns(job.last_applied->first);
     r.set_last_applied_rank(job.last_applied->second);
   }
-  for (const Pending& p : job.buffer) *r.add_buffer() = p.event;
+  for (const Pending& p : job.buffer) {
+    if (!SharedExclusions::IsShared(p.event)) *r.add_buffer() = p.event;
+  }
   r.set_applied_events(job.applied_events);
+  for (const std::string& host : job.all_hosts) r.add_hosts(host);
+  r.set_hosts_kept(true);
   return r;
 }
 

@@ -1,5 +1,7 @@
 #include "server/store_replay.h"
 
+#include <limits>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -34,7 +36,18 @@ absl::Status StoreReplay::LoadSnapshots() {
     snapshots_.emplace(std::move(id), std::move(s));
   }
   snapshots_loaded_ = true;
-  return absl::OkStatus();
+  return LoadShared();
+}
+
+absl::Status StoreReplay::LoadShared() {
+  return store_->ScanHeartbeats(
+      [&](uint64_t batch_id, std::vector<v1::Event>* events) {
+        if (batch_id > through_batch_) return absl::OkStatus();
+        for (const v1::Event& e : *events) {
+          if (SharedExclusions::IsShared(e)) shared_.Add(e, batch_id);
+        }
+        return absl::OkStatus();
+      });
 }
 
 absl::StatusOr<core::FleetReport> StoreReplay::Report(int64_t as_of_ns) {
@@ -113,7 +126,8 @@ std::optional<std::optional<core::JobReport>> StoreReplay::FromSnapshot(
   if (cut && !before) return std::nullopt;  // the window cuts its life
   std::vector<v1::Event> tail;  // events stored after it make it stale
   if (!events->Read(s.through_batch, through_batch_, &tail).ok() ||
-      !tail.empty()) {
+      !tail.empty() ||
+      shared_.StaleAfter(s.through_batch, s.ended_ns, /*hosts=*/nullptr)) {
     return std::nullopt;
   }
   if (before) return std::optional<core::JobReport>();  // ended before it
@@ -134,6 +148,8 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
   const int64_t start = windowed() ? config_.since_ns : as_of_ns;
   std::optional<core::JobTracker> tracker;
   std::vector<v1::Event> events;
+  std::set<std::string> hosts;  // of the applied events (HOSTS exclusions)
+  int64_t shared_from = std::numeric_limits<int64_t>::min();
   for (auto it = states.rbegin(); it != states.rend() && !tracker; ++it) {
     if (it->through_batch() > through_batch_ ||
         (it->has_last_applied_ns() && it->last_applied_ns() > start)) {
@@ -142,18 +158,26 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
     events.clear();
     absl::Status s = reader->Read(it->through_batch(), through_batch_, &events);
     if (!s.ok()) return s;
-    if (!StateFits(*it, events)) continue;
+    hosts = {it->hosts().begin(), it->hosts().end()};
+    if (!StateFits(*it, events) || (!it->hosts_kept() && !shared_.empty()) ||
+        (it->has_last_applied_ns() &&
+         shared_.StaleAfter(it->through_batch(), it->last_applied_ns(),
+                            &hosts))) {
+      continue;
+    }
     internal::v1::JobTrackerState saved;
     if (!saved.ParseFromString(it->tracker())) continue;
     absl::StatusOr<core::JobTracker> loaded =
         core::JobTracker::FromState(saved, &config_);
     if (!loaded.ok()) continue;
     tracker.emplace(*std::move(loaded));
+    if (it->has_last_applied_ns()) shared_from = it->last_applied_ns();
     events.insert(events.begin(), it->buffer().begin(), it->buffer().end());
     ++stats_.from_state;
   }
   if (!tracker) {
     events.clear();
+    hosts.clear();
     absl::Status s = reader->Read(0, through_batch_, &events);
     if (!s.ok()) return s;
   }
@@ -164,8 +188,17 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
   }
   if (!tracker && order.empty()) return std::nullopt;  // not begun
   if (!tracker) tracker.emplace(job_id, &config_);
+  const size_t own = events.size();
+  shared_.EventsIn(shared_from, as_of_ns, through_batch_, &events);
+  for (size_t i = own; i < events.size(); ++i) {
+    order.push_back(static_cast<uint32_t>(i));
+  }
   core::SortForApply(events, &order);
-  for (uint32_t i : order) (void)tracker->Apply(events[i]);
+  for (uint32_t i : order) {
+    (void)shared_.Apply(events[i], &hosts, &*tracker, through_batch_);
+  }
+  // An exclusion alone makes no job (docs/semantics.md, "Exclusions").
+  if (tracker->cursor_ns() == 0) return std::nullopt;  // nothing else
   return tracker->Report(as_of_ns);
 }
 
@@ -221,7 +254,15 @@ absl::StatusOr<std::map<std::string, double>> StoreReplay::Capacity(
   for (uint32_t i = 0; i < beats.size(); ++i) order[i] = i;
   core::SortForApply(beats, &order);
   core::CapacityTracker capacity(&config_);
-  for (uint32_t i : order) capacity.Apply(beats[i]);
+  // Exclusions first: core::CapacityTracker takes none after a heartbeat
+  // past its start, and one known early changes nothing before it.
+  for (const v1::Event& e : beats) {
+    if (SharedExclusions::IsShared(e))
+      SharedExclusions::ExcludeOne(e, &capacity);
+  }
+  for (uint32_t i : order) {
+    if (beats[i].has_heartbeat()) capacity.Apply(beats[i]);
+  }
   return capacity.ChipSeconds(as_of_ns);
 }
 

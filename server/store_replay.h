@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/report.h"
 #include "proto/storage.pb.h"
+#include "server/shared_exclusions.h"
 #include "storage/event_store.h"
 
 namespace goodput::server {
@@ -79,7 +80,9 @@ class StoreReplay {
   absl::StatusOr<std::optional<core::JobReport>> Deleted(
       const storage::JobSnapshot& snapshot, int64_t as_of_ns) const;
   absl::StatusOr<std::map<std::string, double>> Capacity(int64_t as_of_ns);
+  // Loads the snapshots and the shared exclusions (once).
   absl::Status LoadSnapshots();
+  absl::Status LoadShared();
 
   storage::EventStore* store_;
   const core::Config config_;
@@ -87,6 +90,7 @@ class StoreReplay {
   std::function<bool()> cancelled_;
   bool snapshots_loaded_ = false;
   std::map<std::string, storage::JobSnapshot> snapshots_;
+  SharedExclusions shared_;  // HOSTS and FLEET, through through_batch_
   Stats stats_;
 };
 

@@ -17,6 +17,13 @@
 
 namespace goodput::storage {
 
+// Whether `e` is stored with the batch rather than under a job: a
+// heartbeat, or a HOSTS or FLEET exclusion (no job_id). ScanHeartbeats
+// returns these, in batch order.
+inline bool IsFleetEvent(const v1::Event& e) {
+  return e.has_heartbeat() || (e.has_exclusion() && e.job_id().empty());
+}
+
 // Everything one acknowledged ingest batch writes, atomically.
 struct BatchWrite {
   std::string agent_id;
@@ -66,7 +73,8 @@ class EventStore {
   using JobVisitor = std::function<absl::Status(const std::string& job_id)>;
   virtual absl::Status ListJobs(const JobVisitor& visit) = 0;
 
-  // Calls `visit` with the heartbeats (events without a job) of every
+  // Calls `visit` with the heartbeats and other fleet events (IsFleetEvent)
+  // of every
   // stored batch that has any, in batch id order; stops at the first error
   // `visit` returns and returns it. The events are the visitor's to move.
   using BatchVisitor = std::function<absl::Status(

@@ -39,7 +39,7 @@ absl::Status MemoryEventStore::ReadJob(const std::string& job_id,
   absl::MutexLock lock(&mu_);
   for (size_t b = after_batch; b < batches_.size() && b < through_batch; ++b) {
     for (const v1::Event& e : batches_[b]) {
-      if (e.job_id() == job_id && !e.has_heartbeat() &&
+      if (e.job_id() == job_id && !IsFleetEvent(e) &&
           e.body_case() != v1::Event::BODY_NOT_SET) {
         out->push_back(e);
       }
@@ -54,7 +54,7 @@ absl::Status MemoryEventStore::ListJobs(const JobVisitor& visit) {
     absl::MutexLock lock(&mu_);
     for (const auto& batch : batches_) {
       for (const v1::Event& e : batch) {
-        if (!e.has_heartbeat() && e.body_case() != v1::Event::BODY_NOT_SET) {
+        if (!IsFleetEvent(e) && e.body_case() != v1::Event::BODY_NOT_SET) {
           jobs.insert(e.job_id());
         }
       }
@@ -85,7 +85,7 @@ absl::Status MemoryEventStore::ScanHeartbeats(const BatchVisitor& visit) {
     for (const auto& batch : batches_) {
       std::vector<v1::Event>& out = beats.emplace_back();
       for (const v1::Event& e : batch) {
-        if (e.has_heartbeat()) out.push_back(e);
+        if (IsFleetEvent(e)) out.push_back(e);
       }
     }
   }
@@ -179,7 +179,7 @@ absl::Status MemoryEventStore::DeleteJobEvents(
   for (const std::string& job_id : job_ids) states_.erase(job_id);
   for (auto& batch : batches_) {
     for (v1::Event& e : batch) {
-      if (!e.has_heartbeat() && doomed.count(e.job_id())) e.Clear();
+      if (!IsFleetEvent(e) && doomed.count(e.job_id())) e.Clear();
     }
   }
   return absl::OkStatus();

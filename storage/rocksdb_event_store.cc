@@ -99,7 +99,7 @@ std::string EncodeStoredBatch(const BatchWrite& batch, uint32_t job_events) {
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
     for (const v1::Event& e : batch.accepted) {
-      if (e.has_heartbeat()) {
+      if (IsFleetEvent(e)) {
         WriteEvent(internal::v1::StoredBatch::kEventsFieldNumber, e, &coded);
       }
     }
@@ -133,7 +133,7 @@ uint32_t PutJobEvents(
   by_job.reserve(events.size());
   for (size_t i = 0; i < events.size(); ++i) {
     const v1::Event& e = *events[i];
-    if (e.has_heartbeat() || e.body_case() == v1::Event::BODY_NOT_SET) continue;
+    if (IsFleetEvent(e) || e.body_case() == v1::Event::BODY_NOT_SET) continue;
     by_job.emplace_back(&e.job_id(), static_cast<uint32_t>(i));
   }
   std::sort(by_job.begin(), by_job.end(), [](const auto& a, const auto& b) {
@@ -449,7 +449,7 @@ absl::Status RocksDbEventStore::MigrateBatch(
   rewritten.set_layout(2);
   rewritten.set_job_events(n);
   for (v1::Event& e : *stored->mutable_events()) {
-    if (e.has_heartbeat()) *rewritten.add_events() = std::move(e);
+    if (IsFleetEvent(e)) *rewritten.add_events() = std::move(e);
   }
   wb.Put(handles_[kBatches], key, rewritten.SerializeAsString());
   rocksdb::WriteOptions wo;

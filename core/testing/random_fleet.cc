@@ -1,6 +1,7 @@
 #include "core/testing/random_fleet.h"
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <string>
 
@@ -180,7 +181,58 @@ void AddHeartbeats(std::mt19937* rng, std::vector<v1::Event>* out) {
   }
 }
 
+std::string RandomHost(std::mt19937* rng) {
+  return "host-" + std::to_string((*rng)() % 4);
+}
+
+// Gives each job event a host, moving the job now and then at a `started`.
+void AddJobHosts(std::mt19937* rng, std::vector<v1::Event>* events) {
+  std::map<std::string, std::string> host_of;
+  for (v1::Event& e : *events) {
+    if (e.job_id().empty()) continue;
+    auto [it, added] = host_of.try_emplace(e.job_id(), RandomHost(rng));
+    if (!added && e.has_started() && (*rng)() % 3 == 0) {
+      it->second = RandomHost(rng);
+    }
+    e.set_host(it->second);
+  }
+}
+
+v1::Event SharedExclusion(std::mt19937* rng) {
+  v1::Event e;
+  const int64_t start_ms = (*rng)() % 7'200'000;
+  const int64_t until_ms = start_ms + 1 + (*rng)() % 1'200'000;
+  e.mutable_time()->set_seconds(kStart + start_ms / 1000);
+  e.mutable_time()->set_nanos(static_cast<int32_t>(start_ms % 1000) * 1000000);
+  auto* x = e.mutable_exclusion();
+  x->mutable_until()->set_seconds(kStart + until_ms / 1000);
+  x->mutable_until()->set_nanos(static_cast<int32_t>(until_ms % 1000) *
+                                1000000);
+  x->set_reason("rack maintenance");
+  if ((*rng)() % 5 < 2) {
+    x->set_scope(v1::Exclusion::FLEET);
+    return e;
+  }
+  x->set_scope(v1::Exclusion::HOSTS);
+  x->add_hosts(RandomHost(rng));
+  if ((*rng)() % 3 == 0) x->add_hosts(RandomHost(rng));
+  return e;
+}
+
 }  // namespace
+
+std::vector<v1::Event> RandomFleetWithFleetExclusions(uint32_t seed, int jobs,
+                                                      int events_per_job) {
+  std::vector<v1::Event> out = RandomFleet(seed, jobs, events_per_job);
+  std::mt19937 rng(seed * 31u + 5u);
+  AddJobHosts(&rng, &out);
+  for (int i = 0; i < 1 + jobs / 4; ++i) out.push_back(SharedExclusion(&rng));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const v1::Event& a, const v1::Event& b) {
+                     return EventTimeNanos(a) < EventTimeNanos(b);
+                   });
+  return out;
+}
 
 std::vector<v1::Event> RandomFleet(uint32_t seed, int jobs,
                                    int events_per_job) {

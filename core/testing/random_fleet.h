@@ -19,6 +19,14 @@ namespace goodput::core::testing {
 // job, jobs interleaved by time.
 std::vector<v1::Event> RandomFleet(uint32_t seed, int jobs, int events_per_job);
 
+// RandomFleet's log with each job's events from a host (one of the
+// heartbeats' three or a fourth without heartbeats; a job may move at a
+// `started`), plus about one HOSTS or FLEET exclusion per four jobs at
+// random times within the fleet's two hours (docs/semantics.md,
+// "Exclusions"), in time order.
+std::vector<v1::Event> RandomFleetWithFleetExclusions(uint32_t seed, int jobs,
+                                                      int events_per_job);
+
 }  // namespace goodput::core::testing
 
 #endif  // GOODPUT_CORE_TESTING_RANDOM_FLEET_H_
