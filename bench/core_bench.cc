@@ -168,6 +168,33 @@ void BM_CoreWindowReport(benchmark::State& state) {
 }
 BENCHMARK(BM_CoreWindowReport)->Unit(benchmark::kMicrosecond);
 
+// The stored size of one running job's state record parts after 3 h of
+// one step a second: its tracker (JobTrackerState) and its --since edges
+// (JobWindowsState, StoredJobState.windows); the time is SaveEdges plus
+// serializing them, what each state record now adds.
+void BM_CoreWindowsStateBytes(benchmark::State& state) {
+  const auto events = LongJob("llm", 3 * 3600);
+  core::Config config;
+  core::JobWindows job("llm", &config, core::WindowGrid{});
+  for (const v1::Event& e : events) (void)job.Apply(e);
+  internal::v1::JobTrackerState tracker;
+  job.live().SaveState(&tracker);
+  size_t edges_bytes = 0;
+  for (auto _ : state) {
+    internal::v1::JobWindowsState edges;
+    job.SaveEdges(&edges);
+    std::string bytes = edges.SerializeAsString();
+    edges_bytes = bytes.size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["tracker_bytes"] =
+      static_cast<double>(tracker.SerializeAsString().size());
+  state.counters["edges_bytes"] = static_cast<double>(edges_bytes);
+  state.counters["edges"] = static_cast<double>(job.window_count());
+  state.counters["shadows"] = static_cast<double>(job.shadow_count());
+}
+BENCHMARK(BM_CoreWindowsStateBytes)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace goodput::bench
 

@@ -12,8 +12,7 @@
 //       an acknowledged gRPC batch writes. --crash=1 ends the process
 //       without a shutdown (as kill -9 would: no final state records).
 //       --since_queries=N then times `report --since=1h` as of the newest
-//       event N times from the live windows (issue 12 item 3; they are in
-//       memory only, so only the filling process has them) and once with
+//       event N times from the live windows (issue 12 item 3) and once with
 //       --exact_since.
 //
 //   recovery_bench time DIR [--reps=1]
@@ -30,9 +29,12 @@
 //        recover  LiveState::LoadSnapshots + Recover (Recover's work: each
 //                 job from its newest state record plus the events after);
 //        queries  on a started Goodputd, 5 times each: Ingestor::Report with
-//                 --since = the newest event - 1h, with --as_of = the newest
-//                 event - 1h, and Ingestor::JobReport of one job (in-process,
-//                 no gRPC or JSON), with the process RSS before and after.
+//                 --since = the newest event - 1h (snapped to the grid as
+//                 goodputctl does: from the windows restored with the jobs'
+//                 state records; then once with --exact_since, a replay),
+//                 with --as_of = the newest event - 1h, and
+//                 Ingestor::JobReport of one job (in-process, no gRPC or
+//                 JSON), with the process RSS before and after.
 //       The first `start` after `fill` also replays RocksDB's WAL.
 //
 //   recovery_bench mixed DIR [--jobs=10000 --steps=1000 --new_jobs=200
@@ -118,8 +120,8 @@ std::unique_ptr<server::Goodputd> StartOn(const std::string& dir, Clock* clock,
   return *std::move(d);
 }
 
-// Issue 12 item 3, in the process that ingested the store (the jobs'
-// windows are in memory only): `report --since=1h` as of the newest event
+// Issue 12 item 3, in the process that ingested the store: `report
+// --since=1h` as of the newest event
 // `n` times from the live windows, then once with --exact_since (a replay).
 void SinceQueries(server::Ingestor* ingestor, int n) {
   int64_t newest = 0;
@@ -533,9 +535,17 @@ void PhaseQueries(const std::string& dir, int64_t now_ns) {
     if (!r.ok()) Die(r.status());
     jobs = r->jobs.size();
   };
-  const std::string since =
-      TimeMs(5, [&] { check(ingestor->Report(newest, newest - hour)); });
+  // As goodputctl report --since: snapped to the grid, from the jobs'
+  // windows (restored with their state records); then --exact_since.
+  const std::string since = TimeMs(5, [&] {
+    check(ingestor->Report(newest, newest - hour, nullptr,
+                           core::FleetSegments::kCapacityOnly,
+                           /*exact_since=*/false));
+  });
   const size_t since_jobs = jobs;
+  const server::Ingestor::WindowStats w = ingestor->window_stats();
+  const std::string exact =
+      TimeMs(1, [&] { check(ingestor->Report(newest, newest - hour)); });
   const std::string as_of =
       TimeMs(5, [&] { check(ingestor->Report(newest - hour, std::nullopt)); });
   const std::string one = TimeMs(5, [&] {
@@ -543,10 +553,12 @@ void PhaseQueries(const std::string& dir, int64_t now_ns) {
     if (!r.ok()) Die(r.status());
   });
   std::printf(
-      "queries  report --since=1h (%zu jobs) %s; report --as_of=-1h (%zu jobs) "
-      "%s; job ID %s (min/median/max of 5); RSS %+.0f MiB\n",
-      since_jobs, since.c_str(), jobs, as_of.c_str(), one.c_str(),
-      (RssKiB() - rss0) / 1024.0);
+      "queries  report --since=1h (%zu jobs) %s (%lld live, %lld replayed); "
+      "--exact_since %s; report --as_of=-1h (%zu jobs) %s; job ID %s "
+      "(min/median/max of 5); RSS %+.0f MiB\n",
+      since_jobs, since.c_str(), static_cast<long long>(w.live),
+      static_cast<long long>(w.replayed), exact.c_str(), jobs, as_of.c_str(),
+      one.c_str(), (RssKiB() - rss0) / 1024.0);
 }
 
 int Time(const std::string& dir, const Args& args) {

@@ -15,8 +15,13 @@
 #include "core/job_tracker.h"
 #include "core/report.h"
 #include "proto/event.pb.h"
+#include "proto/tracker_state.pb.h"
 
 namespace goodput::core {
+
+// The JobWindowsState layout that JobWindows::SaveEdges writes and
+// RestoreEdges reads (proto/tracker_state.proto).
+inline constexpr uint32_t kJobWindowsStateVersion = 1;
 
 // The grid of window starts that a live `--since` answers from
 // (docs/semantics.md, "Windows as of now"): edges every `grid_ns` of event
@@ -35,6 +40,10 @@ struct WindowGrid {
   std::optional<int64_t> Snap(int64_t since_ns, int64_t newest_ns) const;
   // Whether an edge is kept while the job's newest event is at `newest_ns`.
   bool Keeps(int64_t edge_ns, int64_t newest_ns) const;
+  bool operator==(const WindowGrid& o) const {
+    return grid_ns == o.grid_ns && fine_horizon_ns == o.fine_horizon_ns &&
+           coarse_grid_ns == o.coarse_grid_ns && horizon_ns == o.horizon_ns;
+  }
   // An error naming the field unless the grid is usable.
   absl::Status Validate() const;
 };
@@ -84,6 +93,22 @@ class JobWindows {
   // The same, making the windowed config.
   absl::StatusOr<JobReport> Report(int64_t as_of_ns, int64_t edge_ns) const;
 
+  // --- Persistence (core/job_windows_state.cc), beside the live tracker's
+  // own state (JobTracker::SaveState).
+  // Writes the kept edges (shadows as their JobTrackerState, collapsed
+  // edges as their offsets), the next edge to open and the grid; not the
+  // live tracker. Replaces `*state`.
+  void SaveEdges(internal::v1::JobWindowsState* state) const;
+  // Replaces the edges by those SaveEdges wrote when the live tracker was
+  // the one this was made with (JobWindows(JobTracker, ...) on the tracker
+  // loaded from the state saved beside them): applying the remaining
+  // events then gives exactly what an uninterrupted JobWindows gives. On an
+  // error the edges are left as they were: InvalidArgument for another
+  // version or grid, DataLoss naming the field for an inconsistent record
+  // (edges out of order or off the grid, a shadow of another job or that
+  // does not load under its window, an index out of range).
+  absl::Status RestoreEdges(const internal::v1::JobWindowsState& state);
+
   const JobTracker& live() const { return live_; }
   JobTracker* mutable_live() { return &live_; }
   size_t window_count() const { return edges_.size(); }
@@ -115,6 +140,10 @@ class JobWindows {
                                            ApplyResult want);
   JobTracker Windowed(const Edge& edge, const Config* windowed) const;
   const Edge* Find(int64_t edge_ns) const;
+  absl::StatusOr<Edge> LoadEdge(
+      const internal::v1::JobWindowsState::Edge& saved) const;
+  absl::Status LoadOffset(const internal::v1::JobWindowsState::Offset& saved,
+                          Offset* offset) const;
 
   const Config* config_;
   WindowGrid grid_;

@@ -191,8 +191,9 @@ void ExpectSameWindow(const core::FleetReport& got,
 // Issue 12 item 3: --since as of now snaps down to the window grid (60 s
 // edges within 2 h of the as-of, 1 h ones within 25 h) and comes from the
 // live jobs' windows, through disorder, late events (rebuilds) and
-// restarts (a job rebuilt or recovered after an edge keeps no window
-// since it: that report is replayed from the store, with the same answer).
+// restarts (state records keep the edges; an ended job held as its final
+// report keeps no window that cuts it: that report is replayed from the
+// store, with the same answer).
 TEST_F(IngestorTest, SinceAsOfNowSnapsToTheGridAndEqualsAReplay) {
   for (uint32_t seed = 1; seed <= 4; ++seed) {
     store_ = std::make_unique<storage::MemoryEventStore>();
@@ -493,9 +494,12 @@ TEST_F(IngestorTest, SinceWindowAcrossAPreemptionAndALateCheckpoint) {
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(got->jobs.at(0).chips, 4);
   ExpectSameWindow(*got, Replay(events, windowed, as_of), /*live=*/true);
-  Restart();  // recovered from a state record: the edge may be gone
+  Restart();  // recovered from a state record, which keeps the edge
   ExpectSeconds(window(), 180,
                 {{"productive", 90}, {"lost", 30}, {"recovery", 60}});
+  EXPECT_GT(live_->stats().restores_from_state, 0);
+  EXPECT_EQ(ingestor_->window_stats().live, 1);
+  EXPECT_EQ(ingestor_->window_stats().replayed, 0);
 }
 
 // Recovery groups each job's stored events and applies them in runs; it

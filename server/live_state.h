@@ -62,6 +62,8 @@ class LiveState {
     int64_t stale_states = 0;         // stored states skipped (a later event
                                       // sorts before them)
     int64_t unreadable_states = 0;    // stored states that did not load
+    int64_t unreadable_windows = 0;   // ... loaded without their --since
+                                      // edges (those did not load)
     int64_t states_taken = 0;         // state records handed to the caller
     int64_t rebuilds_pending = 0;     // jobs waiting for a late-event rebuild
   };
@@ -245,8 +247,8 @@ class LiveState {
     // Set: the job was evicted with this snapshot and a late event brought
     // it back; its report is in evicted_ as this snapshot's.
     std::unique_ptr<storage::JobSnapshot> evicted;
-    // The job's tracker and its --since windows (core::JobWindows): kept
-    // in memory only, rebuilt with the tracker (docs/semantics.md).
+    // The job's tracker and its --since windows (core::JobWindows): both
+    // stored in its state records and restored from them.
     core::JobWindows windows;
     // Hosts that reported within 15 min of the job's newest applied event,
     // at most 4096 (goodput_job_host_info).
@@ -356,6 +358,10 @@ class LiveState {
   void ResetJob(LiveJob* job, core::JobTracker tracker);
   bool LoadState(const internal::v1::StoredJobState& state,
                  const std::vector<v1::Event>& tail, LiveJob* job);
+  // Gives `job`, just loaded from `state`'s tracker, the --since edges
+  // stored beside it (none for a record without them; counted if they do
+  // not load).
+  void RestoreEdges(const internal::v1::StoredJobState& state, LiveJob* job);
   void RecoverJob(const std::string& job_id, uint64_t through_batch,
                   std::vector<internal::v1::StoredJobState>* states,
                   storage::JobEventsReader* events);

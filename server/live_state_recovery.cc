@@ -206,6 +206,7 @@ bool LiveState::LoadState(const StoredJobState& state,
     return false;
   }
   ResetJob(job, *std::move(tracker));
+  RestoreEdges(state, job);
   job->newest_ns = state.newest_ns();
   job->first_ns = state.first_ns();
   if (state.has_ended_ns()) job->ended_ns = state.ended_ns();
@@ -219,6 +220,16 @@ bool LiveState::LoadState(const StoredJobState& state,
   job->state_newest_ns = state.newest_ns();
   for (const v1::Event& e : state.buffer()) Buffer(job, e);
   return true;
+}
+
+void LiveState::RestoreEdges(const StoredJobState& state, LiveJob* job) {
+  if (state.windows().empty()) return;  // a record from before them
+  internal::v1::JobWindowsState edges;
+  const bool ok = edges.ParseFromString(state.windows()) &&
+                  job->windows.RestoreEdges(edges).ok();
+  // Without them the job keeps no edge before the record's cursor: such
+  // windows replay the store, as they would without the record.
+  if (!ok) ++stats_.unreadable_windows;
 }
 
 void LiveState::TakeJobStates(
@@ -257,6 +268,9 @@ StoredJobState LiveState::StateRecord(const std::string& job_id,
   internal::v1::JobTrackerState tracker;
   job.tracker().SaveState(&tracker);
   r.set_tracker(tracker.SerializeAsString());
+  internal::v1::JobWindowsState edges;
+  job.windows.SaveEdges(&edges);
+  r.set_windows(edges.SerializeAsString());
   r.set_newest_ns(job.newest_ns);
   r.set_first_ns(job.first_ns);
   if (job.ended_ns) r.set_ended_ns(*job.ended_ns);
