@@ -68,7 +68,12 @@ LeaseChanges LeaseKeeper::Tick() {
       give_back.push_back(p);
   }
   for (int32_t p : give_back) Release(p, &changes);
-  for (int32_t p : mine) Keep(p, &changes);
+  for (int32_t p : mine) {
+    // With the store gone every further call would wait its whole timeout
+    // too: the round ends, so the caller notices (and says) it in time.
+    if (Unreachable(changes.status)) break;
+    Keep(p, &changes);
+  }
   CountUnowned();
   return changes;
 }
@@ -157,6 +162,8 @@ void LeaseKeeper::Release(int32_t partition, LeaseChanges* changes) {
   // Stop holding before the key goes: the caller stops applying first.
   held_.erase(partition);
   changes->released.push_back(partition);
+  // Unreachable: the key is left to expire (its TTL) rather than waiting.
+  if (Unreachable(changes->status)) return;
   Note(store_->Delete(LeaseKey(partition)), changes);
 }
 
@@ -199,6 +206,10 @@ void LeaseKeeper::Take(int32_t partition, uint64_t revision, int64_t now_ns,
   auto [it, is_new] =
       held_.insert_or_assign(partition, Lease{revision, now_ns});
   if (is_new) changes->acquired.push_back(partition);
+}
+
+bool LeaseKeeper::Unreachable(const absl::Status& s) {
+  return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s);
 }
 
 void LeaseKeeper::Note(const absl::Status& s, LeaseChanges* changes) {

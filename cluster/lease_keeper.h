@@ -80,6 +80,8 @@ class LeaseKeeper {
   void Take(int32_t partition, uint64_t revision, int64_t now_ns,
             LeaseChanges* changes);
   void Note(const absl::Status& s, LeaseChanges* changes);
+  // Whether `s` says the store cannot be reached (down or timed out).
+  static bool Unreachable(const absl::Status& s);
   void CountUnowned();
 
   LeaseStore* const store_;

@@ -138,6 +138,21 @@ TEST_F(LeaseKeeperTest, AnUnreachableStoreStopsHoldingBeforeTheKeysExpire) {
   EXPECT_THAT(b.Held(), IsEmpty());  // a's leases still there for ttl
 }
 
+// The store goes away in the middle of a round (after the membership
+// calls): the round stops at the first refused call instead of making
+// every partition's call wait its own timeout, so the caller learns it
+// (and says it) within one call's time.
+TEST_F(LeaseKeeperTest, ARoundEndsAtTheFirstCallTheStoreRefuses) {
+  LeaseKeeper& a = Add("a");
+  Round({&a});
+  ASSERT_THAT(a.Held(), UnorderedElementsAreArray(All()));
+  store_.set_unavailable_after(3);  // membership renewal, read, one lease
+  LeaseChanges c = a.Tick();
+  EXPECT_TRUE(absl::IsUnavailable(c.status)) << c.status;
+  EXPECT_EQ(store_.refused(), 1);
+  EXPECT_THAT(a.Held(), UnorderedElementsAreArray(All()));  // still valid
+}
+
 TEST_F(LeaseKeeperTest, TwoInstancesWithOneIdAreRefused) {
   LeaseKeeper& a = Add("a");
   Round({&a});

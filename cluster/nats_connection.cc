@@ -30,7 +30,8 @@ absl::StatusOr<std::unique_ptr<NatsConnection>> NatsConnection::Connect(
     natsConnection_Destroy(nc);
     return FromNats(s, "JetStream context");
   }
-  return std::unique_ptr<NatsConnection>(new NatsConnection(nc, js));
+  return std::unique_ptr<NatsConnection>(
+      new NatsConnection(nc, js, timeout_ms));
 }
 
 bool NatsConnection::connected() const {

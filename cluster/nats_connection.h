@@ -26,16 +26,20 @@ class NatsConnection {
   NatsConnection& operator=(const NatsConnection&) = delete;
 
   jsCtx* js() const { return js_; }
+  // How long a request waits (Connect's `timeout_ms`).
+  int64_t timeout_ms() const { return timeout_ms_; }
   // Whether the client is connected to a server now (not reconnecting,
   // closed or draining).
   bool connected() const;
   natsConnection* connection() const { return nc_; }
 
  private:
-  NatsConnection(natsConnection* nc, jsCtx* js) : nc_(nc), js_(js) {}
+  NatsConnection(natsConnection* nc, jsCtx* js, int64_t timeout_ms)
+      : nc_(nc), js_(js), timeout_ms_(timeout_ms) {}
 
   natsConnection* nc_;
   jsCtx* js_;
+  int64_t timeout_ms_;
 };
 
 }  // namespace goodput::cluster

@@ -21,7 +21,8 @@ absl::StatusOr<std::unique_ptr<NatsLeaseStore>> NatsLeaseStore::Open(
   if (s != NATS_OK) {
     return FromNats(s, absl::StrCat("create KV bucket ", bucket));
   }
-  return std::unique_ptr<NatsLeaseStore>(new NatsLeaseStore(kv));
+  return std::unique_ptr<NatsLeaseStore>(
+      new NatsLeaseStore(kv, nats->timeout_ms()));
 }
 
 NatsLeaseStore::~NatsLeaseStore() { kvStore_Destroy(kv_); }
@@ -78,7 +79,14 @@ absl::Status NatsLeaseStore::Delete(absl::string_view key) {
 
 absl::StatusOr<std::vector<std::string>> NatsLeaseStore::Keys() {
   kvKeysList list;
-  natsStatus s = kvStore_Keys(&list, kv_, nullptr);
+  // Without a timeout the C client waits for ever for the listing's end,
+  // which never comes if the connection drops meanwhile: the lease round
+  // (and with it the "NATS unreachable" log line) would hang until NATS
+  // returns.
+  kvWatchOptions options;
+  kvWatchOptions_Init(&options);
+  options.Timeout = timeout_ms_;
+  natsStatus s = kvStore_Keys(&list, kv_, &options);
   if (s == NATS_NOT_FOUND) return std::vector<std::string>();
   if (s != NATS_OK) return FromNats(s, "list keys");
   std::vector<std::string> keys(list.Keys, list.Keys + list.Count);

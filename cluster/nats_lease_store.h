@@ -33,9 +33,11 @@ class NatsLeaseStore : public LeaseStore {
   absl::StatusOr<std::vector<std::string>> Keys() override;
 
  private:
-  explicit NatsLeaseStore(kvStore* kv) : kv_(kv) {}
+  NatsLeaseStore(kvStore* kv, int64_t timeout_ms)
+      : kv_(kv), timeout_ms_(timeout_ms) {}
 
   kvStore* kv_;
+  int64_t timeout_ms_;  // Keys' wait (the C client's default: for ever)
 };
 
 }  // namespace goodput::cluster

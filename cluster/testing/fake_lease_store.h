@@ -1,6 +1,7 @@
 // FakeLeaseStore: an in-memory LeaseStore whose keys expire `ttl_ns` after
 // their last write by the given clock, like a JetStream KV bucket with a
-// TTL; `set_unavailable` makes every call fail as a lost connection does.
+// TTL; `set_unavailable` makes every call fail as a lost connection does
+// (`set_unavailable_after`: from the n-th next call on).
 // Thread-safe.
 #ifndef GOODPUT_CLUSTER_TESTING_FAKE_LEASE_STORE_H_
 #define GOODPUT_CLUSTER_TESTING_FAKE_LEASE_STORE_H_
@@ -25,7 +26,7 @@ class FakeLeaseStore : public LeaseStore {
   absl::StatusOr<uint64_t> Create(absl::string_view key,
                                   absl::string_view value) override {
     absl::MutexLock lock(&mu_);
-    if (unavailable_) return Down();
+    if (Refuse()) return Down();
     if (Live(key) != nullptr) {
       return absl::AlreadyExistsError(absl::StrCat("key ", key, " exists"));
     }
@@ -35,7 +36,7 @@ class FakeLeaseStore : public LeaseStore {
                                   absl::string_view value,
                                   uint64_t revision) override {
     absl::MutexLock lock(&mu_);
-    if (unavailable_) return Down();
+    if (Refuse()) return Down();
     const Entry* e = Live(key);
     if (e == nullptr || e->revision != revision) {
       return absl::FailedPreconditionError(
@@ -45,20 +46,20 @@ class FakeLeaseStore : public LeaseStore {
   }
   absl::StatusOr<LeaseEntry> Get(absl::string_view key) override {
     absl::MutexLock lock(&mu_);
-    if (unavailable_) return Down();
+    if (Refuse()) return Down();
     const Entry* e = Live(key);
     if (e == nullptr) return absl::NotFoundError(std::string(key));
     return LeaseEntry{e->value, e->revision};
   }
   absl::Status Delete(absl::string_view key) override {
     absl::MutexLock lock(&mu_);
-    if (unavailable_) return Down();
+    if (Refuse()) return Down();
     entries_.erase(std::string(key));
     return absl::OkStatus();
   }
   absl::StatusOr<std::vector<std::string>> Keys() override {
     absl::MutexLock lock(&mu_);
-    if (unavailable_) return Down();
+    if (Refuse()) return Down();
     std::vector<std::string> keys;
     for (const auto& [key, e] : entries_) {
       if (Live(key) != nullptr) keys.push_back(key);
@@ -70,6 +71,16 @@ class FakeLeaseStore : public LeaseStore {
     absl::MutexLock lock(&mu_);
     unavailable_ = down;
   }
+  // Goes down after `calls` more calls (a connection lost mid-round).
+  void set_unavailable_after(int64_t calls) {
+    absl::MutexLock lock(&mu_);
+    down_after_ = calls;
+  }
+  // Calls refused as unavailable so far.
+  int64_t refused() {
+    absl::MutexLock lock(&mu_);
+    return refused_;
+  }
 
  private:
   struct Entry {
@@ -78,6 +89,11 @@ class FakeLeaseStore : public LeaseStore {
     int64_t written_ns = 0;
   };
 
+  bool Refuse() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (down_after_ >= 0 && down_after_-- == 0) unavailable_ = true;
+    if (unavailable_) ++refused_;
+    return unavailable_;
+  }
   static absl::Status Down() {
     return absl::UnavailableError("fake lease store: unavailable");
   }
@@ -100,6 +116,8 @@ class FakeLeaseStore : public LeaseStore {
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   uint64_t revision_ ABSL_GUARDED_BY(mu_) = 0;
   bool unavailable_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t down_after_ ABSL_GUARDED_BY(mu_) = -1;  // -1: never
+  int64_t refused_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace goodput::cluster
