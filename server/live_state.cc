@@ -244,9 +244,7 @@ void LiveState::TakeShared(
     const v1::Event& e,
     std::vector<std::pair<const std::string*, LiveJob*>>* touched) {
   const int64_t t = core::EventTimeNanos(e);
-  const int64_t until =
-      e.exclusion().until().seconds() * core::kNanosPerSecond +
-      e.exclusion().until().nanos();
+  const int64_t until = SharedExclusions::UntilNanos(e);
   KeepShared(e, last_batch_id_);
   for (auto& [id, job] : jobs_) {
     if (job.ended_ns && *job.ended_ns <= t) continue;  // ended before it
@@ -293,9 +291,7 @@ void LiveState::ReviveCovered(
     const v1::Event& e,
     std::vector<std::pair<const std::string*, LiveJob*>>* touched) {
   const int64_t t = core::EventTimeNanos(e);
-  const int64_t until =
-      e.exclusion().until().seconds() * core::kNanosPerSecond +
-      e.exclusion().until().nanos();
+  const int64_t until = SharedExclusions::UntilNanos(e);
   absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
       EvictedSnapshots();
   if (!evicted.ok()) {

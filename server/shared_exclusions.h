@@ -79,13 +79,15 @@ class SharedExclusions {
 
   bool empty() const { return entries_.empty(); }
 
+  // The end of exclusion `e` (its `until`) in nanoseconds.
+  static int64_t UntilNanos(const v1::Event& e);
+
  private:
   struct Entry {
     int64_t start_ns, until_ns;
     uint64_t batch;
     v1::Event event;
   };
-  static int64_t UntilNanos(const v1::Event& e);
   static const core::JobTracker& Live(const core::JobTracker& t) { return t; }
   // Whether an event other than an exclusion was applied (the cursor moves
   // only with those; event times are after the epoch).
