@@ -156,7 +156,10 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
       continue;
     }
     events.clear();
-    absl::Status s = reader->Read(it->through_batch(), through_batch_, &events);
+    // Batches of only later events change neither the fit (they sort after
+    // the state's last applied event) nor the answer.
+    absl::Status s = reader->ReadUntil(it->through_batch(), through_batch_,
+                                       as_of_ns, &events);
     if (!s.ok()) return s;
     hosts = {it->hosts().begin(), it->hosts().end()};
     if (!StateFits(*it, events) || (!it->hosts_kept() && !shared_.empty()) ||
@@ -178,7 +181,7 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
   if (!tracker) {
     events.clear();
     hosts.clear();
-    absl::Status s = reader->Read(0, through_batch_, &events);
+    absl::Status s = reader->ReadUntil(0, through_batch_, as_of_ns, &events);
     if (!s.ok()) return s;
   }
   stats_.events_read += static_cast<int64_t>(events.size());
@@ -214,7 +217,8 @@ absl::StatusOr<bool> StoreReplay::BegunBy(
   // The record's first event is after the as-of; an event stored after it
   // could still be earlier.
   std::vector<v1::Event> tail;
-  absl::Status s = reader->Read(newest->through_batch(), through_batch_, &tail);
+  absl::Status s = reader->ReadUntil(newest->through_batch(), through_batch_,
+                                     as_of_ns, &tail);
   if (!s.ok()) return s;
   for (const v1::Event& e : tail) {
     if (core::EventTimeNanos(e) <= as_of_ns) return true;

@@ -40,6 +40,16 @@ class JobEventsReader {
   virtual ~JobEventsReader() = default;
   virtual absl::Status Read(uint64_t after_batch, uint64_t through_batch,
                             std::vector<v1::Event>* out) = 0;
+  // Like Read, but may leave out a stored batch of the job whose events are
+  // all later than `until_ns` (a question as of `until_ns` ignores them):
+  // what it appends is a superset of Read's events at or before `until_ns`,
+  // in the same order. The default reads everything.
+  virtual absl::Status ReadUntil(uint64_t after_batch, uint64_t through_batch,
+                                 int64_t until_ns,
+                                 std::vector<v1::Event>* out) {
+    (void)until_ns;
+    return Read(after_batch, through_batch, out);
+  }
 };
 
 // The durable store of acknowledged events behind goodputd (layout in
@@ -67,6 +77,16 @@ class EventStore {
   virtual absl::Status ReadJob(const std::string& job_id, uint64_t after_batch,
                                uint64_t through_batch,
                                std::vector<v1::Event>* out) = 0;
+  // ReadJob, but may leave out batches whose events of the job are all
+  // later than `until_ns` (JobEventsReader::ReadUntil's contract). The
+  // default reads everything.
+  virtual absl::Status ReadJobUntil(const std::string& job_id,
+                                    uint64_t after_batch,
+                                    uint64_t through_batch, int64_t until_ns,
+                                    std::vector<v1::Event>* out) {
+    (void)until_ns;
+    return ReadJob(job_id, after_batch, through_batch, out);
+  }
 
   // Calls `visit` with the id of every job that has stored events, in key
   // order, without reading them; stops at the first error and returns it.

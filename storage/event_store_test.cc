@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "core/event_order.h"
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -300,6 +302,55 @@ TEST_P(EventStoreTest, ScanJobsForRestoreGivesEachJobItsStatesAndEvents) {
   EXPECT_EQ(seen, (std::vector<std::string>{"x:1:1:3", "y:1:0:1"}));
 }
 
+// The step numbers of `job`'s events that ReadUntil(0, through, until)
+// gives, in order, through ScanJobsForRestore's reader.
+std::vector<int64_t> StepsUntil(EventStore* store, const std::string& job,
+                                uint64_t through, int64_t until_ns) {
+  std::vector<int64_t> steps;
+  EXPECT_TRUE(
+      store
+          ->ScanJobsForRestore([&](const std::string& id,
+                                   std::vector<internal::v1::StoredJobState>*,
+                                   JobEventsReader* events) {
+            if (id != job) return absl::OkStatus();
+            std::vector<v1::Event> read;
+            absl::Status s = events->ReadUntil(0, through, until_ns, &read);
+            for (const v1::Event& e : read) {
+              steps.push_back(e.step().step());
+            }
+            return s;
+          })
+          .ok());
+  return steps;
+}
+
+int64_t TimeOf(const std::string& hms) {
+  return core::EventTimeNanos(
+      ParseEvents(Timeline(hms + " {\"step\":{}}")).at(0));
+}
+
+// A question as of 10:00:02 needs every event at or before it, in batch
+// order; RocksDB leaves out the batch whose events are all later without
+// parsing it (the memory store may read everything).
+TEST_P(EventStoreTest, ReadUntilKeepsEveryEventAtOrBeforeItInOrder) {
+  Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
+  Write("a", 2, R"(
+10:00:05 {"job_id":"x","step":{"step":2}}
+10:00:01 {"job_id":"x","step":{"step":3}}
+)");
+  Write("a", 3, "10:00:09 {\"job_id\":\"x\",\"step\":{\"step\":4}}");
+  Write("a", 4, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":5}}");
+  const std::vector<int64_t> read =
+      StepsUntil(store_.get(), "x", 4, TimeOf("10:00:02"));
+  std::vector<int64_t> kept;  // what a question as of 10:00:02 uses
+  std::copy_if(read.begin(), read.end(), std::back_inserter(kept),
+               [](int64_t step) { return step != 2 && step != 4; });
+  EXPECT_EQ(kept, (std::vector<int64_t>{1, 3, 5}));
+  if (rocks()) EXPECT_EQ(read, (std::vector<int64_t>{1, 2, 3, 5}));
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 4, TimeOf("10:00:09")),
+            (std::vector<int64_t>{1, 2, 3, 4, 5}));
+}
+
 // An interleaved fleet: every batch holds one step of every job, the jobs
 // in a different order each time, so each job's keys (job_events,
 // job_heads, job_states) go into the memtable between other jobs' keys.
@@ -540,6 +591,46 @@ TEST_F(RocksDbStoreTest, ALayoutTwoStoreOpensAsLayoutThree) {
   EXPECT_EQ(RawLayout(dir_), "3");
   Reopen();
   EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
+}
+
+// A job_events value written before StoredJobEvents.min_event_ns (events
+// only) is read whole by ReadUntil, whatever its events' times.
+TEST_F(RocksDbStoreTest, AValueWithoutItsEarliestTimeIsReadWhole) {
+  Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
+  Write("a", 2, "10:00:09 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 2, TimeOf("10:00:01")),
+            (std::vector<int64_t>{1}));
+  store_.reset();
+  {
+    std::vector<std::string> names;
+    ASSERT_TRUE(
+        rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_, &names)
+            .ok());
+    std::vector<rocksdb::ColumnFamilyDescriptor> families;
+    for (const std::string& n : names) {
+      families.emplace_back(n, rocksdb::ColumnFamilyOptions());
+    }
+    rocksdb::DB* raw = nullptr;
+    std::vector<rocksdb::ColumnFamilyHandle*> h;
+    ASSERT_TRUE(
+        rocksdb::DB::Open(rocksdb::DBOptions(), dir_, families, &h, &raw).ok());
+    const size_t job_events = static_cast<size_t>(
+        std::find(names.begin(), names.end(), "job_events") - names.begin());
+    ASSERT_LT(job_events, names.size());
+    internal::v1::StoredJobEvents old;
+    *old.add_events() = ParseEvents(
+        Timeline("10:00:09 {\"job_id\":\"x\",\"step\":{\"step\":2}}"))[0];
+    ASSERT_TRUE(raw->Put({}, h[job_events],
+                         std::string("\0\0\0\x01x\0\0\0\0\0\0\0\x02", 13),
+                         old.SerializeAsString())
+                    .ok());
+    for (auto* handle : h)
+      ASSERT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
+    delete raw;
+  }
+  Reopen();
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 2, TimeOf("10:00:01")),
+            (std::vector<int64_t>{1, 2}));
 }
 
 TEST_F(RocksDbStoreTest, OpenFailureIsAStatus) {

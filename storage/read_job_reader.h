@@ -20,6 +20,12 @@ class ReadJobReader : public JobEventsReader {
                     std::vector<v1::Event>* out) override {
     return store_->ReadJob(job_id_, after_batch, through_batch, out);
   }
+  absl::Status ReadUntil(uint64_t after_batch, uint64_t through_batch,
+                         int64_t until_ns,
+                         std::vector<v1::Event>* out) override {
+    return store_->ReadJobUntil(job_id_, after_batch, through_batch, until_ns,
+                                out);
+  }
 
  private:
   EventStore* store_;

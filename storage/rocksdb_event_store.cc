@@ -107,12 +107,24 @@ std::string EncodeStoredBatch(const BatchWrite& batch, uint32_t job_events) {
   return out;
 }
 
-// The events of `events` at `order` as a StoredJobEvents record.
+// The tag of StoredJobEvents.min_event_ns (a varint), which a job_events
+// value starts with since it was added.
+constexpr uint32_t kMinEventNsTag =
+    internal::v1::StoredJobEvents::kMinEventNsFieldNumber << 3;
+
+// The events of `events` at `order` as a StoredJobEvents record, its
+// min_event_ns first.
 std::string EncodeJobEvents(const std::vector<const v1::Event*>& events) {
+  int64_t min_ns = std::numeric_limits<int64_t>::max();
+  for (const v1::Event* e : events) {
+    min_ns = std::min(min_ns, TimestampToNanos(e->time()));
+  }
   std::string out;
   {  // the stream gives back its unused bytes when it goes
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.WriteTag(kMinEventNsTag);
+    coded.WriteVarint64(static_cast<uint64_t>(min_ns));
     for (const v1::Event* e : events) {
       WriteEvent(internal::v1::StoredJobEvents::kEventsFieldNumber, *e, &coded);
     }
@@ -154,6 +166,20 @@ uint32_t PutJobEvents(
   return static_cast<uint32_t>(by_job.size());
 }
 
+// The min_event_ns a job_events value starts with, without parsing its
+// events; the smallest int64 for a value written before the field (which
+// must then be read whole).
+int64_t MinEventNs(const rocksdb::Slice& value) {
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(value.data()),
+      static_cast<int>(value.size()));
+  uint64_t min_ns = 0;
+  if (in.ReadTag() != kMinEventNsTag || !in.ReadVarint64(&min_ns)) {
+    return std::numeric_limits<int64_t>::min();
+  }
+  return static_cast<int64_t>(min_ns);
+}
+
 // JobEventsReader on an iterator of job_events (ReadJob's own, or one shared
 // by a whole pass): seeks inside the job's key range.
 class IteratorJobReader : public JobEventsReader {
@@ -163,6 +189,13 @@ class IteratorJobReader : public JobEventsReader {
       : it_(it), prefix_(prefix), last_batch_(last_batch) {}
   absl::Status Read(uint64_t after_batch, uint64_t through_batch,
                     std::vector<v1::Event>* out) override {
+    return ReadUntil(after_batch, through_batch,
+                     std::numeric_limits<int64_t>::max(), out);
+  }
+
+  absl::Status ReadUntil(uint64_t after_batch, uint64_t through_batch,
+                         int64_t until_ns,
+                         std::vector<v1::Event>* out) override {
     // Nothing after the job's newest batch: no seek at all.
     if (after_batch >= std::min(through_batch, last_batch_)) {
       return absl::OkStatus();
@@ -172,6 +205,7 @@ class IteratorJobReader : public JobEventsReader {
          it_->Valid() && it_->key().starts_with(prefix_); it_->Next()) {
       const uint64_t id = GetBigEndian(it_->key().data() + prefix_.size(), 8);
       if (id > through_batch) break;
+      if (MinEventNs(it_->value()) > until_ns) continue;  // all later
       if (!stored.ParseFromArray(it_->value().data(),
                                  static_cast<int>(it_->value().size()))) {
         return absl::DataLossError(absl::StrCat("rocksdb job_events: batch ",
@@ -517,12 +551,21 @@ absl::Status RocksDbEventStore::ReadJob(const std::string& job_id,
                                         uint64_t after_batch,
                                         uint64_t through_batch,
                                         std::vector<v1::Event>* out) {
+  return ReadJobUntil(job_id, after_batch, through_batch,
+                      std::numeric_limits<int64_t>::max(), out);
+}
+
+absl::Status RocksDbEventStore::ReadJobUntil(const std::string& job_id,
+                                             uint64_t after_batch,
+                                             uint64_t through_batch,
+                                             int64_t until_ns,
+                                             std::vector<v1::Event>* out) {
   const std::string prefix = JobPrefix(job_id);
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobEvents]));
   IteratorJobReader reader(it.get(), prefix,
                            std::numeric_limits<uint64_t>::max());
-  return reader.Read(after_batch, through_batch, out);
+  return reader.ReadUntil(after_batch, through_batch, until_ns, out);
 }
 
 absl::Status RocksDbEventStore::ListJobs(const JobVisitor& visit) {

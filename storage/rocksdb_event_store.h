@@ -61,6 +61,9 @@ class RocksDbEventStore : public EventStore {
   absl::Status ReadJob(const std::string& job_id, uint64_t after_batch,
                        uint64_t through_batch,
                        std::vector<v1::Event>* out) override;
+  absl::Status ReadJobUntil(const std::string& job_id, uint64_t after_batch,
+                            uint64_t through_batch, int64_t until_ns,
+                            std::vector<v1::Event>* out) override;
   absl::Status ListJobs(const JobVisitor& visit) override;
   absl::Status ScanHeartbeats(const BatchVisitor& visit) override;
   absl::Status ScanJobsForRestore(const RestoreVisitor& visit) override;
