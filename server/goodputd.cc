@@ -211,15 +211,20 @@ absl::Status Goodputd::StartGrpc() {
 }
 
 void Goodputd::StartReaper() {
-  if (options_.stream_idle_timeout_ns <= 0) return;
-  // Checks a few times per timeout (at most every 5 s), in real time; what
-  // counts as idle is measured on the clock.
+  // Checks a few times per idle timeout (at most every second), in real
+  // time; what counts as idle is measured on the clock. Each round also
+  // drains rebuilds that late events queued, up to kDrainPerRound stored
+  // events (a few tens of ms under the ingest lock).
+  constexpr int64_t kDrainPerRound = 20000;
+  const int64_t idle_ns = options_.stream_idle_timeout_ns;
   const absl::Duration every =
-      std::clamp(absl::Nanoseconds(options_.stream_idle_timeout_ns) / 4,
-                 absl::Milliseconds(10), absl::Seconds(5));
-  reaper_ = std::thread([this, every] {
+      idle_ns <= 0 ? absl::Seconds(1)
+                   : std::clamp(absl::Nanoseconds(idle_ns) / 4,
+                                absl::Milliseconds(10), absl::Seconds(1));
+  reaper_ = std::thread([this, every, idle_ns] {
     while (!stop_reaper_.WaitForNotificationWithTimeout(every)) {
-      streams_->CancelIdle();
+      if (idle_ns > 0) streams_->CancelIdle();
+      ingestor_->DrainRebuilds(kDrainPerRound);
     }
   });
 }

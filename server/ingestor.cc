@@ -56,6 +56,11 @@ absl::Status Ingestor::EvictEndedJobs() {
   return EvictLocked();
 }
 
+int64_t Ingestor::DrainRebuilds(int64_t budget) {
+  absl::MutexLock lock(&mu_);
+  return live_->DrainRebuilds(budget);
+}
+
 absl::Status Ingestor::EvictLocked() {
   if (!grace_ns_) return absl::OkStatus();
   next_eviction_ns_ =

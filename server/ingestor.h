@@ -93,6 +93,11 @@ class Ingestor {
   void set_ended_job_grace(std::optional<int64_t> grace_ns);
   // Evicts the jobs due now (no-op without a grace).
   absl::Status EvictEndedJobs();
+  // Rebuilds jobs queued by late events, reading up to about `budget`
+  // stored events (LiveState::DrainRebuilds), under the ingest lock;
+  // returns the jobs still queued. goodputd calls it every second, so a
+  // quiet fleet's rebuilds do not wait for ingest to earn them credit.
+  int64_t DrainRebuilds(int64_t budget);
 
   // Ingests one batch. An error means nothing was stored (the agent
   // retries; InvalidArgument for a batch without agent_id or sequence);

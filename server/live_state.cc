@@ -133,18 +133,19 @@ void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
     if (job->ended_ns) MarkSnapshotDue(*job_id, job);
     NoteTaken(job_id, job);
   }
-  // Credit for rebuilds: the events this batch carried. A rebuild reads
-  // about as many stored events as its cost, so queued rebuilds take at
+  // Credit for rebuilds: the events this batch carried. A rebuild's cost
+  // is about kRebuildReadWeight ingested events per stored event it reads
+  // (BENCHMARKS.md section 17, the late storm), so queued rebuilds take at
   // most about half of ingest's time.
   rebuild_credit_ =
       rebuild_queue_.empty()
           ? 0
           : rebuild_credit_ + static_cast<int64_t>(events->size());
-  RunRebuilds(&rebuild_credit_);
+  RunRebuilds(&rebuild_credit_, kRebuildReadWeight);
   if (capacity_stale_) RebuildCapacity();
 }
 
-void LiveState::RunRebuilds(int64_t* credit) {
+void LiveState::RunRebuilds(int64_t* credit, int64_t weight) {
   while (!rebuild_queue_.empty() && *credit > 0) {
     const int64_t read_before = stats_.restored_events;
     const std::string job_id = std::move(rebuild_queue_.front());
@@ -155,13 +156,19 @@ void LiveState::RunRebuilds(int64_t* credit) {
     --stats_.rebuilds_pending;
     Rebuild(it->first, last_batch_id_, &it->second);
     NoteTaken(&it->first, &it->second);
-    *credit -= std::max<int64_t>(1, stats_.restored_events - read_before);
+    *credit -=
+        weight * std::max<int64_t>(1, stats_.restored_events - read_before);
   }
 }
 
 void LiveState::FinishRebuilds() {
   int64_t unlimited = std::numeric_limits<int64_t>::max();
-  RunRebuilds(&unlimited);
+  RunRebuilds(&unlimited, 1);
+}
+
+int64_t LiveState::DrainRebuilds(int64_t budget) {
+  RunRebuilds(&budget, 1);
+  return stats_.rebuilds_pending;
 }
 
 void LiveState::MarkSnapshotDue(const std::string& job_id, LiveJob* job) {

@@ -97,13 +97,21 @@ class LiveState {
   // store (which holds the event): it waits in a queue, taking no events
   // into memory (they are read back from the store), so that several late
   // batches of one job cost one rebuild. Each batch earns a credit of the
-  // events it carried, and queued jobs are rebuilt while the credit lasts
-  // (each taking the stored events it read), so a storm of late events
-  // slows the rest of ingest by about half at most. Moves from `*events`.
+  // events it carried, and queued jobs are rebuilt while the credit lasts,
+  // each taking kRebuildReadWeight per stored event it read (a stored event
+  // read back and applied costs about that many ingested ones), so a storm
+  // of late events slows the rest of ingest by about half at most. Moves
+  // from `*events`.
   void ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events);
+  static constexpr int64_t kRebuildReadWeight = 4;
 
   // Rebuilds every queued job now (reports and snapshots need them exact).
   void FinishRebuilds();
+  // Rebuilds queued jobs while `budget` (stored events to read) lasts, the
+  // last one possibly past it: the server's idle-time drain, so that a
+  // quiet fleet's rebuilds do not wait for ingest credit. Returns the jobs
+  // still queued.
+  int64_t DrainRebuilds(int64_t budget);
 
   // --- Restart recovery (live_state_recovery.cc), on a fresh LiveState:
   // LoadSnapshots, then Recover. The reports then equal those after
@@ -417,9 +425,9 @@ class LiveState {
   void MarkSnapshotDue(const std::string& job_id, LiveJob* job);
   uint64_t last_batch_id_ = 0;  // the newest stored batch
   int64_t rebuild_credit_ = 0;  // stored events rebuilds may read now
-  // Rebuilds queued jobs while `*credit` > 0, taking the stored events each
-  // read from it.
-  void RunRebuilds(int64_t* credit);
+  // Rebuilds queued jobs while `*credit` > 0, taking `weight` times the
+  // stored events each read from it.
+  void RunRebuilds(int64_t* credit, int64_t weight);
   int64_t applied_through_ns_ = 0;
   Stats stats_;
 };

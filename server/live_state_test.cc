@@ -11,6 +11,7 @@
 
 #include "core/testing/expect.h"
 #include "core/testing/timeline.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "storage/memory_event_store.h"
@@ -114,6 +115,45 @@ TEST_F(LiveStateTest, LateEventsAreRebuiltFromTheStoreWithinTheirCredit) {
   live_.FinishRebuilds();
   EXPECT_EQ(live_.stats().late_rebuilds, 2);
   EXPECT_EQ(live_.stats().rebuilds_pending, 0);
+  ExpectEqualsReplay("2026-11-22T10:20:00Z");
+}
+
+// Hand-computed: the late batch earns 2; the first rebuild reads its job's
+// 5 stored events at weight 4, so the credit is 2 - 20 = -18. Eighteen
+// fresh events bring it to 0 (the second job still waits); one more to 1.
+TEST_F(LiveStateTest, ARebuildCostsFourIngestedEventsPerStoredEventRead) {
+  ApplyTwoJobsThenALateStepOfEach("");
+  ASSERT_EQ(live_.stats().restored_events, 5);
+  ASSERT_EQ(live_.stats().rebuilds_pending, 1);
+  std::string fresh;
+  for (int i = 0; i < 18; ++i) {
+    fresh += absl::StrCat("10:11:", 10 + i,
+                          " {\"job_id\":\"n\",\"step\":{\"step\":", i,
+                          "}}\n");
+  }
+  Apply(Events(fresh));
+  EXPECT_EQ(live_.stats().rebuilds_pending, 1);
+  Apply(Events("10:11:30 {\"job_id\":\"n\",\"step\":{\"step\":18}}"));
+  EXPECT_EQ(live_.stats().rebuilds_pending, 0);
+  EXPECT_EQ(live_.stats().late_rebuilds, 2);
+  ExpectEqualsReplay("2026-11-22T10:20:00Z");
+}
+
+// The idle-time drain rebuilds while its budget (stored events) lasts.
+TEST_F(LiveStateTest, DrainRebuildsSpendsItsBudgetWithoutIngest) {
+  ApplyTwoJobsThenALateStepOfEach(R"(
+10:00:00 {"job_id":"m","started":{}}
+10:10:10 {"job_id":"m","step":{"step":4}}
+10:10:20 {"job_id":"m","step":{"step":5}}
+)");
+  // The credit is 2 - 4 x 5 = -18 after the first rebuild: m's late step
+  // (1 more) leaves it queued beside the second job.
+  Apply(Events("10:05:00 {\"job_id\":\"m\",\"step\":{\"step\":2}}"));
+  ASSERT_EQ(live_.stats().rebuilds_pending, 2);
+  EXPECT_EQ(live_.DrainRebuilds(0), 2);  // no budget: nothing
+  EXPECT_EQ(live_.DrainRebuilds(1), 1);  // one job (5 or 4 events) spends it
+  EXPECT_EQ(live_.DrainRebuilds(5), 0);
+  EXPECT_EQ(live_.stats().late_rebuilds, 3);
   ExpectEqualsReplay("2026-11-22T10:20:00Z");
 }
 
