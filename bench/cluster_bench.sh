@@ -14,7 +14,9 @@
 #       3s) share the load; once both applied their share, the second is
 #       killed with SIGKILL and the time until the first applied every
 #       event (its share replayed from the log: no partition snapshots yet)
-#       is printed, with the events it replayed.
+#       is printed, with the events it replayed. With PERF_DATA=FILE, the
+#       survivor is profiled (`perf record -g`) from the kill until it
+#       applied everything.
 set -euo pipefail
 build=${1:?usage: cluster_bench.sh BUILD ingest|takeover [JOBS STEPS]}
 mode=${2:?usage: cluster_bench.sh BUILD ingest|takeover [JOBS STEPS]}
@@ -132,7 +134,7 @@ case "$mode" in
     start_nats
     start_goodputd a --cluster="$nats_urls" --cluster_id=bench-a \
       --cluster_partitions=8 --cluster_lease_ttl=3s
-    aport=$gport; amport=$mport
+    apid=$last_pid; aport=$gport; amport=$mport
     start_goodputd b --cluster="$nats_urls" --cluster_id=bench-b \
       --cluster_partitions=8 --cluster_lease_ttl=3s
     bpid=$last_pid; bmport=$mport
@@ -153,13 +155,28 @@ case "$mode" in
     a_before=$(accepted "$amport" | cut -d. -f1)
     b_applied=$(accepted "$bmport" | cut -d. -f1)
     echo "applied before the kill: a $a_before, b $b_applied"
+    if [[ -n "${PERF_DATA:-}" ]]; then
+      perf record -g -o "$PERF_DATA" -p "$apid" > "$work/perf.log" 2>&1 &
+      perf_pid=$!
+      sleep 1  # perf attached
+    fi
     t0=$(now)
     kill -9 "$bpid"
+    for _ in $(seq 1 6000); do  # b's leases expired and a took them
+      [[ $(metric "$amport" goodput_cluster_partitions_held) == 8 ]] && break
+      sleep 0.05
+    done
+    th=$(now)
     wait_accepted "$amport" "$(( a_before + b_applied ))"
     t1=$(now)
+    if [[ -n "${PERF_DATA:-}" ]]; then
+      kill -INT "$perf_pid"; wait "$perf_pid" || true
+    fi
     held=$(metric "$amport" goodput_cluster_partitions_held)
     echo "takeover: a applied b's $b_applied events (a holds $held) " \
-      "$(echo "$t1 - $t0" | bc) s after kill -9 (lease TTL 3 s)"
+      "$(echo "$t1 - $t0" | bc) s after kill -9 (lease TTL 3 s): a held" \
+      "all 8 partitions after $(echo "$th - $t0" | bc) s, caught up" \
+      "$(echo "$t1 - $th" | bc) s later"
     ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac

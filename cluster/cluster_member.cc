@@ -15,8 +15,9 @@ absl::Status ClusterMember::TickLeases() {
   return status;
 }
 
-absl::StatusOr<int64_t> ClusterMember::Pump(int max_per_partition,
-                                            int64_t timeout_ms) {
+absl::StatusOr<int64_t> ClusterMember::Pump(
+    int max_per_partition, int64_t timeout_ms,
+    const std::function<bool()>& out_of_time) {
   absl::StatusOr<int64_t> heartbeats =
       PumpHeartbeats(max_per_partition, timeout_ms);
   if (!heartbeats.ok()) return heartbeats.status();
@@ -26,21 +27,39 @@ absl::StatusOr<int64_t> ClusterMember::Pump(int max_per_partition,
       if (absl::Status s = Open(p); !s.ok()) return s;  // e.g. after an error
     }
   }
-  for (auto it = readers_.begin(); it != readers_.end();) {
-    if (!leases_->Holds(it->first)) {  // lapsed: stop before anyone else
-      it = readers_.erase(it);
-      continue;
+  const std::vector<int32_t> order = PumpOrder();
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i > 0 && out_of_time && out_of_time()) {
+      next_partition_ = order[i];
+      break;
     }
-    absl::StatusOr<int64_t> n =
-        PumpOne(it->first, it->second.get(), max_per_partition, timeout_ms);
-    if (!n.ok()) {
-      it = readers_.erase(it);  // reopened from the last applied next time
-      continue;
-    }
-    applied += *n;
-    ++it;
+    applied += PumpPartition(order[i], max_per_partition, timeout_ms);
   }
   return applied;
+}
+
+std::vector<int32_t> ClusterMember::PumpOrder() const {
+  std::vector<int32_t> order;
+  const auto from = readers_.lower_bound(next_partition_);
+  for (auto it = from; it != readers_.end(); ++it) order.push_back(it->first);
+  for (auto it = readers_.begin(); it != from; ++it) order.push_back(it->first);
+  return order;
+}
+
+int64_t ClusterMember::PumpPartition(int32_t partition, int max,
+                                     int64_t timeout_ms) {
+  auto it = readers_.find(partition);
+  if (!leases_->Holds(partition)) {  // lapsed: stop before anyone else
+    readers_.erase(it);
+    return 0;
+  }
+  absl::StatusOr<int64_t> n =
+      PumpOne(partition, it->second.get(), max, timeout_ms);
+  if (!n.ok()) {
+    readers_.erase(it);  // reopened from the last applied next time
+    return 0;
+  }
+  return *n;
 }
 
 std::vector<int32_t> ClusterMember::Applying() const {
@@ -86,18 +105,17 @@ absl::StatusOr<int64_t> ClusterMember::PumpOne(int32_t partition,
   absl::StatusOr<std::vector<LogMessage>> messages =
       reader->Next(max, timeout_ms);
   if (!messages.ok()) return messages.status();
-  int64_t applied = 0;
-  for (const LogMessage& m : *messages) {
-    v1::Batch batch;
-    if (!batch.ParseFromString(m.data)) {
+  if (messages->empty()) return 0;
+  std::vector<SequencedBatch> run(messages->size());
+  for (size_t i = 0; i < run.size(); ++i) {
+    run[i].sequence = (*messages)[i].sequence;
+    if (!run[i].batch.ParseFromString((*messages)[i].data)) {
       ++unparsable_;
-      batch.Clear();  // recorded as applied with no events: skipped once
+      run[i].batch.Clear();  // recorded as applied with no events: skipped
     }
-    absl::Status s = sink_->Apply(partition, m.sequence, batch);
-    if (!s.ok()) return s;
-    ++applied;
   }
-  return applied;
+  if (absl::Status s = sink_->ApplyAll(partition, &run); !s.ok()) return s;
+  return static_cast<int64_t>(run.size());
 }
 
 }  // namespace goodput::cluster

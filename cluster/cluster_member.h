@@ -3,8 +3,10 @@
 // and opens a log reader for each partition it acquired, from the sink's
 // last applied sequence + 1 (so a takeover reads only what this instance
 // has not applied), and closes the readers of partitions it released. Pump
-// feeds the held partitions' next messages to the sink in log order; it
-// stops applying a partition the moment its lease is no longer held. Every
+// feeds the held partitions' next messages to the sink in log order, each
+// partition's fetched messages as one run (PartitionSink::ApplyAll); it
+// stops applying a partition the moment its lease is no longer held, and a
+// pump that runs out of time goes on with the next partition next time. Every
 // member also applies every heartbeat message (kHeartbeatPartition), which
 // needs no lease: each instance's capacity covers every host.
 //
@@ -16,6 +18,7 @@
 #define GOODPUT_CLUSTER_CLUSTER_MEMBER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -40,9 +43,13 @@ class ClusterMember {
   // held keep being applied until they lapse).
   absl::Status TickLeases();
   // Applies up to `max_per_partition` messages of each held partition,
-  // waiting up to `timeout_ms` per partition for the first; returns how
-  // many were applied.
-  absl::StatusOr<int64_t> Pump(int max_per_partition, int64_t timeout_ms);
+  // waiting up to `timeout_ms` per partition for the first (a partition
+  // behind returns what the log holds at once); returns how many were
+  // applied. Once `out_of_time` (if set) says so, no further partition is
+  // started: the next Pump starts with the first one this one left out.
+  absl::StatusOr<int64_t> Pump(
+      int max_per_partition, int64_t timeout_ms,
+      const std::function<bool()>& out_of_time = nullptr);
 
   // Partitions with an open reader, ascending.
   std::vector<int32_t> Applying() const;
@@ -54,6 +61,11 @@ class ClusterMember {
   absl::StatusOr<std::unique_ptr<LogReader>> ReaderFor(int32_t partition);
   absl::Status Open(int32_t partition);
   absl::StatusOr<int64_t> PumpHeartbeats(int max, int64_t timeout_ms);
+  // The open readers' partitions, from next_partition_ on, then wrapping.
+  std::vector<int32_t> PumpOrder() const;
+  // PumpOne on `partition`'s reader if its lease is still held; a lapsed
+  // lease or a failed pump closes the reader. Returns what was applied.
+  int64_t PumpPartition(int32_t partition, int max, int64_t timeout_ms);
   absl::StatusOr<int64_t> PumpOne(int32_t partition, LogReader* reader, int max,
                                   int64_t timeout_ms);
 
@@ -63,6 +75,7 @@ class ClusterMember {
   const BatchPublisher* const subjects_;
   std::map<int32_t, std::unique_ptr<LogReader>> readers_;
   std::unique_ptr<LogReader> heartbeats_;  // opened at the first Pump
+  int32_t next_partition_ = 0;             // where the next Pump starts
   int64_t unparsable_ = 0;
 };
 

@@ -40,6 +40,18 @@ class RecordingSink : public PartitionSink {
     events_ += b.events_size();
     return absl::OkStatus();
   }
+  absl::Status ApplyAll(int32_t p, std::vector<SequencedBatch>* run) override {
+    {
+      absl::MutexLock lock(&mu_);
+      runs_[p].push_back(static_cast<int>(run->size()));
+    }
+    return PartitionSink::ApplyAll(p, run);
+  }
+  // The sizes of the runs ApplyAll got for `p`, in order.
+  std::vector<int> Runs(int32_t p) {
+    absl::MutexLock lock(&mu_);
+    return runs_[p];
+  }
   std::vector<uint64_t> Applied(int32_t p) {
     absl::MutexLock lock(&mu_);
     return applied_[p];
@@ -48,6 +60,7 @@ class RecordingSink : public PartitionSink {
  private:
   absl::Mutex mu_;
   std::map<int32_t, std::vector<uint64_t>> applied_ ABSL_GUARDED_BY(mu_);
+  std::map<int32_t, std::vector<int>> runs_ ABSL_GUARDED_BY(mu_);
   int64_t events_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
@@ -69,12 +82,12 @@ class ClusterMemberTest : public ::testing::Test {
         store_(&clock_, kTtl),
         pub_(&log_, {.partitions = kPartitions}) {}
 
-  void Publish(const std::string& agent, int batches) {
+  void Publish(const std::string& agent, int batches, int jobs = 10) {
     for (int s = 1; s <= batches; ++s) {
       v1::Batch b;
       b.set_agent_id(agent);
       b.set_sequence(s);
-      for (int j = 0; j < 10; ++j) {
+      for (int j = 0; j < jobs; ++j) {
         v1::Event* e = b.add_events();
         e->set_job_id(absl::StrCat("job-", j));
         e->mutable_step()->set_step(s);
@@ -163,6 +176,54 @@ TEST_F(ClusterMemberTest, AnUnparsableMessageIsCountedAndSkippedOnce) {
   Round({&a});
   EXPECT_EQ(a.member.unparsable(), 1);
   EXPECT_THAT(a.sink.Applied(3), ElementsAreArray(Subject(3)));
+}
+
+// A pump out of time after its first partition leaves the rest to the
+// next pumps, which go on from there: held partitions {0..7} with 4
+// messages each; pump k (always out of time) applies the k-th partition of
+// the reader order only, so after as many pumps as readers every partition
+// has everything, each once and in order.
+TEST_F(ClusterMemberTest, APumpOutOfTimeGoesOnWithTheNextPartitionNextTime) {
+  Member a("a", &store_, &clock_, &log_, &pub_);
+  ASSERT_TRUE(a.member.TickLeases().ok());
+  Publish("x", 4, /*jobs=*/64);
+  const std::vector<int32_t> order = a.member.Applying();
+  ASSERT_EQ(order.size(), static_cast<size_t>(kPartitions));
+  for (int32_t p : order) ASSERT_EQ(Subject(p).size(), 4u) << p;
+  int asked = 0;
+  auto out_of_time = [&asked] {
+    ++asked;
+    return true;
+  };
+  for (size_t k = 0; k < order.size(); ++k) {
+    ASSERT_TRUE(a.member.Pump(1000, 0, out_of_time).ok());
+    for (size_t j = 0; j < order.size(); ++j) {
+      const int32_t p = order[j];
+      EXPECT_EQ(a.sink.Applied(p).size(), j <= k ? Subject(p).size() : 0u)
+          << "after pump " << k << ", partition " << p;
+    }
+  }
+  EXPECT_EQ(asked, kPartitions);  // once per pump, before its second
+  for (int32_t p = 0; p < kPartitions; ++p) {
+    EXPECT_THAT(a.sink.Applied(p), ElementsAreArray(Subject(p))) << p;
+  }
+}
+
+// The sink gets each partition's fetched messages as one run.
+TEST_F(ClusterMemberTest, APartitionsFetchedMessagesGoToTheSinkAsOneRun) {
+  Member a("a", &store_, &clock_, &log_, &pub_);
+  ASSERT_TRUE(a.member.TickLeases().ok());
+  Publish("x", 6);
+  ASSERT_TRUE(a.member.Pump(1000, 0).ok());
+  int32_t busiest = 0;
+  for (int32_t p = 0; p < kPartitions; ++p) {
+    if (Subject(p).size() > Subject(busiest).size()) busiest = p;
+  }
+  ASSERT_EQ(Subject(busiest).size(), 6u);
+  EXPECT_THAT(a.sink.Runs(busiest), ElementsAreArray({6}));
+  Publish("y", 2);
+  ASSERT_TRUE(a.member.Pump(1000, 0).ok());
+  EXPECT_THAT(a.sink.Runs(busiest), ElementsAreArray({6, 2}));
 }
 
 TEST_F(ClusterMemberTest, EveryMemberAppliesEveryHeartbeatWithoutALease) {

@@ -13,10 +13,22 @@ namespace goodput::cluster {
 namespace {
 
 // Owns an ephemeral pull consumer's subscription (the server removes the
-// consumer when the subscription goes).
+// consumer when the subscription goes). Knows how many messages the
+// consumer had pending after the last one it delivered (its metadata's
+// NumPending; at first the consumer's info): while that is above zero the
+// reader is behind (a new owner catching up), and a fetch asks for no more
+// than that, so JetStream fills it at once from what it stores. Once caught
+// up, a fetch waits at most `timeout_ms` for new messages.
 class NatsLogReader : public LogReader {
  public:
-  explicit NatsLogReader(natsSubscription* sub) : sub_(sub) {}
+  // Bounds a catch-up fetch the server does not fill (a pending count
+  // that was too high, messages deleted meanwhile); a fillable one returns
+  // as soon as it is filled. Well below the leases' renewal margin (a
+  // sixth of the TTL, at least 1 s / 6).
+  static constexpr int64_t kCatchUpExpiryMs = 100;
+
+  NatsLogReader(natsSubscription* sub, uint64_t pending)
+      : sub_(sub), pending_(pending) {}
   ~NatsLogReader() override {
     natsSubscription_Unsubscribe(sub_);
     natsSubscription_Destroy(sub_);
@@ -24,13 +36,21 @@ class NatsLogReader : public LogReader {
 
   absl::StatusOr<std::vector<LogMessage>> Next(int max,
                                                int64_t timeout_ms) override {
+    const bool behind = pending_ > 0;
+    const int batch =
+        behind ? static_cast<int>(std::min<uint64_t>(max, pending_)) : max;
     natsMsgList list;
-    jsErrCode error = static_cast<jsErrCode>(0);
-    natsStatus s = natsSubscription_Fetch(
-        &list, sub_, max, std::max<int64_t>(timeout_ms, 1), &error);
-    if (s == NATS_TIMEOUT) return std::vector<LogMessage>();
-    if (s != NATS_OK) return FromNats(s, error, "fetch");
+    natsStatus s = behind ? FetchBehind(&list, batch)
+                          : natsSubscription_Fetch(
+                                &list, sub_, batch,
+                                std::max<int64_t>(timeout_ms, 1), nullptr);
+    if (s == NATS_TIMEOUT || s == NATS_NOT_FOUND) {
+      pending_ = 0;  // the next message's metadata says again
+      return std::vector<LogMessage>();
+    }
+    if (s != NATS_OK) return FromNats(s, "fetch");
     std::vector<LogMessage> out;
+    out.reserve(list.Count);
     for (int i = 0; i < list.Count && s == NATS_OK; ++i) {
       s = Take(list.Msgs[i], &out);
     }
@@ -40,19 +60,46 @@ class NatsLogReader : public LogReader {
   }
 
  private:
-  static natsStatus Take(natsMsg* msg, std::vector<LogMessage>* out) {
+  // A plain pull request (not "no wait": nats-server 2.9.10 held such a
+  // request of 2 messages it had for its whole expiry), which the server
+  // fills at once from what it stores.
+  natsStatus FetchBehind(natsMsgList* list, int batch) {
+    jsFetchRequest request;
+    jsFetchRequest_Init(&request);
+    request.Batch = batch;
+    request.Expires = kCatchUpExpiryMs * 1000 * 1000;  // ns
+    return natsSubscription_FetchRequest(list, sub_, &request);
+  }
+
+  natsStatus Take(natsMsg* msg, std::vector<LogMessage>* out) {
     jsMsgMetaData* meta = nullptr;
     natsStatus s = natsMsg_GetMetaData(&meta, msg);
     if (s != NATS_OK) return s;
     out->push_back(LogMessage{
         meta->Sequence.Stream,
         std::string(natsMsg_GetData(msg), natsMsg_GetDataLength(msg))});
+    pending_ = meta->NumPending;
     jsMsgMetaData_Destroy(meta);
     return natsMsg_Ack(msg, nullptr);
   }
 
   natsSubscription* sub_;
+  uint64_t pending_;
 };
+
+// The messages `sub`'s consumer has pending (0 if it cannot say: the
+// reader then learns it from the first message it fetches).
+uint64_t PendingOf(natsSubscription* sub) {
+  jsConsumerInfo* info = nullptr;
+  jsErrCode error = static_cast<jsErrCode>(0);
+  if (natsSubscription_GetConsumerInfo(&info, sub, nullptr, &error) !=
+      NATS_OK) {
+    return 0;
+  }
+  const uint64_t pending = info->NumPending;
+  jsConsumerInfo_Destroy(info);
+  return pending;
+}
 
 constexpr absl::string_view kPartitionsKey = "partitions=";
 
@@ -165,7 +212,7 @@ absl::StatusOr<std::unique_ptr<LogReader>> NatsEventLog::Read(
     return FromNats(s, error,
                     absl::StrCat("read ", subject, " from ", from_sequence));
   }
-  return std::unique_ptr<LogReader>(new NatsLogReader(sub));
+  return std::unique_ptr<LogReader>(new NatsLogReader(sub, PendingOf(sub)));
 }
 
 }  // namespace goodput::cluster

@@ -38,7 +38,10 @@ class NatsEventLog : public EventLog {
   // P as the stream was created with (from its description); 0 for a
   // stream created without it.
   int32_t created_partitions() const { return created_partitions_; }
-  // An ephemeral pull consumer of `subject` from `from_sequence`.
+  // An ephemeral pull consumer of `subject` from `from_sequence`. While
+  // it is behind, its Next fetches up to `max` of the stored messages at
+  // once whatever `timeout_ms` (a new owner's catch-up); once caught up,
+  // Next waits up to `timeout_ms` (at least 1 ms) for new ones.
   absl::StatusOr<std::unique_ptr<LogReader>> Read(
       absl::string_view subject, uint64_t from_sequence) override;
 

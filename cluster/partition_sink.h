@@ -8,6 +8,7 @@
 #define GOODPUT_CLUSTER_PARTITION_SINK_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -19,6 +20,12 @@ namespace goodput::cluster {
 // member applies all of them, whatever partitions it holds.
 inline constexpr int32_t kHeartbeatPartition = -1;
 
+// One message of a partition's subject, parsed.
+struct SequencedBatch {
+  uint64_t sequence = 0;  // in the whole log
+  v1::Batch batch;
+};
+
 class PartitionSink {
  public:
   virtual ~PartitionSink() = default;
@@ -29,6 +36,21 @@ class PartitionSink {
   // records `sequence` as the partition's last applied, atomically.
   virtual absl::Status Apply(int32_t partition, uint64_t sequence,
                              const v1::Batch& batch) = 0;
+  // Applies `messages`, consecutive messages of `partition`'s subject in log
+  // order, with the effect of one Apply each: a message at or below the
+  // partition's last applied stores nothing, and the last one's sequence is
+  // recorded. An implementation may store several in one atomic write (with
+  // the last of them as the last applied) and may move their events out.
+  // This default calls Apply for each.
+  virtual absl::Status ApplyAll(int32_t partition,
+                                std::vector<SequencedBatch>* messages) {
+    for (const SequencedBatch& m : *messages) {
+      if (absl::Status s = Apply(partition, m.sequence, m.batch); !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  }
 };
 
 }  // namespace goodput::cluster

@@ -68,8 +68,12 @@ bool ClusterRunner::Step() {
     next_round_ns_ = clock_->NowNanos() + options_.tick_ns;
     ran_round = true;
   }
+  // A pump stops starting partitions once the next round is due (a new
+  // owner's catch-up would otherwise delay the renewals past the leases'
+  // hold time); the next one goes on where it stopped.
   absl::StatusOr<int64_t> applied =
-      member_->Pump(options_.max_per_pump, options_.pump_wait_ms);
+      member_->Pump(options_.max_per_pump, options_.pump_wait_ms,
+                    [this] { return clock_->NowNanos() >= next_round_ns_; });
   absl::MutexLock lock(&mu_);
   if (ran_round) {
     ++status_.rounds;

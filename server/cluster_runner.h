@@ -1,7 +1,8 @@
 // ClusterRunner: the thread of a goodputd instance in cluster mode that
 // keeps its leases and applies its partitions. Each step runs a lease
 // round (ClusterMember::TickLeases) when one is due (every `tick_ns` of the
-// clock) and then one ClusterMember::Pump; when a pump applied nothing the
+// clock) and then one ClusterMember::Pump, which starts no further
+// partition once the next round is due; when a pump applied nothing the
 // thread waits `idle_wait` (or until Stop) before the next step. Stop ends
 // the thread and gives every lease back (LeaseKeeper::Leave), so the
 // partitions move at once instead of after the TTL. Borrows the keeper,
@@ -41,8 +42,11 @@ struct ClusterRunnerStatus {
 };
 
 struct ClusterRunnerOptions {
-  int64_t tick_ns = 0;       // between lease rounds (e.g. the TTL / 3)
-  int max_per_pump = 500;    // messages per partition per pump
+  int64_t tick_ns = 0;  // between lease rounds (e.g. the TTL / 3)
+  // Messages per partition per pump. A partition behind fetches this many
+  // at once (one write: PartitionSink::ApplyAll); small enough that one
+  // partition's share does not delay the next lease round long.
+  int max_per_pump = 100;
   int64_t pump_wait_ms = 0;  // a pump's wait for a partition's first message
   absl::Duration idle_wait = absl::Milliseconds(50);
   // OK while the log (NATS) is reachable, else why not; checked each step.

@@ -15,15 +15,41 @@ absl::StatusOr<uint64_t> PartitionIngestSink::LastApplied(int32_t partition) {
 
 absl::Status PartitionIngestSink::Apply(int32_t partition, uint64_t sequence,
                                         const v1::Batch& batch) {
-  v1::Batch as_partition;
-  as_partition.set_agent_id(PartitionAgentId(partition));
-  as_partition.set_sequence(sequence);
-  *as_partition.mutable_events() = batch.events();
-  absl::StatusOr<v1::Ack> ack = ingestor_->IngestTaking(&as_partition);
+  std::vector<cluster::SequencedBatch> one(1);
+  one[0].sequence = sequence;
+  *one[0].batch.mutable_events() = batch.events();
+  return ApplyAll(partition, &one);
+}
+
+absl::Status PartitionIngestSink::ApplyAll(
+    int32_t partition, std::vector<cluster::SequencedBatch>* messages) {
+  const std::string agent = PartitionAgentId(partition);
+  const uint64_t applied = ingestor_->AckedSequence(agent);
+  v1::Batch merged;
+  for (cluster::SequencedBatch& m : *messages) {
+    if (m.sequence <= applied) continue;  // stored before: once only
+    if (merged.sequence() != 0 &&
+        merged.events_size() + m.batch.events_size() > kMaxEventsPerWrite) {
+      if (absl::Status s = Ingest(partition, &merged); !s.ok()) return s;
+      merged.Clear();
+    }
+    merged.set_sequence(m.sequence);
+    for (v1::Event& e : *m.batch.mutable_events()) {
+      merged.mutable_events()->Add(std::move(e));
+    }
+  }
+  if (merged.sequence() == 0) return absl::OkStatus();
+  return Ingest(partition, &merged);
+}
+
+absl::Status PartitionIngestSink::Ingest(int32_t partition, v1::Batch* batch) {
+  batch->set_agent_id(PartitionAgentId(partition));
+  absl::StatusOr<v1::Ack> ack = ingestor_->IngestTaking(batch);
   if (!ack.ok()) {
-    return absl::Status(ack.status().code(),
-                        absl::StrCat("partition ", partition, " message ",
-                                     sequence, ": ", ack.status().message()));
+    return absl::Status(
+        ack.status().code(),
+        absl::StrCat("partition ", partition, " message ", batch->sequence(),
+                     ": ", ack.status().message()));
   }
   rejected_events_ += ack->rejections_size();
   return absl::OkStatus();

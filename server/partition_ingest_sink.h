@@ -4,15 +4,21 @@
 // message's log sequence. The Ingestor stores a batch's events, its dead
 // letters and its agent's high-water mark in one RocksDB write, so the
 // partition's last applied sequence is recorded atomically with its events, and
-// a message applied again (after a crash, or a reader reopened behind it) is a
-// duplicate that stores nothing. Borrows the Ingestor, which must outlive
-// it. Thread-safe (the Ingestor serializes).
+// a message applied again (after a crash, or a reader reopened behind it)
+// stores nothing. ApplyAll (and Apply, a run of one) merges a run of a
+// partition's messages into batches of up to kMaxEventsPerWrite events, each
+// one Ingestor write under its last message's sequence (a new owner's catch-up
+// writes once per run, not once per message); messages at or below the
+// partition's last applied sequence are left out first. Borrows the
+// Ingestor, which must outlive it. Thread-safe (the Ingestor serializes;
+// one thread applies a partition).
 #ifndef GOODPUT_SERVER_PARTITION_INGEST_SINK_H_
 #define GOODPUT_SERVER_PARTITION_INGEST_SINK_H_
 
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cluster/partition_sink.h"
 #include "server/ingestor.h"
@@ -28,14 +34,24 @@ class PartitionIngestSink : public cluster::PartitionSink {
   explicit PartitionIngestSink(Ingestor* ingestor) : ingestor_(ingestor) {}
 
   absl::StatusOr<uint64_t> LastApplied(int32_t partition) override;
+  // Bounds one merged write of ApplyAll (a single larger message is
+  // written alone).
+  static constexpr int kMaxEventsPerWrite = 8192;
+
   absl::Status Apply(int32_t partition, uint64_t sequence,
                      const v1::Batch& batch) override;
+  absl::Status ApplyAll(
+      int32_t partition,
+      std::vector<cluster::SequencedBatch>* messages) override;
 
   // Events of applied messages that the Ingestor refused (validation or
   // admission: kept as dead letters; no agent is waiting for the answer).
   int64_t rejected_events() const { return rejected_events_.load(); }
 
  private:
+  // Ingests `batch` (agent and sequence set) and counts its refusals.
+  absl::Status Ingest(int32_t partition, v1::Batch* batch);
+
   Ingestor* const ingestor_;
   std::atomic<int64_t> rejected_events_{0};
 };

@@ -1,6 +1,7 @@
 // Cluster mode's NATS adapters against a real 3-node JetStream cluster
 // (nats-server processes on loopback ports; issue 20): the event log stores
-// a resent batch once and keeps taking batches with a node killed; the KV
+// a resent batch once and keeps taking batches with a node killed; a reader
+// behind fetches full batches at once and, caught up, waits for new; the KV
 // lease store's create-if-absent, compare-and-set and TTL; three
 // LeaseKeepers share the partitions and take over a stopped one's share.
 #include "tests/nats_cluster.h"
@@ -193,6 +194,51 @@ class RecordingSink : public PartitionSink {
  private:
   std::map<int32_t, uint64_t> last_;
 };
+
+// A reader behind (a new owner's catch-up) gets full fetches of what the
+// stream holds, whatever its wait (with a 1 ms fetch it got what arrived
+// within that millisecond: BENCHMARKS.md section 16); caught up, a fetch
+// returns empty, and a new message comes with the next.
+TEST_F(NatsClusterTest, AReaderBehindFetchesFullBatchesThenWaitsForNew) {
+  std::unique_ptr<NatsConnection> nc = Connect();
+  ASSERT_NE(nc, nullptr);
+  auto log = NatsEventLog::Open(nc.get(), EventStreamConfig{});
+  ASSERT_TRUE(log.ok()) << log.status();
+  constexpr int kMessages = 250;
+  for (int i = 1; i <= kMessages; ++i) {
+    ASSERT_TRUE((*log)->Publish("goodput.p.1", absl::StrCat("m", i), "x").ok());
+    ASSERT_TRUE((*log)->Publish("goodput.p.2", absl::StrCat("o", i), "y").ok());
+  }
+  absl::StatusOr<std::unique_ptr<LogReader>> reader =
+      (*log)->Read("goodput.p.1", 1);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  uint64_t expected = 1;  // every other message is goodput.p.2's
+  for (int want : {100, 100, 50}) {
+    absl::StatusOr<std::vector<LogMessage>> got = (*reader)->Next(100, 0);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), static_cast<size_t>(want));
+    for (const LogMessage& m : *got) {
+      EXPECT_EQ(m.sequence, expected);
+      EXPECT_EQ(m.data, "x");
+      expected += 2;
+    }
+  }
+  absl::StatusOr<std::vector<LogMessage>> none = (*reader)->Next(100, 0);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+  ASSERT_TRUE((*log)->Publish("goodput.p.1", "new", "z").ok());
+  std::vector<LogMessage> fresh;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        absl::StatusOr<std::vector<LogMessage>> got = (*reader)->Next(100, 50);
+        if (got.ok()) fresh.insert(fresh.end(), got->begin(), got->end());
+        return !fresh.empty();
+      },
+      30));
+  ASSERT_EQ(fresh.size(), 1u);
+  EXPECT_EQ(fresh[0].data, "z");
+  EXPECT_EQ(fresh[0].sequence, uint64_t{2 * kMessages + 1});
+}
 
 // With GOODPUT_NATS_KILLS=1 (.ci/nightly) a NATS node is killed between the
 // two halves; CI runs it without the kill (a loaded 2-core machine makes the
