@@ -17,9 +17,18 @@
 #       is printed, with the events it replayed. With PERF_DATA=FILE, the
 #       survivor is profiled (`perf record -g`) from the kill until it
 #       applied everything.
+#
+#   bench/cluster_bench.sh BUILD query [JOBS STEPS]
+#       Two goodputd --cluster instances share the load as for takeover;
+#       once both applied it, `goodputctl report --json`, `jobs` and
+#       `fleet` run QUERIES (default 20) times each (a) through one instance,
+#       which fans out to the other and merges ("one view whoever you
+#       ask"), and (b) over the list of both, merged by goodputctl. Prints
+#       the mean wall time per command of each, in the same run.
 set -euo pipefail
-build=${1:?usage: cluster_bench.sh BUILD ingest|takeover [JOBS STEPS]}
-mode=${2:?usage: cluster_bench.sh BUILD ingest|takeover [JOBS STEPS]}
+usage="usage: cluster_bench.sh BUILD ingest|takeover|query [JOBS STEPS]"
+build=${1:?$usage}
+mode=${2:?$usage}
 jobs=${3:-1000}
 steps=${4:-100}
 work=$(mktemp -d /tmp/cluster-bench-XXXXXX)
@@ -177,6 +186,45 @@ case "$mode" in
       "$(echo "$t1 - $t0" | bc) s after kill -9 (lease TTL 3 s): a held" \
       "all 8 partitions after $(echo "$th - $t0" | bc) s, caught up" \
       "$(echo "$t1 - $th" | bc) s later"
+    ;;
+  query)
+    queries=${QUERIES:-20}
+    start_nats
+    start_goodputd a --cluster="$nats_urls" --cluster_id=bench-a \
+      --cluster_partitions=8
+    aport=$gport; amport=$mport
+    start_goodputd b --cluster="$nats_urls" --cluster_id=bench-b \
+      --cluster_partitions=8
+    bport=$gport; bmport=$mport
+    for _ in $(seq 1 300); do
+      a=$(metric "$amport" goodput_cluster_partitions_held)
+      b=$(metric "$bmport" goodput_cluster_partitions_held)
+      [[ "$a" != 0 && "$b" != 0 && $(( a + b )) == 8 ]] && break
+      sleep 0.1
+    done
+    echo "held: a $a, b $b"
+    stream "$aport"
+    for _ in $(seq 1 6000); do
+      sum=$(( $(accepted "$amport" | cut -d. -f1) + $(accepted "$bmport" | cut -d. -f1) ))
+      [[ $sum -ge $sent ]] && break
+      sleep 0.1
+    done
+    ctl() { "$build/cli/goodputctl" --server="$1" "${@:2}" > /dev/null; }
+    per_call() {  # per_call SERVER ARGS...: mean ms of $queries runs
+      local t0 t1 i
+      ctl "$@"  # warm up (and fail loudly)
+      t0=$(now)
+      for i in $(seq 1 "$queries"); do ctl "$@"; done
+      t1=$(now)
+      echo "scale=1; ($t1 - $t0) * 1000 / $queries" | bc
+    }
+    one="127.0.0.1:$aport"; both="127.0.0.1:$aport,127.0.0.1:$bport"
+    for q in "report --json" "jobs --limit=10 --json" "fleet --json"; do
+      # shellcheck disable=SC2086
+      f=$(per_call "$one" $q); l=$(per_call "$both" $q)
+      echo "$q: one instance (fan-out) $f ms, list of both (goodputctl" \
+        "merge) $l ms, ratio $(echo "scale=2; $f / $l" | bc)"
+    done
     ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac

@@ -40,14 +40,19 @@ struct Call {
   grpc::ClientContext rpc;
 };
 
+// With `local`, the call asks a goodputd in cluster mode for its own
+// part only (goodput-scope: local): goodputctl merges a --server list's
+// parts itself, so each instance must not answer for the whole fleet.
 absl::StatusOr<std::unique_ptr<Call>> Open(const std::string& address,
-                                           const TlsFlagValues& tls) {
+                                           const TlsFlagValues& tls,
+                                           bool local = false) {
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
       ConnectTo(address, tls);
   if (!channel.ok()) return channel.status();
   auto call = std::make_unique<Call>();
   call->stub = v1::Query::NewStub(*channel);
   call->rpc.set_deadline(absl::ToChronoTime(absl::Now() + kQueryTimeout));
+  if (local) call->rpc.AddMetadata(kScopeMetadata, kScopeLocal);
   return call;
 }
 
@@ -57,8 +62,8 @@ absl::StatusOr<Response> CallOne(
     const std::string& address, const TlsFlagValues& tls,
     grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                  Response*),
-    const Request& request) {
-  absl::StatusOr<std::unique_ptr<Call>> call = Open(address, tls);
+    const Request& request, bool local = false) {
+  absl::StatusOr<std::unique_ptr<Call>> call = Open(address, tls, local);
   if (!call.ok()) return call.status();
   Response response;
   absl::Status s =
@@ -113,7 +118,7 @@ absl::StatusOr<core::JobsView> FetchJobs(const ShardMap& shards,
   auto views = ForEachShard<core::JobsView>(
       shards,
       [&](const std::string& address) -> absl::StatusOr<core::JobsView> {
-        auto r = CallOne(address, tls, &Stub::Jobs, request);
+        auto r = CallOne(address, tls, &Stub::Jobs, request, shards.size() > 1);
         if (!r.ok()) return r.status();
         auto view = report::JobsViewFromProto(*r);
         if (!view.ok()) return Named(address, view.status());
@@ -129,7 +134,8 @@ absl::StatusOr<core::FleetView> FetchFleet(const ShardMap& shards,
   auto views = ForEachShard<core::FleetView>(
       shards,
       [&](const std::string& address) -> absl::StatusOr<core::FleetView> {
-        auto r = CallOne(address, tls, &Stub::Fleet, request);
+        auto r =
+            CallOne(address, tls, &Stub::Fleet, request, shards.size() > 1);
         if (!r.ok()) return r.status();
         auto view = report::FleetViewFromProto(*r);
         if (!view.ok()) return Named(address, view.status());
@@ -157,7 +163,8 @@ absl::StatusOr<core::FleetReport> FetchMergedReport(const ShardMap& shards,
   OneInstant(shards, &request);
   auto answers = ForEachShard<FetchedReport>(
       shards, [&](const std::string& address) -> absl::StatusOr<FetchedReport> {
-        absl::StatusOr<std::unique_ptr<Call>> call = Open(address, tls);
+        absl::StatusOr<std::unique_ptr<Call>> call =
+            Open(address, tls, shards.size() > 1);
         if (!call.ok()) return call.status();
         auto r = ReadReport((*call)->stub.get(), &(*call)->rpc, request);
         if (!r.ok()) return Named(address, r.status());
@@ -178,7 +185,8 @@ absl::StatusOr<v1::SummaryResponse> FetchSummary(const ShardMap& shards,
   OneInstant(shards, &request);
   auto answers = ForEachShard<v1::SummaryResponse>(
       shards, [&](const std::string& address) {
-        return CallOne(address, tls, &Stub::Summary, request);
+        return CallOne(address, tls, &Stub::Summary, request,
+                       shards.size() > 1);
       });
   if (!answers.ok()) return answers.status();
   return report::MergeSummaries(*answers, request.worst_jobs());

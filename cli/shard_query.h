@@ -4,6 +4,10 @@
 // one instant, for its answer in machine form (proto/service.proto) and
 // merge the answers (report/shard_report.h); `job ID` asks the shard that
 // owns the job. The answers are rendered here, with report/'s writers.
+// With several servers, each is asked for its own part only (metadata
+// goodput-scope: local): a goodputd in cluster mode would otherwise answer
+// for the whole fleet (docs/api.md, "Cluster mode"), and the merge would
+// count every job once per server.
 // Stateless functions; each call opens its own channels.
 #ifndef GOODPUT_CLI_SHARD_QUERY_H_
 #define GOODPUT_CLI_SHARD_QUERY_H_

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "cluster/member_directory.h"
 #include "cluster/partition_assigner.h"
 
 namespace goodput::cluster {
@@ -110,12 +111,13 @@ std::vector<int32_t> LeaseKeeper::Held() const {
 }
 
 absl::Status LeaseKeeper::RenewMembership() {
+  const std::string value = MemberValue(options_.self, options_.advertise);
   absl::StatusOr<uint64_t> rev =
       member_revision_.has_value()
-          ? store_->Update(member_key_, options_.self, *member_revision_)
+          ? store_->Update(member_key_, value, *member_revision_)
           : absl::StatusOr<uint64_t>(absl::NotFoundError("first round"));
   if (!rev.ok() && !absl::IsUnavailable(rev.status())) {
-    rev = store_->Create(member_key_, options_.self);
+    rev = store_->Create(member_key_, value);
     if (absl::IsAlreadyExists(rev.status())) {
       return absl::AlreadyExistsError(absl::StrCat(
           "--cluster_id=", options_.self,

@@ -32,6 +32,9 @@ struct LeaseKeeperOptions {
   std::string self;         // this instance's id: [-_a-zA-Z0-9]+
   int32_t partitions = 64;  // fixed when the cluster is created
   int64_t ttl_ns = 0;       // the bucket's TTL; tick at most every ttl/3
+  // The gRPC address peers call this instance at (--cluster_advertise),
+  // kept in its membership key (cluster/member_directory.h); may be empty.
+  std::string advertise;
 };
 
 struct LeaseChanges {

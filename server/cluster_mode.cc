@@ -54,6 +54,29 @@ std::string DefaultClusterId(const std::string& host, int port) {
   return id;
 }
 
+std::string DefaultAdvertise(const std::string& grpc_address,
+                             const std::string& hostname, int port) {
+  const size_t colon = grpc_address.rfind(':');
+  std::string host =
+      colon == std::string::npos ? "" : grpc_address.substr(0, colon);
+  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") {
+    host = hostname;
+  }
+  return absl::StrCat(host, ":", port);
+}
+
+absl::Status CheckAdvertise(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || colon == 0 ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port <= 0 ||
+      port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cluster_advertise: want HOST:PORT, got \"", address, "\""));
+  }
+  return absl::OkStatus();
+}
+
 void ConfigureClusterIngestor(Ingestor* ingestor) {
   ingestor->set_check_event_times(false);
   ingestor->set_max_sequence_jump(0);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cluster/member_directory.h"
 #include "codec/event_validator.h"
 #include "core/metric_family.h"
 #include "server/cluster_front.h"
@@ -35,6 +36,14 @@ struct ClusterOptions {
   std::string id;    // --cluster_id; empty: DefaultClusterId
   int replicas = 3;  // --cluster_replicas: copies of the stream and leases
   int64_t nats_timeout_ms = 5000;  // a JetStream request's wait
+  // --cluster_advertise: the gRPC HOST:PORT the other instances call this
+  // one at; empty: DefaultAdvertise.
+  std::string advertise;
+  // --cluster_tls_ca (default --tls_client_ca) and
+  // --cluster_tls_server_name: how this instance checks the others'
+  // certificates when it calls them (with --tls_cert; docs/security.md).
+  std::string tls_ca;
+  std::string tls_server_name;
 };
 
 // "nats://a:4222,nats://b:4222" as a list; InvalidArgument naming
@@ -45,6 +54,16 @@ absl::StatusOr<std::vector<std::string>> ParseClusterUrls(
 // The default --cluster_id: `host` and `port` with every character a
 // lease key cannot hold replaced by '-', e.g. "node-1-7700".
 std::string DefaultClusterId(const std::string& host, int port);
+
+// The default --cluster_advertise: the host of `grpc_address` (or
+// `hostname` when it listens on every address: 0.0.0.0, [::] or none) and
+// the port it listens on.
+std::string DefaultAdvertise(const std::string& grpc_address,
+                             const std::string& hostname, int port);
+
+// "HOST:PORT" with a port from 1 to 65535; InvalidArgument naming
+// --cluster_advertise otherwise.
+absl::Status CheckAdvertise(const std::string& address);
 
 // Prepares `ingestor` to apply partitions (no event-time or sequence-jump
 // checks: messages are applied long after receipt, under log sequences).
@@ -63,8 +82,14 @@ class ClusterMode {
 
   // What the Ingest service stores agents' batches through.
   virtual ClusterFront* front() = 0;
-  // Starts keeping leases as `id` and applying the held partitions.
-  virtual absl::Status Join(const std::string& id) = 0;
+  // Starts keeping leases as `id`, advertising `advertise` to the other
+  // members, and applying the held partitions.
+  virtual absl::Status Join(const std::string& id,
+                            const std::string& advertise) = 0;
+  // The members and partition holders (null before Connect).
+  virtual const cluster::MemberDirectory* directory() const { return nullptr; }
+  // This instance's member id; empty before Join.
+  virtual std::string id() const { return ""; }
   // Stops applying and gives the leases back; idempotent.
   virtual void Stop() = 0;
   virtual ClusterRunnerStatus status() const = 0;
@@ -74,6 +99,8 @@ class ClusterMode {
   // Whether this instance answers for `job_id` now: its partition is held.
   // A snapshot of the held partitions, for one query.
   std::function<bool(const std::string& job_id)> HeldJobs() const;
+  // The partitions held now, ascending (what HeldJobs admits).
+  std::vector<int32_t> HeldPartitions() const { return status().held; }
   // goodput_cluster_* families (docs/scaling.md, "Cluster mode metrics").
   std::vector<core::MetricFamilyData> Families() const;
 

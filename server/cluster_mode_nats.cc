@@ -30,7 +30,15 @@ class NatsClusterMode : public ClusterMode {
 
   absl::Status Open(codec::ValidationLimits limits);
   ClusterFront* front() override { return front_.get(); }
-  absl::Status Join(const std::string& id) override;
+  absl::Status Join(const std::string& id,
+                    const std::string& advertise) override;
+  const cluster::MemberDirectory* directory() const override {
+    return directory_.get();
+  }
+  std::string id() const override {
+    absl::MutexLock lock(&mu_);
+    return id_;
+  }
   void Stop() override;
   absl::Status Reachable() const override {
     if (nats_->connected()) return absl::OkStatus();
@@ -50,12 +58,14 @@ class NatsClusterMode : public ClusterMode {
   std::unique_ptr<cluster::NatsConnection> nats_;
   std::unique_ptr<cluster::NatsEventLog> log_;
   std::unique_ptr<cluster::NatsLeaseStore> leases_store_;
+  std::unique_ptr<cluster::MemberDirectory> directory_;
   std::unique_ptr<cluster::BatchPublisher> publisher_;
   std::unique_ptr<ClusterFront> front_;
   std::unique_ptr<cluster::LeaseKeeper> keeper_;
   std::unique_ptr<cluster::ClusterMember> member_;
   mutable absl::Mutex mu_;
   std::unique_ptr<ClusterRunner> runner_ ABSL_GUARDED_BY(mu_);
+  std::string id_ ABSL_GUARDED_BY(mu_);
 };
 
 absl::Status NatsClusterMode::Open(codec::ValidationLimits limits) {
@@ -84,6 +94,7 @@ absl::Status NatsClusterMode::Open(codec::ValidationLimits limits) {
                                              options_.replicas);
   if (!store.ok()) return store.status();
   leases_store_ = *std::move(store);
+  directory_ = std::make_unique<cluster::MemberDirectory>(leases_store_.get());
   publisher_ = std::make_unique<cluster::BatchPublisher>(
       log_.get(), cluster::PublishOptions{.partitions = options_.partitions});
   front_ = std::make_unique<ClusterFront>(publisher_.get(), clock_,
@@ -91,11 +102,13 @@ absl::Status NatsClusterMode::Open(codec::ValidationLimits limits) {
   return absl::OkStatus();
 }
 
-absl::Status NatsClusterMode::Join(const std::string& id) {
+absl::Status NatsClusterMode::Join(const std::string& id,
+                                   const std::string& advertise) {
   const cluster::LeaseKeeperOptions lease_options{
       .self = id,
       .partitions = options_.partitions,
-      .ttl_ns = options_.lease_ttl_ns};
+      .ttl_ns = options_.lease_ttl_ns,
+      .advertise = advertise};
   if (absl::Status s = cluster::LeaseKeeper::Validate(lease_options); !s.ok()) {
     return s;
   }
@@ -104,6 +117,7 @@ absl::Status NatsClusterMode::Join(const std::string& id) {
   member_ = std::make_unique<cluster::ClusterMember>(keeper_.get(), log_.get(),
                                                      &sink_, publisher_.get());
   absl::MutexLock lock(&mu_);
+  id_ = id;
   runner_ = std::make_unique<ClusterRunner>(
       keeper_.get(), member_.get(), clock_,
       ClusterRunnerOptions{.tick_ns = options_.lease_ttl_ns / 3,

@@ -35,13 +35,36 @@ TEST(DefaultClusterIdTest, HostAndPortAsALeaseKeyCanHoldThem) {
   EXPECT_EQ(DefaultClusterId("a_b", 1), "a_b-1");
 }
 
+TEST(DefaultAdvertiseTest, TheGrpcHostOrTheHostnameAndTheListeningPort) {
+  EXPECT_EQ(DefaultAdvertise("127.0.0.1:0", "node-1", 41234),
+            "127.0.0.1:41234");
+  EXPECT_EQ(DefaultAdvertise("gp-0.example.com:7700", "node-1", 7700),
+            "gp-0.example.com:7700");
+  for (const char* any : {"0.0.0.0:7700", "[::]:7700", ":7700", ""}) {
+    EXPECT_EQ(DefaultAdvertise(any, "node-1", 7700), "node-1:7700") << any;
+  }
+}
+
+TEST(CheckAdvertiseTest, WantsHostAndPort) {
+  EXPECT_TRUE(CheckAdvertise("gp-0:7700").ok());
+  EXPECT_TRUE(CheckAdvertise("[::1]:7700").ok());
+  for (const char* bad :
+       {"", "gp-0", ":7700", "gp-0:0", "gp-0:70000", "gp-0:x"}) {
+    const absl::Status s = CheckAdvertise(bad);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << bad;
+    EXPECT_THAT(s.message(), HasSubstr("--cluster_advertise")) << bad;
+  }
+}
+
 // A ClusterMode whose status is set by the test.
 class StatusOnly : public ClusterMode {
  public:
   explicit StatusOnly(ClusterRunnerStatus s, int32_t partitions = 64)
       : ClusterMode(partitions), status_(std::move(s)) {}
   ClusterFront* front() override { return nullptr; }
-  absl::Status Join(const std::string&) override { return absl::OkStatus(); }
+  absl::Status Join(const std::string&, const std::string&) override {
+    return absl::OkStatus();
+  }
   void Stop() override {}
   ClusterRunnerStatus status() const override { return status_; }
   absl::Status Reachable() const override { return reachable_; }

@@ -136,7 +136,40 @@ void Goodputd::MakeServices(Clock* clock) {
   if (cluster_) {
     query_service_->set_job_filter(
         [cluster = cluster_.get()] { return cluster->HeldJobs(); });
+    fan_out_ = std::make_unique<FanOut>(
+        cluster_->directory(), options_.cluster.partitions,
+        [cluster = cluster_.get()] { return cluster->id(); });
+    query_service_->set_cluster(QueryService::Cluster{
+        .held = [cluster =
+                     cluster_.get()] { return cluster->HeldPartitions(); },
+        .fan_out = fan_out_.get(),
+        .peers = peers_.get()});
   }
+}
+
+absl::StatusOr<std::unique_ptr<PeerClient>> Goodputd::MakePeerClient() const {
+  ClientTlsFlags tls;
+  if (!options_.tls.cert.empty()) {
+    tls.ca = !options_.cluster.tls_ca.empty() ? options_.cluster.tls_ca
+                                              : options_.tls.client_ca;
+    if (tls.ca.empty()) {
+      return absl::InvalidArgumentError(
+          "--cluster_tls_ca: required with --tls_cert in cluster mode (the CA "
+          "that signed the other instances' certificates; default "
+          "--tls_client_ca)");
+    }
+    tls.cert = options_.tls.cert;
+    tls.key = options_.tls.key;
+    tls.server_name = options_.cluster.tls_server_name;
+  }
+  auto peers = PeerClient::Create(tls);
+  if (!peers.ok()) {
+    return absl::Status(peers.status().code(),
+                        absl::StrCat("cluster mode, calling the other "
+                                     "instances: ",
+                                     peers.status().message()));
+  }
+  return peers;
 }
 
 absl::Status Goodputd::ConnectCluster(Clock* clock) {
@@ -147,21 +180,27 @@ absl::Status Goodputd::ConnectCluster(Clock* clock) {
                                       options_.validation);
   if (!cluster.ok()) return cluster.status();
   cluster_ = *std::move(cluster);
+  auto peers = MakePeerClient();
+  if (!peers.ok()) return peers.status();
+  peers_ = *std::move(peers);
   return absl::OkStatus();
 }
 
 absl::Status Goodputd::JoinCluster() {
   if (!cluster_) return absl::OkStatus();
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
   std::string id = options_.cluster.id;
-  if (id.empty()) {
-    char host[256] = {};
-    gethostname(host, sizeof(host) - 1);
-    id = DefaultClusterId(host, port_);
+  if (id.empty()) id = DefaultClusterId(host, port_);
+  std::string advertise = options_.cluster.advertise;
+  if (advertise.empty()) {
+    advertise = DefaultAdvertise(options_.grpc_address, host, port_);
   }
-  if (absl::Status s = cluster_->Join(id); !s.ok()) return s;
+  if (absl::Status s = cluster_->Join(id, advertise); !s.ok()) return s;
   log_.Info(absl::StrCat("cluster member ", id, " of ",
                          absl::StrJoin(options_.cluster.urls, ","), ", ",
-                         options_.cluster.partitions, " partitions"),
+                         options_.cluster.partitions,
+                         " partitions, advertising ", advertise),
             {{"cluster_id", id}});
   return absl::OkStatus();
 }

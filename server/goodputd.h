@@ -17,6 +17,7 @@
 #include "grpcpp/server.h"
 #include "server/agent_guard.h"
 #include "server/cluster_mode.h"
+#include "server/fan_out.h"
 #include "server/ingest_limits.h"
 #include "server/ingest_service.h"
 #include "server/ingest_streams.h"
@@ -24,6 +25,7 @@
 #include "server/live_state.h"
 #include "server/metrics_exporter.h"
 #include "server/metrics_source.h"
+#include "server/peer_client.h"
 #include "server/query_admission.h"
 #include "server/query_service.h"
 #include "server/server_health.h"
@@ -151,6 +153,8 @@ class Goodputd {
   // (once the gRPC port is known, for the default --cluster_id).
   absl::Status ConnectCluster(Clock* clock);
   absl::Status JoinCluster();
+  // How this instance calls the others (its TLS flags; docs/security.md).
+  absl::StatusOr<std::unique_ptr<PeerClient>> MakePeerClient() const;
   void PublishMetrics(Clock* clock);
   // /metrics' families, or Unavailable until recovery is done.
   absl::StatusOr<std::vector<core::MetricFamilyData>> CollectMetrics() const;
@@ -165,6 +169,8 @@ class Goodputd {
   std::unique_ptr<AgentGuard> guard_;
   std::unique_ptr<IngestStreams> streams_;
   std::unique_ptr<ClusterMode> cluster_;  // null in the embedded mode
+  std::unique_ptr<PeerClient> peers_;     // cluster mode: to the others
+  std::unique_ptr<FanOut> fan_out_;       // cluster mode
   std::unique_ptr<IngestService> ingest_service_;
   std::unique_ptr<QueryAdmission> admission_;
   std::unique_ptr<QueryService> query_service_;

@@ -39,7 +39,8 @@ struct Flags {
       stall_after, fault, max_job_series, ended_job_grace, windows,
       segment_labels, retention, state_every, state_every_events,
       shutdown_grace, log_format, catalog, cluster, cluster_partitions,
-      cluster_lease_ttl, cluster_id, cluster_replicas;
+      cluster_lease_ttl, cluster_id, cluster_replicas, cluster_advertise,
+      cluster_tls_ca, cluster_tls_server_name;
   goodput::server::SecurityFlags security;
 };
 
@@ -134,12 +135,15 @@ absl::Status ToMetricsOptions(const Flags& flags,
 absl::Status ParseCluster(const Flags& flags,
                           goodput::server::ClusterOptions* c) {
   if (!flags.cluster) {
-    for (const auto* f : {&flags.cluster_partitions, &flags.cluster_lease_ttl,
-                          &flags.cluster_id, &flags.cluster_replicas}) {
+    for (const auto* f :
+         {&flags.cluster_partitions, &flags.cluster_lease_ttl,
+          &flags.cluster_id, &flags.cluster_replicas, &flags.cluster_advertise,
+          &flags.cluster_tls_ca, &flags.cluster_tls_server_name}) {
       if (f->has_value()) {
         return absl::InvalidArgumentError(
-            "--cluster_partitions, --cluster_lease_ttl, --cluster_id and "
-            "--cluster_replicas need --cluster");
+            "--cluster_partitions, --cluster_lease_ttl, --cluster_id, "
+            "--cluster_replicas, --cluster_advertise, --cluster_tls_ca and "
+            "--cluster_tls_server_name need --cluster");
       }
     }
     return absl::OkStatus();
@@ -148,6 +152,18 @@ absl::Status ParseCluster(const Flags& flags,
   if (!urls.ok()) return urls.status();
   c->urls = *std::move(urls);
   if (flags.cluster_id) c->id = *flags.cluster_id;
+  if (flags.cluster_advertise) {
+    if (absl::Status s =
+            goodput::server::CheckAdvertise(*flags.cluster_advertise);
+        !s.ok()) {
+      return s;
+    }
+    c->advertise = *flags.cluster_advertise;
+  }
+  if (flags.cluster_tls_ca) c->tls_ca = *flags.cluster_tls_ca;
+  if (flags.cluster_tls_server_name) {
+    c->tls_server_name = *flags.cluster_tls_server_name;
+  }
   for (auto [flag, value, out] :
        {std::tuple("cluster_partitions", &flags.cluster_partitions,
                    &c->partitions),
@@ -267,6 +283,19 @@ void AddFlags(goodput::FlagParser* parser, Flags* flags) {
                     "(default: hostname-grpcport)");
   parser->AddString("cluster_replicas", "N", &flags->cluster_replicas,
                     "copies of the log and the leases in NATS (default 3)");
+  parser->AddString("cluster_advertise", "HOST:PORT", &flags->cluster_advertise,
+                    "the gRPC address the other instances call this one at "
+                    "to answer for the whole fleet (default: the host of "
+                    "--grpc_address, or the hostname if it is 0.0.0.0, and "
+                    "the gRPC port)");
+  parser->AddString("cluster_tls_ca", "FILE", &flags->cluster_tls_ca,
+                    "with --tls_cert: the CA that signed the other "
+                    "instances' certificates, checked when calling them "
+                    "(default --tls_client_ca)");
+  parser->AddString("cluster_tls_server_name", "NAME",
+                    &flags->cluster_tls_server_name,
+                    "the name the other instances' certificates carry, if "
+                    "not the HOST of their --cluster_advertise");
   parser->AddString("fault", "POINT:N", &flags->fault,
                     "tests only: SIGKILL at the Nth before_store|after_store|"
                     "before_states|after_states, or hold the Nth hold_query "

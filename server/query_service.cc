@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
 #include "core/fleet_report.h"
 #include "report/query_proto.h"
 #include "report/shard_report.h"
@@ -46,12 +48,13 @@ grpc::Status CancelledStatus() {
 
 constexpr size_t kDefaultChunkJobs = 1000;
 constexpr size_t kDefaultSummaryJobs = 10;
+constexpr size_t kFleetWorstJobs = 5;  // as Drilldown::Fleet
 
 // Streams `report` in chunks of `chunk_jobs` jobs: the first with as_of,
 // since, the capacity and the job count. CANCELLED if the client left.
-grpc::Status WriteChunks(const core::FleetReport& report, size_t chunk_jobs,
+grpc::Status WriteChunks(FetchedReport& report, size_t chunk_jobs,
                          grpc::ServerWriter<v1::ReportChunk>* writer) {
-  v1::ShardReport all = report::ToShardReport(report);
+  v1::ShardReport& all = report.shard;
   v1::ReportChunk chunk;
   *chunk.mutable_as_of() = NanosToTimestamp(report.as_of_ns);
   if (report.since_ns)
@@ -71,6 +74,38 @@ grpc::Status WriteChunks(const core::FleetReport& report, size_t chunk_jobs,
     chunk.Clear();
   } while (next < static_cast<size_t>(jobs->size()));
   return grpc::Status::OK;
+}
+
+// The members' reports as one: their jobs (each once: FailedPrecondition
+// naming a job two sent) and the first one's capacity (every member applies
+// every heartbeat), as of and since as the first.
+absl::StatusOr<FetchedReport> Concat(std::vector<FetchedReport> parts) {
+  FetchedReport out;
+  if (parts.empty()) return out;
+  out.as_of_ns = parts[0].as_of_ns;
+  out.since_ns = parts[0].since_ns;
+  *out.shard.mutable_capacity_chip_seconds() =
+      parts[0].shard.capacity_chip_seconds();
+  std::set<std::string> seen;
+  for (FetchedReport& part : parts) {
+    for (v1::JobReport& job : *part.shard.mutable_jobs()) {
+      if (!seen.insert(job.job_id()).second) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "cluster: job '", job.job_id(), "' was answered by two members"));
+      }
+      out.shard.mutable_jobs()->Add(std::move(job));
+    }
+  }
+  return out;
+}
+
+// Sets `request`'s as_of to `now_ns` if it has none: every member answers
+// as of one instant.
+template <typename Request>
+Request AtOneInstant(const Request& request, int64_t now_ns) {
+  Request out = request;
+  if (!out.has_as_of()) *out.mutable_as_of() = NanosToTimestamp(now_ns);
+  return out;
 }
 
 // Query.Summary's ingest counters from the ingestor's.
@@ -107,26 +142,95 @@ grpc::Status QueryService::RunHeavy(grpc::ServerContext* context,
   return cancelled() ? CancelledStatus() : status;
 }
 
+bool QueryService::FansOut(const grpc::ServerContext& context) const {
+  if (cluster_.fan_out == nullptr) return false;
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find(kScopeMetadata);
+  return it == metadata.end() || it->second != kScopeLocal;
+}
+
+template <typename T>
+absl::StatusOr<MemberPart<T>> QueryService::HeldPart(
+    const std::function<absl::StatusOr<T>()>& answer) const {
+  std::vector<int32_t> before = cluster_.held();
+  absl::StatusOr<T> response = answer();
+  if (!response.ok()) return response.status();
+  if (cluster_.held() != before) {
+    return absl::AbortedError(
+        "cluster: this instance's partitions moved during the query; retry");
+  }
+  return MemberPart<T>{*std::move(response), std::move(before)};
+}
+
+template <typename T>
+absl::StatusOr<T> QueryService::Local(
+    grpc::ServerContext* context,
+    const std::function<absl::StatusOr<T>()>& answer) {
+  if (!cluster_.held) return answer();
+  absl::StatusOr<MemberPart<T>> part = HeldPart(answer);
+  if (!part.ok()) return part.status();
+  context->AddTrailingMetadata(kPartitionsMetadata,
+                               FanOut::FormatPartitions(part->partitions));
+  return std::move(part->response);
+}
+
+template <typename T>
+absl::StatusOr<std::vector<T>> QueryService::Gather(
+    const std::function<absl::StatusOr<T>()>& local,
+    const std::function<
+        absl::StatusOr<MemberPart<T>>(const std::string& address)>& remote) {
+  return cluster_.fan_out->Gather<T>(
+      [&](const cluster::Member& member,
+          bool self) -> absl::StatusOr<MemberPart<T>> {
+        if (self) return HeldPart(local);
+        return remote(member.address);
+      });
+}
+
+absl::StatusOr<FetchedReport> QueryService::LocalReport(
+    const v1::ReportRequest& request, const std::function<bool()>& cancelled) {
+  absl::StatusOr<core::FleetReport> report = ingestor_->Report(
+      TimestampToNanos(request.as_of()),
+      Since(request.has_since(), request.since()), cancelled,
+      core::FleetSegments::kCapacityOnly, request.exact_since());
+  if (!report.ok()) return report.status();
+  if (make_job_filter_) {
+    const JobFilter keep = make_job_filter_();
+    std::vector<core::JobReport>& jobs = report->jobs;
+    jobs.erase(std::remove_if(
+                   jobs.begin(), jobs.end(),
+                   [&](const core::JobReport& j) { return !keep(j.job_id); }),
+               jobs.end());
+  }
+  return FetchedReport{report->as_of_ns, report->since_ns,
+                       report::ToShardReport(*report)};
+}
+
+absl::StatusOr<FetchedReport> QueryService::FanOutReport(
+    grpc::ServerContext* context, const v1::ReportRequest& request,
+    const std::function<bool()>& cancelled) {
+  absl::StatusOr<std::vector<FetchedReport>> parts = Gather<FetchedReport>(
+      [&] { return LocalReport(request, cancelled); },
+      [&](const std::string& address) {
+        return cluster_.peers->Report(address, *context, request);
+      });
+  if (!parts.ok()) return parts.status();
+  return Concat(*std::move(parts));
+}
+
 grpc::Status QueryService::Report(grpc::ServerContext* context,
                                   const v1::ReportRequest* request,
                                   grpc::ServerWriter<v1::ReportChunk>* writer) {
-  const int64_t as_of =
-      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_);
+  const v1::ReportRequest one = AtOneInstant(*request, clock_->NowNanos());
   const size_t chunk_jobs =
       request->chunk_jobs() == 0 ? kDefaultChunkJobs : request->chunk_jobs();
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
-    absl::StatusOr<core::FleetReport> report = ingestor_->Report(
-        as_of, Since(request->has_since(), request->since()), cancelled,
-        core::FleetSegments::kCapacityOnly, request->exact_since());
+    absl::StatusOr<FetchedReport> report =
+        FansOut(*context) ? FanOutReport(context, one, cancelled)
+                          : Local<FetchedReport>(context, [&] {
+                              return LocalReport(one, cancelled);
+                            });
     if (!report.ok()) return ToGrpc(report.status());
-    if (make_job_filter_) {
-      const JobFilter keep = make_job_filter_();
-      std::vector<core::JobReport>& jobs = report->jobs;
-      jobs.erase(std::remove_if(
-                     jobs.begin(), jobs.end(),
-                     [&](const core::JobReport& j) { return !keep(j.job_id); }),
-                 jobs.end());
-    }
     return WriteChunks(*report, chunk_jobs, writer);
   });
 }
@@ -144,22 +248,72 @@ grpc::Status QueryService::DeadLetters(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+absl::StatusOr<v1::JobsResponse> QueryService::LocalJobs(
+    const v1::JobsRequest& request, const core::JobFilter& filter,
+    const std::function<bool()>& cancelled) {
+  absl::StatusOr<core::JobsView> view = drilldown_.Jobs(
+      TimestampToNanos(request.as_of()),
+      Since(request.has_since(), request.since()), filter, cancelled);
+  if (!view.ok()) return view.status();
+  return report::JobsViewToProto(*view);
+}
+
+absl::StatusOr<v1::JobsResponse> QueryService::FanOutJobs(
+    grpc::ServerContext* context, const v1::JobsRequest& request,
+    const core::JobFilter& filter, const std::function<bool()>& cancelled) {
+  absl::StatusOr<std::vector<v1::JobsResponse>> parts =
+      Gather<v1::JobsResponse>(
+          [&] { return LocalJobs(request, filter, cancelled); },
+          [&](const std::string& address) {
+            return cluster_.peers->Jobs(address, *context, request);
+          });
+  if (!parts.ok()) return parts.status();
+  std::vector<core::JobsView> views;
+  for (const v1::JobsResponse& part : *parts) {
+    absl::StatusOr<core::JobsView> view = report::JobsViewFromProto(part);
+    if (!view.ok()) return view.status();
+    views.push_back(*std::move(view));
+  }
+  return report::JobsViewToProto(report::MergeJobsViews(views, filter));
+}
+
 grpc::Status QueryService::Jobs(grpc::ServerContext* context,
                                 const v1::JobsRequest* request,
                                 v1::JobsResponse* response) {
   absl::StatusOr<core::JobFilter> filter =
       report::JobFilterFromRequest(*request);
   if (!filter.ok()) return ToGrpc(filter.status());
-  const int64_t as_of =
-      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_);
+  const v1::JobsRequest one = AtOneInstant(*request, clock_->NowNanos());
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
-    absl::StatusOr<core::JobsView> view =
-        drilldown_.Jobs(as_of, Since(request->has_since(), request->since()),
-                        *filter, cancelled);
-    if (!view.ok()) return ToGrpc(view.status());
-    *response = report::JobsViewToProto(*view);
+    absl::StatusOr<v1::JobsResponse> jobs =
+        FansOut(*context) ? FanOutJobs(context, one, *filter, cancelled)
+                          : Local<v1::JobsResponse>(context, [&] {
+                              return LocalJobs(one, *filter, cancelled);
+                            });
+    if (!jobs.ok()) return ToGrpc(jobs.status());
+    *response = *std::move(jobs);
     return grpc::Status::OK;
   });
+}
+
+absl::StatusOr<v1::JobResponse> QueryService::LocalJob(
+    grpc::ServerContext* context, const v1::JobRequest& request) {
+  const size_t limit =
+      request.timeline_limit() == 0 ? 200 : request.timeline_limit();
+  absl::StatusOr<core::JobView> view = drilldown_.Job(
+      request.job_id(),
+      AsOf(request.has_as_of() ? &request.as_of() : nullptr, clock_),
+      Windows(request), limit, CancelledFn(context));
+  if (!view.ok()) return view.status();
+  return report::JobViewToProto(*view);
+}
+
+absl::StatusOr<v1::JobResponse> QueryService::OwnersJob(
+    grpc::ServerContext* context, const v1::JobRequest& request) {
+  auto owner = cluster_.fan_out->OwnerOfJob(request.job_id());
+  if (!owner.ok()) return owner.status();
+  if (owner->second) return LocalJob(context, request);
+  return cluster_.peers->Job(owner->first.address, *context, request);
 }
 
 grpc::Status QueryService::Job(grpc::ServerContext* context,
@@ -168,50 +322,103 @@ grpc::Status QueryService::Job(grpc::ServerContext* context,
   if (request->job_id().empty()) {
     return ToGrpc(absl::InvalidArgumentError("job_id: empty"));
   }
-  const size_t limit =
-      request->timeline_limit() == 0 ? 200 : request->timeline_limit();
-  absl::StatusOr<core::JobView> view = drilldown_.Job(
-      request->job_id(),
-      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_),
-      Windows(*request), limit, CancelledFn(context));
-  if (!view.ok()) return ToGrpc(view.status());
-  *response = report::JobViewToProto(*view);
+  absl::StatusOr<v1::JobResponse> job = FansOut(*context)
+                                            ? OwnersJob(context, *request)
+                                            : LocalJob(context, *request);
+  if (!job.ok()) return ToGrpc(job.status());
+  *response = *std::move(job);
   return grpc::Status::OK;
+}
+
+absl::StatusOr<v1::FleetResponse> QueryService::LocalFleet(
+    const v1::FleetRequest& request, const std::function<bool()>& cancelled) {
+  absl::StatusOr<core::FleetView> view = drilldown_.Fleet(
+      TimestampToNanos(request.as_of()),
+      Since(request.has_since(), request.since()),
+      request.by().empty() ? "accelerator" : request.by(), cancelled);
+  if (!view.ok()) return view.status();
+  return report::FleetViewToProto(*view);
+}
+
+absl::StatusOr<v1::FleetResponse> QueryService::FanOutFleet(
+    grpc::ServerContext* context, const v1::FleetRequest& request,
+    const std::function<bool()>& cancelled) {
+  absl::StatusOr<std::vector<v1::FleetResponse>> parts =
+      Gather<v1::FleetResponse>([&] { return LocalFleet(request, cancelled); },
+                                [&](const std::string& address) {
+                                  return cluster_.peers->Fleet(
+                                      address, *context, request);
+                                });
+  if (!parts.ok()) return parts.status();
+  std::vector<core::FleetView> views;
+  for (const v1::FleetResponse& part : *parts) {
+    absl::StatusOr<core::FleetView> view = report::FleetViewFromProto(part);
+    if (!view.ok()) return view.status();
+    views.push_back(*std::move(view));
+  }
+  return report::FleetViewToProto(
+      report::MergeFleetViews(views, kFleetWorstJobs));
 }
 
 grpc::Status QueryService::Fleet(grpc::ServerContext* context,
                                  const v1::FleetRequest* request,
                                  v1::FleetResponse* response) {
-  const int64_t as_of =
-      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_);
+  const v1::FleetRequest one = AtOneInstant(*request, clock_->NowNanos());
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
-    absl::StatusOr<core::FleetView> view = drilldown_.Fleet(
-        as_of, Since(request->has_since(), request->since()),
-        request->by().empty() ? "accelerator" : request->by(), cancelled);
-    if (!view.ok()) return ToGrpc(view.status());
-    *response = report::FleetViewToProto(*view);
+    absl::StatusOr<v1::FleetResponse> fleet =
+        FansOut(*context) ? FanOutFleet(context, one, cancelled)
+                          : Local<v1::FleetResponse>(context, [&] {
+                              return LocalFleet(one, cancelled);
+                            });
+    if (!fleet.ok()) return ToGrpc(fleet.status());
+    *response = *std::move(fleet);
     return grpc::Status::OK;
   });
+}
+
+absl::StatusOr<v1::SummaryResponse> QueryService::LocalSummary(
+    const v1::SummaryRequest& request, const std::function<bool()>& cancelled) {
+  const size_t worst =
+      request.worst_jobs() == 0 ? kDefaultSummaryJobs : request.worst_jobs();
+  absl::StatusOr<core::FleetReport> report =
+      ingestor_->Report(TimestampToNanos(request.as_of()), std::nullopt,
+                        cancelled, core::FleetSegments::kCapacityOnly);
+  if (!report.ok()) return report.status();
+  if (make_job_filter_) {
+    *report =
+        KeepAnswered(ingestor_->config(), make_job_filter_(),
+                     *std::move(report), core::FleetSegments::kCapacityOnly);
+  }
+  v1::SummaryResponse out = report::SummaryFromReport(*report, worst);
+  *out.mutable_ingest() = Counters(ingestor_->stats());
+  return out;
+}
+
+absl::StatusOr<v1::SummaryResponse> QueryService::FanOutSummary(
+    grpc::ServerContext* context, const v1::SummaryRequest& request,
+    const std::function<bool()>& cancelled) {
+  absl::StatusOr<std::vector<v1::SummaryResponse>> parts =
+      Gather<v1::SummaryResponse>(
+          [&] { return LocalSummary(request, cancelled); },
+          [&](const std::string& address) {
+            return cluster_.peers->Summary(address, *context, request);
+          });
+  if (!parts.ok()) return parts.status();
+  return report::MergeSummaries(*parts, request.worst_jobs());
 }
 
 grpc::Status QueryService::Summary(grpc::ServerContext* context,
                                    const v1::SummaryRequest* request,
                                    v1::SummaryResponse* response) {
-  const int64_t as_of =
-      AsOf(request->has_as_of() ? &request->as_of() : nullptr, clock_);
-  const size_t worst =
-      request->worst_jobs() == 0 ? kDefaultSummaryJobs : request->worst_jobs();
+  const v1::SummaryRequest one = AtOneInstant(*request, clock_->NowNanos());
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
-    absl::StatusOr<core::FleetReport> report = ingestor_->Report(
-        as_of, std::nullopt, cancelled, core::FleetSegments::kCapacityOnly);
-    if (!report.ok()) return ToGrpc(report.status());
-    if (make_job_filter_) {
-      *report =
-          KeepAnswered(ingestor_->config(), make_job_filter_(),
-                       *std::move(report), core::FleetSegments::kCapacityOnly);
-    }
-    *response = report::SummaryFromReport(*report, worst);
-    *response->mutable_ingest() = Counters(ingestor_->stats());
+    absl::StatusOr<v1::SummaryResponse> summary =
+        FansOut(*context) ? FanOutSummary(context, one, cancelled)
+                          : Local<v1::SummaryResponse>(context, [&] {
+                              return LocalSummary(one, cancelled);
+                            });
+    if (!summary.ok()) return ToGrpc(summary.status());
+    *response = *std::move(summary);
     return grpc::Status::OK;
   });
 }

@@ -1,12 +1,17 @@
 #ifndef GOODPUT_SERVER_QUERY_SERVICE_H_
 #define GOODPUT_SERVER_QUERY_SERVICE_H_
 
+#include <cstdint>
 #include <functional>
 #include <utility>
+#include <vector>
 
+#include "clients/cpp/query_client.h"
 #include "proto/service.grpc.pb.h"
 #include "server/drilldown.h"
+#include "server/fan_out.h"
 #include "server/ingestor.h"
+#include "server/peer_client.h"
 #include "server/query_admission.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
@@ -25,7 +30,13 @@ namespace goodput::server {
 // RESOURCE_EXHAUSTED otherwise. With a job filter (cluster mode: the jobs
 // of the partitions this instance holds now), Report, Jobs, Fleet and
 // Summary answer only for the jobs it admits (totals summed from them), and
-// Job NotFound for the others.
+// Job NotFound for the others. With set_cluster as well (cluster mode),
+// Report, Jobs, Fleet and Summary answer for the whole fleet: every member
+// is asked for its part, as of one instant, and the parts merged
+// (server/fan_out.h); Job goes to the owner of the job's partition. A call
+// with `goodput-scope: local` metadata (from a peer, or goodputctl over a
+// --server list) gets this instance's part, and the partitions it covers
+// in trailing metadata (clients/cpp/query_client.h).
 // Does not own its collaborators. Thread-safe.
 class QueryService final : public v1::Query::Service {
  public:
@@ -54,6 +65,16 @@ class QueryService final : public v1::Query::Service {
     drilldown_.set_answers(make);
     make_job_filter_ = std::move(make);
   }
+
+  // Cluster mode: the partitions held now (ascending; the job filter's),
+  // the members to fan out to and how to call them.
+  struct Cluster {
+    std::function<std::vector<int32_t>()> held;
+    const FanOut* fan_out = nullptr;
+    PeerClient* peers = nullptr;
+  };
+  // Call before serving, with set_job_filter.
+  void set_cluster(Cluster cluster) { cluster_ = std::move(cluster); }
 
   // Call before serving: Drilldown::set_segment_rate for Job's advice.
   void set_segment_rate(Drilldown::SegmentRate rate) {
@@ -84,6 +105,56 @@ class QueryService final : public v1::Query::Service {
   // (and leaves after); CANCELLED if the call is cancelled before or after.
   grpc::Status RunHeavy(grpc::ServerContext* context, const QueryFn& query);
 
+  // Whether `context`'s call is to be fanned out to every member.
+  bool FansOut(const grpc::ServerContext& context) const;
+  // `answer()` with the partitions held throughout it; ABORTED if they
+  // changed meanwhile.
+  template <typename T>
+  absl::StatusOr<MemberPart<T>> HeldPart(
+      const std::function<absl::StatusOr<T>()>& answer) const;
+  // This instance's answer: in cluster mode the held partitions' part,
+  // listed in `context`'s trailing metadata.
+  template <typename T>
+  absl::StatusOr<T> Local(grpc::ServerContext* context,
+                          const std::function<absl::StatusOr<T>()>& answer);
+  // Every member's part: this instance's by `local`, the others' by
+  // `remote` (a PeerClient method).
+  template <typename T>
+  absl::StatusOr<std::vector<T>> Gather(
+      const std::function<absl::StatusOr<T>()>& local,
+      const std::function<
+          absl::StatusOr<MemberPart<T>>(const std::string& address)>& remote);
+
+  // This instance's answers (the job filter applied).
+  absl::StatusOr<FetchedReport> LocalReport(
+      const v1::ReportRequest& request, const std::function<bool()>& cancelled);
+  absl::StatusOr<v1::JobsResponse> LocalJobs(
+      const v1::JobsRequest& request, const core::JobFilter& filter,
+      const std::function<bool()>& cancelled);
+  absl::StatusOr<v1::FleetResponse> LocalFleet(
+      const v1::FleetRequest& request, const std::function<bool()>& cancelled);
+  absl::StatusOr<v1::SummaryResponse> LocalSummary(
+      const v1::SummaryRequest& request,
+      const std::function<bool()>& cancelled);
+  // The whole fleet's, gathered from every member and merged.
+  absl::StatusOr<FetchedReport> FanOutReport(
+      grpc::ServerContext* context, const v1::ReportRequest& request,
+      const std::function<bool()>& cancelled);
+  absl::StatusOr<v1::JobsResponse> FanOutJobs(
+      grpc::ServerContext* context, const v1::JobsRequest& request,
+      const core::JobFilter& filter, const std::function<bool()>& cancelled);
+  absl::StatusOr<v1::FleetResponse> FanOutFleet(
+      grpc::ServerContext* context, const v1::FleetRequest& request,
+      const std::function<bool()>& cancelled);
+  absl::StatusOr<v1::SummaryResponse> FanOutSummary(
+      grpc::ServerContext* context, const v1::SummaryRequest& request,
+      const std::function<bool()>& cancelled);
+  // Job from the owner of its partition (maybe this instance).
+  absl::StatusOr<v1::JobResponse> OwnersJob(grpc::ServerContext* context,
+                                            const v1::JobRequest& request);
+  absl::StatusOr<v1::JobResponse> LocalJob(grpc::ServerContext* context,
+                                           const v1::JobRequest& request);
+
   Ingestor* ingestor_;
   storage::EventStore* store_;
   Clock* clock_;
@@ -91,6 +162,7 @@ class QueryService final : public v1::Query::Service {
   Drilldown drilldown_;
   FaultHook fault_hook_;
   std::function<JobFilter()> make_job_filter_;
+  Cluster cluster_;
 };
 
 }  // namespace goodput::server

@@ -118,7 +118,7 @@ std::string TokenAuth::AgentFor(absl::string_view token) const {
 
 grpc::Status TokenAuth::Process(const InputMetadata& metadata,
                                 grpc::AuthContext* context,
-                                OutputMetadata* consumed,
+                                OutputMetadata* /*consumed*/,
                                 OutputMetadata* /*response*/) {
   auto it = metadata.find("authorization");
   if (it == metadata.end()) {
@@ -132,8 +132,8 @@ grpc::Status TokenAuth::Process(const InputMetadata& metadata,
   }
   std::string agent = AgentFor(value);
   if (agent.empty()) return Refuse(kUnknownToken, "unknown bearer token");
-  consumed->insert(
-      {"authorization", std::string(it->second.data(), it->second.size())});
+  // Not consumed: in cluster mode the Query service forwards it to the
+  // other members (server/peer_client.h), which check it again.
   context->AddProperty(kAgentProperty, agent);
   return grpc::Status::OK;
 }

@@ -5,10 +5,14 @@
 // event sent: through one instance, and through two instances sharing the
 // partitions when the one the agent does not talk to is killed (SIGKILL)
 // mid-stream and the survivor takes its partitions over (nothing lost,
-// nothing counted twice); and the merge over two instances when one joins
-// mid-stream (each answers, and exports /metrics, only for the partitions it
-// holds; the jobs come back to the first once the joiner stops); and
-// through one instance when every NATS node dies mid-stream and returns.
+// nothing counted twice; while the dead one is still a member, a report
+// fails naming it); and when one joins mid-stream: asked alone, either
+// instance answers for the whole fleet (it fans the query out to the
+// other), `job ID` reaches the job's owner through either, and goodputctl's
+// merge over both still works (each then answers, and exports /metrics,
+// only for the partitions it holds; the jobs come back to the first once
+// the joiner stops); and through one instance when every NATS node dies
+// mid-stream and returns.
 // Synchronized on logs, metrics and reports, never on sleeps.
 #include <signal.h>
 
@@ -18,6 +22,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -31,6 +36,7 @@
 #include "tests/json_near.h"
 #include "tests/nats_cluster.h"
 #include "tests/subprocess.h"
+#include "tests/test_pki.h"
 
 namespace goodput {
 namespace {
@@ -42,6 +48,7 @@ using ::goodput::testing::JsonNear;
 using ::goodput::testing::NatsCluster;
 using ::goodput::testing::RunCapture;
 using ::goodput::testing::Subprocess;
+using ::goodput::testing::TestPki;
 using ::goodput::testing::WaitForLogInt;
 using ::goodput::testing::WaitForPort;
 using ::goodput::testing::WriteUnixSocket;
@@ -95,15 +102,22 @@ class ClusterModeTest : public ::testing::Test {
   void StartInstance(int i) {
     const std::string log =
         absl::StrCat(dir_, "/goodputd-", i, "-", ++starts_, ".log");
-    instances_[i].process = std::make_unique<Subprocess>(
-        std::vector<std::string>{
-            GOODPUTD_PATH, absl::StrCat("--data_dir=", dir_, "/db-", i),
-            "--grpc_address=127.0.0.1:0", "--metrics_address=127.0.0.1:0",
-            "--cluster=" + absl::StrJoin(nats_->urls(), ","),
-            absl::StrCat("--cluster_id=gp-", i),
-            absl::StrCat("--cluster_partitions=", kPartitions),
-            "--cluster_lease_ttl=3s"},
-        log);
+    std::vector<std::string> argv = {
+        GOODPUTD_PATH,
+        absl::StrCat("--data_dir=", dir_, "/db-", i),
+        "--grpc_address=127.0.0.1:0",
+        "--metrics_address=127.0.0.1:0",
+        "--cluster=" + absl::StrJoin(nats_->urls(), ","),
+        absl::StrCat("--cluster_id=gp-", i),
+        absl::StrCat("--cluster_partitions=", kPartitions),
+        "--cluster_lease_ttl=3s"};
+    if (pki_) {  // mutual TLS and tokens, also between the instances
+      argv.insert(
+          argv.end(),
+          {"--tls_cert=" + pki_->server_cert, "--tls_key=" + pki_->server_key,
+           "--tls_client_ca=" + pki_->ca, "--auth_tokens=" + dir_ + "/tokens"});
+    }
+    instances_[i].process = std::make_unique<Subprocess>(argv, log);
     instances_[i].log = log;
     instances_[i].port = WaitForPort(log, 60);
     ASSERT_GT(instances_[i].port, 0) << "goodputd did not start; see " << log;
@@ -115,13 +129,14 @@ class ClusterModeTest : public ::testing::Test {
   // goodput-agent streaming to instance `i`; returns its socket.
   std::string StartAgent(int i) {
     const std::string socket = dir_ + "/agent.sock";
-    agent_ = std::make_unique<Subprocess>(
-        std::vector<std::string>{
-            AGENT_PATH, "--server=" + instances_[i].Address(),
-            "--socket=" + socket, "--spool_dir=" + dir_ + "/spool",
-            "--host=agent-0", "--metrics_address=", "--batch_delay=20ms",
-            "--batch_events=50"},
-        dir_ + "/agent.log");
+    std::vector<std::string> argv = {
+        AGENT_PATH,           "--server=" + instances_[i].Address(),
+        "--socket=" + socket, "--spool_dir=" + dir_ + "/spool",
+        "--host=agent-0",     "--metrics_address=",
+        "--batch_delay=20ms", "--batch_events=50"};
+    const std::vector<std::string> tls = ClientTls();
+    argv.insert(argv.end(), tls.begin(), tls.end());
+    agent_ = std::make_unique<Subprocess>(argv, dir_ + "/agent.log");
     EXPECT_TRUE(Eventually([&] { return IsUnixSocket(socket); }, 30))
         << "see " << dir_ << "/agent.log";
     return socket;
@@ -136,7 +151,26 @@ class ClusterModeTest : public ::testing::Test {
     return out;
   }
 
+  // Mutual TLS and tokens from here on (certificates for 127.0.0.1, one
+  // token), for the instances, the agent and goodputctl.
+  void Secure() {
+    auto pki = TestPki::Generate(dir_);
+    ASSERT_TRUE(pki.ok()) << pki.status();
+    pki_ = *std::move(pki);
+    std::ofstream(dir_ + "/tokens") << "ops tok-ops\n";
+    std::ofstream(dir_ + "/token") << "tok-ops\n";
+  }
+  // The client flags of Secure(); none before it.
+  std::vector<std::string> ClientTls() const {
+    if (!pki_) return {};
+    return {"--tls_ca=" + pki_->ca, "--tls_cert=" + pki_->client_cert,
+            "--tls_key=" + pki_->client_key,
+            "--auth_token_file=" + dir_ + "/token"};
+  }
+
   std::string Ctl(std::vector<std::string> args) {
+    const std::vector<std::string> tls = ClientTls();
+    args.insert(args.begin(), tls.begin(), tls.end());
     args.insert(args.begin(), GOODPUTCTL_PATH);
     std::string out;
     return RunCapture(args, dir_ + "/ctl.log", &out) == 0 ? out : "";
@@ -204,6 +238,7 @@ class ClusterModeTest : public ::testing::Test {
   std::unique_ptr<NatsCluster> nats_;
   Instance instances_[kMaxInstances];
   std::unique_ptr<Subprocess> agent_;
+  std::optional<TestPki> pki_;  // set by Secure()
 };
 
 TEST_F(ClusterModeTest, OneInstanceReportEqualsReplay) {
@@ -242,17 +277,25 @@ TEST_F(ClusterModeTest, SurvivorTakesOverAKilledInstancesPartitions) {
   const std::string socket = StartAgent(0);
   // The first half; instance 1 dies once it applied some of its share.
   ASSERT_TRUE(WriteUnixSocket(socket, Part(0, 0.5)));
-  ASSERT_TRUE(Eventually(
-      [&] {
-        const Json mine =
-            Json::parse(Ctl({"--server=" + instances_[1].Address(), "report",
-                             "--json", as_of_}),
-                        nullptr, false);
-        return !mine.is_discarded() && !mine["jobs"].empty();
-      },
-      60));
+  ASSERT_TRUE(Eventually([&] { return ScrapeJobs(1).jobs > 0; }, 60));
   instances_[1].process->Kill(SIGKILL);
   EXPECT_EQ(instances_[1].process->Wait(), 128 + SIGKILL);
+  // Until its membership expires (the 3 s TTL), the dead instance is still
+  // a member: a report through the survivor fails and says why, rather
+  // than leave its partitions out.
+  std::string out;
+  const int code =
+      RunCapture({GOODPUTCTL_PATH, "--server=" + instances_[0].Address(),
+                  "report", "--json", as_of_},
+                 dir_ + "/ctl-dead.log", &out);
+  std::ifstream dead_log(dir_ + "/ctl-dead.log");
+  const std::string why((std::istreambuf_iterator<char>(dead_log)),
+                        std::istreambuf_iterator<char>());
+  EXPECT_NE(code, 0) << out;
+  EXPECT_TRUE(why.find("cluster member gp-1 (127.0.0.1:") !=
+                  std::string::npos ||
+              why.find("have no owner now") != std::string::npos)
+      << why;
   ASSERT_TRUE(WriteUnixSocket(socket, Part(0.5, 1)));
   // The survivor holds every partition once the dead one's leases expire,
   // and applies what the dead one had not: the report equals the replay.
@@ -342,12 +385,17 @@ TEST_F(ClusterModeTest, NatsUnreachableIsSaidAndEverythingArrivesOnItsReturn) {
   EXPECT_EQ(LogLines(0, "cluster log reachable again after"), 1);
 }
 
-// Instance 1 joins after instance 0 applied the first half alone: half of
-// the partitions move to it, and it applies them from their first message.
-// Instance 0 keeps the moved partitions' jobs in its store but answers only
-// for the partitions it holds, so the shard merge over both equals the
-// replay (each job from one instance, none twice).
+// Under mutual TLS and tokens, instance 1 joins after instance 0 applied
+// the first half alone: half of the partitions move to it, and it applies
+// them from their first message. Instance 0 keeps the moved partitions'
+// jobs in its store but answers only for the partitions it holds, so
+// either instance alone (fanning out to the other over TLS with the
+// caller's token) and goodputctl's merge over both equal the replay (each
+// job from one instance, none twice).
 TEST_F(ClusterModeTest, AJoinerTakesItsShareAndTheMergeEqualsReplay) {
+  // With mutual TLS and tokens: the instances call each other with the
+  // deployment's TLS and the caller's token.
+  Secure();
   StartInstance(0);
   const std::string socket = StartAgent(0);
   ASSERT_TRUE(WriteUnixSocket(socket, Part(0, 0.5)));
@@ -369,31 +417,43 @@ TEST_F(ClusterModeTest, AJoinerTakesItsShareAndTheMergeEqualsReplay) {
       },
       60));
   ASSERT_TRUE(WriteUnixSocket(socket, Part(0.5, 1)));
+  // One instance answers for the whole fleet, whichever is asked: the one
+  // the agent does not stream to first.
+  for (int i : {1, 0}) {
+    EXPECT_TRUE(ReportEqualsReplay(instances_[i].Address(), 120))
+        << "instance " << i << " alone:\n"
+        << got_ << "\nreplay:\n"
+        << offline_;
+  }
+  // goodputctl's own merge over both: each answers for its part only.
   const std::string both =
       instances_[0].Address() + "," + instances_[1].Address();
-  EXPECT_TRUE(ReportEqualsReplay(both, 120)) << "merged:\n"
-                                             << got_ << "\nreplay:\n"
-                                             << offline_;
-  size_t total = 0;
-  for (int i = 0; i < 2; ++i) {
-    const Json mine = Json::parse(Ctl({"--server=" + instances_[i].Address(),
-                                       "report", "--json", as_of_}),
-                                  nullptr, false);
-    ASSERT_FALSE(mine.is_discarded());
-    EXPECT_FALSE(mine["jobs"].empty()) << "instance " << i;
-    total += mine["jobs"].size();
-  }
-  EXPECT_EQ(total, want_["jobs"].size());
-  // The jobs drill-down over both agrees: every job once.
-  const Json jobs = Json::parse(
-      Ctl({"--server=" + both, "jobs", "--json", "--limit=0", as_of_}), nullptr,
-      false);
+  EXPECT_TRUE(ReportEqualsReplay(both, 30)) << "merged:\n"
+                                            << got_ << "\nreplay:\n"
+                                            << offline_;
+  // The jobs and fleet drill-downs through one instance agree: every job
+  // once.
+  const Json jobs = Json::parse(Ctl({"--server=" + instances_[1].Address(),
+                                     "jobs", "--json", "--limit=0", as_of_}),
+                                nullptr, false);
   ASSERT_FALSE(jobs.is_discarded());
   EXPECT_EQ(jobs["matched"], want_["jobs"].size());
   const Json fleet = Json::parse(
-      Ctl({"--server=" + both, "fleet", "--json", as_of_}), nullptr, false);
+      Ctl({"--server=" + instances_[1].Address(), "fleet", "--json", as_of_}),
+      nullptr, false);
   ASSERT_FALSE(fleet.is_discarded());
   EXPECT_TRUE(JsonNear(fleet["fleet"], want_["fleet"]));
+  // `job ID` through either instance: the owner of the job's partition
+  // answers (locally on one, forwarded by the other), the same job.
+  const std::string job_id = want_["jobs"][0]["job_id"];
+  const std::string via0 = Ctl(
+      {"--server=" + instances_[0].Address(), "job", job_id, "--json", as_of_});
+  const Json job = Json::parse(via0, nullptr, false);
+  ASSERT_FALSE(job.is_discarded()) << via0;
+  EXPECT_EQ(job["job"]["job_id"], job_id) << via0;
+  EXPECT_EQ(Ctl({"--server=" + instances_[1].Address(), "job", job_id, "--json",
+                 as_of_}),
+            via0);
   // /metrics too: each instance exports only the jobs of the partitions it
   // holds, so every job is counted by one instance (goodput_jobs sums to
   // the fleet's jobs, no job has series on both).

@@ -16,6 +16,16 @@
 
 namespace goodput {
 
+// Cluster mode (docs/scaling.md, "One view whoever you ask"): a query with
+// the metadata `goodput-scope: local` is answered by the goodputd asked
+// for the partitions it holds only, without asking the other members; its
+// trailing metadata `goodput-partitions` lists those partitions ("0,3,5").
+// goodputd sends it to its peers, and goodputctl with a --server list (each
+// instance's own part, merged by goodputctl).
+inline constexpr char kScopeMetadata[] = "goodput-scope";
+inline constexpr char kScopeLocal[] = "local";
+inline constexpr char kPartitionsMetadata[] = "goodput-partitions";
+
 // One server's report as it came: as-of, since and its jobs and capacity.
 struct FetchedReport {
   int64_t as_of_ns = 0;
