@@ -70,10 +70,14 @@ TEST_F(StoreReplayTest, APastAsOfReadsOnlyTheBatchesAtOrBeforeIt) {
   }
   const int64_t as_of = core::EventTimeNanos(events[2]);
   StoreReplay replay(store_.get(), config_, store_->LastBatchId(), nullptr);
+  const int64_t visited = store_->job_values_visited();
   absl::StatusOr<core::FleetReport> got = replay.Report(as_of);
   ASSERT_TRUE(got.ok()) << got.status();
   ExpectEqualReports(*got, Replay(events, config_, as_of));
   EXPECT_EQ(replay.stats().events_read, 3);
+  // The walk stops at the fourth batch: its events are later, and no later
+  // batch holds an older event (none has a job_late key).
+  EXPECT_EQ(store_->job_values_visited() - visited, 4);
   StoreReplay one(store_.get(), config_, store_->LastBatchId(), nullptr);
   absl::StatusOr<std::optional<core::JobReport>> job = one.Job("j", as_of);
   ASSERT_TRUE(job.ok()) << job.status();
@@ -83,7 +87,8 @@ TEST_F(StoreReplayTest, APastAsOfReadsOnlyTheBatchesAtOrBeforeIt) {
 
 // Random fleets, sent with disorder and some events far later than the
 // lateness (in batches after their job's state records), through a server
-// that records states often: every past as-of equals the replay.
+// that records states often and restarts once: every past as-of equals
+// the replay.
 TEST_F(StoreReplayTest, PastAsOfEqualsReplayOverRandomFleetsWithLateEvents) {
   for (uint32_t seed = 1; seed <= 3; ++seed) {
     store_.reset();
@@ -99,12 +104,26 @@ TEST_F(StoreReplayTest, PastAsOfEqualsReplayOverRandomFleetsWithLateEvents) {
       last = std::max<int64_t>(last, e.time().seconds());
     }
     FakeClock clock((last + 3600) * core::kNanosPerSecond);
-    LiveState live(&config_, kLateness, store_.get());
-    Ingestor ingestor(store_.get(), &live, &clock, codec::ValidationLimits());
-    ingestor.set_state_policy({.every_events = 5,
-                               .every_ns = 300 * core::kNanosPerSecond,
-                               .keep = 6});
-    ASSERT_TRUE(ingestor.Recover().ok());
+    std::unique_ptr<LiveState> live;
+    std::unique_ptr<Ingestor> ingestor;
+    // A new process on the store: it forgets the jobs' high-water marks
+    // and reads them back from their newest values.
+    auto start = [&] {
+      ingestor.reset();
+      live.reset();
+      store_.reset();
+      auto reopened = storage::RocksDbEventStore::Open(dir_, {});
+      ASSERT_TRUE(reopened.ok()) << reopened.status();
+      store_ = *std::move(reopened);
+      live = std::make_unique<LiveState>(&config_, kLateness, store_.get());
+      ingestor = std::make_unique<Ingestor>(store_.get(), live.get(), &clock,
+                                            codec::ValidationLimits());
+      ingestor->set_state_policy({.every_events = 5,
+                                  .every_ns = 300 * core::kNanosPerSecond,
+                                  .keep = 6});
+      ASSERT_TRUE(ingestor->Recover().ok());
+    };
+    start();
     std::vector<v1::Event> sent, heartbeats;
     for (const v1::Event& e : events) {
       (e.has_heartbeat() ? heartbeats : sent).push_back(e);
@@ -117,19 +136,20 @@ TEST_F(StoreReplayTest, PastAsOfEqualsReplayOverRandomFleetsWithLateEvents) {
     }
     sent.insert(sent.end(), heartbeats.begin(), heartbeats.end());
     for (size_t i = 0; i < sent.size(); i += 17) {
+      if (i == 17 * 20) start();
       v1::Batch batch;
       batch.set_agent_id("agent-1");
       batch.set_sequence(i / 17 + 1);
       for (size_t j = i; j < std::min(sent.size(), i + 17); ++j) {
         *batch.add_events() = sent[j];
       }
-      ASSERT_TRUE(ingestor.Ingest(batch).ok());
+      ASSERT_TRUE(ingestor->Ingest(batch).ok());
     }
     for (int part = 1; part <= 4; ++part) {
       const int64_t as_of =
           (first + (last - first) * part / 5) * core::kNanosPerSecond;
       absl::StatusOr<core::FleetReport> got =
-          ingestor.Report(as_of, std::nullopt);
+          ingestor->Report(as_of, std::nullopt);
       ASSERT_TRUE(got.ok()) << got.status();
       SCOPED_TRACE(absl::StrCat("seed ", seed, " part ", part));
       ExpectEqualReports(*got, Replay(events, config_, as_of));

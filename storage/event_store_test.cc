@@ -577,18 +577,24 @@ std::string RawLayout(const std::string& dir, const char* put = nullptr) {
 }
 
 // Layout 3 writes a job's head once, not with every batch: a layout-2
-// store (heads = newest batch) opens as layout 3 and reads the same.
-TEST_F(RocksDbStoreTest, ALayoutTwoStoreOpensAsLayoutThree) {
+// store (heads = newest batch) opens as layout 4 and reads the same; so
+// does a layout-3 one (values without high-water marks).
+TEST_F(RocksDbStoreTest, LayoutTwoAndThreeStoresOpenAsLayoutFour) {
   Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
   Write("a", 2, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "3");
+  EXPECT_EQ(RawLayout(dir_), "4");
   EXPECT_EQ(RawLayout(dir_, "2"), "2");
   Reopen();
   EXPECT_EQ(JobSteps("x", 2), (std::vector<std::string>{"x:1", "x:2"}));
   Write("a", 3, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":3}}");
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "3");
+  EXPECT_EQ(RawLayout(dir_), "4");
+  EXPECT_EQ(RawLayout(dir_, "3"), "3");  // layout 3 opens as 4 too
+  Reopen();
+  EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
+  store_.reset();
+  EXPECT_EQ(RawLayout(dir_), "4");
   Reopen();
   EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
 }
@@ -631,6 +637,47 @@ TEST_F(RocksDbStoreTest, AValueWithoutItsEarliestTimeIsReadWhole) {
   Reopen();
   EXPECT_EQ(StepsUntil(store_.get(), "x", 2, TimeOf("10:00:01")),
             (std::vector<int64_t>{1, 2}));
+  // The job's newest value has no high-water mark: the next batch starts
+  // one (not late), and the one after is late against it. A read until
+  // 10:00:01 stops at batch 3 and finds batch 4 through job_late.
+  Write("a", 3, "10:00:05 {\"job_id\":\"x\",\"step\":{\"step\":3}}");
+  Write("a", 4, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":4}}");
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 4, TimeOf("10:00:01")),
+            (std::vector<int64_t>{1, 2, 4}));
+}
+
+// Hand-computed: batches at 0, 5, 9, 12 s, then a late one at 2 s, then 20
+// s. A read until 3 s takes batch 1, stops at batch 2 (all later, with a
+// high-water mark) and reads only the late batch 5 beyond it: 3 values
+// looked at, not 6. After a reopen (the marks forgotten, read back from
+// the newest value) a late batch at 1 s is found the same way.
+TEST_F(RocksDbStoreTest, AReadUntilStopsAtTheFirstLaterBatchAndReadsTheLate) {
+  int step = 0;
+  for (const char* t : {"10:00:00", "10:00:05", "10:00:09", "10:00:12",
+                        "10:00:02", "10:00:20"}) {
+    ++step;
+    Write(
+        "a", step,
+        absl::StrCat(t, " {\"job_id\":\"x\",\"step\":{\"step\":", step, "}}"));
+  }
+  auto* rocks = static_cast<RocksDbEventStore*>(store_.get());
+  int64_t before = rocks->job_values_visited();
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 6, TimeOf("10:00:03")),
+            (std::vector<int64_t>{1, 5}));
+  EXPECT_EQ(rocks->job_values_visited() - before, 3);
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 6, TimeOf("10:00:10")),
+            (std::vector<int64_t>{1, 2, 3, 5}));
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 4, TimeOf("10:00:03")),
+            (std::vector<int64_t>{1}));  // the late batch is past the cut
+  Reopen();
+  Write("a", 7, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":7}}");
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 7, TimeOf("10:00:03")),
+            (std::vector<int64_t>{1, 5, 7}));
+  ASSERT_TRUE(store_->DeleteJobEvents({"x"}).ok());
+  Write("a", 8, "10:00:30 {\"job_id\":\"x\",\"step\":{\"step\":8}}");
+  Write("a", 9, "10:00:31 {\"job_id\":\"x\",\"step\":{\"step\":9}}");
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 9, TimeOf("10:00:30")),
+            (std::vector<int64_t>{8}));  // deleted with its job_late keys
 }
 
 TEST_F(RocksDbStoreTest, OpenFailureIsAStatus) {

@@ -20,13 +20,13 @@ namespace goodput::storage {
 namespace {
 
 constexpr const char* kFamilyNames[] = {
-    "default",      "batches",   "job_events", "agents",
-    "dead_letters", "snapshots", "job_states", "job_heads"};
+    "default",   "batches",    "job_events", "agents",  "dead_letters",
+    "snapshots", "job_states", "job_heads",  "job_late"};
 
 // The layout this code reads and writes (storage/KEY_LAYOUT.md); a store
 // without the key is layout 1 and is migrated at open.
 constexpr char kLayoutKey[] = "schema_version";
-constexpr char kLayout[] = "3";
+constexpr char kLayout[] = "4";
 // Set once job_heads holds a key for every job with stored events.
 constexpr char kHeadsKey[] = "job_heads_complete";
 
@@ -107,29 +107,65 @@ std::string EncodeStoredBatch(const BatchWrite& batch, uint32_t job_events) {
   return out;
 }
 
-// The tag of StoredJobEvents.min_event_ns (a varint), which a job_events
-// value starts with since it was added.
+// The tags of StoredJobEvents.min_event_ns and high_event_ns (varints),
+// which a job_events value starts with since they were added.
 constexpr uint32_t kMinEventNsTag =
     internal::v1::StoredJobEvents::kMinEventNsFieldNumber << 3;
+constexpr uint32_t kHighEventNsTag =
+    internal::v1::StoredJobEvents::kHighEventNsFieldNumber << 3;
 
-// The events of `events` at `order` as a StoredJobEvents record, its
-// min_event_ns first.
-std::string EncodeJobEvents(const std::vector<const v1::Event*>& events) {
-  int64_t min_ns = std::numeric_limits<int64_t>::max();
-  for (const v1::Event* e : events) {
-    min_ns = std::min(min_ns, TimestampToNanos(e->time()));
-  }
+// `events` (one job's, one batch's) as a StoredJobEvents record: its
+// min_event_ns first, then its high_event_ns if known, then the events.
+std::string EncodeJobEvents(const std::vector<const v1::Event*>& events,
+                            int64_t min_ns, std::optional<int64_t> high_ns) {
   std::string out;
   {  // the stream gives back its unused bytes when it goes
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
     coded.WriteTag(kMinEventNsTag);
     coded.WriteVarint64(static_cast<uint64_t>(min_ns));
+    if (high_ns) {
+      coded.WriteTag(kHighEventNsTag);
+      coded.WriteVarint64(static_cast<uint64_t>(*high_ns));
+    }
     for (const v1::Event* e : events) {
       WriteEvent(internal::v1::StoredJobEvents::kEventsFieldNumber, *e, &coded);
     }
   }
   return out;
+}
+
+// How PutJobEvents keeps the jobs' high-water marks (KEY_LAYOUT.md, "A past
+// as-of"): `before(prefix)` is the job's mark before this batch (nullopt:
+// unknown); the new marks are appended to `noted`. Null `before`: values
+// without a mark (layout-1 migration, whose batches come before any).
+struct JobHighs {
+  std::function<std::optional<int64_t>(const std::string& prefix)> before;
+  rocksdb::ColumnFamilyHandle* late = nullptr;
+  std::vector<std::pair<std::string, int64_t>>* noted = nullptr;
+};
+
+// Puts one job's events of one batch (`run`, non-empty) under `key`, with
+// its marks, and its job_late key if an event is older than the job's
+// mark before it.
+void PutJobRun(rocksdb::ColumnFamilyHandle* family, const std::string& prefix,
+               const std::string& key, const std::vector<const v1::Event*>& run,
+               const JobHighs& highs, rocksdb::WriteBatch* wb) {
+  int64_t min_ns = std::numeric_limits<int64_t>::max();
+  int64_t max_ns = std::numeric_limits<int64_t>::min();
+  for (const v1::Event* e : run) {
+    const int64_t t = TimestampToNanos(e->time());
+    min_ns = std::min(min_ns, t);
+    max_ns = std::max(max_ns, t);
+  }
+  std::optional<int64_t> high;
+  if (highs.before) {
+    const std::optional<int64_t> before = highs.before(prefix);
+    high = before ? std::max(*before, max_ns) : max_ns;
+    if (before && min_ns < *before) wb->Put(highs.late, key, "");
+    highs.noted->emplace_back(prefix, *high);
+  }
+  wb->Put(family, key, EncodeJobEvents(run, min_ns, high));
 }
 
 // Adds to `wb` one job_events record per job of `events` (heartbeats and
@@ -140,7 +176,7 @@ uint32_t PutJobEvents(
     rocksdb::ColumnFamilyHandle* family, rocksdb::ColumnFamilyHandle* heads,
     const std::string& batch_key, const std::vector<const v1::Event*>& events,
     const std::function<bool(const std::string& prefix)>& wants_head,
-    rocksdb::WriteBatch* wb) {
+    const JobHighs& highs, rocksdb::WriteBatch* wb) {
   std::vector<std::pair<const std::string*, uint32_t>> by_job;
   by_job.reserve(events.size());
   for (size_t i = 0; i < events.size(); ++i) {
@@ -159,34 +195,52 @@ uint32_t PutJobEvents(
       run.push_back(events[by_job[j].second]);
     }
     const std::string prefix = JobPrefix(*by_job[i].first);
-    wb->Put(family, prefix + batch_key, EncodeJobEvents(run));
+    PutJobRun(family, prefix, prefix + batch_key, run, highs, wb);
     if (wants_head(prefix)) wb->Put(heads, prefix, batch_key);
     i = j;
   }
   return static_cast<uint32_t>(by_job.size());
 }
 
-// The min_event_ns a job_events value starts with, without parsing its
-// events; the smallest int64 for a value written before the field (which
-// must then be read whole).
-int64_t MinEventNs(const rocksdb::Slice& value) {
+// What a job_events value starts with, read without parsing its events:
+// its earliest event time (the smallest int64 for a value written before
+// the field, which must then be read whole) and its high-water mark.
+struct Leading {
+  int64_t min_ns = std::numeric_limits<int64_t>::min();
+  std::optional<int64_t> high_ns;
+};
+
+Leading ReadLeading(const rocksdb::Slice& value) {
   google::protobuf::io::CodedInputStream in(
       reinterpret_cast<const uint8_t*>(value.data()),
       static_cast<int>(value.size()));
-  uint64_t min_ns = 0;
-  if (in.ReadTag() != kMinEventNsTag || !in.ReadVarint64(&min_ns)) {
-    return std::numeric_limits<int64_t>::min();
+  Leading out;
+  uint64_t v = 0;
+  if (in.ReadTag() != kMinEventNsTag || !in.ReadVarint64(&v)) return out;
+  out.min_ns = static_cast<int64_t>(v);
+  if (in.ReadTag() == kHighEventNsTag && in.ReadVarint64(&v)) {
+    out.high_ns = static_cast<int64_t>(v);
   }
-  return static_cast<int64_t>(min_ns);
+  return out;
 }
 
 // JobEventsReader on an iterator of job_events (ReadJob's own, or one shared
-// by a whole pass): seeks inside the job's key range.
+// by a whole pass): seeks inside the job's key range. With `late` (an
+// iterator of job_late), a read until T stops its walk at the first value
+// whose events are all after T and that has a high-water mark: every later
+// value without a job_late key holds only events after T too, so only the
+// job_late ones are read beyond it. `visited` (if set) counts the values
+// looked at.
 class IteratorJobReader : public JobEventsReader {
  public:
-  IteratorJobReader(rocksdb::Iterator* it, const std::string& prefix,
-                    uint64_t last_batch)
-      : it_(it), prefix_(prefix), last_batch_(last_batch) {}
+  IteratorJobReader(rocksdb::Iterator* it, rocksdb::Iterator* late,
+                    const std::string& prefix, uint64_t last_batch,
+                    std::atomic<int64_t>* visited)
+      : it_(it),
+        late_(late),
+        prefix_(prefix),
+        last_batch_(last_batch),
+        visited_(visited) {}
   absl::Status Read(uint64_t after_batch, uint64_t through_batch,
                     std::vector<v1::Event>* out) override {
     return ReadUntil(after_batch, through_batch,
@@ -200,29 +254,58 @@ class IteratorJobReader : public JobEventsReader {
     if (after_batch >= std::min(through_batch, last_batch_)) {
       return absl::OkStatus();
     }
-    internal::v1::StoredJobEvents stored;
     for (it_->Seek(prefix_ + BatchKey(after_batch + 1));
          it_->Valid() && it_->key().starts_with(prefix_); it_->Next()) {
       const uint64_t id = GetBigEndian(it_->key().data() + prefix_.size(), 8);
       if (id > through_batch) break;
-      if (MinEventNs(it_->value()) > until_ns) continue;  // all later
-      if (!stored.ParseFromArray(it_->value().data(),
-                                 static_cast<int>(it_->value().size()))) {
-        return absl::DataLossError(absl::StrCat("rocksdb job_events: batch ",
-                                                id, " of ", prefix_.substr(4),
-                                                " does not parse"));
-      }
-      for (v1::Event& e : *stored.mutable_events()) {
-        out->push_back(std::move(e));
-      }
+      if (visited_ != nullptr) ++*visited_;
+      const Leading lead = ReadLeading(it_->value());
+      if (lead.min_ns <= until_ns) {
+        if (absl::Status s = Take(id, out); !s.ok()) return s;
+      } else if (lead.high_ns && late_ != nullptr) {
+        return ReadLate(id, through_batch, until_ns, out);
+      }  // else: all later, and the walk cannot stop here
     }
     return FromRocks(it_->status(), "read job");
   }
 
  private:
+  // Appends the events of the value at it_ (batch `id`).
+  absl::Status Take(uint64_t id, std::vector<v1::Event>* out) {
+    if (!stored_.ParseFromArray(it_->value().data(),
+                                static_cast<int>(it_->value().size()))) {
+      return absl::DataLossError(absl::StrCat("rocksdb job_events: batch ", id,
+                                              " of ", prefix_.substr(4),
+                                              " does not parse"));
+    }
+    for (v1::Event& e : *stored_.mutable_events()) out->push_back(std::move(e));
+    return absl::OkStatus();
+  }
+
+  // The values of the job's job_late batches after `after`, through
+  // `through`, that hold events at or before `until_ns`.
+  absl::Status ReadLate(uint64_t after, uint64_t through, int64_t until_ns,
+                        std::vector<v1::Event>* out) {
+    for (late_->Seek(prefix_ + BatchKey(after + 1));
+         late_->Valid() && late_->key().starts_with(prefix_); late_->Next()) {
+      const uint64_t id = GetBigEndian(late_->key().data() + prefix_.size(), 8);
+      if (id > through) break;
+      it_->Seek(late_->key());
+      if (!it_->Valid() || it_->key() != late_->key()) continue;  // deleted
+      if (visited_ != nullptr) ++*visited_;
+      if (ReadLeading(it_->value()).min_ns > until_ns) continue;
+      if (absl::Status s = Take(id, out); !s.ok()) return s;
+    }
+    absl::Status s = FromRocks(late_->status(), "read job_late");
+    return s.ok() ? FromRocks(it_->status(), "read job") : s;
+  }
+
   rocksdb::Iterator* it_;
+  rocksdb::Iterator* late_;
   const std::string& prefix_;
   const uint64_t last_batch_;
+  std::atomic<int64_t>* visited_;
+  internal::v1::StoredJobEvents stored_;
 };
 
 // Appends to `out` the job_states records at `it` and after that belong to
@@ -386,11 +469,11 @@ absl::Status RocksDbEventStore::CheckLayout() {
   rocksdb::Status got =
       db_->Get(rocksdb::ReadOptions(), handles_[kDefault], kLayoutKey, &layout);
   if (got.ok() && layout == kLayout) return EnsureJobHeads();
-  if (got.ok() && layout != "2") {
+  if (got.ok() && layout != "2" && layout != "3") {
     return absl::FailedPreconditionError(absl::StrCat(
         "store: layout version \"", layout,
         "\" is not one this goodputd "
-        "reads (it reads 1, 2 and 3, storage/KEY_LAYOUT.md); use the goodputd "
+        "reads (it reads 1 to 4, storage/KEY_LAYOUT.md); use the goodputd "
         "that wrote it"));
   }
   if (!got.ok() && !got.IsNotFound()) {
@@ -399,7 +482,9 @@ absl::Status RocksDbEventStore::CheckLayout() {
   if (!got.ok()) {
     if (absl::Status s = MigrateFromLayout1(); !s.ok()) return s;
   }
-  // Layout 2's heads (each job's newest batch) are valid layout-3 heads.
+  // Layout 2's heads (each job's newest batch) are valid layout-3 heads;
+  // layout 3's job_events values (no high-water marks) are valid layout-4
+  // values, which a read never stops at.
   absl::Status s = FromRocks(db_->Put(rocksdb::WriteOptions(),
                                       handles_[kDefault], kLayoutKey, kLayout),
                              "write layout version");
@@ -409,6 +494,28 @@ absl::Status RocksDbEventStore::CheckLayout() {
 bool RocksDbEventStore::HasHead(const std::string& prefix) {
   std::lock_guard<std::mutex> lock(heads_mu_);
   return headed_.count(prefix) > 0;
+}
+
+std::optional<int64_t> RocksDbEventStore::HighBefore(
+    const std::string& prefix) {
+  {
+    std::lock_guard<std::mutex> lock(heads_mu_);
+    auto it = highs_.find(prefix);
+    if (it != highs_.end()) return it->second;
+  }
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobEvents]));
+  it->SeekForPrev(prefix + std::string(8, '\xff'));
+  if (!it->Valid() || !it->key().starts_with(prefix)) return std::nullopt;
+  return ReadLeading(it->value()).high_ns;
+}
+
+void RocksDbEventStore::NoteHighs(
+    std::vector<std::pair<std::string, int64_t>> highs) {
+  if (highs.empty()) return;
+  std::lock_guard<std::mutex> lock(heads_mu_);
+  if (highs_.size() + highs.size() > kHeadCacheJobs) highs_.clear();
+  for (auto& [prefix, high] : highs) highs_[std::move(prefix)] = high;
 }
 
 void RocksDbEventStore::NoteHeads(std::vector<std::string> prefixes) {
@@ -475,7 +582,7 @@ absl::Status RocksDbEventStore::MigrateBatch(
   rocksdb::WriteBatch wb;
   const uint32_t n = PutJobEvents(
       handles_[kJobEvents], handles_[kJobHeads], key, events,
-      [](const std::string&) { return true; }, &wb);
+      [](const std::string&) { return true; }, JobHighs(), &wb);
   internal::v1::StoredBatch rewritten;
   rewritten.set_agent_id(stored->agent_id());
   rewritten.set_sequence(stored->sequence());
@@ -499,6 +606,13 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   events.reserve(batch.accepted.size());
   for (const v1::Event& e : batch.accepted) events.push_back(&e);
   std::vector<std::string> new_heads;
+  std::vector<std::pair<std::string, int64_t>> highs;
+  JobHighs job_highs;
+  job_highs.before = [this](const std::string& prefix) {
+    return HighBefore(prefix);
+  };
+  job_highs.late = handles_[kJobLate];
+  job_highs.noted = &highs;
   const uint32_t n = PutJobEvents(
       handles_[kJobEvents], handles_[kJobHeads], key, events,
       [&](const std::string& prefix) {
@@ -506,7 +620,7 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
         new_heads.push_back(prefix);
         return true;
       },
-      &wb);
+      job_highs, &wb);
   wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n));
   std::string seq;
   PutBigEndian(batch.sequence, 8, &seq);
@@ -522,6 +636,7 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   if (!s.ok()) return s;
   next_batch_id_ = id + 1;
   NoteHeads(std::move(new_heads));
+  NoteHighs(std::move(highs));
   // Not acknowledged unless marked: a failed mark fails the batch, which
   // the agent resends (and goodputd then acknowledges as a duplicate).
   if (s = marker_->Record(id); !s.ok()) return s;
@@ -563,8 +678,11 @@ absl::Status RocksDbEventStore::ReadJobUntil(const std::string& job_id,
   const std::string prefix = JobPrefix(job_id);
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobEvents]));
-  IteratorJobReader reader(it.get(), prefix,
-                           std::numeric_limits<uint64_t>::max());
+  std::unique_ptr<rocksdb::Iterator> late(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobLate]));
+  IteratorJobReader reader(it.get(), late.get(), prefix,
+                           std::numeric_limits<uint64_t>::max(),
+                           &job_values_visited_);
   return reader.ReadUntil(after_batch, through_batch, until_ns, out);
 }
 
@@ -592,6 +710,8 @@ absl::Status RocksDbEventStore::ScanJobsForRestore(
       db_->NewIterator(FullScan(), handles_[kJobStates]));
   std::unique_ptr<rocksdb::Iterator> events(
       db_->NewIterator(FullScan(), handles_[kJobEvents]));
+  std::unique_ptr<rocksdb::Iterator> late(
+      db_->NewIterator(FullScan(), handles_[kJobLate]));
   states->SeekToFirst();
   std::vector<internal::v1::StoredJobState> found;
   for (heads->SeekToFirst(); heads->Valid(); heads->Next()) {
@@ -608,8 +728,9 @@ absl::Status RocksDbEventStore::ScanJobsForRestore(
     int unreadable = 0;  // left out (restores read more events instead)
     CollectStates(states.get(), prefix, &found, &unreadable);
     // A head names a job, not its newest batch (layout 3): seek.
-    IteratorJobReader reader(events.get(), prefix,
-                             std::numeric_limits<uint64_t>::max());
+    IteratorJobReader reader(events.get(), late.get(), prefix,
+                             std::numeric_limits<uint64_t>::max(),
+                             &job_values_visited_);
     if (absl::Status s = visit(prefix.substr(4), &found, &reader); !s.ok()) {
       return s;
     }
@@ -724,11 +845,15 @@ absl::Status RocksDbEventStore::DeleteJobEvents(
     const std::string prefix = JobPrefix(job_id);
     wb.DeleteRange(handles_[kJobEvents], prefix, JobLimit(prefix));
     wb.DeleteRange(handles_[kJobStates], prefix, JobLimit(prefix));
+    wb.DeleteRange(handles_[kJobLate], prefix, JobLimit(prefix));
     wb.Delete(handles_[kJobHeads], prefix);
   }
   {  // before the write: a head the cache names must exist
     std::lock_guard<std::mutex> lock(heads_mu_);
-    for (const std::string& job_id : job_ids) headed_.erase(JobPrefix(job_id));
+    for (const std::string& job_id : job_ids) {
+      headed_.erase(JobPrefix(job_id));
+      highs_.erase(JobPrefix(job_id));
+    }
   }
   rocksdb::WriteOptions wo;
   wo.sync = options_.fsync;

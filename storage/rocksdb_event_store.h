@@ -5,7 +5,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -48,6 +50,9 @@ class RocksDbEventStore : public EventStore {
 
   // Batches of a layout-1 store rewritten to layout 2 by Open.
   int64_t migrated_batches() const { return migrated_batches_; }
+  // job_events values looked at by job reads (ReadJob*, ScanJobsForRestore
+  // readers) since Open: what a past as-of costs (tests and benchmarks).
+  int64_t job_values_visited() const { return job_values_visited_; }
   // With Options::accept_loss: what Open found missing. lost_batches() is
   // how many acknowledged batches the store no longer has (0 if none, or if
   // the marker itself was unreadable); damage() is the error Open would
@@ -97,6 +102,7 @@ class RocksDbEventStore : public EventStore {
     kSnapshots,
     kJobStates,
     kJobHeads,
+    kJobLate,
     kCount
   };
 
@@ -132,6 +138,14 @@ class RocksDbEventStore : public EventStore {
   // KEY_LAYOUT.md, "One write per batch"): about 100 bytes each.
   static constexpr size_t kHeadCacheJobs = 1 << 17;
 
+  // The job's high_event_ns through its newest stored batch: remembered,
+  // else read from that batch's value (a seek); nullopt when the job has
+  // no stored value that says (none, or one written before the field).
+  std::optional<int64_t> HighBefore(const std::string& prefix);
+  // Remembers the jobs' new high-water marks after a write (emptied when
+  // it would exceed kHeadCacheJobs).
+  void NoteHighs(std::vector<std::pair<std::string, int64_t>> highs);
+
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // by Family
   Options options_;
@@ -141,7 +155,9 @@ class RocksDbEventStore : public EventStore {
   uint64_t lost_batches_ = 0;
   std::string damage_;
   std::mutex heads_mu_;
-  std::unordered_set<std::string> headed_;  // guarded by heads_mu_
+  std::unordered_set<std::string> headed_;          // guarded by heads_mu_
+  std::unordered_map<std::string, int64_t> highs_;  // guarded by heads_mu_
+  std::atomic<int64_t> job_values_visited_{0};
 };
 
 }  // namespace goodput::storage
