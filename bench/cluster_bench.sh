@@ -109,6 +109,26 @@ wait_accepted() {  # wait_accepted MPORT N: until accepted >= N (600 s)
   echo "only $(accepted "$1") of $2 applied"; return 1
 }
 
+wait_split() {  # wait_split AMPORT BMPORT: until both hold partitions, 8 in all
+  local a b
+  for _ in $(seq 1 300); do
+    a=$(metric "$1" goodput_cluster_partitions_held)
+    b=$(metric "$2" goodput_cluster_partitions_held)
+    [[ "$a" != 0 && "$b" != 0 && $(( a + b )) == 8 ]] && break
+    sleep 0.1
+  done
+  echo "held: a $a, b $b"
+}
+
+wait_both() {  # wait_both AMPORT BMPORT N: until the two accepted >= N together
+  local sum
+  for _ in $(seq 1 6000); do
+    sum=$(( $(accepted "$1" | cut -d. -f1) + $(accepted "$2" | cut -d. -f1) ))
+    [[ $sum -ge $3 ]] && break
+    sleep 0.1
+  done
+}
+
 stream() {  # stream GPORT: prints ingest_bench's line, sets sent
   local out
   out=$("$build/bench/ingest_bench" stream --target="127.0.0.1:$1" \
@@ -147,20 +167,9 @@ case "$mode" in
     start_goodputd b --cluster="$nats_urls" --cluster_id=bench-b \
       --cluster_partitions=8 --cluster_lease_ttl=3s
     bpid=$last_pid; bmport=$mport
-    for _ in $(seq 1 300); do
-      a=$(metric "$amport" goodput_cluster_partitions_held)
-      b=$(metric "$bmport" goodput_cluster_partitions_held)
-      [[ "$a" != 0 && "$b" != 0 && $(( a + b )) == 8 ]] && break
-      sleep 0.1
-    done
-    echo "held: a $a, b $b"
+    wait_split "$amport" "$bmport"
     stream "$aport"
-    total=$sent
-    for _ in $(seq 1 6000); do
-      sum=$(( $(accepted "$amport" | cut -d. -f1) + $(accepted "$bmport" | cut -d. -f1) ))
-      [[ $sum -ge $total ]] && break
-      sleep 0.1
-    done
+    wait_both "$amport" "$bmport" "$sent"
     a_before=$(accepted "$amport" | cut -d. -f1)
     b_applied=$(accepted "$bmport" | cut -d. -f1)
     echo "applied before the kill: a $a_before, b $b_applied"
@@ -196,19 +205,9 @@ case "$mode" in
     start_goodputd b --cluster="$nats_urls" --cluster_id=bench-b \
       --cluster_partitions=8
     bport=$gport; bmport=$mport
-    for _ in $(seq 1 300); do
-      a=$(metric "$amport" goodput_cluster_partitions_held)
-      b=$(metric "$bmport" goodput_cluster_partitions_held)
-      [[ "$a" != 0 && "$b" != 0 && $(( a + b )) == 8 ]] && break
-      sleep 0.1
-    done
-    echo "held: a $a, b $b"
+    wait_split "$amport" "$bmport"
     stream "$aport"
-    for _ in $(seq 1 6000); do
-      sum=$(( $(accepted "$amport" | cut -d. -f1) + $(accepted "$bmport" | cut -d. -f1) ))
-      [[ $sum -ge $sent ]] && break
-      sleep 0.1
-    done
+    wait_both "$amport" "$bmport" "$sent"
     ctl() { "$build/cli/goodputctl" --server="$1" "${@:2}" > /dev/null; }
     per_call() {  # per_call SERVER ARGS...: mean ms of $queries runs
       local t0 t1 i
