@@ -5,8 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "cluster/partition_snapshots.h"
 #include "cluster/testing/fake_event_log.h"
 #include "cluster/testing/fake_lease_store.h"
 #include "gmock/gmock.h"
@@ -56,12 +60,42 @@ class RecordingSink : public PartitionSink {
     absl::MutexLock lock(&mu_);
     return applied_[p];
   }
+  // A snapshot is the list of applied sequences; importing one replaces
+  // the partition's list, so a repeat or a gap after it shows.
+  absl::StatusOr<PartitionState> ExportPartition(int32_t p) override {
+    absl::MutexLock lock(&mu_);
+    PartitionState state;
+    state.sequence = applied_[p].empty() ? 0 : applied_[p].back();
+    state.body = absl::StrJoin(applied_[p], ",");
+    return state;
+  }
+  absl::Status ImportPartition(int32_t p,
+                               const PartitionState& state) override {
+    absl::MutexLock lock(&mu_);
+    std::vector<uint64_t> seqs;
+    for (absl::string_view s : absl::StrSplit(state.body, ',')) {
+      uint64_t seq = 0;
+      if (!absl::SimpleAtoi(s, &seq)) return absl::DataLossError("body");
+      seqs.push_back(seq);
+    }
+    if (seqs.empty() || seqs.back() != state.sequence) {
+      return absl::DataLossError("sequence");
+    }
+    applied_[p] = std::move(seqs);
+    ++imports_;
+    return absl::OkStatus();
+  }
+  int imports() {
+    absl::MutexLock lock(&mu_);
+    return imports_;
+  }
 
  private:
   absl::Mutex mu_;
   std::map<int32_t, std::vector<uint64_t>> applied_ ABSL_GUARDED_BY(mu_);
   std::map<int32_t, std::vector<int>> runs_ ABSL_GUARDED_BY(mu_);
   int64_t events_ ABSL_GUARDED_BY(mu_) = 0;
+  int imports_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 struct Member {
@@ -247,6 +281,95 @@ TEST_F(ClusterMemberTest, EveryMemberAppliesEveryHeartbeatWithoutALease) {
               ElementsAreArray(Subject(kHeartbeatPartition)));
   EXPECT_THAT(b.sink.Applied(kHeartbeatPartition),
               ElementsAreArray(Subject(kHeartbeatPartition)));
+}
+
+}  // namespace
+}  // namespace goodput::cluster
+
+namespace goodput::cluster {
+namespace {
+
+// Members that publish snapshots (every 25 events of a partition) to their
+// own log, and take partitions over from them.
+class ClusterMemberSnapshotTest : public ClusterMemberTest {
+ protected:
+  void Enable(Member* m) {
+    m->member.EnableSnapshots(
+        &snapshots_, &clock_,
+        {.self = "m", .every_events = 25, .every_ns = 1000 * kSecond});
+  }
+  int64_t Applied(const std::vector<int>& runs) {
+    int64_t n = 0;
+    for (int r : runs) n += r;
+    return n;
+  }
+
+  FakeEventLog snapshot_log_;
+  PartitionSnapshots snapshots_{&snapshot_log_};
+};
+
+// a applies everything and publishes snapshots; b never applied anything,
+// takes every partition over when a dies, imports the newest snapshot and
+// reads only the messages after it: every message applied exactly once
+// (the snapshot's and the tail's neither overlap nor leave a gap).
+TEST_F(ClusterMemberSnapshotTest, ATakeoverReadsTheNewestSnapshotAndTheTail) {
+  Member a("a", &store_, &clock_, &log_, &pub_);
+  Enable(&a);
+  Round({&a});
+  Publish("x", 40);  // 40 events per job, 10 jobs: 400 events
+  for (int i = 0; i < 3; ++i) Round({&a});
+  EXPECT_GT(a.member.snapshot_stats().published, 0);
+  EXPECT_EQ(a.member.snapshot_stats().publish_errors, 0);
+  Publish("y", 7);  // after a's last snapshots: the tail
+  Member b("b", &store_, &clock_, &log_, &pub_);
+  Enable(&b);
+  for (int i = 0; i < 5; ++i) Round({&b});  // a is dead
+  int64_t tail = 0, imported = 0;
+  for (int32_t p = 0; p < kPartitions; ++p) {
+    ASSERT_TRUE(b.leases.Holds(p)) << p;
+    // b's record: the snapshot's messages, then the tail's.
+    EXPECT_THAT(b.sink.Applied(p), ElementsAreArray(Subject(p))) << p;
+    const std::vector<uint64_t> snap = a.sink.Applied(p);
+    const int64_t read = Applied(b.sink.Runs(p));
+    tail += read;
+    if (!snap.empty() && Subject(p).size() > 7) {
+      ++imported;
+      // Only the messages after a's last snapshot were read from the log.
+      EXPECT_LT(read, static_cast<int64_t>(Subject(p).size())) << p;
+    }
+  }
+  EXPECT_GT(imported, 0);
+  EXPECT_EQ(b.sink.imports(), b.member.snapshot_stats().imported);
+  EXPECT_GT(b.member.snapshot_stats().imported, 0);
+  EXPECT_GT(b.member.snapshot_stats().chunks_read, 0);
+  int64_t all = 0;
+  for (int32_t p = 0; p < kPartitions; ++p) all += Subject(p).size();
+  EXPECT_LT(tail, all / 2);
+}
+
+// A member that applied a partition further than the newest snapshot goes
+// on from its own last applied message: the snapshot is not imported.
+TEST_F(ClusterMemberSnapshotTest, ASnapshotBehindTheTakerIsNotImported) {
+  Member a("a", &store_, &clock_, &log_, &pub_);
+  Publish("x", 30);
+  for (int i = 0; i < 3; ++i) Round({&a});  // a applies everything
+  ASSERT_TRUE(a.leases.Leave().ok());
+  for (int32_t p = 0; p < kPartitions; ++p) {
+    if (Subject(p).empty()) continue;
+    SnapshotHeader old;
+    old.id = absl::StrCat("old-", p);
+    old.partition = p;
+    old.sequence = Subject(p).front();
+    ASSERT_TRUE(snapshots_.Publish(old, absl::StrCat(old.sequence)).ok());
+  }
+  Enable(&a);
+  for (int i = 0; i < 2; ++i) Round({&a});  // a takes them again
+  EXPECT_EQ(a.sink.imports(), 0);
+  EXPECT_EQ(a.member.snapshot_stats().imported, 0);
+  for (int32_t p = 0; p < kPartitions; ++p) {
+    ASSERT_TRUE(a.leases.Holds(p)) << p;
+    EXPECT_THAT(a.sink.Applied(p), ElementsAreArray(Subject(p))) << p;
+  }
 }
 
 }  // namespace

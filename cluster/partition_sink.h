@@ -8,6 +8,7 @@
 #define GOODPUT_CLUSTER_PARTITION_SINK_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -19,6 +20,14 @@ namespace goodput::cluster {
 // The pseudo partition of events without a job_id (host heartbeats): every
 // member applies all of them, whatever partitions it holds.
 inline constexpr int32_t kHeartbeatPartition = -1;
+
+// A partition's state for a snapshot (cluster/partition_snapshots.h): the
+// sink's encoding of the partition's jobs (opaque to the cluster code) and
+// the last applied sequence it covers.
+struct PartitionState {
+  uint64_t sequence = 0;
+  std::string body;
+};
 
 // One message of a partition's subject, parsed.
 struct SequencedBatch {
@@ -50,6 +59,24 @@ class PartitionSink {
       }
     }
     return absl::OkStatus();
+  }
+
+  // The state of `partition` now (every message through its last applied
+  // sequence, and nothing after it). The default: Unimplemented (no
+  // snapshots).
+  virtual absl::StatusOr<PartitionState> ExportPartition(int32_t partition) {
+    (void)partition;
+    return absl::UnimplementedError("this sink takes no snapshots");
+  }
+  // Replaces what the sink holds of `partition` by `state` (from
+  // ExportPartition, possibly of another member) in one atomic write,
+  // `state.sequence` becoming the partition's last applied. The default:
+  // Unimplemented.
+  virtual absl::Status ImportPartition(int32_t partition,
+                                       const PartitionState& state) {
+    (void)partition;
+    (void)state;
+    return absl::UnimplementedError("this sink takes no snapshots");
   }
 };
 
