@@ -408,6 +408,45 @@ void Ingestor::set_check_event_times(bool check) {
   if (!check) limits_.now_ns.reset();
 }
 
+absl::StatusOr<storage::JobImport> Ingestor::ExportJobs(
+    const std::string& agent_id,
+    const std::function<bool(const std::string&)>& in) {
+  absl::MutexLock lock(&mu_);
+  storage::JobImport out;
+  out.agent_id = agent_id;
+  auto it = agent_sequence_.find(agent_id);
+  out.sequence = it == agent_sequence_.end() ? 0 : it->second;
+  if (absl::Status s = live_->ExportJobs(in, &out.states, &out.finals);
+      !s.ok()) {
+    return s;
+  }
+  return out;
+}
+
+absl::Status Ingestor::ImportJobs(storage::JobImport import) {
+  absl::MutexLock lock(&mu_);
+  const uint64_t acked = agent_sequence_[import.agent_id];
+  if (import.sequence <= acked) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("import of ", import.agent_id, " through ",
+                     import.sequence, ": already applied through ", acked));
+  }
+  for (internal::v1::StoredJobState& s : import.states) {
+    s.set_through_batch(last_batch_id_);
+    s.set_imported(true);
+  }
+  for (storage::JobSnapshot& f : import.finals) {
+    f.through_batch = last_batch_id_;
+    f.imported = true;
+  }
+  absl::Status s = store_->ImportJobs(import);
+  NoteStoreWrite(s);
+  if (!s.ok()) return s;
+  live_->ImportJobs(import);
+  agent_sequence_[import.agent_id] = import.sequence;
+  return absl::OkStatus();
+}
+
 uint64_t Ingestor::AckedSequence(const std::string& agent_id) {
   absl::MutexLock lock(&mu_);
   auto it = agent_sequence_.find(agent_id);

@@ -133,6 +133,20 @@ class Ingestor {
       std::optional<int64_t> since_ns,
       const std::function<bool()>& cancelled = nullptr);
 
+  // Cluster mode's partition snapshots (docs/scaling.md, "Partition
+  // snapshots"), under the ingest lock: the jobs `in` admits
+  // (LiveState::ExportJobs) and `agent_id`'s high-water sequence, which
+  // they are exactly the state through.
+  absl::StatusOr<storage::JobImport> ExportJobs(
+      const std::string& agent_id,
+      const std::function<bool(const std::string&)>& in);
+  // Takes `import` (another instance's ExportJobs) over: marks its records
+  // imported, through the newest stored batch, stores them in one write
+  // (EventStore::ImportJobs, with the agent's sequence) and loads them
+  // (LiveState::ImportJobs). FailedPrecondition, changing nothing, unless
+  // its sequence is above the agent's.
+  absl::Status ImportJobs(storage::JobImport import);
+
   // When running jobs' states are recorded (LiveState::StatePolicy). Call
   // before Recover.
   void set_state_policy(LiveState::StatePolicy policy);

@@ -34,6 +34,14 @@ bool HasJobEvent(const Job& job, int64_t as_of_ns) {
   return false;
 }
 
+absl::Status ImportedFinalError(const std::string& job_id, int64_t ended_ns) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "job_id: job \"", job_id, "\" ended at ", core::FormatTimeNanos(ended_ns),
+      " and this instance took it over from a partition snapshot as its "
+      "final report, without its raw events; no more events are accepted "
+      "for it"));
+}
+
 }  // namespace
 
 LiveState::LiveState(const core::Config* config, int64_t lateness_ns,
@@ -56,11 +64,18 @@ absl::Status LiveState::Admit(
     ended = jt->second.ended_ns;
     const auto& final = jt->second.final;
     if (final && final->events_deleted) return DeletedError(e.job_id(), *ended);
+    if (final && final->imported) {
+      return ImportedFinalError(e.job_id(), *ended);
+    }
+    if (absl::Status s = AdmitImported(e, jt->second); !s.ok()) return s;
   } else if (evicted_.jobs() > 0) {  // maybe evicted: ask the store
     auto snapshot = EvictedSnapshot(e.job_id());
     if (!snapshot.ok()) return snapshot.status();
     if (*snapshot && (*snapshot)->events_deleted) {
       return DeletedError(e.job_id(), (*snapshot)->ended_ns);
+    }
+    if (*snapshot && (*snapshot)->imported) {
+      return ImportedFinalError(e.job_id(), (*snapshot)->ended_ns);
     }
     if (*snapshot) ended = (*snapshot)->ended_ns;
     (*ended_in_batch)[e.job_id()] = ended.value_or(kNotEnded);
@@ -70,6 +85,21 @@ absl::Status LiveState::Admit(
     (*ended_in_batch)[e.job_id()] = core::EventTimeNanos(e);
   }
   return s;
+}
+
+absl::Status LiveState::AdmitImported(const v1::Event& e, const LiveJob& job) {
+  const int64_t t = core::EventTimeNanos(e);
+  if (!job.import_floor ||
+      std::make_pair(t, core::KindRank(e)) >= *job.import_floor) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "job_id: job \"", e.job_id(), "\": the event at ",
+      core::FormatTimeNanos(t),
+      " is older than the state this instance took the job over with from a "
+      "partition snapshot (",
+      core::FormatTimeNanos(job.import_floor->first),
+      "); the job's raw events before it are not here to rebuild it"));
 }
 
 absl::Status LiveState::AdmitAfterEnd(const v1::Event& e,

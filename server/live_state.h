@@ -66,6 +66,11 @@ class LiveState {
                                       // edges (those did not load)
     int64_t states_taken = 0;         // state records handed to the caller
     int64_t rebuilds_pending = 0;     // jobs waiting for a late-event rebuild
+    int64_t imported_jobs = 0;        // jobs taken over from partition
+                                      // snapshots (cluster mode)
+    int64_t imported_exclusions_missed = 0;  // imported states kept though a
+                                             // late HOSTS/FLEET exclusion
+                                             // starts before them
   };
 
   // When a job's live state is recorded (TakeJobStates): after `every_events`
@@ -137,6 +142,22 @@ class LiveState {
   void TakeJobStates(uint64_t through_batch, bool all,
                      std::vector<internal::v1::StoredJobState>* put,
                      std::vector<std::pair<std::string, uint64_t>>* remove);
+
+  // --- Partition snapshots of cluster mode (live_state_recovery.cc;
+  // docs/scaling.md, "Partition snapshots").
+  // Every job `in` admits: held in memory with a tracker, as its state
+  // record (through the newest stored batch) into `states`; held as its
+  // final snapshot, or evicted (read from the store), into `finals`.
+  // Finishes the queued rebuilds first.
+  absl::Status ExportJobs(const std::function<bool(const std::string&)>& in,
+                          std::vector<internal::v1::StoredJobState>* states,
+                          std::vector<storage::JobSnapshot>* finals);
+  // Replaces the jobs of `import` (just stored by EventStore::ImportJobs,
+  // records marked imported) by its state records and final snapshots.
+  // An imported job refuses, in Admit, an event that sorts before the
+  // imported record's last applied one (a final one: every event): this
+  // instance lacks the events before it to rebuild the job.
+  void ImportJobs(const storage::JobImport& import);
 
   // --- Snapshots and retention (live_state_recovery.cc).
   // Snapshots of the ended jobs changed since the last call, valid through
@@ -277,6 +298,9 @@ class LiveState {
     int64_t state_newest_ns = 0;   // newest_ns at the last state record
     bool state_due = false;        // in state_due_
     std::vector<StateRef> states;  // stored state records, oldest first
+    // Taken over from a partition snapshot: the (time, rank) of the last
+    // event the imported record applied; earlier events are refused.
+    std::optional<std::pair<int64_t, int>> import_floor;
   };
   using JobMap = std::unordered_map<std::string, LiveJob>;
   JobMap::iterator JobEntry(const std::string& job_id);  // created if new
@@ -291,6 +315,8 @@ class LiveState {
   // errors name the job.
   absl::StatusOr<std::optional<storage::JobSnapshot>> EvictedSnapshot(
       const std::string& job_id) const;
+  // Whether `e` may come to `job`, taken over from a partition snapshot.
+  static absl::Status AdmitImported(const v1::Event& e, const LiveJob& job);
   // Whether `e` may come after the job's end, from what is known of it.
   absl::Status AdmitAfterEnd(const v1::Event& e,
                              std::optional<int64_t> ended) const;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 #include "core/event_order.h"
 #include "proto/tracker_state.pb.h"
@@ -117,7 +118,7 @@ void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
   job->final.reset();
   const std::vector<StoredJobState>& states = *stored;
   std::vector<v1::Event> tail;
-  uint64_t used = 0;
+  std::optional<uint64_t> used;  // an imported record may be through 0
   for (auto it = states.rbegin(); it != states.rend(); ++it) {
     if (it->through_batch() > through_batch) continue;
     tail.clear();
@@ -128,7 +129,7 @@ void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
     }
     if (s.ok() && defer_stale) return QueueRebuild(job_id, *it, tail, job);
   }
-  if (used == 0) {
+  if (!used) {
     ResetJob(job, core::JobTracker(job_id, config_));
     tail.clear();
     if (!events->Read(0, through_batch, &tail).ok()) ++stats_.apply_errors;
@@ -136,9 +137,16 @@ void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
     ++stats_.restores_from_state;
   }
   for (const StoredJobState& st : states) {  // the ones that may still fit
-    if (used > 0 && st.through_batch() <= used) {
+    if (used && st.through_batch() <= *used) {
       job->states.push_back(StateRef{st.through_batch(), st.newest_ns()});
     }
+  }
+  // The oldest record is the imported one of a job taken over from a
+  // partition snapshot (ImportJobs deleted everything before it).
+  if (!states.empty() && states.front().imported() &&
+      states.front().has_last_applied_ns()) {
+    job->import_floor = std::make_pair(states.front().last_applied_ns(),
+                                       states.front().last_applied_rank());
   }
   stats_.restored_events += static_cast<int64_t>(tail.size());
   job->since_state = static_cast<int64_t>(tail.size());
@@ -188,10 +196,13 @@ bool LiveState::LoadState(const StoredJobState& state,
   const std::set<std::string> hosts(state.hosts().begin(), state.hosts().end());
   // A record older than the hosts it keeps cannot take HOSTS exclusions:
   // stale too (after an upgrade, its job replays once).
-  const bool fits = StateFits(state, tail) &&
-                    !(state.has_last_applied_ns() &&
-                      shared_.StaleAfter(state.through_batch(),
-                                         state.last_applied_ns(), &hosts));
+  const bool excluded = state.has_last_applied_ns() &&
+                        shared_.StaleAfter(state.through_batch(),
+                                           state.last_applied_ns(), &hosts);
+  // An imported record is all there is of the job before it: a late
+  // exclusion that starts before it is not applied to that time (counted).
+  if (excluded && state.imported()) ++stats_.imported_exclusions_missed;
+  const bool fits = StateFits(state, tail) && (!excluded || state.imported());
   internal::v1::JobTrackerState tracker_state;
   absl::StatusOr<core::JobTracker> tracker =
       !fits ? absl::FailedPreconditionError("stale")
@@ -310,6 +321,58 @@ void LiveState::PruneStates(
   }
 }
 
+absl::Status LiveState::ExportJobs(
+    const std::function<bool(const std::string&)>& in,
+    std::vector<StoredJobState>* states,
+    std::vector<storage::JobSnapshot>* finals) {
+  FinishRebuilds();
+  for (const auto& [job_id, job] : jobs_) {
+    if (!in(job_id)) continue;
+    if (job.final) {
+      finals->push_back(*job.final);
+    } else {
+      states->push_back(StateRecord(job_id, job, last_batch_id_));
+    }
+  }
+  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
+      EvictedSnapshots();
+  if (!evicted.ok()) return evicted.status();
+  for (storage::JobSnapshot& s : *evicted) {
+    if (in(s.report.job_id)) finals->push_back(std::move(s));
+  }
+  return absl::OkStatus();
+}
+
+void LiveState::ImportJobs(const storage::JobImport& import) {
+  FinishRebuilds();  // none of the replaced jobs stays queued
+  for (const StoredJobState& state : import.states) {
+    auto it = JobEntry(state.job_id());
+    LiveJob& job = it->second;
+    job.evicted.reset();
+    job.final.reset();
+    if (!LoadState(state, {}, &job)) {
+      ++stats_.apply_errors;  // a record its publisher could not have made
+      continue;
+    }
+    job.states = {StateRef{state.through_batch(), state.newest_ns()}};
+    if (state.has_last_applied_ns()) {
+      job.import_floor =
+          std::make_pair(state.last_applied_ns(), state.last_applied_rank());
+    }
+    ++job.generation;
+    if (job.ended_ns) MarkSnapshotDue(it->first, &job);
+    ++stats_.imported_jobs;
+  }
+  for (const storage::JobSnapshot& s : import.finals) {
+    LiveJob& job = JobFor(s.report.job_id);
+    ResetJob(&job, core::JobTracker(s.report.job_id, config_));
+    job.evicted.reset();
+    ++job.generation;
+    LoadSnapshots({s});
+    ++stats_.imported_jobs;
+  }
+}
+
 std::vector<std::string> LiveState::TakeLeftoverDeletions() {
   return std::move(leftover_deletions_);
 }
@@ -323,6 +386,9 @@ storage::JobSnapshot LiveState::Snapshot(const std::string& job_id,
   s.ended_ns = *job.ended_ns;
   s.report = ReportJob(job, *job.ended_ns);
   s.report.job_id = job_id;
+  // Taken over from a partition snapshot: its raw events before that are
+  // not here, so the snapshot must not be given up for a replay.
+  s.imported = job.import_floor.has_value();
   return s;
 }
 

@@ -1,6 +1,11 @@
 #include "server/partition_ingest_sink.h"
 
+#include <iterator>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
+#include "cluster/partition_assigner.h"
+#include "proto/storage.pb.h"
 
 namespace goodput::server {
 
@@ -53,6 +58,47 @@ absl::Status PartitionIngestSink::Ingest(int32_t partition, v1::Batch* batch) {
   }
   rejected_events_ += ack->rejections_size();
   return absl::OkStatus();
+}
+
+absl::StatusOr<cluster::PartitionState> PartitionIngestSink::ExportPartition(
+    int32_t partition) {
+  if (partitions_ <= 0) return PartitionSink::ExportPartition(partition);
+  absl::StatusOr<storage::JobImport> jobs = ingestor_->ExportJobs(
+      PartitionAgentId(partition), [&](const std::string& job_id) {
+        return cluster::PartitionOfJob(job_id, partitions_) == partition;
+      });
+  if (!jobs.ok()) return jobs.status();
+  internal::v1::PartitionSnapshot body;
+  body.set_partition(partition);
+  for (internal::v1::StoredJobState& s : jobs->states) {
+    *body.add_states() = std::move(s);
+  }
+  for (const storage::JobSnapshot& f : jobs->finals) {
+    *body.add_finals() = storage::ToRecord(f);
+  }
+  return cluster::PartitionState{jobs->sequence, body.SerializeAsString()};
+}
+
+absl::Status PartitionIngestSink::ImportPartition(
+    int32_t partition, const cluster::PartitionState& state) {
+  internal::v1::PartitionSnapshot body;
+  if (!body.ParseFromString(state.body) || body.partition() != partition) {
+    return absl::DataLossError(absl::StrCat("snapshot of partition ", partition,
+                                            " through ", state.sequence,
+                                            ": does not parse as one"));
+  }
+  storage::JobImport import;
+  import.agent_id = PartitionAgentId(partition);
+  import.sequence = state.sequence;
+  import.states.assign(std::make_move_iterator(body.mutable_states()->begin()),
+                       std::make_move_iterator(body.mutable_states()->end()));
+  for (const internal::v1::JobSnapshot& f : body.finals()) {
+    if (absl::Status s = storage::FromRecord(f, &import.finals.emplace_back());
+        !s.ok()) {
+      return s;
+    }
+  }
+  return ingestor_->ImportJobs(std::move(import));
 }
 
 }  // namespace goodput::server

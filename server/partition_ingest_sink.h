@@ -9,7 +9,10 @@
 // partition's messages into batches of up to kMaxEventsPerWrite events, each
 // one Ingestor write under its last message's sequence (a new owner's catch-up
 // writes once per run, not once per message); messages at or below the
-// partition's last applied sequence are left out first. Borrows the
+// partition's last applied sequence are left out first.
+// ExportPartition and ImportPartition carry a partition's jobs in a
+// snapshot (proto PartitionSnapshot: state records and final snapshots,
+// LiveState::ExportJobs) for the partitions of `partitions` (P). Borrows the
 // Ingestor, which must outlive it. Thread-safe (the Ingestor serializes;
 // one thread applies a partition).
 #ifndef GOODPUT_SERVER_PARTITION_INGEST_SINK_H_
@@ -31,7 +34,10 @@ std::string PartitionAgentId(int32_t partition);
 
 class PartitionIngestSink : public cluster::PartitionSink {
  public:
-  explicit PartitionIngestSink(Ingestor* ingestor) : ingestor_(ingestor) {}
+  // `partitions`: P, which ExportPartition needs to tell a partition's jobs
+  // (0: snapshots unsupported).
+  explicit PartitionIngestSink(Ingestor* ingestor, int32_t partitions = 0)
+      : ingestor_(ingestor), partitions_(partitions) {}
 
   absl::StatusOr<uint64_t> LastApplied(int32_t partition) override;
   // Bounds one merged write of ApplyAll (a single larger message is
@@ -43,6 +49,10 @@ class PartitionIngestSink : public cluster::PartitionSink {
   absl::Status ApplyAll(
       int32_t partition,
       std::vector<cluster::SequencedBatch>* messages) override;
+  absl::StatusOr<cluster::PartitionState> ExportPartition(
+      int32_t partition) override;
+  absl::Status ImportPartition(int32_t partition,
+                               const cluster::PartitionState& state) override;
 
   // Events of applied messages that the Ingestor refused (validation or
   // admission: kept as dead letters; no agent is waiting for the answer).
@@ -53,6 +63,7 @@ class PartitionIngestSink : public cluster::PartitionSink {
   absl::Status Ingest(int32_t partition, v1::Batch* batch);
 
   Ingestor* const ingestor_;
+  const int32_t partitions_;
   std::atomic<int64_t> rejected_events_{0};
 };
 

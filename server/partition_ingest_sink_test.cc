@@ -15,8 +15,10 @@
 #include "cluster/batch_publisher.h"
 #include "cluster/cluster_member.h"
 #include "cluster/lease_keeper.h"
+#include "cluster/partition_snapshots.h"
 #include "cluster/testing/fake_event_log.h"
 #include "cluster/testing/fake_lease_store.h"
+#include "core/event_order.h"
 #include "core/testing/expect.h"
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
@@ -74,7 +76,7 @@ class PartitionIngestSinkTest : public ::testing::Test {
                                            codec::ValidationLimits());
     ingestor_->set_check_event_times(false);  // as goodputd --cluster does
     ASSERT_TRUE(ingestor_->Recover().ok());
-    sink_ = std::make_unique<PartitionIngestSink>(ingestor_.get());
+    sink_ = std::make_unique<PartitionIngestSink>(ingestor_.get(), kPartitions);
     // A new lease keeper each time: the restarted instance's old leases
     // lapse after the TTL and it takes them again.
     clock_.Advance(2 * kTtl);
@@ -145,6 +147,8 @@ class PartitionIngestSinkTest : public ::testing::Test {
   std::unique_ptr<PartitionIngestSink> sink_;
   std::unique_ptr<cluster::LeaseKeeper> leases_;
   std::unique_ptr<cluster::ClusterMember> member_;
+  cluster::FakeEventLog snapshot_log_;  // GOODPUT_SNAPSHOTS
+  cluster::PartitionSnapshots snapshots_{&snapshot_log_};
 };
 
 TEST_F(PartitionIngestSinkTest, AppliedPartitionsReportAsTheReplay) {
@@ -300,6 +304,219 @@ TEST_F(PartitionIngestSinkTest, EachPartitionHasItsOwnHighWaterMark) {
   EXPECT_EQ(*sink_->LastApplied(2), 7u);
   EXPECT_EQ(*sink_->LastApplied(0), 0u);
   EXPECT_EQ(ingestor_->stats().duplicate_batches, 0);
+}
+
+// A second goodputd (member "b") over its own RocksDB, on the fixture's
+// logs, clock and lease bucket, taking partitions over from snapshots.
+class Instance {
+ public:
+  Instance(FakeClock* clock, cluster::FakeLeaseStore* leases,
+           cluster::FakeEventLog* log, cluster::BatchPublisher* publisher,
+           cluster::PartitionSnapshots* snapshots, const core::Config* config)
+      : clock_(clock),
+        leases_store_(leases),
+        log_(log),
+        publisher_(publisher),
+        snapshots_(snapshots),
+        config_(config) {
+    char tmpl[] = "/tmp/goodput-partition-sink-b-XXXXXX";
+    EXPECT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    Start();
+  }
+  ~Instance() {
+    Stop();
+    std::filesystem::remove_all(dir_);
+  }
+  void Stop() {
+    member.reset();
+    leases_.reset();
+    sink.reset();
+    ingestor.reset();
+    live_.reset();
+    store_.reset();
+  }
+  // Opens the store (again: a restart) and joins as "b".
+  void Start() {
+    Stop();
+    auto store = storage::RocksDbEventStore::Open(dir_, {});
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    live_ = std::make_unique<LiveState>(config_, kLateness, store_.get());
+    ingestor = std::make_unique<Ingestor>(store_.get(), live_.get(), clock_,
+                                          codec::ValidationLimits());
+    ingestor->set_check_event_times(false);
+    ASSERT_TRUE(ingestor->Recover().ok());
+    sink = std::make_unique<PartitionIngestSink>(ingestor.get(), kPartitions);
+    clock_->Advance(2 * kTtl);  // a restarted b's old leases lapse
+    leases_ = std::make_unique<cluster::LeaseKeeper>(
+        leases_store_, clock_,
+        cluster::LeaseKeeperOptions{
+            .self = "b", .partitions = kPartitions, .ttl_ns = kTtl});
+    member = std::make_unique<cluster::ClusterMember>(leases_.get(), log_,
+                                                      sink.get(), publisher_);
+    member->EnableSnapshots(snapshots_, clock_,
+                            {.self = "b",
+                             .every_events = int64_t{1} << 40,
+                             .every_ns = int64_t{1} << 62});
+  }
+  // Takes every partition (the fixture's member gave them back) and
+  // applies until drained; returns the messages applied.
+  int64_t ApplyAll() {
+    EXPECT_TRUE(member->TickLeases().ok());
+    int64_t total = 0;
+    for (;;) {
+      absl::StatusOr<int64_t> n = member->Pump(1000, 0);
+      EXPECT_TRUE(n.ok()) << n.status();
+      if (!n.ok() || *n == 0) return total;
+      total += *n;
+    }
+  }
+
+  storage::EventStore* store() { return store_.get(); }
+
+  std::unique_ptr<Ingestor> ingestor;
+  std::unique_ptr<PartitionIngestSink> sink;
+  std::unique_ptr<cluster::ClusterMember> member;
+
+ private:
+  FakeClock* clock_;
+  cluster::FakeLeaseStore* leases_store_;
+  cluster::FakeEventLog* log_;
+  cluster::BatchPublisher* publisher_;
+  cluster::PartitionSnapshots* snapshots_;
+  const core::Config* config_;
+  std::string dir_;
+  std::unique_ptr<storage::EventStore> store_;
+  std::unique_ptr<LiveState> live_;
+  std::unique_ptr<cluster::LeaseKeeper> leases_;
+};
+
+class PartitionSnapshotTest : public PartitionIngestSinkTest {
+ protected:
+  // The fixture's member ("a") applies `first` publishing a snapshot of
+  // each partition it pumps, then `rest` without; gives its leases back.
+  // Returns each partition's sequence in its newest snapshot.
+  std::map<int32_t, uint64_t> ApplyThenSnapshot(
+      const std::vector<v1::Event>& first, const std::vector<v1::Event>& rest) {
+    member_->EnableSnapshots(&snapshots_, &clock_,
+                             {.self = "a", .every_events = 1});
+    Publish(first, 25);
+    ApplyAll();
+    std::map<int32_t, uint64_t> snapshot;
+    for (int32_t p = 0; p < kPartitions; ++p) {
+      snapshot[p] = *sink_->LastApplied(p);
+    }
+    member_->EnableSnapshots(&snapshots_, &clock_,
+                             {.self = "a",
+                              .every_events = int64_t{1} << 40,
+                              .every_ns = int64_t{1} << 62});
+    Publish(rest, 25);
+    ApplyAll();
+    EXPECT_TRUE(leases_->Leave().ok());  // "a" is gone
+    return snapshot;
+  }
+  // Messages of `partition`'s subject after `sequence`.
+  int64_t MessagesAfter(int32_t partition, uint64_t sequence) {
+    int64_t n = 0;
+    for (const cluster::SequencedBatch& m :
+         MessagesOf(&log_, Subject(partition))) {
+      n += m.sequence > sequence ? 1 : 0;
+    }
+    return n;
+  }
+  std::unique_ptr<Instance> NewInstance() {
+    return std::make_unique<Instance>(&clock_, &leases_store_, &log_,
+                                      &publisher_, &snapshots_, &config_);
+  }
+};
+
+// b never held anything: it imports each partition's newest snapshot and
+// reads only the messages after it, and its reports equal a's (which read
+// every message) and the replay of every event: nothing lost, nothing
+// applied twice. A restart of b keeps the imported jobs.
+TEST_F(PartitionSnapshotTest, ImportAndTailReportAsTheWholePartition) {
+  const std::vector<v1::Event> events = FleetEvents(21);
+  const size_t cut = events.size() * 3 / 5;
+  const std::map<int32_t, uint64_t> snapshot =
+      ApplyThenSnapshot({events.begin(), events.begin() + cut},
+                        {events.begin() + cut, events.end()});
+  std::unique_ptr<Instance> b = NewInstance();
+  const int64_t applied = b->ApplyAll();
+  int64_t tail = static_cast<int64_t>(
+      MessagesOf(&log_, Subject(cluster::kHeartbeatPartition)).size());
+  int32_t with_snapshot = 0;
+  for (const auto& [p, seq] : snapshot) {
+    tail += MessagesAfter(p, seq);
+    with_snapshot += seq > 0 ? 1 : 0;
+    EXPECT_EQ(*b->sink->LastApplied(p), LastInLog(p)) << p;
+  }
+  EXPECT_EQ(applied, tail);  // the heartbeats and each partition's tail
+  EXPECT_EQ(b->member->snapshot_stats().imported, with_snapshot);
+  ASSERT_GT(with_snapshot, 0);
+  const core::FleetReport whole = LiveReport();
+  auto got = b->ingestor->Report(kAsOf, std::nullopt);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectEqualReports(*got, whole);
+  ExpectEqualReports(*got, Replay(events, config_, kAsOf));
+  EXPECT_GT(b->ingestor->live_stats().imported_jobs, 0);
+  EXPECT_EQ(ingestor_->live_stats().imported_jobs, 0);
+
+  b->Start();  // a restart restores the imported jobs from the store
+  EXPECT_EQ(b->ApplyAll(), 0);
+  got = b->ingestor->Report(kAsOf, std::nullopt);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectEqualReports(*got, Replay(events, config_, kAsOf));
+}
+
+// What b cannot answer for the time before its snapshot: an event of an
+// imported job older than its imported state is refused (a dead letter
+// naming the snapshot), also after a restart, and a report as of before it
+// fails saying why. (The jobs run on: no job_ended, so they are imported
+// and restored from their state records, not as final reports.)
+TEST_F(PartitionSnapshotTest, WhatPrecedesTheSnapshotIsRefusedByName) {
+  std::vector<v1::Event> events = FleetEvents(23);
+  events.erase(
+      std::remove_if(events.begin(), events.end(),
+                     [](const v1::Event& e) { return e.has_job_ended(); }),
+      events.end());
+  ApplyThenSnapshot(events, {});
+  std::unique_ptr<Instance> b = NewInstance();
+  b->ApplyAll();
+  ASSERT_GT(b->member->snapshot_stats().imported, 0);
+  auto first_step =
+      std::find_if(events.begin(), events.end(),
+                   [](const v1::Event& e) { return e.has_step(); });
+  ASSERT_NE(first_step, events.end());
+  const v1::Event old = *first_step;
+  auto past = b->ingestor->JobReport(old.job_id(), core::EventTimeNanos(old),
+                                     std::nullopt);
+  EXPECT_EQ(past.status().code(), absl::StatusCode::kFailedPrecondition)
+      << past.status();
+  EXPECT_THAT(std::string(past.status().message()),
+              ::testing::HasSubstr("from a partition snapshot"));
+  v1::Batch late;
+  late.set_agent_id("agent-3");
+  for (int restart = 0; restart < 2; ++restart) {
+    if (restart) b->Start();  // the imported record says so again
+    late.set_sequence(restart + 1);
+    *late.add_events() = old;
+    late.mutable_events(0)->mutable_step()->set_step(999999);
+    ASSERT_TRUE(publisher_.Publish(late).ok());
+    b->ApplyAll();
+    EXPECT_EQ(b->sink->rejected_events(), 1) << restart;
+    late.clear_events();
+  }
+  std::vector<v1::DeadLetter> letters;
+  uint64_t total = 0;
+  ASSERT_TRUE(b->store()->DeadLetters(10, &letters, &total).ok());
+  ASSERT_EQ(letters.size(), 2u);
+  for (const v1::DeadLetter& letter : letters) {
+    EXPECT_THAT(letter.reason(), ::testing::HasSubstr("partition snapshot"));
+  }
+  auto got = b->ingestor->Report(kAsOf, std::nullopt);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectEqualReports(*got, Replay(events, config_, kAsOf));
 }
 
 }  // namespace

@@ -108,7 +108,8 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::JobFrom(
     return *r;
   }
   auto it = snapshots_.find(job_id);
-  if (it != snapshots_.end() && it->second.events_deleted) {
+  if (it != snapshots_.end() &&
+      (it->second.events_deleted || it->second.imported)) {
     return Deleted(it->second, as_of_ns);
   }
   return Replay(job_id, states, events, as_of_ns);
@@ -146,6 +147,7 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
   // A state fits the question if it was recorded with nothing applied
   // after the window's start (or the as-of).
   const int64_t start = windowed() ? config_.since_ns : as_of_ns;
+  if (absl::Status s = BeforeImport(job_id, states, start); !s.ok()) return s;
   std::optional<core::JobTracker> tracker;
   std::vector<v1::Event> events;
   std::set<std::string> hosts;  // of the applied events (HOSTS exclusions)
@@ -237,8 +239,29 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Deleted(
       "as_of/since: job \"", d.report.job_id, "\" ran from ",
       core::FormatTimeNanos(d.first_event_ns), " to ",
       core::FormatTimeNanos(d.ended_ns),
-      " and its raw events were deleted by --retention; a report that cuts "
-      "it (as_of before its end, or since inside it) cannot be computed"));
+      d.imported ? " and this instance took it over from a partition snapshot "
+                   "as its final report, without its raw events"
+                 : " and its raw events were deleted by --retention",
+      "; a report that cuts it (as_of before its end, or since inside it) "
+      "cannot be computed"));
+}
+
+absl::Status StoreReplay::BeforeImport(
+    const std::string& job_id,
+    const std::vector<internal::v1::StoredJobState>& states,
+    int64_t start_ns) const {
+  if (states.empty() || !states.front().imported() ||
+      !states.front().has_last_applied_ns() ||
+      start_ns >= states.front().last_applied_ns()) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "as_of/since: job \"", job_id,
+      "\" was taken over by this instance from a partition snapshot whose "
+      "state of it runs to ",
+      core::FormatTimeNanos(states.front().last_applied_ns()),
+      "; its raw events before that are not here, so a report as of or "
+      "since an earlier time cannot be computed"));
 }
 
 absl::StatusOr<std::map<std::string, double>> StoreReplay::Capacity(

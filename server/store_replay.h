@@ -75,8 +75,16 @@ class StoreReplay {
       const std::string& job_id,
       const std::vector<internal::v1::StoredJobState>& states,
       storage::JobEventsReader* events, int64_t as_of_ns);
-  // The report of a job whose events retention deleted, or an error if the
-  // question cuts it; nullopt if it does not count as of `as_of_ns`.
+  // FailedPrecondition if `states` (a job's, oldest first) start with a
+  // record imported from a partition snapshot whose last applied event is
+  // after `start_ns`: the question needs events this store does not have.
+  absl::Status BeforeImport(
+      const std::string& job_id,
+      const std::vector<internal::v1::StoredJobState>& states,
+      int64_t start_ns) const;
+  // The report of a job whose events retention deleted (or that was
+  // imported as its final snapshot), or an error if the question cuts it;
+  // nullopt if it does not count as of `as_of_ns`.
   absl::StatusOr<std::optional<core::JobReport>> Deleted(
       const storage::JobSnapshot& snapshot, int64_t as_of_ns) const;
   absl::StatusOr<std::map<std::string, double>> Capacity(int64_t as_of_ns);

@@ -33,6 +33,18 @@ struct BatchWrite {
   std::vector<v1::DeadLetter> dead_letters;
 };
 
+// What a cluster member takes over from a partition snapshot
+// (EventStore::ImportJobs): the partition's jobs as state records (running
+// or ended jobs held in memory) or final snapshots (jobs evicted or
+// retired), and the partition's pseudo agent with its last applied
+// sequence.
+struct JobImport {
+  std::string agent_id;
+  uint64_t sequence = 0;
+  std::vector<internal::v1::StoredJobState> states;  // through_batch set
+  std::vector<JobSnapshot> finals;
+};
+
 // Reads one job's stored events by batch range (EventStore::ReadJob's
 // contract, for the job it was made for). Not thread-safe.
 class JobEventsReader {
@@ -139,6 +151,13 @@ class EventStore {
   // letters, heartbeats and agent sequences stay.
   virtual absl::Status DeleteJobEvents(
       const std::vector<std::string>& job_ids) = 0;
+
+  // Cluster takeover from a partition snapshot, in one atomic write: for
+  // each job of `import`, deletes everything stored of it (events, late
+  // marks, states, head, snapshot), then stores its imported state record
+  // with a head (so a restart restores it) or its final snapshot; and sets
+  // the agent's high-water sequence.
+  virtual absl::Status ImportJobs(const JobImport& import) = 0;
 
   // Small named records of the server's own state (e.g. the metrics
   // windows), in the `default` column family under "meta/" + `name`.

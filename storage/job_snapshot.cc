@@ -13,6 +13,7 @@ internal::v1::JobSnapshot ToRecord(const JobSnapshot& snapshot) {
   out.set_first_event_ns(snapshot.first_event_ns);
   out.set_ended_ns(snapshot.ended_ns);
   out.set_events_deleted(snapshot.events_deleted);
+  out.set_imported(snapshot.imported);
   *out.mutable_report() = core::JobReportToProto(snapshot.report);
   return out;
 }
@@ -29,6 +30,7 @@ absl::Status FromRecord(const internal::v1::JobSnapshot& record,
   snapshot->first_event_ns = record.first_event_ns();
   snapshot->ended_ns = record.ended_ns();
   snapshot->events_deleted = record.events_deleted();
+  snapshot->imported = record.imported();
   snapshot->report = *std::move(report);
   return absl::OkStatus();
 }

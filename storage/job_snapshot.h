@@ -19,6 +19,9 @@ struct JobSnapshot {
   int64_t first_event_ns = 0;
   int64_t ended_ns = 0;
   bool events_deleted = false;  // by retention; no more events accepted
+  // Taken over from a partition snapshot: no raw events here, none
+  // accepted (cluster mode).
+  bool imported = false;
   core::JobReport report;
 };
 

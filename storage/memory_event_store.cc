@@ -59,6 +59,7 @@ absl::Status MemoryEventStore::ListJobs(const JobVisitor& visit) {
         }
       }
     }
+    jobs.insert(imported_.begin(), imported_.end());
   }
   for (const std::string& job_id : jobs) {
     if (absl::Status s = visit(job_id); !s.ok()) return s;
@@ -175,13 +176,36 @@ absl::Status MemoryEventStore::ReadSnapshot(const std::string& job_id,
 absl::Status MemoryEventStore::DeleteJobEvents(
     const std::vector<std::string>& job_ids) {
   absl::MutexLock lock(&mu_);
+  DeleteLocked(job_ids);
+  return absl::OkStatus();
+}
+
+void MemoryEventStore::DeleteLocked(const std::vector<std::string>& job_ids) {
   const std::set<std::string> doomed(job_ids.begin(), job_ids.end());
-  for (const std::string& job_id : job_ids) states_.erase(job_id);
+  for (const std::string& job_id : job_ids) {
+    states_.erase(job_id);
+    imported_.erase(job_id);
+  }
   for (auto& batch : batches_) {
     for (v1::Event& e : batch) {
       if (!IsFleetEvent(e) && doomed.count(e.job_id())) e.Clear();
     }
   }
+}
+
+absl::Status MemoryEventStore::ImportJobs(const JobImport& import) {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> jobs;
+  for (const auto& s : import.states) jobs.push_back(s.job_id());
+  for (const JobSnapshot& s : import.finals) jobs.push_back(s.report.job_id);
+  DeleteLocked(jobs);
+  for (const std::string& job_id : jobs) snapshots_.erase(job_id);
+  for (const auto& s : import.states) {
+    states_[s.job_id()][s.through_batch()] = s;
+    imported_.insert(s.job_id());
+  }
+  for (const JobSnapshot& s : import.finals) snapshots_[s.report.job_id] = s;
+  agents_[import.agent_id] = import.sequence;
   return absl::OkStatus();
 }
 

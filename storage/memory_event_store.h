@@ -2,6 +2,7 @@
 #define GOODPUT_STORAGE_MEMORY_EVENT_STORE_H_
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ class MemoryEventStore : public EventStore {
                             std::optional<JobSnapshot>* out) override;
   absl::Status DeleteJobEvents(
       const std::vector<std::string>& job_ids) override;
+  absl::Status ImportJobs(const JobImport& import) override;
   absl::Status WriteMeta(const std::string& name,
                          const std::string& value) override;
   absl::Status ReadMeta(const std::string& name,
@@ -57,6 +59,11 @@ class MemoryEventStore : public EventStore {
       states_ ABSL_GUARDED_BY(mu_);
   absl::Status next_failure_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> meta_ ABSL_GUARDED_BY(mu_);
+  // Jobs imported with a state record (listed with those that have events).
+  std::set<std::string> imported_ ABSL_GUARDED_BY(mu_);
+  // Clears the stored events and states of `job_ids`.
+  void DeleteLocked(const std::vector<std::string>& job_ids)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 };
 
 }  // namespace goodput::storage

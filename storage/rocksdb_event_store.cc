@@ -841,23 +841,53 @@ absl::Status RocksDbEventStore::ReadSnapshot(const std::string& job_id,
 absl::Status RocksDbEventStore::DeleteJobEvents(
     const std::vector<std::string>& job_ids) {
   rocksdb::WriteBatch wb;
-  for (const std::string& job_id : job_ids) {
-    const std::string prefix = JobPrefix(job_id);
-    wb.DeleteRange(handles_[kJobEvents], prefix, JobLimit(prefix));
-    wb.DeleteRange(handles_[kJobStates], prefix, JobLimit(prefix));
-    wb.DeleteRange(handles_[kJobLate], prefix, JobLimit(prefix));
-    wb.Delete(handles_[kJobHeads], prefix);
-  }
-  {  // before the write: a head the cache names must exist
-    std::lock_guard<std::mutex> lock(heads_mu_);
-    for (const std::string& job_id : job_ids) {
-      headed_.erase(JobPrefix(job_id));
-      highs_.erase(JobPrefix(job_id));
-    }
-  }
+  DeleteJobKeys(job_ids, &wb);
   rocksdb::WriteOptions wo;
   wo.sync = options_.fsync;
   return FromRocks(db_->Write(wo, &wb), "delete job events");
+}
+
+void RocksDbEventStore::DeleteJobKeys(const std::vector<std::string>& job_ids,
+                                      rocksdb::WriteBatch* wb) {
+  for (const std::string& job_id : job_ids) {
+    const std::string prefix = JobPrefix(job_id);
+    wb->DeleteRange(handles_[kJobEvents], prefix, JobLimit(prefix));
+    wb->DeleteRange(handles_[kJobStates], prefix, JobLimit(prefix));
+    wb->DeleteRange(handles_[kJobLate], prefix, JobLimit(prefix));
+    wb->Delete(handles_[kJobHeads], prefix);
+  }
+  // Before the write: a head the cache names must exist.
+  std::lock_guard<std::mutex> lock(heads_mu_);
+  for (const std::string& job_id : job_ids) {
+    headed_.erase(JobPrefix(job_id));
+    highs_.erase(JobPrefix(job_id));
+  }
+}
+
+absl::Status RocksDbEventStore::ImportJobs(const JobImport& import) {
+  std::vector<std::string> jobs;
+  for (const auto& s : import.states) jobs.push_back(s.job_id());
+  for (const JobSnapshot& s : import.finals) jobs.push_back(s.report.job_id);
+  rocksdb::WriteBatch wb;
+  DeleteJobKeys(jobs, &wb);
+  for (const std::string& job_id : jobs)
+    wb.Delete(handles_[kSnapshots], job_id);
+  for (const internal::v1::StoredJobState& s : import.states) {
+    const std::string prefix = JobPrefix(s.job_id());
+    wb.Put(handles_[kJobStates], prefix + BatchKey(s.through_batch()),
+           s.SerializeAsString());
+    wb.Put(handles_[kJobHeads], prefix, BatchKey(s.through_batch()));
+  }
+  for (const JobSnapshot& s : import.finals) {
+    wb.Put(handles_[kSnapshots], s.report.job_id,
+           ToRecord(s).SerializeAsString());
+  }
+  std::string seq;
+  PutBigEndian(import.sequence, 8, &seq);
+  wb.Put(handles_[kAgents], import.agent_id, seq);
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(db_->Write(wo, &wb), "import jobs");
 }
 
 absl::Status RocksDbEventStore::WriteMeta(const std::string& name,

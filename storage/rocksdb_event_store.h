@@ -85,6 +85,7 @@ class RocksDbEventStore : public EventStore {
                             std::optional<JobSnapshot>* out) override;
   absl::Status DeleteJobEvents(
       const std::vector<std::string>& job_ids) override;
+  absl::Status ImportJobs(const JobImport& import) override;
   absl::Status WriteMeta(const std::string& name,
                          const std::string& value) override;
   absl::Status ReadMeta(const std::string& name,
@@ -112,6 +113,11 @@ class RocksDbEventStore : public EventStore {
                     std::vector<rocksdb::ColumnFamilyHandle*> handles,
                     Options options);
   absl::Status LoadNextBatchId();
+  // Adds the deletion of every key of `job_ids` in the per-job families
+  // (events, late marks, states, heads) to `wb` and forgets their cached
+  // heads and high-water marks.
+  void DeleteJobKeys(const std::vector<std::string>& job_ids,
+                     rocksdb::WriteBatch* wb);
   // Compares the ack marker in `dir` with the newest stored batch: a store
   // behind its marker lost acknowledged batches (DataLoss, or recorded in
   // lost_batches_/damage_ with accept_loss). Then marks the store's newest.
