@@ -10,13 +10,17 @@
 #       event (goodput_ingest_events_total{result="accepted"}).
 #
 #   bench/cluster_bench.sh BUILD takeover [JOBS STEPS]
-#       Two goodputd --cluster instances (8 partitions, --cluster_lease_ttl
-#       3s) share the load; once both applied their share, the second is
-#       killed with SIGKILL and the time until the first applied every
-#       event (its share replayed from the log: no partition snapshots yet)
-#       is printed, with the events it replayed. With PERF_DATA=FILE, the
-#       survivor is profiled (`perf record -g`) from the kill until it
-#       applied everything.
+#       Two goodputd --cluster instances (PARTITIONS partitions, default 8,
+#       --cluster_lease_ttl 3s, plus GOODPUTD_FLAGS, e.g.
+#       --cluster_snapshot_events=100000) share the load; once both applied
+#       their share, the second is killed with SIGKILL and the time until
+#       the first's /metrics are current is printed: the sum of
+#       goodput_job_steps_total over every job equals the two instances'
+#       sum before the kill (so JOBS must be at most --max_job_series,
+#       1000). Also the events the survivor applied meanwhile (from a
+#       partition snapshot it imports only the tail; without one, b's whole
+#       share). With PERF_DATA=FILE, the survivor is profiled (`perf record
+#       -g`) from the kill until it is current.
 #
 #   bench/cluster_bench.sh BUILD query [JOBS STEPS]
 #       Two goodputd --cluster instances share the load as for takeover;
@@ -31,6 +35,8 @@ build=${1:?$usage}
 mode=${2:?$usage}
 jobs=${3:-1000}
 steps=${4:-100}
+partitions=${PARTITIONS:-8}
+read -r -a extra_flags <<< "${GOODPUTD_FLAGS:-}"
 work=$(mktemp -d /tmp/cluster-bench-XXXXXX)
 pids=()
 cleanup() {
@@ -100,6 +106,10 @@ metric() {  # metric MPORT 'NAME{labels}' -> value or 0
     awk -v n="$2" 'index($0, n " ") == 1 {print $2; f=1} END {if (!f) print 0}'
 }
 accepted() { metric "$1" 'goodput_ingest_events_total{result="accepted"}'; }
+steps() {  # steps MPORT: the sum of goodput_job_steps_total over every job
+  curl -s "http://127.0.0.1:$1/metrics" |
+    awk 'index($0, "goodput_job_steps_total{") == 1 {s += $2} END {printf "%d\n", s}'
+}
 
 wait_accepted() {  # wait_accepted MPORT N: until accepted >= N (600 s)
   for _ in $(seq 1 6000); do
@@ -109,12 +119,12 @@ wait_accepted() {  # wait_accepted MPORT N: until accepted >= N (600 s)
   echo "only $(accepted "$1") of $2 applied"; return 1
 }
 
-wait_split() {  # wait_split AMPORT BMPORT: until both hold partitions, 8 in all
+wait_split() {  # wait_split AMPORT BMPORT: until both hold partitions, all in all
   local a b
   for _ in $(seq 1 300); do
     a=$(metric "$1" goodput_cluster_partitions_held)
     b=$(metric "$2" goodput_cluster_partitions_held)
-    [[ "$a" != 0 && "$b" != 0 && $(( a + b )) == 8 ]] && break
+    [[ "$a" != 0 && "$b" != 0 && $(( a + b )) == "$partitions" ]] && break
     sleep 0.1
   done
   echo "held: a $a, b $b"
@@ -162,17 +172,20 @@ case "$mode" in
   takeover)
     start_nats
     start_goodputd a --cluster="$nats_urls" --cluster_id=bench-a \
-      --cluster_partitions=8 --cluster_lease_ttl=3s
+      --cluster_partitions="$partitions" --cluster_lease_ttl=3s \
+      "${extra_flags[@]}"
     apid=$last_pid; aport=$gport; amport=$mport
     start_goodputd b --cluster="$nats_urls" --cluster_id=bench-b \
-      --cluster_partitions=8 --cluster_lease_ttl=3s
+      --cluster_partitions="$partitions" --cluster_lease_ttl=3s \
+      "${extra_flags[@]}"
     bpid=$last_pid; bmport=$mport
     wait_split "$amport" "$bmport"
     stream "$aport"
     wait_both "$amport" "$bmport" "$sent"
     a_before=$(accepted "$amport" | cut -d. -f1)
     b_applied=$(accepted "$bmport" | cut -d. -f1)
-    echo "applied before the kill: a $a_before, b $b_applied"
+    want=$(( $(steps "$amport") + $(steps "$bmport") ))
+    echo "applied before the kill: a $a_before, b $b_applied; steps $want"
     if [[ -n "${PERF_DATA:-}" ]]; then
       perf record -g -o "$PERF_DATA" -p "$apid" > "$work/perf.log" 2>&1 &
       perf_pid=$!
@@ -181,20 +194,26 @@ case "$mode" in
     t0=$(now)
     kill -9 "$bpid"
     for _ in $(seq 1 6000); do  # b's leases expired and a took them
-      [[ $(metric "$amport" goodput_cluster_partitions_held) == 8 ]] && break
+      [[ $(metric "$amport" goodput_cluster_partitions_held) == "$partitions" ]] && break
       sleep 0.05
     done
     th=$(now)
-    wait_accepted "$amport" "$(( a_before + b_applied ))"
+    for _ in $(seq 1 12000); do  # a's /metrics current
+      [[ $(steps "$amport") -ge $want ]] && break
+      sleep 0.05
+    done
     t1=$(now)
     if [[ -n "${PERF_DATA:-}" ]]; then
       kill -INT "$perf_pid"; wait "$perf_pid" || true
     fi
     held=$(metric "$amport" goodput_cluster_partitions_held)
-    echo "takeover: a applied b's $b_applied events (a holds $held) " \
-      "$(echo "$t1 - $t0" | bc) s after kill -9 (lease TTL 3 s): a held" \
-      "all 8 partitions after $(echo "$th - $t0" | bc) s, caught up" \
-      "$(echo "$t1 - $th" | bc) s later"
+    tail_events=$(( $(accepted "$amport" | cut -d. -f1) - a_before ))
+    echo "takeover: a current (steps $(steps "$amport") of $want, holds" \
+      "$held) $(echo "$t1 - $t0" | bc) s after kill -9 (lease TTL 3 s):" \
+      "held all $partitions partitions after $(echo "$th - $t0" | bc) s," \
+      "current $(echo "$t1 - $th" | bc) s later; applied $tail_events of" \
+      "b's $b_applied events (imported snapshots:" \
+      "$(metric "$amport" goodput_cluster_snapshots_imported_total))"
     ;;
   query)
     queries=${QUERIES:-20}

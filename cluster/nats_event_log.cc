@@ -140,6 +140,17 @@ absl::StatusOr<std::string> ExistingDescription(NatsConnection* nats,
 
 }  // namespace
 
+EventStreamConfig SnapshotStreamConfig(int replicas, int32_t partitions,
+                                       int64_t max_msgs_per_subject) {
+  EventStreamConfig c;
+  c.name = "GOODPUT_SNAPSHOTS";
+  c.subjects = {"goodput.snap.*"};
+  c.replicas = replicas;
+  c.partitions = partitions;
+  c.max_msgs_per_subject = max_msgs_per_subject;
+  return c;
+}
+
 absl::StatusOr<std::unique_ptr<NatsEventLog>> NatsEventLog::Open(
     NatsConnection* nats, const EventStreamConfig& config) {
   absl::StatusOr<std::string> description =
@@ -159,6 +170,9 @@ absl::StatusOr<std::unique_ptr<NatsEventLog>> NatsEventLog::Open(
   cfg.Storage = js_FileStorage;
   cfg.Replicas = config.replicas;
   cfg.Duplicates = config.duplicate_window_ms * 1000 * 1000;  // ns
+  if (config.max_msgs_per_subject > 0) {
+    cfg.MaxMsgsPerSubject = config.max_msgs_per_subject;
+  }
   jsStreamInfo* info = nullptr;
   jsErrCode error = static_cast<jsErrCode>(0);
   natsStatus s = js_AddStream(&info, nats->js(), &cfg, nullptr, &error);

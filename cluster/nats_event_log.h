@@ -23,7 +23,16 @@ struct EventStreamConfig {
   int64_t duplicate_window_ms = 10 * 60 * 1000;
   // P, written into the stream's description when Open creates it.
   int32_t partitions = 0;
+  // The newest messages kept per subject; 0: all (the event stream). The
+  // snapshot stream keeps a few snapshots' chunks per partition.
+  int64_t max_msgs_per_subject = 0;
 };
+
+// The snapshot stream of cluster mode (cluster/partition_snapshots.h):
+// subjects goodput.snap.<p>, the newest `max_msgs_per_subject` chunks of
+// each kept.
+EventStreamConfig SnapshotStreamConfig(int replicas, int32_t partitions,
+                                       int64_t max_msgs_per_subject);
 
 class NatsEventLog : public EventLog {
  public:

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -90,6 +92,30 @@ std::function<bool(const std::string&)> ClusterMode::HeldJobs() const {
   };
 }
 
+void ClusterMode::AddSnapshotFamilies(
+    const cluster::SnapshotStats& s, std::vector<core::MetricFamilyData>* out) {
+  const std::pair<const char*, const char*> help[] = {
+      {"goodput_cluster_snapshots_published_total",
+       "Partition snapshots this instance published (every chunk stored)."},
+      {"goodput_cluster_snapshot_publish_errors_total",
+       "Partition snapshots this instance failed to export or publish."},
+      {"goodput_cluster_snapshots_imported_total",
+       "Partitions this instance took over from a snapshot (then read only "
+       "the log after it)."},
+      {"goodput_cluster_snapshot_import_errors_total",
+       "Takeovers whose snapshot could not be read or imported (the "
+       "partition was then read from the log)."},
+      {"goodput_cluster_snapshots_incomplete_total",
+       "Torn or partial snapshots seen at takeovers and skipped."}};
+  const int64_t values[] = {s.published, s.publish_errors, s.imported,
+                            s.import_errors, s.skipped_incomplete};
+  for (size_t i = 0; i < std::size(values); ++i) {
+    out->push_back(core::NewFamily(help[i].first, help[i].second,
+                                   core::MetricKind::kCounter));
+    core::AddSample(&out->back(), {}, static_cast<double>(values[i]));
+  }
+}
+
 std::vector<core::MetricFamilyData> ClusterMode::Families() const {
   using core::AddSample;
   using core::MetricKind;
@@ -121,6 +147,7 @@ std::vector<core::MetricFamilyData> ClusterMode::Families() const {
                           "Lease rounds and apply pumps that failed.",
                           MetricKind::kCounter));
   AddSample(&out.back(), {}, static_cast<double>(s.errors));
+  AddSnapshotFamilies(s.snapshots, &out);
   return out;
 }
 

@@ -44,6 +44,11 @@ struct ClusterOptions {
   // certificates when it calls them (with --tls_cert; docs/security.md).
   std::string tls_ca;
   std::string tls_server_name;
+  // --cluster_snapshot_events and --cluster_snapshot_interval: when a held
+  // partition's snapshot is published (docs/scaling.md, "Partition
+  // snapshots").
+  int64_t snapshot_every_events = 100'000;
+  int64_t snapshot_every_ns = 5LL * 60 * 1000 * 1000 * 1000;
 };
 
 // "nats://a:4222,nats://b:4222" as a list; InvalidArgument naming
@@ -105,6 +110,8 @@ class ClusterMode {
   std::vector<core::MetricFamilyData> Families() const;
 
  private:
+  static void AddSnapshotFamilies(const cluster::SnapshotStats& s,
+                                  std::vector<core::MetricFamilyData>* out);
   const int32_t partitions_;
 };
 

@@ -10,6 +10,7 @@
 #include "cluster/nats_connection.h"
 #include "cluster/nats_event_log.h"
 #include "cluster/nats_lease_store.h"
+#include "cluster/partition_snapshots.h"
 #include "server/cluster_mode.h"
 #include "server/partition_ingest_sink.h"
 
@@ -24,11 +25,13 @@ class NatsClusterMode : public ClusterMode {
                   Clock* clock)
       : ClusterMode(options.partitions),
         options_(options),
-        sink_(ingestor),
+        sink_(ingestor, options.partitions),
         clock_(clock) {}
   ~NatsClusterMode() override { Stop(); }
 
   absl::Status Open(codec::ValidationLimits limits);
+  // The snapshot stream (GOODPUT_SNAPSHOTS) and its publisher/reader.
+  absl::Status OpenSnapshots();
   ClusterFront* front() override { return front_.get(); }
   absl::Status Join(const std::string& id,
                     const std::string& advertise) override;
@@ -57,6 +60,8 @@ class NatsClusterMode : public ClusterMode {
   Clock* const clock_;
   std::unique_ptr<cluster::NatsConnection> nats_;
   std::unique_ptr<cluster::NatsEventLog> log_;
+  std::unique_ptr<cluster::NatsEventLog> snapshot_log_;
+  std::unique_ptr<cluster::PartitionSnapshots> snapshots_;
   std::unique_ptr<cluster::NatsLeaseStore> leases_store_;
   std::unique_ptr<cluster::MemberDirectory> directory_;
   std::unique_ptr<cluster::BatchPublisher> publisher_;
@@ -89,6 +94,7 @@ absl::Status NatsClusterMode::Open(codec::ValidationLimits limits) {
         "--cluster_partitions=",
         p));
   }
+  if (absl::Status s = OpenSnapshots(); !s.ok()) return s;
   auto store = cluster::NatsLeaseStore::Open(nats_.get(), kLeaseBucket,
                                              options_.lease_ttl_ns / 1000000,
                                              options_.replicas);
@@ -99,6 +105,19 @@ absl::Status NatsClusterMode::Open(codec::ValidationLimits limits) {
       log_.get(), cluster::PublishOptions{.partitions = options_.partitions});
   front_ = std::make_unique<ClusterFront>(publisher_.get(), clock_,
                                           std::move(limits));
+  return absl::OkStatus();
+}
+
+absl::Status NatsClusterMode::OpenSnapshots() {
+  const cluster::SnapshotLogOptions snapshot_options;
+  auto snapshot_log = cluster::NatsEventLog::Open(
+      nats_.get(),
+      cluster::SnapshotStreamConfig(options_.replicas, options_.partitions,
+                                    2 * int64_t{snapshot_options.max_chunks}));
+  if (!snapshot_log.ok()) return snapshot_log.status();
+  snapshot_log_ = *std::move(snapshot_log);
+  snapshots_ = std::make_unique<cluster::PartitionSnapshots>(
+      snapshot_log_.get(), snapshot_options);
   return absl::OkStatus();
 }
 
@@ -116,6 +135,10 @@ absl::Status NatsClusterMode::Join(const std::string& id,
                                                    lease_options);
   member_ = std::make_unique<cluster::ClusterMember>(keeper_.get(), log_.get(),
                                                      &sink_, publisher_.get());
+  member_->EnableSnapshots(snapshots_.get(), clock_,
+                           {.self = id,
+                            .every_events = options_.snapshot_every_events,
+                            .every_ns = options_.snapshot_every_ns});
   absl::MutexLock lock(&mu_);
   id_ = id;
   runner_ = std::make_unique<ClusterRunner>(

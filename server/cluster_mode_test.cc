@@ -90,13 +90,24 @@ TEST(ClusterModeFamiliesTest, ExportTheRunnerStatus) {
   s.unowned = 2;
   s.applied = 41;
   s.errors = 5;
+  s.snapshots = {.published = 6,
+                 .publish_errors = 7,
+                 .imported = 8,
+                 .import_errors = 9,
+                 .skipped_incomplete = 10};
   const auto families = StatusOnly(s).Families();
-  EXPECT_EQ(families.size(), 5u);
+  EXPECT_EQ(families.size(), 10u);
   EXPECT_EQ(Value(families, "goodput_cluster_partitions_held"), 3);
   EXPECT_EQ(Value(families, "goodput_cluster_partitions_unowned"), 2);
   EXPECT_EQ(Value(families, "goodput_cluster_applied_messages_total"), 41);
   EXPECT_EQ(Value(families, "goodput_cluster_errors_total"), 5);
   EXPECT_EQ(Value(families, "goodput_cluster_nats_connected"), 1);
+  EXPECT_EQ(Value(families, "goodput_cluster_snapshots_published_total"), 6);
+  EXPECT_EQ(Value(families, "goodput_cluster_snapshot_publish_errors_total"),
+            7);
+  EXPECT_EQ(Value(families, "goodput_cluster_snapshots_imported_total"), 8);
+  EXPECT_EQ(Value(families, "goodput_cluster_snapshot_import_errors_total"), 9);
+  EXPECT_EQ(Value(families, "goodput_cluster_snapshots_incomplete_total"), 10);
 }
 
 TEST(ClusterModeFamiliesTest, NatsConnectedIsZeroWhileUnreachable) {

@@ -80,6 +80,7 @@ bool ClusterRunner::Step() {
     status_.unowned = leases_->unowned();
   }
   status_.held = leases_->Held();
+  status_.snapshots = member_->snapshot_stats();
   if (!round_status.ok()) NoteError(round_status);
   if (!applied.ok()) NoteError(applied.status());
   if (round_status.ok() && applied.ok()) status_.last_error.clear();

@@ -39,6 +39,7 @@ struct ClusterRunnerStatus {
   // Why the log is unreachable (options.reachable), as of the last step;
   // empty while it is reachable.
   std::string unreachable;
+  cluster::SnapshotStats snapshots;  // as of the last step
 };
 
 struct ClusterRunnerOptions {

@@ -40,7 +40,8 @@ struct Flags {
       segment_labels, retention, state_every, state_every_events,
       shutdown_grace, log_format, catalog, cluster, cluster_partitions,
       cluster_lease_ttl, cluster_id, cluster_replicas, cluster_advertise,
-      cluster_tls_ca, cluster_tls_server_name;
+      cluster_tls_ca, cluster_tls_server_name, cluster_snapshot_events,
+      cluster_snapshot_interval;
   goodput::server::SecurityFlags security;
 };
 
@@ -138,12 +139,14 @@ absl::Status ParseCluster(const Flags& flags,
     for (const auto* f :
          {&flags.cluster_partitions, &flags.cluster_lease_ttl,
           &flags.cluster_id, &flags.cluster_replicas, &flags.cluster_advertise,
-          &flags.cluster_tls_ca, &flags.cluster_tls_server_name}) {
+          &flags.cluster_tls_ca, &flags.cluster_tls_server_name,
+          &flags.cluster_snapshot_events, &flags.cluster_snapshot_interval}) {
       if (f->has_value()) {
         return absl::InvalidArgumentError(
             "--cluster_partitions, --cluster_lease_ttl, --cluster_id, "
-            "--cluster_replicas, --cluster_advertise, --cluster_tls_ca and "
-            "--cluster_tls_server_name need --cluster");
+            "--cluster_replicas, --cluster_advertise, --cluster_tls_ca, "
+            "--cluster_tls_server_name, --cluster_snapshot_events and "
+            "--cluster_snapshot_interval need --cluster");
       }
     }
     return absl::OkStatus();
@@ -172,6 +175,18 @@ absl::Status ParseCluster(const Flags& flags,
     absl::Status s = goodput::SetIntFlag(flag, *value, 1,
                                          std::numeric_limits<int>::max(), out);
     if (!s.ok()) return s;
+  }
+  if (absl::Status s = goodput::SetIntFlag(
+          "cluster_snapshot_events", flags.cluster_snapshot_events, 1,
+          std::numeric_limits<int64_t>::max(), &c->snapshot_every_events);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = goodput::SetDurationFlag(
+          "cluster_snapshot_interval", flags.cluster_snapshot_interval,
+          absl::Seconds(1), &c->snapshot_every_ns);
+      !s.ok()) {
+    return s;
   }
   return goodput::SetDurationFlag("cluster_lease_ttl", flags.cluster_lease_ttl,
                                   absl::Seconds(1), &c->lease_ttl_ns);
@@ -278,6 +293,14 @@ void AddFlags(goodput::FlagParser* parser, Flags* flags) {
   parser->AddString("cluster_lease_ttl", "DURATION", &flags->cluster_lease_ttl,
                     "a dead instance's partitions move after this (default "
                     "10s; at least 1s)");
+  parser->AddString("cluster_snapshot_events", "N",
+                    &flags->cluster_snapshot_events,
+                    "publish a held partition's snapshot after this many of "
+                    "its events (default 100000)");
+  parser->AddString("cluster_snapshot_interval", "DURATION",
+                    &flags->cluster_snapshot_interval,
+                    "... or this long after its last one, if it had events "
+                    "(default 5m; at least 1s)");
   parser->AddString("cluster_id", "ID", &flags->cluster_id,
                     "this instance's member id, letters, digits, - and _ "
                     "(default: hostname-grpcport)");

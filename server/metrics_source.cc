@@ -92,13 +92,18 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
   auto records = NewFamily(
       "goodput_state_records_total",
       "Running jobs' state records: written, failed (write errors), stale "
-      "(skipped: a later-stored event sorts before them) and unreadable "
-      "(skipped: torn or from another version).",
+      "(skipped: a later-stored event sorts before them), unreadable "
+      "(skipped: torn or from another version), imported (jobs taken over "
+      "from partition snapshots, cluster mode) and imported_stale (imported "
+      "ones kept though a late HOSTS/FLEET exclusion starts before them).",
       MetricKind::kCounter);
   AddSample(&records, {{"result", "written"}}, s.states_written);
   AddSample(&records, {{"result", "failed"}}, s.state_errors);
   AddSample(&records, {{"result", "stale"}}, live.stale_states);
   AddSample(&records, {{"result", "unreadable"}}, live.unreadable_states);
+  AddSample(&records, {{"result", "imported"}}, live.imported_jobs);
+  AddSample(&records, {{"result", "imported_stale"}},
+            live.imported_exclusions_missed);
   auto pending = NewFamily(
       "goodput_job_rebuilds_pending",
       "Jobs waiting in the late-event rebuild queue (their series lag until "

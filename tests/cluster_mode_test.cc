@@ -4,7 +4,8 @@
 // The fleet's report from the cluster equals `goodputctl replay` of every
 // event sent: through one instance, and through two instances sharing the
 // partitions when the one the agent does not talk to is killed (SIGKILL)
-// mid-stream and the survivor takes its partitions over (nothing lost,
+// mid-stream and the survivor takes its partitions over from the partition
+// snapshots the dead one published (nothing lost,
 // nothing counted twice; while the dead one is still a member, a report
 // fails naming it); and when one joins mid-stream: asked alone, either
 // instance answers for the whole fleet (it fans the query out to the
@@ -111,6 +112,7 @@ class ClusterModeTest : public ::testing::Test {
         absl::StrCat("--cluster_id=gp-", i),
         absl::StrCat("--cluster_partitions=", kPartitions),
         "--cluster_lease_ttl=3s"};
+    argv.insert(argv.end(), extra_flags_.begin(), extra_flags_.end());
     if (pki_) {  // mutual TLS and tokens, also between the instances
       argv.insert(
           argv.end(),
@@ -232,6 +234,7 @@ class ClusterModeTest : public ::testing::Test {
   }
 
   std::string dir_, fleet_, offline_, as_of_, got_;
+  std::vector<std::string> extra_flags_;  // of every goodputd started
   int starts_ = 0;
   std::vector<std::string> lines_;
   Json want_;
@@ -260,6 +263,9 @@ TEST_F(ClusterModeTest, OneInstanceReportEqualsReplay) {
 }
 
 TEST_F(ClusterModeTest, SurvivorTakesOverAKilledInstancesPartitions) {
+  // A partition snapshot after every pump that applied something: the
+  // survivor takes the dead one's partitions over from their snapshots.
+  extra_flags_ = {"--cluster_snapshot_events=1"};
   StartInstance(0);
   StartInstance(1);
   // They share the partitions: each holds some, together all of them.
@@ -278,6 +284,11 @@ TEST_F(ClusterModeTest, SurvivorTakesOverAKilledInstancesPartitions) {
   // The first half; instance 1 dies once it applied some of its share.
   ASSERT_TRUE(WriteUnixSocket(socket, Part(0, 0.5)));
   ASSERT_TRUE(Eventually([&] { return ScrapeJobs(1).jobs > 0; }, 60));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return Metric(1, "goodput_cluster_snapshots_published_total") > 0;
+      },
+      60));
   instances_[1].process->Kill(SIGKILL);
   EXPECT_EQ(instances_[1].process->Wait(), 128 + SIGKILL);
   // Until its membership expires (the 3 s TTL), the dead instance is still
@@ -305,6 +316,8 @@ TEST_F(ClusterModeTest, SurvivorTakesOverAKilledInstancesPartitions) {
       << offline_;
   EXPECT_EQ(Metric(0, "goodput_cluster_partitions_held"), kPartitions);
   EXPECT_EQ(Metric(0, "goodput_cluster_partitions_unowned"), 0);
+  EXPECT_GT(Metric(0, "goodput_cluster_snapshots_imported_total"), 0);
+  EXPECT_EQ(Metric(0, "goodput_cluster_snapshot_import_errors_total"), 0);
 }
 
 // P is stored in the stream when the cluster is created: a goodputd given
