@@ -11,11 +11,25 @@ absl::Status ClusterMember::TickLeases() {
     due_.erase(p);
   }
   absl::Status status = changes.status;
+  // With snapshots, the next Pump opens them: an import may take a while,
+  // and a pump stops in time for the next round (the leases' renewal).
+  if (snapshots_ != nullptr) return status;
   for (int32_t p : changes.acquired) {
     absl::Status s = Open(p);
     if (status.ok() && !s.ok()) status = s;
   }
   return status;
+}
+
+absl::Status ClusterMember::OpenHeld(const std::function<bool()>& out_of_time) {
+  bool opened = false;
+  for (int32_t p : leases_->Held()) {
+    if (readers_.count(p) > 0) continue;
+    if (opened && out_of_time && out_of_time()) break;  // the rest next time
+    if (absl::Status s = Open(p); !s.ok()) return s;    // e.g. after an error
+    opened = true;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> ClusterMember::Pump(
@@ -25,11 +39,7 @@ absl::StatusOr<int64_t> ClusterMember::Pump(
       PumpHeartbeats(max_per_partition, timeout_ms);
   if (!heartbeats.ok()) return heartbeats.status();
   int64_t applied = *heartbeats;
-  for (int32_t p : leases_->Held()) {
-    if (readers_.count(p) == 0) {
-      if (absl::Status s = Open(p); !s.ok()) return s;  // e.g. after an error
-    }
-  }
+  if (absl::Status s = OpenHeld(out_of_time); !s.ok()) return s;
   const std::vector<int32_t> order = PumpOrder();
   for (size_t i = 0; i < order.size(); ++i) {
     if (i > 0 && out_of_time && out_of_time()) {

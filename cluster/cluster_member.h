@@ -16,7 +16,10 @@
 // its reader starts after the snapshot: a takeover reads the snapshot and
 // the tail, not the partition's history. A snapshot that cannot be read or
 // imported is counted and the partition is read from the log as without
-// snapshots. And each held partition's snapshot is published once
+// snapshots. An acquired partition is then opened (and its snapshot
+// imported) by the next Pump, not by the lease round, and a pump that runs out
+// of time leaves the rest to the next one, so imports never delay the leases'
+// renewal. And each held partition's snapshot is published once
 // `every_events` of its events were applied since the last one, or
 // `every_ns` passed with at least one applied.
 //
@@ -94,6 +97,9 @@ class ClusterMember {
   // last applied sequence + 1.
   absl::StatusOr<std::unique_ptr<LogReader>> ReaderFor(int32_t partition);
   absl::Status Open(int32_t partition);
+  // Opens the held partitions without a reader (importing their snapshots),
+  // none after the first once `out_of_time` says so.
+  absl::Status OpenHeld(const std::function<bool()>& out_of_time);
   // Imports `partition`'s newest snapshot if it is ahead of the sink.
   void ImportNewest(int32_t partition);
   // Publishes `partition`'s snapshot if the policy says it is due.

@@ -372,5 +372,18 @@ TEST_F(ClusterMemberSnapshotTest, ASnapshotBehindTheTakerIsNotImported) {
   }
 }
 
+// Imports happen in pumps, one partition at least and no further one once
+// the next lease round is due, so they never delay the leases' renewal.
+TEST_F(ClusterMemberSnapshotTest, APumpOutOfTimeOpensOnePartitionOnly) {
+  Member a("a", &store_, &clock_, &log_, &pub_);
+  Enable(&a);
+  ASSERT_TRUE(a.member.TickLeases().ok());
+  EXPECT_THAT(a.member.Applying(), IsEmpty());  // not in the lease round
+  ASSERT_TRUE(a.member.Pump(1000, 0, [] { return true; }).ok());
+  EXPECT_EQ(a.member.Applying().size(), 1u);
+  ASSERT_TRUE(a.member.Pump(1000, 0).ok());
+  EXPECT_EQ(a.member.Applying().size(), static_cast<size_t>(kPartitions));
+}
+
 }  // namespace
 }  // namespace goodput::cluster
