@@ -3,7 +3,9 @@
 // a resent batch once and keeps taking batches with a node killed; a reader
 // behind fetches full batches at once and, caught up, waits for new; the KV
 // lease store's create-if-absent, compare-and-set and TTL; three
-// LeaseKeepers share the partitions and take over a stopped one's share.
+// LeaseKeepers share the partitions and take over a stopped one's share;
+// the snapshot stream keeps the newest chunks per subject and a reader takes
+// the newest complete snapshot, skipping a torn one.
 #include "tests/nats_cluster.h"
 
 #include <cstdlib>
@@ -21,6 +23,7 @@
 #include "cluster/nats_event_log.h"
 #include "cluster/nats_lease_store.h"
 #include "cluster/partition_assigner.h"
+#include "cluster/partition_snapshots.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/clock.h"
@@ -238,6 +241,54 @@ TEST_F(NatsClusterTest, AReaderBehindFetchesFullBatchesThenWaitsForNew) {
   ASSERT_EQ(fresh.size(), 1u);
   EXPECT_EQ(fresh[0].data, "z");
   EXPECT_EQ(fresh[0].sequence, uint64_t{2 * kMessages + 1});
+}
+
+// GOODPUT_SNAPSHOTS as goodputd creates it, with a per-subject limit of 6
+// chunks: a snapshot of 3 chunks, a newer one cut after 2 (its publisher
+// killed) and the reader takes the first; 3 more complete ones push the
+// first's chunks out and the reader takes the newest.
+TEST_F(NatsClusterTest, TheSnapshotStreamKeepsTheNewestAndSkipsATornOne) {
+  std::unique_ptr<NatsConnection> nc = Connect();
+  ASSERT_NE(nc, nullptr);
+  auto log = NatsEventLog::Open(nc.get(), SnapshotStreamConfig(3, 8, 6));
+  ASSERT_TRUE(log.ok()) << log.status();
+  PartitionSnapshots snapshots(log->get(),
+                               {.max_chunk_data = 10, .max_chunks = 3});
+  auto header = [](uint64_t sequence) {
+    SnapshotHeader h;
+    h.id = absl::StrCat("gp-1-5-", sequence);
+    h.partition = 5;
+    h.sequence = sequence;
+    return h;
+  };
+  ASSERT_TRUE(snapshots.Publish(header(10), std::string(25, 'a')).ok());
+  std::vector<std::string> torn =
+      EncodeSnapshot(header(20), std::string(25, 'b'), 10);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(
+        (*log)
+            ->Publish("goodput.snap.5", absl::StrCat("torn/", i), torn[i])
+            .ok());
+  }
+  absl::StatusOr<SnapshotRead> read = snapshots.Newest(5);
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_TRUE(read->newest.has_value());
+  EXPECT_EQ(read->newest->header.sequence, 10u);
+  EXPECT_EQ(read->newest->body, std::string(25, 'a'));
+  EXPECT_EQ(read->incomplete, 1);
+  EXPECT_EQ(read->messages, 5);
+  for (uint64_t seq : {30u, 40u, 50u}) {
+    ASSERT_TRUE(snapshots.Publish(header(seq), std::string(21, 'c')).ok());
+  }
+  read = snapshots.Newest(5);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->messages, 6);  // the subject keeps the newest 6 chunks
+  ASSERT_TRUE(read->newest.has_value());
+  EXPECT_EQ(read->newest->header.sequence, 50u);
+  absl::StatusOr<SnapshotRead> other = snapshots.Newest(4);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_FALSE(other->newest.has_value());
+  EXPECT_EQ(other->messages, 0);
 }
 
 // With GOODPUT_NATS_KILLS=1 (.ci/nightly) a NATS node is killed between the
