@@ -28,12 +28,15 @@
 //       that shows the batch's last step (checked, outside the timing).
 //
 //   ingest_bench queries [--jobs=10000,100000 --steps=20 --batch=500
-//                         --reps=200 --report_reps=10]
+//                         --reps=200 --report_reps=10 --advance_ms=0]
 //       Per fleet size, on an in-process goodputd holding the whole fleet
 //       (quiescent): latency of each Query RPC over loopback gRPC, client
 //       side, p50/p99/max: Job (a different job each call), Jobs (--limit
 //       20, default sort), Fleet, Summary, and the streamed Report (read to
-//       the end, fewer reps).
+//       the end, fewer reps). Per value of --advance_ms: 0 holds the
+//       server's clock (every call is as of one instant); N > 0 moves it N
+//       ms before each call, as a real goodputd's as-of moves with its
+//       clock (the fleet's jobs are running: their reports change).
 //
 // Everything is deterministic: bench_events data, fixed agent ids, a
 // FakeClock set 1 s after the newest event.
@@ -462,12 +465,55 @@ absl::Status Unary(v1::Query::Stub* stub,
   return absl::OkStatus();
 }
 
-int Queries(const Args& args) {
-  const int64_t steps = args.Int("steps", 20);
-  const size_t batch = static_cast<size_t>(args.Int("batch", 500));
+// Times each Query RPC of `query` against the loaded server of `g`,
+// moving its clock `advance_ns` before each call.
+void TimeQueries(const Args& args, int64_t jobs, int64_t advance_ns,
+                 LocalGoodputd* g, v1::Query::Stub* query) {
   const int reps = static_cast<int>(args.Int("reps", 200));
   const int report_reps = static_cast<int>(args.Int("report_reps", 10));
   using Stub = v1::Query::Stub;
+  std::printf("-- as-of %s\n",
+              advance_ns == 0 ? "fixed (the server's clock holds)"
+                              : absl::StrCat("moving ", advance_ns / 1000000,
+                                             " ms before each call")
+                                    .c_str());
+  const auto timed = [&](const char* name, int n,
+                         const std::function<absl::Status(int)>& call) {
+    TimeCalls(name, n, [&](int i) {
+      g->clock.Advance(advance_ns);
+      return call(i);
+    });
+  };
+  timed("Query.Job (a different job each)", reps, [&](int i) {
+    v1::JobRequest request;
+    request.set_job_id("job-" + std::to_string((i * 7919) % jobs));
+    v1::JobResponse response;
+    return Unary(query, &Stub::Job, request, &response);
+  });
+  timed("Query.Jobs (limit 20)", reps, [&](int) {
+    v1::JobsRequest request;
+    request.set_limit(20);
+    v1::JobsResponse response;
+    return Unary(query, &Stub::Jobs, request, &response);
+  });
+  timed("Query.Fleet", reps, [&](int) {
+    v1::FleetResponse response;
+    return Unary(query, &Stub::Fleet, v1::FleetRequest(), &response);
+  });
+  timed("Query.Summary", reps, [&](int) {
+    v1::SummaryResponse response;
+    return Unary(query, &Stub::Summary, v1::SummaryRequest(), &response);
+  });
+  v1::ShardReport report;
+  timed("Query.Report (streamed, read all)", report_reps,
+        [&](int) { return TimeReport(query, &report).status(); });
+  std::printf("  report: %d jobs, %.1f MiB in machine form\n",
+              report.jobs_size(), report.ByteSizeLong() / 1048576.0);
+}
+
+int Queries(const Args& args) {
+  const int64_t steps = args.Int("steps", 20);
+  const size_t batch = static_cast<size_t>(args.Int("batch", 500));
   for (int64_t jobs : args.Ints("jobs", {10000, 100000})) {
     const std::vector<v1::Event> events = Fleet(static_cast<int>(jobs), steps);
     const std::vector<v1::Batch> batches = MakeBatches(events, batch, kAgentId);
@@ -479,32 +525,9 @@ int Queries(const Args& args) {
     std::printf("== %lld jobs: Fleet(%lld, %lld) = %zu events, loaded\n",
                 static_cast<long long>(jobs), static_cast<long long>(jobs),
                 static_cast<long long>(steps), events.size());
-    TimeCalls("Query.Job (a different job each)", reps, [&](int i) {
-      v1::JobRequest request;
-      request.set_job_id("job-" + std::to_string((i * 7919) % jobs));
-      v1::JobResponse response;
-      return Unary(query.get(), &Stub::Job, request, &response);
-    });
-    TimeCalls("Query.Jobs (limit 20)", reps, [&](int) {
-      v1::JobsRequest request;
-      request.set_limit(20);
-      v1::JobsResponse response;
-      return Unary(query.get(), &Stub::Jobs, request, &response);
-    });
-    TimeCalls("Query.Fleet", reps, [&](int) {
-      v1::FleetResponse response;
-      return Unary(query.get(), &Stub::Fleet, v1::FleetRequest(), &response);
-    });
-    TimeCalls("Query.Summary", reps, [&](int) {
-      v1::SummaryResponse response;
-      return Unary(query.get(), &Stub::Summary, v1::SummaryRequest(),
-                   &response);
-    });
-    v1::ShardReport report;
-    TimeCalls("Query.Report (streamed, read all)", report_reps,
-              [&](int) { return TimeReport(query.get(), &report).status(); });
-    std::printf("  report: %d jobs, %.1f MiB in machine form\n",
-                report.jobs_size(), report.ByteSizeLong() / 1048576.0);
+    for (int64_t advance_ms : args.Ints("advance_ms", {0})) {
+      TimeQueries(args, jobs, advance_ms * 1000000, &g, query.get());
+    }
   }
   return 0;
 }
@@ -513,7 +536,7 @@ int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "in_flight", "reps", "fsync",
                    "target", "agent_id", "socket", "metrics", "events",
-                   "samples", "reports", "report_reps"});
+                   "samples", "reports", "report_reps", "advance_ms"});
   const auto& pos = args.positional();
   const std::string mode = pos.empty() ? "" : pos[0];
   if (mode == "throughput") return Throughput(args);

@@ -133,9 +133,13 @@ void NumbersFromProto(const v1::JobReport& in, JobReport* job) {
 
 v1::JobReport JobReportToProto(const JobReport& job) {
   v1::JobReport out;
-  IdentityToProto(job, &out);
-  NumbersToProto(job, &out);
+  JobReportToProto(job, &out);
   return out;
+}
+
+void JobReportToProto(const JobReport& job, v1::JobReport* out) {
+  IdentityToProto(job, out);
+  NumbersToProto(job, out);
 }
 
 absl::StatusOr<JobReport> JobReportFromProto(const v1::JobReport& in) {

@@ -13,6 +13,9 @@ namespace goodput::core {
 
 // `job` field for field.
 v1::JobReport JobReportToProto(const JobReport& job);
+// The same into `*out`, a cleared message (maybe on an arena: the streamed
+// report converts each chunk on one), with no intermediate copy.
+void JobReportToProto(const JobReport& job, v1::JobReport* out);
 
 // The job of `in`: InvalidArgument naming the job and the field when
 // category_ns does not have one value per category or the state is not a

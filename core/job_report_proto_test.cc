@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/arena.h"
 #include "gtest/gtest.h"
 
 namespace goodput::core {
@@ -63,6 +64,23 @@ void ExpectSameJob(const JobReport& a, const JobReport& b) {
   EXPECT_EQ(a.interruptions, b.interruptions);
   EXPECT_EQ(a.duplicates, b.duplicates);
   EXPECT_EQ(a.notices, b.notices);
+}
+
+// Query.Report converts each chunk's jobs in place on an arena.
+TEST(JobReportProtoTest, InPlaceOnAnArenaRoundTripsOverRandomReports) {
+  std::mt19937_64 rng(20261127);
+  google::protobuf::Arena arena;
+  for (int i = 0; i < 500; ++i) {
+    const JobReport job = RandomJob(rng);
+    auto* out = google::protobuf::Arena::CreateMessage<v1::JobReport>(&arena);
+    JobReportToProto(job, out);
+    v1::JobReport parsed;
+    ASSERT_TRUE(parsed.ParseFromString(out->SerializeAsString()));
+    absl::StatusOr<JobReport> back = JobReportFromProto(parsed);
+    ASSERT_TRUE(back.ok()) << back.status();
+    ExpectSameJob(job, *back);
+    if (::testing::Test::HasFailure()) break;
+  }
 }
 
 TEST(JobReportProtoTest, RoundTripIsTheIdentityOverRandomReports) {

@@ -1,5 +1,6 @@
 #include "report/query_proto.h"
 
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,8 +36,7 @@ absl::Status JobsFromProto(
 void JobsToProto(const std::vector<core::JobReport>& in,
                  google::protobuf::RepeatedPtrField<v1::JobReport>* out) {
   out->Reserve(static_cast<int>(in.size()));
-  for (const core::JobReport& job : in)
-    *out->Add() = core::JobReportToProto(job);
+  for (const core::JobReport& job : in) core::JobReportToProto(job, out->Add());
 }
 
 void SetOptional(const std::optional<double>& v,
@@ -178,12 +178,12 @@ absl::StatusOr<core::JobsView> JobsViewFromProto(const v1::JobsResponse& in) {
 v1::JobResponse JobViewToProto(const core::JobView& view) {
   v1::JobResponse out;
   *out.mutable_as_of() = NanosToTimestamp(view.as_of_ns);
-  *out.mutable_job() = core::JobReportToProto(view.job);
+  core::JobReportToProto(view.job, out.mutable_job());
   for (const core::JobWindow& w : view.windows) {
     v1::JobWindow* window = out.add_windows();
     window->set_name(w.name);
     if (w.since_ns) *window->mutable_since() = NanosToTimestamp(*w.since_ns);
-    *window->mutable_report() = core::JobReportToProto(w.report);
+    core::JobReportToProto(w.report, window->mutable_report());
   }
   for (const core::TimelineEntry& e : view.timeline) {
     *out.add_timeline() = TimelineEntryToProto(e);
@@ -276,19 +276,34 @@ void SummarizeTotals(const core::Totals& totals, v1::SummaryResponse* out) {
   }
 }
 
+namespace {
+
+// Query.Summary's jobs by state of `jobs` into `*out`: every state, zeros
+// included. Counted by kind, then named: no map lookup per job.
+void CountStates(const std::vector<core::JobReport>& jobs,
+                 google::protobuf::Map<std::string, int64_t>* out) {
+  constexpr core::JobStateKind kStates[] = {
+      core::JobStateKind::kQueued, core::JobStateKind::kRunning,
+      core::JobStateKind::kRecovering, core::JobStateKind::kEnded};
+  static_assert(static_cast<size_t>(core::JobStateKind::kEnded) + 1 ==
+                std::size(kStates));
+  int64_t count[std::size(kStates)] = {};
+  for (const core::JobReport& job : jobs) {
+    ++count[static_cast<size_t>(job.state)];
+  }
+  for (core::JobStateKind s : kStates) {
+    (*out)[core::JobStateName(s)] = count[static_cast<size_t>(s)];
+  }
+}
+
+}  // namespace
+
 v1::SummaryResponse SummaryFromReport(const core::FleetReport& report,
                                       size_t worst) {
   v1::SummaryResponse out;
   *out.mutable_as_of() = NanosToTimestamp(report.as_of_ns);
   SummarizeTotals(report.fleet, &out);
-  auto& by_state = *out.mutable_jobs_by_state();
-  for (auto s : {core::JobStateKind::kQueued, core::JobStateKind::kRunning,
-                 core::JobStateKind::kRecovering, core::JobStateKind::kEnded}) {
-    by_state[core::JobStateName(s)] = 0;
-  }
-  for (const core::JobReport& job : report.jobs) {
-    ++by_state[core::JobStateName(job.state)];
-  }
+  CountStates(report.jobs, out.mutable_jobs_by_state());
   core::JobFilter filter;
   filter.limit = worst;
   JobsToProto(core::RankJobs(core::Config(), report, filter).jobs,

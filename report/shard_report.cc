@@ -18,16 +18,20 @@ namespace goodput::report {
 v1::ShardReport ToShardReport(const core::FleetReport& report) {
   v1::ShardReport out;
   for (const core::JobReport& job : report.jobs)
-    *out.add_jobs() = core::JobReportToProto(job);
+    core::JobReportToProto(job, out.add_jobs());
+  CapacityToProto(report, out.mutable_capacity_chip_seconds());
+  return out;
+}
+
+void CapacityToProto(const core::FleetReport& report,
+                     google::protobuf::Map<std::string, double>* out) {
   auto it = report.segments.find("accelerator");
-  if (it == report.segments.end()) return out;
+  if (it == report.segments.end()) return;
   for (const auto& [accelerator, totals] : it->second) {
     if (totals.capacity_chip_seconds) {
-      (*out.mutable_capacity_chip_seconds())[accelerator] =
-          *totals.capacity_chip_seconds;
+      (*out)[accelerator] = *totals.capacity_chip_seconds;
     }
   }
-  return out;
 }
 
 absl::StatusOr<core::FleetReport> MergeShardReports(
@@ -148,7 +152,7 @@ absl::Status MergeWorst(const std::vector<v1::SummaryResponse>& shards,
   for (const core::JobReport& job : jobs) all.push_back(&job);
   for (const core::JobReport& job :
        core::TopJobs(core::JobSort::kLost, std::move(all), worst)) {
-    *out->add_worst_jobs() = core::JobReportToProto(job);
+    core::JobReportToProto(job, out->add_worst_jobs());
   }
   return absl::OkStatus();
 }

@@ -25,6 +25,9 @@ namespace goodput::report {
 
 // `report`'s jobs and capacity (the accelerator segments' capacity).
 v1::ShardReport ToShardReport(const core::FleetReport& report);
+// ToShardReport's capacity alone, into `*out`.
+void CapacityToProto(const core::FleetReport& report,
+                     google::protobuf::Map<std::string, double>* out);
 
 // One shard's answer and the address it came from (for errors).
 struct ShardAnswer {

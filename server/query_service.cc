@@ -9,6 +9,8 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "core/fleet_report.h"
+#include "core/job_report_proto.h"
+#include "google/protobuf/arena.h"
 #include "report/query_proto.h"
 #include "report/shard_report.h"
 #include "util/grpc_status.h"
@@ -50,18 +52,24 @@ constexpr size_t kDefaultChunkJobs = 1000;
 constexpr size_t kDefaultSummaryJobs = 10;
 constexpr size_t kFleetWorstJobs = 5;  // as Drilldown::Fleet
 
+// The first chunk's header but the capacity: as_of, since and the job count.
+void SetHeader(int64_t as_of_ns, std::optional<int64_t> since_ns,
+               size_t total_jobs, v1::ReportChunk* chunk) {
+  *chunk->mutable_as_of() = NanosToTimestamp(as_of_ns);
+  if (since_ns) *chunk->mutable_since() = NanosToTimestamp(*since_ns);
+  chunk->set_total_jobs(static_cast<int64_t>(total_jobs));
+}
+
 // Streams `report` in chunks of `chunk_jobs` jobs: the first with as_of,
 // since, the capacity and the job count. CANCELLED if the client left.
+// (The fan-out's merged parts; the local report is WriteCoreChunks'.)
 grpc::Status WriteChunks(FetchedReport& report, size_t chunk_jobs,
                          grpc::ServerWriter<v1::ReportChunk>* writer) {
   v1::ShardReport& all = report.shard;
   v1::ReportChunk chunk;
-  *chunk.mutable_as_of() = NanosToTimestamp(report.as_of_ns);
-  if (report.since_ns)
-    *chunk.mutable_since() = NanosToTimestamp(*report.since_ns);
+  SetHeader(report.as_of_ns, report.since_ns, all.jobs_size(), &chunk);
   *chunk.mutable_part()->mutable_capacity_chip_seconds() =
       all.capacity_chip_seconds();
-  chunk.set_total_jobs(all.jobs_size());
   auto* jobs = all.mutable_jobs();
   size_t next = 0;
   do {
@@ -73,6 +81,43 @@ grpc::Status WriteChunks(FetchedReport& report, size_t chunk_jobs,
     if (!writer->Write(chunk)) return CancelledStatus();
     chunk.Clear();
   } while (next < static_cast<size_t>(jobs->size()));
+  return grpc::Status::OK;
+}
+
+// The arena WriteCoreChunks converts each chunk on: blocks grow to fit a
+// default chunk (about 0.5 MiB) in a few allocations.
+google::protobuf::ArenaOptions ChunkArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 64 << 10;
+  options.max_block_size = 1 << 20;
+  return options;
+}
+
+// Streams `report` as WriteChunks does, converting each chunk's jobs
+// straight from core's form into a chunk on an arena that is reset once
+// the chunk is written: no proto copy of the whole report is made, and the
+// messages' fields are not allocated and freed one by one.
+grpc::Status WriteCoreChunks(const core::FleetReport& report, size_t chunk_jobs,
+                             grpc::ServerWriter<v1::ReportChunk>* writer) {
+  google::protobuf::Arena arena(ChunkArenaOptions());
+  const size_t total = report.jobs.size();
+  size_t next = 0;
+  do {
+    auto* chunk =
+        google::protobuf::Arena::CreateMessage<v1::ReportChunk>(&arena);
+    v1::ShardReport* part = chunk->mutable_part();
+    if (next == 0) {
+      SetHeader(report.as_of_ns, report.since_ns, total, chunk);
+      report::CapacityToProto(report, part->mutable_capacity_chip_seconds());
+    }
+    const size_t end = std::min(total, next + chunk_jobs);
+    part->mutable_jobs()->Reserve(static_cast<int>(end - next));
+    for (; next < end; ++next) {
+      core::JobReportToProto(report.jobs[next], part->add_jobs());
+    }
+    if (!writer->Write(*chunk)) return CancelledStatus();
+    arena.Reset();
+  } while (next < total);
   return grpc::Status::OK;
 }
 
@@ -187,7 +232,7 @@ absl::StatusOr<std::vector<T>> QueryService::Gather(
       });
 }
 
-absl::StatusOr<FetchedReport> QueryService::LocalReport(
+absl::StatusOr<core::FleetReport> QueryService::LocalFleetReport(
     const v1::ReportRequest& request, const std::function<bool()>& cancelled) {
   absl::StatusOr<core::FleetReport> report = ingestor_->Report(
       TimestampToNanos(request.as_of()),
@@ -202,6 +247,14 @@ absl::StatusOr<FetchedReport> QueryService::LocalReport(
                    [&](const core::JobReport& j) { return !keep(j.job_id); }),
                jobs.end());
   }
+  return report;
+}
+
+absl::StatusOr<FetchedReport> QueryService::LocalReport(
+    const v1::ReportRequest& request, const std::function<bool()>& cancelled) {
+  absl::StatusOr<core::FleetReport> report =
+      LocalFleetReport(request, cancelled);
+  if (!report.ok()) return report.status();
   return FetchedReport{report->as_of_ns, report->since_ns,
                        report::ToShardReport(*report)};
 }
@@ -225,13 +278,16 @@ grpc::Status QueryService::Report(grpc::ServerContext* context,
   const size_t chunk_jobs =
       request->chunk_jobs() == 0 ? kDefaultChunkJobs : request->chunk_jobs();
   return RunHeavy(context, [&](const std::function<bool()>& cancelled) {
-    absl::StatusOr<FetchedReport> report =
-        FansOut(*context) ? FanOutReport(context, one, cancelled)
-                          : Local<FetchedReport>(context, [&] {
-                              return LocalReport(one, cancelled);
-                            });
+    if (FansOut(*context)) {
+      absl::StatusOr<FetchedReport> merged =
+          FanOutReport(context, one, cancelled);
+      if (!merged.ok()) return ToGrpc(merged.status());
+      return WriteChunks(*merged, chunk_jobs, writer);
+    }
+    absl::StatusOr<core::FleetReport> report = Local<core::FleetReport>(
+        context, [&] { return LocalFleetReport(one, cancelled); });
     if (!report.ok()) return ToGrpc(report.status());
-    return WriteChunks(*report, chunk_jobs, writer);
+    return WriteCoreChunks(*report, chunk_jobs, writer);
   });
 }
 

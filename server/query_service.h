@@ -125,7 +125,10 @@ class QueryService final : public v1::Query::Service {
       const std::function<
           absl::StatusOr<MemberPart<T>>(const std::string& address)>& remote);
 
-  // This instance's answers (the job filter applied).
+  // This instance's answers (the job filter applied); LocalReport is
+  // LocalFleetReport in machine form (a fan-out's part).
+  absl::StatusOr<core::FleetReport> LocalFleetReport(
+      const v1::ReportRequest& request, const std::function<bool()>& cancelled);
   absl::StatusOr<FetchedReport> LocalReport(
       const v1::ReportRequest& request, const std::function<bool()>& cancelled);
   absl::StatusOr<v1::JobsResponse> LocalJobs(

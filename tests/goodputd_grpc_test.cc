@@ -71,11 +71,14 @@ class GoodputdTest : public ::testing::Test {
     return acks;
   }
 
-  nlohmann::json Report(int64_t as_of) {
+  // Query.Report as of `as_of`, streamed in chunks of `chunk_jobs` jobs
+  // (0: the server's default).
+  nlohmann::json Report(int64_t as_of, uint32_t chunk_jobs = 0) {
     auto stub = v1::Query::NewStub(channel_);
     grpc::ClientContext context;
     v1::ReportRequest request;
     request.mutable_as_of()->set_seconds(as_of / core::kNanosPerSecond);
+    request.set_chunk_jobs(chunk_jobs);
     absl::StatusOr<core::FleetReport> report =
         FetchReport(stub.get(), &context, request);
     EXPECT_TRUE(report.ok()) << report.status();
@@ -102,6 +105,17 @@ TEST_F(GoodputdTest, StreamedEventsReportLikeReplay) {
   for (const auto& ack : acks) accepted += ack.accepted();
   EXPECT_EQ(accepted, events.size());
   EXPECT_EQ(Report(kAsOf), ReplayJson(events, kAsOf));
+}
+
+// Each chunk is converted on its own (on an arena reset per chunk): the
+// jobs of every chunk, the last one short, make the same report.
+TEST_F(GoodputdTest, ReportInUnevenChunksIsTheReplay) {
+  auto events = core::testing::RandomFleet(24, 25, 60);
+  Stream(events, 64);
+  const nlohmann::json replay = ReplayJson(events, kAsOf);
+  EXPECT_EQ(Report(kAsOf, 7), replay);  // 7 + 7 + 7 + 4 jobs
+  EXPECT_EQ(Report(kAsOf, 1), replay);
+  EXPECT_EQ(Report(kAsOf, 25), replay);
 }
 
 TEST_F(GoodputdTest, RedeliveryIsAcknowledgedAndCountedOnce) {
