@@ -13,7 +13,10 @@
 //       without a shutdown (as kill -9 would: no final state records).
 //       --since_queries=N then times `report --since=1h` as of the newest
 //       event N times from the live windows (issue 12 item 3) and once with
-//       --exact_since.
+//       --exact_since. --end_every=K ends every K-th job (job-0, job-K, ...)
+//       45 min of event time before the fleet's newest event (its later
+//       events become one job_ended), so a --since=1h window cuts it after
+//       it was evicted (--ended_job_grace, 15 min).
 //
 //   recovery_bench time DIR [--reps=1]
 //                      [--phases=start,open,scan,parse,store,recover]
@@ -34,7 +37,9 @@
 //                 state records; then once with --exact_since, a replay),
 //                 with --as_of = the newest event - 1h, and
 //                 Ingestor::JobReport of one job (in-process, no gRPC or
-//                 JSON), with the process RSS before and after.
+//                 JSON), with the process RSS before and after; it says
+//                 how many jobs of the --since answers came from the
+//                 store (ended jobs it cuts, see fill --end_every).
 //       The first `start` after `fill` also replays RocksDB's WAL.
 //
 //   recovery_bench mixed DIR [--jobs=10000 --steps=1000 --new_jobs=200
@@ -67,13 +72,16 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "bench/bench_events.h"
 #include "bench/bench_util.h"
 #include "bench/ingest_client.h"
@@ -150,12 +158,42 @@ void SinceQueries(server::Ingestor* ingestor, int n) {
   const server::Ingestor::WindowStats w = ingestor->window_stats();
   std::printf(
       "since    report --since=1h (%zu jobs) from the live windows "
-      "%.1f/%.1f/%.1f ms (min/median/max of %d; %lld live, %lld replayed); "
-      "--exact_since (replay) %.1f ms\n",
+      "%.1f/%.1f/%.1f ms (min/median/max of %d; %lld live, %lld replayed, "
+      "%lld jobs from the store); --exact_since (replay) %.1f ms\n",
       jobs, ms.front(), ms[ms.size() / 2], ms.back(), n,
       static_cast<long long>(w.live), static_cast<long long>(w.replayed),
-      exact_ms);
+      static_cast<long long>(w.store_jobs), exact_ms);
   std::fflush(stdout);
+}
+
+// Whether `job_id` is "job-N" with N a multiple of `every`.
+bool EveryKth(const std::string& job_id, int every) {
+  int n = 0;
+  return absl::SimpleAtoi(absl::StripPrefix(job_id, "job-"), &n) &&
+         n % every == 0;
+}
+
+// Fill's --end_every: the chosen jobs' events from 45 min before the
+// newest one on become a single job_ended (SUCCEEDED) at the first of them.
+std::vector<v1::Event> EndEvery(std::vector<v1::Event> events, int every) {
+  if (every <= 0 || events.empty()) return events;
+  const int64_t end_ns =
+      core::EventTimeNanos(events.back()) - 2700 * core::kNanosPerSecond;
+  std::vector<v1::Event> out;
+  out.reserve(events.size());
+  std::set<std::string> ended;
+  for (v1::Event& e : events) {
+    if (core::EventTimeNanos(e) < end_ns || !EveryKth(e.job_id(), every)) {
+      out.push_back(std::move(e));
+    } else if (ended.insert(e.job_id()).second) {
+      v1::Event end;
+      end.set_job_id(e.job_id());
+      *end.mutable_time() = e.time();
+      end.mutable_job_ended()->set_outcome(v1::JobEnded::SUCCEEDED);
+      out.push_back(std::move(end));
+    }
+  }
+  return out;
 }
 
 int Fill(const std::string& dir, const Args& args) {
@@ -167,7 +205,8 @@ int Fill(const std::string& dir, const Args& args) {
   const int64_t steps = args.Int("steps", 1000);
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
   auto t0 = SteadyClock::now();
-  const std::vector<v1::Event> events = Fleet(jobs, steps);
+  const std::vector<v1::Event> events =
+      EndEvery(Fleet(jobs, steps), static_cast<int>(args.Int("end_every", 0)));
   std::printf("generated Fleet(%d, %lld) = %zu events in %.1fs\n", jobs,
               static_cast<long long>(steps), events.size(), SecondsSince(t0));
   FakeClock clock(NowFor(events));
@@ -553,12 +592,14 @@ void PhaseQueries(const std::string& dir, int64_t now_ns) {
     if (!r.ok()) Die(r.status());
   });
   std::printf(
-      "queries  report --since=1h (%zu jobs) %s (%lld live, %lld replayed); "
+      "queries  report --since=1h (%zu jobs) %s (%lld live, %lld replayed, "
+      "%lld jobs from the store); "
       "--exact_since %s; report --as_of=-1h (%zu jobs) %s; job ID %s "
       "(min/median/max of 5); RSS %+.0f MiB\n",
       since_jobs, since.c_str(), static_cast<long long>(w.live),
-      static_cast<long long>(w.replayed), exact.c_str(), jobs, as_of.c_str(),
-      one.c_str(), (RssKiB() - rss0) / 1024.0);
+      static_cast<long long>(w.replayed), static_cast<long long>(w.store_jobs),
+      exact.c_str(), jobs, as_of.c_str(), one.c_str(),
+      (RssKiB() - rss0) / 1024.0);
 }
 
 int Time(const std::string& dir, const Args& args) {
@@ -601,7 +642,8 @@ int Time(const std::string& dir, const Args& args) {
 int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash", "late",
-                   "new_jobs", "new_steps", "queries", "since_queries"});
+                   "new_jobs", "new_steps", "queries", "since_queries",
+                   "end_every"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
@@ -609,7 +651,7 @@ int Main(int argc, char** argv) {
   if (pos.size() == 2 && pos[0] == "mixed") return Mixed(pos[1], args);
   std::fprintf(stderr,
                "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
-               "--batch=500 --crash=0 --since_queries=0]\n       "
+               "--batch=500 --crash=0 --since_queries=0 --end_every=0]\n       "
                "recovery_bench time DIR [--reps=1]\n");
   return 2;
 }

@@ -115,8 +115,11 @@ class Ingestor {
   // A `since_ns` as of now (`as_of_ns` not before the newest applied
   // event) is snapped down to its window grid edge (LiveState::
   // window_grid(); the report's since_ns says which) and answered from the
-  // live jobs' windows; a since_ns older than the grid, or an edge some job
-  // does not keep, is replayed from the store under that edge. With
+  // live jobs' windows, and the jobs it cuts that keep no window since that
+  // edge (ended jobs held as their final snapshot or evicted) each from the
+  // store, from its state record at or before the edge (outside the
+  // ingest lock); a since_ns older than the grid is replayed from the
+  // store. With
   // `exact_since` (the default: drill-downs) the window starts at
   // `since_ns` itself (a replay); Query.Report passes the request's.
   absl::StatusOr<core::FleetReport> Report(
@@ -177,8 +180,10 @@ class Ingestor {
   LiveState::Stats live_stats();
   // How `--since` reports as of now were answered (Report).
   struct WindowStats {
-    int64_t live = 0;      // from the live jobs' windows
-    int64_t replayed = 0;  // a job kept no window: replayed from the store
+    int64_t live = 0;        // from the live jobs' windows
+    int64_t replayed = 0;    // replayed from the store (a job's rebuild
+                             // could not be finished)
+    int64_t store_jobs = 0;  // jobs of live answers read from the store
   };
   WindowStats window_stats();
   // Never waits for the ingest lock.
@@ -207,6 +212,13 @@ class Ingestor {
   // Forgets agents silent longer than the series TTL.
   void ExpireAgents(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SaveSnapshots() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Report's live --since window: `parts` (LiveState::WindowJobs) with
+  // its from_store jobs read from the store through `through_batch`, as a
+  // fleet report under `windowed` (no capacity). Outside the ingest lock.
+  absl::StatusOr<core::FleetReport> WindowFromParts(
+      core::Config windowed, uint64_t through_batch, int64_t as_of_ns,
+      LiveState::WindowParts parts, const std::function<bool()>& cancelled,
+      core::FleetSegments segments) ABSL_LOCKS_EXCLUDED(mu_);
   void SaveJobStates(bool all) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -180,15 +180,26 @@ class LiveState {
       int64_t as_of_ns,
       core::FleetSegments segments = core::FleetSegments::kAll) const;
 
-  // The fleet report as of `as_of_ns` (as Report's exactness) within the
-  // window since `edge_ns`, an edge of window_grid() snapped for this
-  // as_of (core::WindowGrid::Snap(since, as_of_ns)), from the jobs' kept
-  // windows: O(jobs), no store read. FailedPrecondition if a job keeps no
-  // window since that edge (rebuilt or recovered after it, or a final or
-  // evicted job that it cuts): the caller replays the store instead.
-  absl::StatusOr<core::FleetReport> WindowReport(
-      int64_t as_of_ns, int64_t edge_ns,
-      core::FleetSegments segments = core::FleetSegments::kAll) const;
+  // A `--since` window as of now, split by where each job's answer comes
+  // from (WindowJobs).
+  struct WindowParts {
+    // The reports within the window of the jobs that keep it (or that it
+    // holds whole, or leaves out), in no particular order.
+    std::vector<core::JobReport> jobs;
+    // The jobs the window cuts that keep no window since its edge: held
+    // as their final snapshot (after a restart) or evicted, or recovered
+    // from a record without that edge. The caller reads each from the
+    // store (StoreReplay::Job: from its state record at or before the
+    // edge, so O(its events in the window)).
+    std::vector<std::string> from_store;
+  };
+  // The jobs as of `as_of_ns` (as Report's exactness) within the window
+  // since `edge_ns`, an edge of window_grid() snapped for this as_of
+  // (core::WindowGrid::Snap(since, as_of_ns)), from the jobs' kept
+  // windows: O(jobs), no store read but the evicted jobs' snapshots.
+  // FailedPrecondition if a job waits for its rebuild.
+  absl::StatusOr<WindowParts> WindowJobs(int64_t as_of_ns,
+                                         int64_t edge_ns) const;
   const core::WindowGrid& window_grid() const { return grid_; }
 
   // One job's report as of `as_of_ns` (same exactness as Report): O(that
