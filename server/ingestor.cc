@@ -117,7 +117,33 @@ absl::Status Ingestor::SaveAllStates() {
   std::vector<std::pair<std::string, uint64_t>> remove;
   live_->TakeJobStates(last_batch_id_, /*all=*/true, &put, &remove);
   stats_.states_written += static_cast<int64_t>(put.size());
-  return store_->WriteJobStates(put, remove);
+  if (absl::Status s = store_->WriteJobStates(put, remove); !s.ok()) return s;
+  return SaveFleetState(/*now=*/true);
+}
+
+void Ingestor::set_fleet_state_policy(int64_t every_batches, int64_t every_ns) {
+  absl::MutexLock lock(&mu_);
+  fleet_state_every_batches_ = every_batches;
+  fleet_state_every_ns_ = every_ns;
+}
+
+absl::Status Ingestor::SaveFleetState(bool now) {
+  const int64_t clock_ns = clock_->NowNanos();
+  const bool due = last_batch_id_ - fleet_state_batch_ >=
+                       static_cast<uint64_t>(fleet_state_every_batches_) ||
+                   clock_ns >= next_fleet_state_ns_;
+  if (last_batch_id_ == fleet_state_batch_ || (!now && !due)) {
+    return absl::OkStatus();
+  }
+  std::optional<internal::v1::StoredFleetState> state = live_->FleetState();
+  if (!state) return absl::OkStatus();  // capacity waits for its rebuild
+  absl::Status s =
+      store_->WriteMeta(LiveState::kFleetStateMeta, state->SerializeAsString());
+  ++(s.ok() ? stats_.fleet_states_written : stats_.fleet_state_errors);
+  if (!s.ok()) return s;
+  fleet_state_batch_ = last_batch_id_;
+  next_fleet_state_ns_ = clock_ns + fleet_state_every_ns_;
+  return absl::OkStatus();
 }
 
 void Ingestor::set_state_policy(LiveState::StatePolicy policy) {
@@ -181,6 +207,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestLocked(v1::Batch* batch_ptr,
   stats_.rejected_events += ack.rejections_size();
   SaveSnapshots();
   SaveJobStates(/*all=*/false);
+  (void)SaveFleetState(/*now=*/false);  // best effort: a restart scans more
   if (retention_ns_ && write.received_ns >= next_retention_ns_) {
     (void)RetireLocked();  // the batch is durable; retry at the next check
   }

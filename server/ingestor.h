@@ -36,11 +36,13 @@ struct IngestStats {
   // Batches refused because an acknowledged sequence came with other
   // events: two agents with one id (BatchFingerprints).
   int64_t diverging_sequences = 0;
-  int64_t snapshot_errors = 0;  // failed snapshot writes (restart replays)
-  int64_t retired_jobs = 0;     // jobs whose raw events retention deleted
-  int64_t evicted_jobs = 0;     // ended jobs dropped from memory
-  int64_t states_written = 0;   // running jobs' state records stored
-  int64_t state_errors = 0;     // failed state writes (restores read more)
+  int64_t snapshot_errors = 0;       // failed snapshot writes (restart replays)
+  int64_t retired_jobs = 0;          // jobs whose raw events retention deleted
+  int64_t evicted_jobs = 0;          // ended jobs dropped from memory
+  int64_t states_written = 0;        // running jobs' state records stored
+  int64_t state_errors = 0;          // failed state writes (restores read more)
+  int64_t fleet_states_written = 0;  // fleet state records (meta/fleet)
+  int64_t fleet_state_errors = 0;    // ... failed writes (restarts scan more)
 };
 
 // What probes ask of the ingest path (ServerHealth), kept apart from the
@@ -139,9 +141,15 @@ class Ingestor {
   // When running jobs' states are recorded (LiveState::StatePolicy). Call
   // before Recover.
   void set_state_policy(LiveState::StatePolicy policy);
-  // Records every job's state now (graceful shutdown: the next start reads
-  // no event twice).
+  // Records every job's state now, and the fleet state (graceful shutdown:
+  // the next start reads no event twice and scans no batch).
   absl::Status SaveAllStates();
+  // How often the fleet state (LiveState::FleetState: capacity and shared
+  // exclusions) is recorded, so that a restart scans only the batches
+  // after it: after `every_batches` stored batches or once the clock moved
+  // `every_ns` since the last record, whichever comes first, and at
+  // SaveAllStates. Defaults: 10,000 batches, 300 s.
+  void set_fleet_state_policy(int64_t every_batches, int64_t every_ns);
 
   // Calls `fn` with the live state under the ingest lock (metrics).
   void VisitLive(const std::function<void(const LiveState&)>& fn);
@@ -220,6 +228,8 @@ class Ingestor {
       LiveState::WindowParts parts, const std::function<bool()>& cancelled,
       core::FleetSegments segments) ABSL_LOCKS_EXCLUDED(mu_);
   void SaveJobStates(bool all) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records the fleet state if the policy says so (or `now`); best effort.
+  absl::Status SaveFleetState(bool now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -245,6 +255,10 @@ class Ingestor {
   uint64_t max_sequence_jump_ ABSL_GUARDED_BY(mu_) = 0;
   std::optional<int64_t> agent_series_ttl_ns_ ABSL_GUARDED_BY(mu_);
   int64_t next_series_expiry_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
+  int64_t fleet_state_every_batches_ ABSL_GUARDED_BY(mu_) = 10'000;
+  int64_t fleet_state_every_ns_ ABSL_GUARDED_BY(mu_) = 300'000'000'000;
+  uint64_t fleet_state_batch_ ABSL_GUARDED_BY(mu_) = 0;  // last recorded
+  int64_t next_fleet_state_ns_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace goodput::server

@@ -648,6 +648,45 @@ TEST_F(IngestorTest, FleetExclusionsAcrossARestartAtARandomPoint) {
   }
 }
 
+// Issue 12: a restart restores the fleet state record (capacity from the
+// heartbeats, the HOSTS and FLEET exclusions) and scans only the batches
+// after it, with the same reports, capacity to the last bit; a torn
+// record is counted and every batch is scanned instead.
+TEST_F(IngestorTest, RestartScansOnlyTheBatchesAfterTheFleetStateRecord) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    store_ = std::make_unique<storage::MemoryEventStore>();
+    Restart();
+    ingestor_->set_fleet_state_policy(
+        /*every_batches=*/5,
+        /*every_ns=*/3600 * core::kNanosPerSecond);
+    auto events = RandomFleetWithFleetExclusions(seed, 20, 60);
+    SendAll(events, 13);
+    const core::FleetReport want = Replay(events, config_, kAsOf);
+    ASSERT_TRUE(want.fleet.capacity_chip_seconds.has_value());
+    ExpectEqualReports(LiveReport(kAsOf), want);
+    EXPECT_GT(ingestor_->stats().fleet_states_written, 10);
+    Restart();
+    EXPECT_EQ(live_->stats().fleet_state_restored, 1);
+    EXPECT_LE(live_->stats().fleet_batches_scanned, 4);
+    ExpectEqualReports(LiveReport(kAsOf), want);
+    ASSERT_TRUE(store_->WriteMeta(LiveState::kFleetStateMeta, "torn").ok());
+    Restart();
+    EXPECT_EQ(live_->stats().fleet_state_restored, 0);
+    EXPECT_EQ(live_->stats().unreadable_fleet_states, 1);
+    int64_t with_fleet_events = 0;
+    ASSERT_TRUE(store_
+                    ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>*) {
+                      ++with_fleet_events;
+                      return absl::OkStatus();
+                    })
+                    .ok());
+    EXPECT_GT(with_fleet_events, 20);
+    EXPECT_EQ(live_->stats().fleet_batches_scanned, with_fleet_events);
+    ExpectEqualReports(LiveReport(kAsOf), want);
+  }
+}
+
 TEST_F(IngestorTest, EndedJobRecoversFromItsSnapshotAlone) {
   auto ended = ParseEvents(Timeline(R"(
 10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}

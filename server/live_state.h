@@ -66,6 +66,12 @@ class LiveState {
                                       // edges (those did not load)
     int64_t states_taken = 0;         // state records handed to the caller
     int64_t rebuilds_pending = 0;     // jobs waiting for a late-event rebuild
+    // Recover: whether the fleet state record (FleetState) was restored,
+    // or did not load (then every batch is scanned); batches with fleet
+    // events its scan read.
+    int64_t fleet_state_restored = 0;
+    int64_t unreadable_fleet_states = 0;
+    int64_t fleet_batches_scanned = 0;
   };
 
   // When a job's live state is recorded (TakeJobStates): after `every_events`
@@ -202,6 +208,15 @@ class LiveState {
                                          int64_t edge_ns) const;
   const core::WindowGrid& window_grid() const { return grid_; }
 
+  // The fleet-wide state through the newest applied batch (capacity from
+  // the heartbeats, the HOSTS and FLEET exclusions), for the store's
+  // record kFleetStateMeta: Recover restores it and scans only the batches
+  // after it. nullopt while the capacity waits for a rebuild (a late
+  // exclusion). O(hosts + exclusions).
+  std::optional<internal::v1::StoredFleetState> FleetState() const;
+  // The meta record name of FleetState (EventStore::WriteMeta).
+  static constexpr char kFleetStateMeta[] = "fleet";
+
   // One job's report as of `as_of_ns` (same exactness as Report): O(that
   // job), or one store read for an evicted job; a job queued for a rebuild
   // is rebuilt first. nullopt if the job has no event at or before
@@ -323,6 +338,11 @@ class LiveState {
   // Capacity anew from the stored heartbeats, with every shared exclusion
   // known before them (core::CapacityTracker takes no late exclusion).
   void RebuildCapacity();
+  // Recover: restores FleetState's record if it loads; the batch it covers
+  // (0: none restored, scan every batch).
+  uint64_t RestoreFleetState();
+  // Recover's scan of one stored batch's fleet events.
+  void RecoverFleetEvents(uint64_t batch, const std::vector<v1::Event>& events);
   // Queues for a rebuild the evicted jobs that `e` (shared) may cover.
   void ReviveCovered(
       const v1::Event& e,
