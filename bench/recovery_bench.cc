@@ -2,7 +2,7 @@
 // a test; run by hand (commands and results in BENCHMARKS.md).
 //
 //   recovery_bench fill DIR [--jobs=10000 --steps=1000 --batch=500
-//                            --crash=0]
+//                            --crash=0 --end_every=0 --hosts=0]
 //       Fills a fresh goodputd data dir with bench_events Fleet(jobs, steps)
 //       (10000 x 1000 = 10.12M events) through the ingest path minus gRPC:
 //       an in-process Goodputd (Goodputd::Start on DIR) and
@@ -13,7 +13,11 @@
 //       without a shutdown (as kill -9 would: no final state records).
 //       --since_queries=N then times `report --since=1h` as of the newest
 //       event N times from the live windows (issue 12 item 3) and once with
-//       --exact_since.
+//       --exact_since. --end_every=K ends every K-th job (job-0, job-K, ...)
+//       45 min of event time before the fleet's newest event (its later
+//       events become one job_ended), so a --since=1h window cuts it after
+//       it was evicted (--ended_job_grace, 15 min). --hosts=N adds a
+//       heartbeat of each of N hosts every 60 s of event time.
 //
 //   recovery_bench time DIR [--reps=1]
 //                      [--phases=start,open,scan,parse,store,recover]
@@ -34,7 +38,9 @@
 //                 state records; then once with --exact_since, a replay),
 //                 with --as_of = the newest event - 1h, and
 //                 Ingestor::JobReport of one job (in-process, no gRPC or
-//                 JSON), with the process RSS before and after.
+//                 JSON), with the process RSS before and after; it says
+//                 how many jobs of the --since answers came from the
+//                 store (ended jobs it cuts, see fill --end_every).
 //       The first `start` after `fill` also replays RocksDB's WAL.
 //
 //   recovery_bench mixed DIR [--jobs=10000 --steps=1000 --new_jobs=200
@@ -65,15 +71,19 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "bench/bench_events.h"
 #include "bench/bench_util.h"
 #include "bench/ingest_client.h"
@@ -150,12 +160,73 @@ void SinceQueries(server::Ingestor* ingestor, int n) {
   const server::Ingestor::WindowStats w = ingestor->window_stats();
   std::printf(
       "since    report --since=1h (%zu jobs) from the live windows "
-      "%.1f/%.1f/%.1f ms (min/median/max of %d; %lld live, %lld replayed); "
-      "--exact_since (replay) %.1f ms\n",
+      "%.1f/%.1f/%.1f ms (min/median/max of %d; %lld live, %lld replayed, "
+      "%lld jobs from the store); --exact_since (replay) %.1f ms\n",
       jobs, ms.front(), ms[ms.size() / 2], ms.back(), n,
       static_cast<long long>(w.live), static_cast<long long>(w.replayed),
-      exact_ms);
+      static_cast<long long>(w.store_jobs), exact_ms);
   std::fflush(stdout);
+}
+
+// Whether `job_id` is "job-N" with N a multiple of `every`.
+bool EveryKth(const std::string& job_id, int every) {
+  int n = 0;
+  return absl::SimpleAtoi(absl::StripPrefix(job_id, "job-"), &n) &&
+         n % every == 0;
+}
+
+// Fill's --end_every: the chosen jobs' events from 45 min before the
+// newest one on become a single job_ended (SUCCEEDED) at the first of them.
+std::vector<v1::Event> EndEvery(std::vector<v1::Event> events, int every) {
+  if (every <= 0 || events.empty()) return events;
+  const int64_t end_ns =
+      core::EventTimeNanos(events.back()) - 2700 * core::kNanosPerSecond;
+  std::vector<v1::Event> out;
+  out.reserve(events.size());
+  std::set<std::string> ended;
+  for (v1::Event& e : events) {
+    if (core::EventTimeNanos(e) < end_ns || !EveryKth(e.job_id(), every)) {
+      out.push_back(std::move(e));
+    } else if (ended.insert(e.job_id()).second) {
+      v1::Event end;
+      end.set_job_id(e.job_id());
+      *end.mutable_time() = e.time();
+      end.mutable_job_ended()->set_outcome(v1::JobEnded::SUCCEEDED);
+      out.push_back(std::move(end));
+    }
+  }
+  return out;
+}
+
+// Fill's --hosts=N: a heartbeat (8 chips) of each of N hosts every 60 s
+// of event time over the fleet's span, merged in time order.
+std::vector<v1::Event> WithHeartbeats(std::vector<v1::Event> events,
+                                      int hosts) {
+  if (hosts <= 0 || events.empty()) return events;
+  const int64_t first = core::EventTimeNanos(events.front());
+  const int64_t last = core::EventTimeNanos(events.back());
+  std::vector<v1::Event> beats;
+  for (int64_t t = first; t <= last; t += 60 * core::kNanosPerSecond) {
+    for (int h = 0; h < hosts; ++h) {
+      v1::Event& e = beats.emplace_back();
+      e.mutable_time()->set_seconds(t / core::kNanosPerSecond);
+      e.mutable_time()->set_nanos(
+          static_cast<int32_t>(t % core::kNanosPerSecond));
+      e.set_host(absl::StrCat("host-", h));
+      e.mutable_heartbeat()->set_chips(8);
+      e.mutable_heartbeat()->set_accelerator("tpu-v5p");
+    }
+  }
+  std::vector<v1::Event> out;
+  out.reserve(events.size() + beats.size());
+  std::merge(std::make_move_iterator(events.begin()),
+             std::make_move_iterator(events.end()),
+             std::make_move_iterator(beats.begin()),
+             std::make_move_iterator(beats.end()), std::back_inserter(out),
+             [](const v1::Event& a, const v1::Event& b) {
+               return core::EventTimeNanos(a) < core::EventTimeNanos(b);
+             });
+  return out;
 }
 
 int Fill(const std::string& dir, const Args& args) {
@@ -167,7 +238,9 @@ int Fill(const std::string& dir, const Args& args) {
   const int64_t steps = args.Int("steps", 1000);
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
   auto t0 = SteadyClock::now();
-  const std::vector<v1::Event> events = Fleet(jobs, steps);
+  const std::vector<v1::Event> events = WithHeartbeats(
+      EndEvery(Fleet(jobs, steps), static_cast<int>(args.Int("end_every", 0))),
+      static_cast<int>(args.Int("hosts", 0)));
   std::printf("generated Fleet(%d, %lld) = %zu events in %.1fs\n", jobs,
               static_cast<long long>(steps), events.size(), SecondsSince(t0));
   FakeClock clock(NowFor(events));
@@ -221,13 +294,17 @@ void TimeStart(const std::string& dir, int64_t now_ns, const char* label) {
   std::printf(
       "%-8s Goodputd::Start %s until serving; then first Report %.3fs "
       "(%.1f KiB streamed); applied=%lld restored_events=%lld "
-      "from_state=%lld/%lld late_rebuilds=%lld; RSS +%.0f MiB\n",
+      "from_state=%lld/%lld late_rebuilds=%lld fleet_batches_scanned=%lld "
+      "(fleet state %s); RSS +%.0f MiB\n",
       label, start_s.c_str(), *report_s, response.ByteSizeLong() / 1024.0,
       static_cast<long long>(live.applied),
       static_cast<long long>(live.restored_events),
       static_cast<long long>(live.restores_from_state),
       static_cast<long long>(live.restores),
-      static_cast<long long>(live.late_rebuilds), (RssKiB() - rss0) / 1024.0);
+      static_cast<long long>(live.late_rebuilds),
+      static_cast<long long>(live.fleet_batches_scanned),
+      live.fleet_state_restored ? "restored" : "none",
+      (RssKiB() - rss0) / 1024.0);
   std::fflush(stdout);
 }
 
@@ -553,12 +630,14 @@ void PhaseQueries(const std::string& dir, int64_t now_ns) {
     if (!r.ok()) Die(r.status());
   });
   std::printf(
-      "queries  report --since=1h (%zu jobs) %s (%lld live, %lld replayed); "
+      "queries  report --since=1h (%zu jobs) %s (%lld live, %lld replayed, "
+      "%lld jobs from the store); "
       "--exact_since %s; report --as_of=-1h (%zu jobs) %s; job ID %s "
       "(min/median/max of 5); RSS %+.0f MiB\n",
       since_jobs, since.c_str(), static_cast<long long>(w.live),
-      static_cast<long long>(w.replayed), exact.c_str(), jobs, as_of.c_str(),
-      one.c_str(), (RssKiB() - rss0) / 1024.0);
+      static_cast<long long>(w.replayed), static_cast<long long>(w.store_jobs),
+      exact.c_str(), jobs, as_of.c_str(), one.c_str(),
+      (RssKiB() - rss0) / 1024.0);
 }
 
 int Time(const std::string& dir, const Args& args) {
@@ -601,7 +680,8 @@ int Time(const std::string& dir, const Args& args) {
 int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash", "late",
-                   "new_jobs", "new_steps", "queries", "since_queries"});
+                   "new_jobs", "new_steps", "queries", "since_queries",
+                   "end_every", "hosts"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
@@ -609,7 +689,8 @@ int Main(int argc, char** argv) {
   if (pos.size() == 2 && pos[0] == "mixed") return Mixed(pos[1], args);
   std::fprintf(stderr,
                "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
-               "--batch=500 --crash=0 --since_queries=0]\n       "
+               "--batch=500 --crash=0 --since_queries=0 --end_every=0 "
+               "--hosts=0]\n       "
                "recovery_bench time DIR [--reps=1]\n");
   return 2;
 }

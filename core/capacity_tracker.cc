@@ -1,7 +1,9 @@
 #include "core/capacity_tracker.h"
 
 #include <algorithm>
+#include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "core/event_order.h"
 
 namespace goodput::core {
@@ -59,6 +61,64 @@ std::map<std::string, double> CapacityTracker::ChipSeconds(
                      static_cast<double>(n) / kNanosPerSecond);
   }
   return out;
+}
+
+void CapacityTracker::SaveState(
+    internal::v1::CapacityTrackerState* state) const {
+  state->Clear();
+  state->set_version(kCapacityTrackerStateVersion);
+  state->set_host_timeout_ns(config_->host_timeout_ns);
+  std::map<std::string, const Host*> by_name;  // a stable order
+  for (const auto& [name, h] : hosts_) by_name.emplace(name, &h);
+  for (const auto& [name, h] : by_name) {
+    internal::v1::CapacityTrackerState::Host* out = state->add_hosts();
+    out->set_name(name);
+    out->set_time_ns(h->time_ns);
+    out->set_chips(h->chips);
+    out->set_accelerator(h->accelerator);
+  }
+  for (const auto& [accelerator, n] : closed_) {
+    internal::v1::CapacityTrackerState::Closed* out = state->add_closed();
+    out->set_accelerator(accelerator);
+    out->set_high(static_cast<uint64_t>(absl::Int128High64(n)));
+    out->set_low(absl::Int128Low64(n));
+  }
+}
+
+absl::Status CapacityTracker::RestoreState(
+    const internal::v1::CapacityTrackerState& state) {
+  if (state.version() != kCapacityTrackerStateVersion ||
+      state.host_timeout_ns() != config_->host_timeout_ns) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "capacity state version ", state.version(), " under host timeout ",
+        state.host_timeout_ns(), " ns; this goodputd keeps version ",
+        kCapacityTrackerStateVersion, " under ", config_->host_timeout_ns));
+  }
+  std::unordered_map<std::string, Host> hosts;
+  for (const auto& h : state.hosts()) {
+    if (h.chips() < 0 ||
+        !hosts
+             .try_emplace(h.name(),
+                          Host{h.time_ns(), h.chips(), h.accelerator()})
+             .second) {
+      return absl::DataLossError(
+          absl::StrCat("capacity state: host \"", h.name(),
+                       "\" is repeated or has ", h.chips(), " chips"));
+    }
+  }
+  std::map<std::string, absl::int128> closed;
+  for (const auto& c : state.closed()) {
+    const absl::int128 n =
+        absl::MakeInt128(static_cast<int64_t>(c.high()), c.low());
+    if (n < 0 || !closed.emplace(c.accelerator(), n).second) {
+      return absl::DataLossError(
+          absl::StrCat("capacity state: accelerator \"", c.accelerator(),
+                       "\" is repeated or its closed sum is negative"));
+    }
+  }
+  hosts_ = std::move(hosts);
+  closed_ = std::move(closed);
+  return absl::OkStatus();
 }
 
 }  // namespace goodput::core

@@ -8,11 +8,17 @@
 #include <unordered_map>
 
 #include "absl/numeric/int128.h"
+#include "absl/status/status.h"
 #include "core/config.h"
 #include "core/exclusions.h"
 #include "proto/event.pb.h"
+#include "proto/tracker_state.pb.h"
 
 namespace goodput::core {
+
+// The CapacityTrackerState layout that CapacityTracker::SaveState writes
+// and RestoreState reads (proto/tracker_state.proto).
+inline constexpr uint32_t kCapacityTrackerStateVersion = 1;
 
 // Fleet capacity from host heartbeats (SPEC section 3 rule 10): a host's
 // last heartbeat holds from its time until the host's next heartbeat, or
@@ -41,6 +47,18 @@ class CapacityTracker {
   std::map<std::string, double> ChipSeconds(int64_t as_of_ns) const;
 
   bool empty() const { return hosts_.empty(); }
+
+  // Writes each host's last heartbeat and the closed sums (not the
+  // exclusions), replacing `*state`.
+  void SaveState(internal::v1::CapacityTrackerState* state) const;
+  // Replaces the hosts and the closed sums by those SaveState wrote; the
+  // exclusions are left as they are (add them again, before or after).
+  // Applying the heartbeats after the saved ones then gives exactly what
+  // an uninterrupted tracker gives. On an error nothing changes:
+  // InvalidArgument for another version or host timeout, DataLoss naming
+  // the host or accelerator for a state that cannot be one (negative
+  // chips or sums, a repeated name).
+  absl::Status RestoreState(const internal::v1::CapacityTrackerState& state);
 
  private:
   struct Host {

@@ -117,7 +117,33 @@ absl::Status Ingestor::SaveAllStates() {
   std::vector<std::pair<std::string, uint64_t>> remove;
   live_->TakeJobStates(last_batch_id_, /*all=*/true, &put, &remove);
   stats_.states_written += static_cast<int64_t>(put.size());
-  return store_->WriteJobStates(put, remove);
+  if (absl::Status s = store_->WriteJobStates(put, remove); !s.ok()) return s;
+  return SaveFleetState(/*now=*/true);
+}
+
+void Ingestor::set_fleet_state_policy(int64_t every_batches, int64_t every_ns) {
+  absl::MutexLock lock(&mu_);
+  fleet_state_every_batches_ = every_batches;
+  fleet_state_every_ns_ = every_ns;
+}
+
+absl::Status Ingestor::SaveFleetState(bool now) {
+  const int64_t clock_ns = clock_->NowNanos();
+  const bool due = last_batch_id_ - fleet_state_batch_ >=
+                       static_cast<uint64_t>(fleet_state_every_batches_) ||
+                   clock_ns >= next_fleet_state_ns_;
+  if (last_batch_id_ == fleet_state_batch_ || (!now && !due)) {
+    return absl::OkStatus();
+  }
+  std::optional<internal::v1::StoredFleetState> state = live_->FleetState();
+  if (!state) return absl::OkStatus();  // capacity waits for its rebuild
+  absl::Status s =
+      store_->WriteMeta(LiveState::kFleetStateMeta, state->SerializeAsString());
+  ++(s.ok() ? stats_.fleet_states_written : stats_.fleet_state_errors);
+  if (!s.ok()) return s;
+  fleet_state_batch_ = last_batch_id_;
+  next_fleet_state_ns_ = clock_ns + fleet_state_every_ns_;
+  return absl::OkStatus();
 }
 
 void Ingestor::set_state_policy(LiveState::StatePolicy policy) {
@@ -181,6 +207,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestLocked(v1::Batch* batch_ptr,
   stats_.rejected_events += ack.rejections_size();
   SaveSnapshots();
   SaveJobStates(/*all=*/false);
+  (void)SaveFleetState(/*now=*/false);  // best effort: a restart scans more
   if (retention_ns_ && write.received_ns >= next_retention_ns_) {
     (void)RetireLocked();  // the batch is durable; retry at the next check
   }
@@ -309,9 +336,11 @@ absl::StatusOr<core::FleetReport> Ingestor::Report(
     bool exact_since) {
   core::Config config;
   uint64_t through_batch = 0;
+  std::optional<LiveState::WindowParts> parts;
   {
     absl::MutexLock lock(&mu_);
     config = live_->config();
+    through_batch = last_batch_id_;
     if (as_of_ns >= live_->applied_through_ns()) {
       if (!since_ns) {
         live_->FinishRebuilds();
@@ -323,19 +352,52 @@ absl::StatusOr<core::FleetReport> Ingestor::Report(
         if (edge) {
           since_ns = edge;
           live_->FinishRebuilds();
-          absl::StatusOr<core::FleetReport> r =
-              live_->WindowReport(as_of_ns, *edge, segments);
-          ++(r.ok() ? window_stats_.live : window_stats_.replayed);
-          if (r.ok() || !absl::IsFailedPrecondition(r.status())) return r;
+          absl::StatusOr<LiveState::WindowParts> p =
+              live_->WindowJobs(as_of_ns, *edge);
+          if (!p.ok() && !absl::IsFailedPrecondition(p.status())) {
+            return p.status();
+          }
+          if (p.ok()) parts = *std::move(p);
+          ++(parts ? window_stats_.live : window_stats_.replayed);
         }
       }
     }
-    through_batch = last_batch_id_;
   }
   // Outside the ingest lock: the store up to this batch is a fixed cut.
   if (since_ns) config.since_ns = *since_ns;
+  if (parts) {
+    return WindowFromParts(std::move(config), through_batch, as_of_ns,
+                           *std::move(parts), cancelled, segments);
+  }
   StoreReplay replay(store_, std::move(config), through_batch, cancelled);
   return replay.Report(as_of_ns);
+}
+
+absl::StatusOr<core::FleetReport> Ingestor::WindowFromParts(
+    core::Config windowed, uint64_t through_batch, int64_t as_of_ns,
+    LiveState::WindowParts parts, const std::function<bool()>& cancelled,
+    core::FleetSegments segments) {
+  StoreReplay replay(store_, windowed, through_batch, cancelled);
+  for (const std::string& job_id : parts.from_store) {
+    if (cancelled && cancelled()) {
+      return absl::CancelledError("report: the request was cancelled");
+    }
+    absl::StatusOr<std::optional<core::JobReport>> r =
+        replay.Job(job_id, as_of_ns);
+    if (!r.ok()) return r.status();
+    if (*r) parts.jobs.push_back(**std::move(r));
+  }
+  if (!parts.from_store.empty()) {
+    absl::MutexLock lock(&mu_);
+    window_stats_.store_jobs += static_cast<int64_t>(parts.from_store.size());
+  }
+  std::sort(parts.jobs.begin(), parts.jobs.end(),
+            [](const core::JobReport& a, const core::JobReport& b) {
+              return a.job_id < b.job_id;
+            });
+  // Capacity is not kept per window: left out (docs/semantics.md).
+  return core::BuildFleetReport(windowed, as_of_ns, std::move(parts.jobs), {},
+                                segments);
 }
 
 absl::StatusOr<std::optional<core::JobReport>> Ingestor::JobReport(

@@ -36,11 +36,13 @@ struct IngestStats {
   // Batches refused because an acknowledged sequence came with other
   // events: two agents with one id (BatchFingerprints).
   int64_t diverging_sequences = 0;
-  int64_t snapshot_errors = 0;  // failed snapshot writes (restart replays)
-  int64_t retired_jobs = 0;     // jobs whose raw events retention deleted
-  int64_t evicted_jobs = 0;     // ended jobs dropped from memory
-  int64_t states_written = 0;   // running jobs' state records stored
-  int64_t state_errors = 0;     // failed state writes (restores read more)
+  int64_t snapshot_errors = 0;       // failed snapshot writes (restart replays)
+  int64_t retired_jobs = 0;          // jobs whose raw events retention deleted
+  int64_t evicted_jobs = 0;          // ended jobs dropped from memory
+  int64_t states_written = 0;        // running jobs' state records stored
+  int64_t state_errors = 0;          // failed state writes (restores read more)
+  int64_t fleet_states_written = 0;  // fleet state records (meta/fleet)
+  int64_t fleet_state_errors = 0;    // ... failed writes (restarts scan more)
 };
 
 // What probes ask of the ingest path (ServerHealth), kept apart from the
@@ -115,8 +117,11 @@ class Ingestor {
   // A `since_ns` as of now (`as_of_ns` not before the newest applied
   // event) is snapped down to its window grid edge (LiveState::
   // window_grid(); the report's since_ns says which) and answered from the
-  // live jobs' windows; a since_ns older than the grid, or an edge some job
-  // does not keep, is replayed from the store under that edge. With
+  // live jobs' windows, and the jobs it cuts that keep no window since that
+  // edge (ended jobs held as their final snapshot or evicted) each from the
+  // store, from its state record at or before the edge (outside the
+  // ingest lock); a since_ns older than the grid is replayed from the
+  // store. With
   // `exact_since` (the default: drill-downs) the window starts at
   // `since_ns` itself (a replay); Query.Report passes the request's.
   absl::StatusOr<core::FleetReport> Report(
@@ -150,9 +155,15 @@ class Ingestor {
   // When running jobs' states are recorded (LiveState::StatePolicy). Call
   // before Recover.
   void set_state_policy(LiveState::StatePolicy policy);
-  // Records every job's state now (graceful shutdown: the next start reads
-  // no event twice).
+  // Records every job's state now, and the fleet state (graceful shutdown:
+  // the next start reads no event twice and scans no batch).
   absl::Status SaveAllStates();
+  // How often the fleet state (LiveState::FleetState: capacity and shared
+  // exclusions) is recorded, so that a restart scans only the batches
+  // after it: after `every_batches` stored batches or once the clock moved
+  // `every_ns` since the last record, whichever comes first, and at
+  // SaveAllStates. Defaults: 10,000 batches, 300 s.
+  void set_fleet_state_policy(int64_t every_batches, int64_t every_ns);
 
   // Calls `fn` with the live state under the ingest lock (metrics).
   void VisitLive(const std::function<void(const LiveState&)>& fn);
@@ -191,8 +202,10 @@ class Ingestor {
   LiveState::Stats live_stats();
   // How `--since` reports as of now were answered (Report).
   struct WindowStats {
-    int64_t live = 0;      // from the live jobs' windows
-    int64_t replayed = 0;  // a job kept no window: replayed from the store
+    int64_t live = 0;        // from the live jobs' windows
+    int64_t replayed = 0;    // replayed from the store (a job's rebuild
+                             // could not be finished)
+    int64_t store_jobs = 0;  // jobs of live answers read from the store
   };
   WindowStats window_stats();
   // Never waits for the ingest lock.
@@ -221,7 +234,16 @@ class Ingestor {
   // Forgets agents silent longer than the series TTL.
   void ExpireAgents(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SaveSnapshots() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Report's live --since window: `parts` (LiveState::WindowJobs) with
+  // its from_store jobs read from the store through `through_batch`, as a
+  // fleet report under `windowed` (no capacity). Outside the ingest lock.
+  absl::StatusOr<core::FleetReport> WindowFromParts(
+      core::Config windowed, uint64_t through_batch, int64_t as_of_ns,
+      LiveState::WindowParts parts, const std::function<bool()>& cancelled,
+      core::FleetSegments segments) ABSL_LOCKS_EXCLUDED(mu_);
   void SaveJobStates(bool all) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records the fleet state if the policy says so (or `now`); best effort.
+  absl::Status SaveFleetState(bool now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -247,6 +269,10 @@ class Ingestor {
   uint64_t max_sequence_jump_ ABSL_GUARDED_BY(mu_) = 0;
   std::optional<int64_t> agent_series_ttl_ns_ ABSL_GUARDED_BY(mu_);
   int64_t next_series_expiry_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
+  int64_t fleet_state_every_batches_ ABSL_GUARDED_BY(mu_) = 10'000;
+  int64_t fleet_state_every_ns_ ABSL_GUARDED_BY(mu_) = 300'000'000'000;
+  uint64_t fleet_state_batch_ ABSL_GUARDED_BY(mu_) = 0;  // last recorded
+  int64_t next_fleet_state_ns_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace goodput::server

@@ -230,7 +230,10 @@ TEST_F(IngestorTest, SinceAsOfNowSnapsToTheGridAndEqualsAReplay) {
         Restart();
       }
     }
-    EXPECT_GT(ingestor_->window_stats().replayed, 0) << seed;  // restarted
+    // Restarted: the jobs ended in the fleet are held as their final
+    // snapshots, and a window that cuts one reads it from the store.
+    EXPECT_GT(ingestor_->window_stats().store_jobs, 0) << seed;
+    EXPECT_EQ(ingestor_->window_stats().replayed, 0) << seed;
   }
 }
 
@@ -502,6 +505,59 @@ TEST_F(IngestorTest, SinceWindowAcrossAPreemptionAndALateCheckpoint) {
   EXPECT_EQ(ingestor_->window_stats().replayed, 0);
 }
 
+// Issue 12: an ended job that a --since window cuts keeps no window once
+// it is held as its final snapshot (evicted, or after a restart). The
+// live answer reads that job alone from the store (from its state record
+// at or before the edge, then its events), not the whole store.
+// Hand-computed: job a (10:00-10:02) in the window since 10:01 is step 3
+// (10:01:00-10:01:30, checkpointed: productive) and 30 s without a step
+// before its end (idle); job b runs on and keeps its window.
+TEST_F(IngestorTest, SinceWindowReadsACutEndedJobAloneFromTheStore) {
+  std::vector<v1::Event> events = JobEvents("a", R"(
+10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:30 {"step":{"step":1}}
+10:01:00 {"step":{"step":2}}
+10:01:30 {"step":{"step":3}}
+10:01:30 {"checkpoint":{"step":3}}
+10:02:00 {"job_ended":{"outcome":"SUCCEEDED"}}
+)");
+  auto b = JobEvents("b", R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:05:00 {"step":{"step":1}}
+10:05:30 {"step":{"step":2}}
+)");
+  events.insert(events.end(), b.begin(), b.end());
+  for (const v1::Event& e : events) EXPECT_EQ(Send({e}, ++seq_).accepted(), 1u);
+  ingestor_->set_ended_job_grace(0);
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+  ASSERT_EQ(ingestor_->stats().evicted_jobs, 1);
+  const int64_t as_of = T("2026-11-22T10:06:00Z");
+  core::Config windowed = config_;
+  windowed.since_ns = T("2026-11-22T10:01:00Z");
+  const core::FleetReport want = Replay(events, windowed, as_of);
+  auto window = [&] {
+    auto r = ingestor_->Report(as_of, T("2026-11-22T10:01:20Z"), nullptr,
+                               core::FleetSegments::kAll, false);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : core::FleetReport();
+  };
+  core::FleetReport got = window();  // a evicted
+  ASSERT_EQ(got.jobs.size(), 2u);
+  ExpectSeconds(got.jobs[0], 60, {{"productive", 30}, {"idle", 30}});
+  ExpectSameWindow(got, want, /*live=*/true);
+  EXPECT_EQ(ingestor_->window_stats().store_jobs, 1);
+  Restart();  // a is loaded as its final snapshot
+  got = window();
+  ExpectSameWindow(got, want, /*live=*/true);
+  EXPECT_EQ(ingestor_->window_stats().live, 1);
+  EXPECT_EQ(ingestor_->window_stats().store_jobs, 1);
+  EXPECT_EQ(ingestor_->window_stats().replayed, 0);
+}
+
 // Recovery groups each job's stored events and applies them in runs; it
 // must end where the live path ended, with disorder and late events, and
 // again from the snapshots the first restart wrote.
@@ -589,6 +645,45 @@ TEST_F(IngestorTest, FleetExclusionsAcrossARestartAtARandomPoint) {
     ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
     Restart();
     ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+  }
+}
+
+// Issue 12: a restart restores the fleet state record (capacity from the
+// heartbeats, the HOSTS and FLEET exclusions) and scans only the batches
+// after it, with the same reports, capacity to the last bit; a torn
+// record is counted and every batch is scanned instead.
+TEST_F(IngestorTest, RestartScansOnlyTheBatchesAfterTheFleetStateRecord) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    store_ = std::make_unique<storage::MemoryEventStore>();
+    Restart();
+    ingestor_->set_fleet_state_policy(
+        /*every_batches=*/5,
+        /*every_ns=*/3600 * core::kNanosPerSecond);
+    auto events = RandomFleetWithFleetExclusions(seed, 20, 60);
+    SendAll(events, 13);
+    const core::FleetReport want = Replay(events, config_, kAsOf);
+    ASSERT_TRUE(want.fleet.capacity_chip_seconds.has_value());
+    ExpectEqualReports(LiveReport(kAsOf), want);
+    EXPECT_GT(ingestor_->stats().fleet_states_written, 10);
+    Restart();
+    EXPECT_EQ(live_->stats().fleet_state_restored, 1);
+    EXPECT_LE(live_->stats().fleet_batches_scanned, 4);
+    ExpectEqualReports(LiveReport(kAsOf), want);
+    ASSERT_TRUE(store_->WriteMeta(LiveState::kFleetStateMeta, "torn").ok());
+    Restart();
+    EXPECT_EQ(live_->stats().fleet_state_restored, 0);
+    EXPECT_EQ(live_->stats().unreadable_fleet_states, 1);
+    int64_t with_fleet_events = 0;
+    ASSERT_TRUE(store_
+                    ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>*) {
+                      ++with_fleet_events;
+                      return absl::OkStatus();
+                    })
+                    .ok());
+    EXPECT_GT(with_fleet_events, 20);
+    EXPECT_EQ(live_->stats().fleet_batches_scanned, with_fleet_events);
+    ExpectEqualReports(LiveReport(kAsOf), want);
   }
 }
 

@@ -579,12 +579,24 @@ absl::StatusOr<std::optional<core::JobReport>> LiveState::WindowJob(
   return *std::move(r);
 }
 
-absl::StatusOr<core::FleetReport> LiveState::WindowReport(
-    int64_t as_of_ns, int64_t edge_ns, core::FleetSegments segments) const {
+absl::StatusOr<LiveState::WindowParts> LiveState::WindowJobs(
+    int64_t as_of_ns, int64_t edge_ns) const {
   core::Config windowed = *config_;
   windowed.since_ns = edge_ns;
-  std::vector<core::JobReport> jobs;
-  jobs.reserve(jobs_.size());
+  WindowParts parts;
+  parts.jobs.reserve(jobs_.size());
+  // A job that keeps no window since the edge goes to the store.
+  auto take = [&parts](const std::string& job_id,
+                       absl::StatusOr<std::optional<core::JobReport>> r) {
+    if (absl::IsFailedPrecondition(r.status())) {
+      parts.from_store.push_back(job_id);
+    } else if (!r.ok()) {
+      return r.status();
+    } else if (*r) {
+      parts.jobs.push_back(**std::move(r));
+    }
+    return absl::OkStatus();
+  };
   for (const JobMap::value_type* entry : SortedJobs()) {
     const LiveJob& job = entry->second;
     if (job.rebuild) {
@@ -592,27 +604,17 @@ absl::StatusOr<core::FleetReport> LiveState::WindowReport(
           absl::StrCat("job ", entry->first, " waits for its rebuild"));
     }
     if (!HasJobEvent(job, as_of_ns)) continue;
-    absl::StatusOr<std::optional<core::JobReport>> r =
-        WindowJob(job, as_of_ns, windowed);
-    if (!r.ok()) return r.status();
-    if (*r) jobs.push_back(**std::move(r));
+    absl::Status s = take(entry->first, WindowJob(job, as_of_ns, windowed));
+    if (!s.ok()) return s;
   }
   absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
       EvictedSnapshots();
   if (!evicted.ok()) return evicted.status();
   for (const storage::JobSnapshot& s : *evicted) {
-    absl::StatusOr<std::optional<core::JobReport>> r =
-        FinalInWindow(s, edge_ns);
-    if (!r.ok()) return r.status();
-    if (*r) jobs.push_back(**std::move(r));
+    absl::Status st = take(s.report.job_id, FinalInWindow(s, edge_ns));
+    if (!st.ok()) return st;
   }
-  std::sort(jobs.begin(), jobs.end(),
-            [](const core::JobReport& a, const core::JobReport& b) {
-              return a.job_id < b.job_id;
-            });
-  // Capacity is not kept per window: left out (docs/semantics.md).
-  return core::BuildFleetReport(windowed, as_of_ns, std::move(jobs), {},
-                                segments);
+  return parts;
 }
 
 const std::vector<const LiveState::JobMap::value_type*>& LiveState::SortedJobs()

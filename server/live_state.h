@@ -71,6 +71,12 @@ class LiveState {
     int64_t imported_exclusions_missed = 0;  // imported states kept though a
                                              // late HOSTS/FLEET exclusion
                                              // starts before them
+    // Recover: whether the fleet state record (FleetState) was restored,
+    // or did not load (then every batch is scanned); batches with fleet
+    // events its scan read.
+    int64_t fleet_state_restored = 0;
+    int64_t unreadable_fleet_states = 0;
+    int64_t fleet_batches_scanned = 0;
   };
 
   // When a job's live state is recorded (TakeJobStates): after `every_events`
@@ -201,16 +207,36 @@ class LiveState {
       int64_t as_of_ns,
       core::FleetSegments segments = core::FleetSegments::kAll) const;
 
-  // The fleet report as of `as_of_ns` (as Report's exactness) within the
-  // window since `edge_ns`, an edge of window_grid() snapped for this
-  // as_of (core::WindowGrid::Snap(since, as_of_ns)), from the jobs' kept
-  // windows: O(jobs), no store read. FailedPrecondition if a job keeps no
-  // window since that edge (rebuilt or recovered after it, or a final or
-  // evicted job that it cuts): the caller replays the store instead.
-  absl::StatusOr<core::FleetReport> WindowReport(
-      int64_t as_of_ns, int64_t edge_ns,
-      core::FleetSegments segments = core::FleetSegments::kAll) const;
+  // A `--since` window as of now, split by where each job's answer comes
+  // from (WindowJobs).
+  struct WindowParts {
+    // The reports within the window of the jobs that keep it (or that it
+    // holds whole, or leaves out), in no particular order.
+    std::vector<core::JobReport> jobs;
+    // The jobs the window cuts that keep no window since its edge: held
+    // as their final snapshot (after a restart) or evicted, or recovered
+    // from a record without that edge. The caller reads each from the
+    // store (StoreReplay::Job: from its state record at or before the
+    // edge, so O(its events in the window)).
+    std::vector<std::string> from_store;
+  };
+  // The jobs as of `as_of_ns` (as Report's exactness) within the window
+  // since `edge_ns`, an edge of window_grid() snapped for this as_of
+  // (core::WindowGrid::Snap(since, as_of_ns)), from the jobs' kept
+  // windows: O(jobs), no store read but the evicted jobs' snapshots.
+  // FailedPrecondition if a job waits for its rebuild.
+  absl::StatusOr<WindowParts> WindowJobs(int64_t as_of_ns,
+                                         int64_t edge_ns) const;
   const core::WindowGrid& window_grid() const { return grid_; }
+
+  // The fleet-wide state through the newest applied batch (capacity from
+  // the heartbeats, the HOSTS and FLEET exclusions), for the store's
+  // record kFleetStateMeta: Recover restores it and scans only the batches
+  // after it. nullopt while the capacity waits for a rebuild (a late
+  // exclusion). O(hosts + exclusions).
+  std::optional<internal::v1::StoredFleetState> FleetState() const;
+  // The meta record name of FleetState (EventStore::WriteMeta).
+  static constexpr char kFleetStateMeta[] = "fleet";
 
   // One job's report as of `as_of_ns` (same exactness as Report): O(that
   // job), or one store read for an evicted job; a job queued for a rebuild
@@ -338,6 +364,11 @@ class LiveState {
   // Capacity anew from the stored heartbeats, with every shared exclusion
   // known before them (core::CapacityTracker takes no late exclusion).
   void RebuildCapacity();
+  // Recover: restores FleetState's record if it loads; the batch it covers
+  // (0: none restored, scan every batch).
+  uint64_t RestoreFleetState();
+  // Recover's scan of one stored batch's fleet events.
+  void RecoverFleetEvents(uint64_t batch, const std::vector<v1::Event>& events);
   // Queues for a rebuild the evicted jobs that `e` (shared) may cover.
   void ReviveCovered(
       const v1::Event& e,

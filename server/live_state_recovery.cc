@@ -44,15 +44,10 @@ void LiveState::LoadSnapshots(std::vector<storage::JobSnapshot> snapshots) {
 
 absl::Status LiveState::Recover(uint64_t through_batch) {
   last_batch_id_ = through_batch;
-  absl::Status s = store_->ScanHeartbeats(
-      [this](uint64_t batch, std::vector<v1::Event>* beats) {
-        for (const v1::Event& e : *beats) {
-          if (!SharedExclusions::IsShared(e)) {
-            ApplyHeartbeat(e);
-            continue;
-          }
-          KeepShared(e, batch);
-        }
+  absl::Status s = store_->ScanHeartbeatsAfter(
+      RestoreFleetState(),
+      [this](uint64_t batch, std::vector<v1::Event>* events) {
+        RecoverFleetEvents(batch, *events);
         return absl::OkStatus();
       });
   if (!s.ok()) return s;
@@ -69,6 +64,59 @@ absl::Status LiveState::Recover(uint64_t through_batch) {
       std::unique(leftover_deletions_.begin(), leftover_deletions_.end()),
       leftover_deletions_.end());
   return absl::OkStatus();
+}
+
+void LiveState::RecoverFleetEvents(uint64_t batch,
+                                   const std::vector<v1::Event>& events) {
+  ++stats_.fleet_batches_scanned;
+  for (const v1::Event& e : events) {
+    if (SharedExclusions::IsShared(e)) {
+      KeepShared(e, batch);
+    } else {
+      ApplyHeartbeat(e);
+    }
+  }
+}
+
+std::optional<internal::v1::StoredFleetState> LiveState::FleetState() const {
+  if (capacity_stale_) return std::nullopt;
+  internal::v1::StoredFleetState state;
+  state.set_version(1);
+  state.set_through_batch(last_batch_id_);
+  internal::v1::CapacityTrackerState capacity;
+  capacity_.SaveState(&capacity);
+  state.set_capacity(capacity.SerializeAsString());
+  state.set_newest_beat_ns(newest_beat_ns_);
+  shared_.ForEach([&state](const v1::Event& e, uint64_t batch) {
+    internal::v1::StoredFleetState::SharedExclusion* x = state.add_shared();
+    x->set_batch(batch);
+    *x->mutable_event() = e;
+  });
+  return state;
+}
+
+uint64_t LiveState::RestoreFleetState() {
+  std::optional<std::string> raw;
+  if (!store_->ReadMeta(kFleetStateMeta, &raw).ok() || !raw) return 0;
+  internal::v1::StoredFleetState state;
+  internal::v1::CapacityTrackerState saved;
+  core::CapacityTracker capacity(config_);
+  // A record ahead of the store (its batches lost) does not fit either.
+  if (!state.ParseFromString(*raw) || state.version() != 1 ||
+      state.through_batch() > last_batch_id_ ||
+      !saved.ParseFromString(state.capacity()) ||
+      !capacity.RestoreState(saved).ok()) {
+    ++stats_.unreadable_fleet_states;
+    return 0;
+  }
+  for (const auto& x : state.shared()) shared_.Add(x.event(), x.batch());
+  shared_.ExcludeFrom(&capacity);
+  capacity_ = std::move(capacity);
+  for (const auto& h : saved.hosts()) host_last_ns_[h.name()] = h.time_ns();
+  newest_beat_ns_ = state.newest_beat_ns();
+  applied_through_ns_ = std::max(applied_through_ns_, newest_beat_ns_);
+  stats_.fleet_state_restored = 1;
+  return state.through_batch();
 }
 
 void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch,

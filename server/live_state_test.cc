@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/testing/expect.h"
 #include "core/testing/timeline.h"
-#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "storage/memory_event_store.h"
@@ -128,8 +128,7 @@ TEST_F(LiveStateTest, ARebuildCostsFourIngestedEventsPerStoredEventRead) {
   std::string fresh;
   for (int i = 0; i < 18; ++i) {
     fresh += absl::StrCat("10:11:", 10 + i,
-                          " {\"job_id\":\"n\",\"step\":{\"step\":", i,
-                          "}}\n");
+                          " {\"job_id\":\"n\",\"step\":{\"step\":", i, "}}\n");
   }
   Apply(Events(fresh));
   EXPECT_EQ(live_.stats().rebuilds_pending, 1);

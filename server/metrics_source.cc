@@ -104,6 +104,16 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
   AddSample(&records, {{"result", "imported"}}, live.imported_jobs);
   AddSample(&records, {{"result", "imported_stale"}},
             live.imported_exclusions_missed);
+  auto fleet = NewFamily(
+      "goodput_fleet_state_records_total",
+      "Fleet state records (capacity and HOSTS/FLEET exclusions through a "
+      "batch, so a restart scans only later batches): written, failed "
+      "(write errors) and unreadable (at a restart: torn, another version or "
+      "host timeout; every batch is scanned).",
+      MetricKind::kCounter);
+  AddSample(&fleet, {{"result", "written"}}, s.fleet_states_written);
+  AddSample(&fleet, {{"result", "failed"}}, s.fleet_state_errors);
+  AddSample(&fleet, {{"result", "unreadable"}}, live.unreadable_fleet_states);
   auto pending = NewFamily(
       "goodput_job_rebuilds_pending",
       "Jobs waiting in the late-event rebuild queue (their series lag until "
@@ -113,6 +123,7 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
   out->push_back(std::move(restores));
   out->push_back(std::move(read));
   out->push_back(std::move(records));
+  out->push_back(std::move(fleet));
   out->push_back(std::move(pending));
 }
 

@@ -78,6 +78,12 @@ class SharedExclusions {
   static void ExcludeOne(const v1::Event& e, core::CapacityTracker* capacity);
 
   bool empty() const { return entries_.empty(); }
+  // Calls fn(event, batch) for every exclusion, in the order kept (Add
+  // again in this order to make the same set).
+  template <typename Fn>
+  void ForEach(Fn fn) const {
+    for (const Entry& x : entries_) fn(x.event, x.batch);
+  }
 
   // The end of exclusion `e` (its `until`) in nanoseconds.
   static int64_t UntilNanos(const v1::Event& e);

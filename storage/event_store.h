@@ -111,7 +111,13 @@ class EventStore {
   // `visit` returns and returns it. The events are the visitor's to move.
   using BatchVisitor = std::function<absl::Status(
       uint64_t batch_id, std::vector<v1::Event>* events)>;
-  virtual absl::Status ScanHeartbeats(const BatchVisitor& visit) = 0;
+  absl::Status ScanHeartbeats(const BatchVisitor& visit) {
+    return ScanHeartbeatsAfter(0, visit);
+  }
+  // The same for the batches after `after_batch` only (one seek: a restart
+  // from the fleet state record reads no earlier batch).
+  virtual absl::Status ScanHeartbeatsAfter(uint64_t after_batch,
+                                           const BatchVisitor& visit) = 0;
 
   // Restart recovery in one ordered pass over the jobs: calls `visit` for
   // every job with stored events (ListJobs' order) with its stored states

@@ -95,6 +95,22 @@ TEST_P(EventStoreTest, BatchesGetIncreasingIdsAndHeartbeatsScanInOrder) {
           })
           .ok());
   EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, size_t>>{{1, 1}, {3, 2}}));
+  // After batch 1 or 2 (a restart from the fleet state record through
+  // it): batch 3 only; after the last batch: nothing.
+  using Seen = std::vector<std::pair<uint64_t, size_t>>;
+  for (uint64_t after : {1u, 2u, 3u}) {
+    seen.clear();
+    ASSERT_TRUE(store_
+                    ->ScanHeartbeatsAfter(
+                        after,
+                        [&](uint64_t id, std::vector<v1::Event>* events) {
+                          seen.emplace_back(id, events->size());
+                          return absl::OkStatus();
+                        })
+                    .ok());
+    const Seen want = after < 3 ? Seen{{3, 2}} : Seen{};
+    EXPECT_EQ(seen, want) << after;
+  }
 }
 
 TEST_P(EventStoreTest, ReadJobTakesTheBatchesAfterOneThroughAnother) {

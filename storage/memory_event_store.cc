@@ -79,20 +79,23 @@ absl::Status MemoryEventStore::ScanJobsForRestore(const RestoreVisitor& visit) {
   });
 }
 
-absl::Status MemoryEventStore::ScanHeartbeats(const BatchVisitor& visit) {
+absl::Status MemoryEventStore::ScanHeartbeatsAfter(uint64_t after_batch,
+                                                   const BatchVisitor& visit) {
   std::vector<std::vector<v1::Event>> beats;
   {
     absl::MutexLock lock(&mu_);
-    for (const auto& batch : batches_) {
+    for (size_t b = after_batch; b < batches_.size(); ++b) {
       std::vector<v1::Event>& out = beats.emplace_back();
-      for (const v1::Event& e : batch) {
+      for (const v1::Event& e : batches_[b]) {
         if (IsFleetEvent(e)) out.push_back(e);
       }
     }
   }
   for (size_t b = 0; b < beats.size(); ++b) {
     if (beats[b].empty()) continue;
-    if (absl::Status s = visit(b + 1, &beats[b]); !s.ok()) return s;
+    if (absl::Status s = visit(after_batch + b + 1, &beats[b]); !s.ok()) {
+      return s;
+    }
   }
   return absl::OkStatus();
 }

@@ -744,12 +744,13 @@ absl::Status RocksDbEventStore::ScanJobsForRestore(
   return absl::OkStatus();
 }
 
-absl::Status RocksDbEventStore::ScanHeartbeats(const BatchVisitor& visit) {
+absl::Status RocksDbEventStore::ScanHeartbeatsAfter(uint64_t after_batch,
+                                                    const BatchVisitor& visit) {
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(FullScan(), handles_[kBatches]));
   internal::v1::StoredBatch stored;
   std::vector<v1::Event> events;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+  for (it->Seek(BatchKey(after_batch + 1)); it->Valid(); it->Next()) {
     const uint64_t id = GetBigEndian(it->key().data(), 8);
     if (!stored.ParseFromArray(it->value().data(),
                                static_cast<int>(it->value().size()))) {

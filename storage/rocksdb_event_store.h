@@ -70,7 +70,8 @@ class RocksDbEventStore : public EventStore {
                             uint64_t through_batch, int64_t until_ns,
                             std::vector<v1::Event>* out) override;
   absl::Status ListJobs(const JobVisitor& visit) override;
-  absl::Status ScanHeartbeats(const BatchVisitor& visit) override;
+  absl::Status ScanHeartbeatsAfter(uint64_t after_batch,
+                                   const BatchVisitor& visit) override;
   absl::Status ScanJobsForRestore(const RestoreVisitor& visit) override;
   absl::Status WriteJobStates(
       const std::vector<internal::v1::StoredJobState>& states,
