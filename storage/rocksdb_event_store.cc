@@ -474,7 +474,10 @@ absl::Status RocksDbEventStore::CheckAcknowledged(const std::string& dir) {
 RocksDbEventStore::RocksDbEventStore(
     rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> handles,
     Options options)
-    : db_(db), handles_(std::move(handles)), options_(options) {}
+    : db_(db),
+      handles_(std::move(handles)),
+      options_(options),
+      write_batch_(std::make_unique<rocksdb::WriteBatch>()) {}
 
 RocksDbEventStore::~RocksDbEventStore() {
   // A clean close leaves no WAL to replay: the next open is quick. (After a
@@ -614,13 +617,14 @@ absl::Status RocksDbEventStore::MigrateBatch(
 
 absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   const uint64_t id = next_batch_id_;
-  rocksdb::WriteBatch wb;
   const std::string key = BatchKey(id);
   std::vector<const v1::Event*> events;
   events.reserve(batch.accepted.size());
   for (const v1::Event& e : batch.accepted) events.push_back(&e);
   // Held until the marks are noted: the slots looked up stay valid.
   std::lock_guard<std::mutex> lock(marks_mu_);
+  rocksdb::WriteBatch& wb = *write_batch_;
+  wb.Clear();  // keeps its buffer: no regrowth for every batch
   std::vector<std::pair<int64_t*, int64_t>> updated;
   std::vector<std::pair<std::string, int64_t>> fresh;
   JobHighs job_highs;

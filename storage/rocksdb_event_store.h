@@ -156,6 +156,8 @@ class RocksDbEventStore : public EventStore {
   // Held through a whole Write (its looked-up slots stay valid).
   std::mutex marks_mu_;
   std::unordered_map<std::string, int64_t> marks_;  // guarded by marks_mu_
+  // Write's WriteBatch, reused (guarded by marks_mu_).
+  std::unique_ptr<rocksdb::WriteBatch> write_batch_;
   std::atomic<int64_t> job_values_visited_{0};
 };
 
