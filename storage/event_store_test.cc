@@ -680,6 +680,22 @@ TEST_F(RocksDbStoreTest, AReadUntilStopsAtTheFirstLaterBatchAndReadsTheLate) {
             (std::vector<int64_t>{8}));  // deleted with its job_late keys
 }
 
+// The high-water mark a restart reads back is the newest batch's newest
+// time, not its earliest: a batch with an event older than it gets its
+// job_late key, and a read until before a later batch still finds it.
+TEST_F(RocksDbStoreTest, AMarkReadBackAfterAReopenIsTheNewestTime) {
+  Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
+  Write("a", 2, "10:00:30 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  Write("a", 3, R"(
+10:00:31 {"job_id":"x","step":{"step":3}}
+10:00:01 {"job_id":"x","step":{"step":4}}
+)");
+  Reopen();  // the mark is read from batch 3's value: 10:00:31
+  Write("a", 4, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":5}}");
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 4, TimeOf("10:00:10")),
+            (std::vector<int64_t>{1, 3, 4, 5}));
+}
+
 TEST_F(RocksDbStoreTest, OpenFailureIsAStatus) {
   auto bad = RocksDbEventStore::Open("/proc/no/such/dir", {});
   ASSERT_FALSE(bad.ok());

@@ -116,22 +116,40 @@ constexpr uint32_t kHighEventNsTag =
 
 // `events` (one job's, one batch's) as a StoredJobEvents record in `*out`
 // (replaced): its min_event_ns first, then its high_event_ns if known, then
-// the events.
+// the events. Sized first and written in place (a string stream would
+// grow, and zero-fill, the buffer step by step).
 void EncodeJobEvents(const std::vector<const v1::Event*>& events,
                      int64_t min_ns, std::optional<int64_t> high_ns,
                      std::string* out) {
-  out->clear();
-  // the stream gives back its unused bytes when it goes
-  google::protobuf::io::StringOutputStream stream(out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.WriteTag(kMinEventNsTag);
-  coded.WriteVarint64(static_cast<uint64_t>(min_ns));
+  using google::protobuf::io::CodedOutputStream;
+  constexpr uint32_t kEventTag =
+      internal::v1::StoredJobEvents::kEventsFieldNumber << 3 | 2;
+  const uint64_t min_v = static_cast<uint64_t>(min_ns);
+  const uint64_t high_v = static_cast<uint64_t>(high_ns.value_or(0));
+  size_t size = CodedOutputStream::VarintSize32(kMinEventNsTag) +
+                CodedOutputStream::VarintSize64(min_v);
   if (high_ns) {
-    coded.WriteTag(kHighEventNsTag);
-    coded.WriteVarint64(static_cast<uint64_t>(*high_ns));
+    size += CodedOutputStream::VarintSize32(kHighEventNsTag) +
+            CodedOutputStream::VarintSize64(high_v);
   }
   for (const v1::Event* e : events) {
-    WriteEvent(internal::v1::StoredJobEvents::kEventsFieldNumber, *e, &coded);
+    const size_t n = e->ByteSizeLong();  // caches the sizes written below
+    size += CodedOutputStream::VarintSize32(kEventTag) +
+            CodedOutputStream::VarintSize32(static_cast<uint32_t>(n)) + n;
+  }
+  out->resize(size);
+  uint8_t* p = reinterpret_cast<uint8_t*>(out->data());
+  p = CodedOutputStream::WriteTagToArray(kMinEventNsTag, p);
+  p = CodedOutputStream::WriteVarint64ToArray(min_v, p);
+  if (high_ns) {
+    p = CodedOutputStream::WriteTagToArray(kHighEventNsTag, p);
+    p = CodedOutputStream::WriteVarint64ToArray(high_v, p);
+  }
+  for (const v1::Event* e : events) {
+    p = CodedOutputStream::WriteTagToArray(kEventTag, p);
+    p = CodedOutputStream::WriteVarint32ToArray(
+        static_cast<uint32_t>(e->GetCachedSize()), p);
+    p = e->SerializeWithCachedSizesToArray(p);
   }
 }
 
