@@ -114,6 +114,23 @@ TEST_P(EventStoreTest, ReadJobTakesTheBatchesAfterOneThroughAnother) {
   EXPECT_TRUE(events.empty());
 }
 
+// A batch that interleaves jobs keeps each job's events in batch order,
+// even at the same time (apply order breaks ties by arrival).
+TEST_P(EventStoreTest, OneBatchKeepsEachJobsEventsInBatchOrder) {
+  std::string timeline;
+  for (int i = 1; i <= 100; ++i) {
+    absl::StrAppend(&timeline, "10:00:00 {\"job_id\":\"", i % 2 ? "a" : "b",
+                    "\",\"step\":{\"step\":", i, "}}\n");
+  }
+  Write("a", 1, timeline);
+  std::vector<v1::Event> events;
+  ASSERT_TRUE(store_->ReadJob("a", 0, 1, &events).ok());
+  std::vector<int64_t> steps, want;
+  for (const v1::Event& e : events) steps.push_back(e.step().step());
+  for (int i = 1; i <= 100; i += 2) want.push_back(i);
+  EXPECT_EQ(steps, want);
+}
+
 TEST_P(EventStoreTest, ListJobsNamesEachJobOnceInKeyOrder) {
   Write("a", 1, R"(
 10:00:00 {"job_id":"b","step":{"step":1}}

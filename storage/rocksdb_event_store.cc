@@ -210,6 +210,33 @@ void PutJobRun(rocksdb::ColumnFamilyHandle* family,
   if (before.cached == nullptr) wb->Put(heads, b->prefix, batch_key);
 }
 
+// One job event of a batch: its job id (and the id's hash) and its index.
+struct JobRef {
+  size_t hash;
+  const std::string* job_id;
+  uint32_t index;
+};
+
+// The job events of `events` (heartbeats and events without a body left
+// out) grouped by job, each job's in batch order. Sorted by the id's hash
+// first (cheaper than comparing ids): the order of the jobs' keys in a
+// WriteBatch does not matter.
+std::vector<JobRef> GroupByJob(const std::vector<const v1::Event*>& events) {
+  std::vector<JobRef> by_job;
+  by_job.reserve(events.size());
+  const std::hash<std::string> hash;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const v1::Event& e = *events[i];
+    if (IsFleetEvent(e) || e.body_case() == v1::Event::BODY_NOT_SET) continue;
+    by_job.push_back({hash(e.job_id()), &e.job_id(), static_cast<uint32_t>(i)});
+  }
+  std::sort(by_job.begin(), by_job.end(), [](const JobRef& a, const JobRef& b) {
+    return std::tie(a.hash, *a.job_id, a.index) <
+           std::tie(b.hash, *b.job_id, b.index);
+  });
+  return by_job;
+}
+
 // Adds to `wb` one job_events record per job of `events` (heartbeats and
 // events without a body left out), under batch key `batch_key`, and the
 // job_heads key of each job `highs` does not know to have one. Returns how
@@ -219,24 +246,15 @@ uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
                       const std::string& batch_key,
                       const std::vector<const v1::Event*>& events,
                       const JobHighs& highs, rocksdb::WriteBatch* wb) {
-  std::vector<std::pair<const std::string*, uint32_t>> by_job;
-  by_job.reserve(events.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    const v1::Event& e = *events[i];
-    if (IsFleetEvent(e) || e.body_case() == v1::Event::BODY_NOT_SET) continue;
-    by_job.emplace_back(&e.job_id(), static_cast<uint32_t>(i));
-  }
-  std::sort(by_job.begin(), by_job.end(), [](const auto& a, const auto& b) {
-    return std::tie(*a.first, a.second) < std::tie(*b.first, b.second);
-  });
+  const std::vector<JobRef> by_job = GroupByJob(events);
   RunBuffers b;
   for (size_t i = 0; i < by_job.size();) {
     b.run.clear();
     size_t j = i;
-    for (; j < by_job.size() && *by_job[j].first == *by_job[i].first; ++j) {
-      b.run.push_back(events[by_job[j].second]);
+    for (; j < by_job.size() && *by_job[j].job_id == *by_job[i].job_id; ++j) {
+      b.run.push_back(events[by_job[j].index]);
     }
-    const std::string& job_id = *by_job[i].first;
+    const std::string& job_id = *by_job[i].job_id;
     b.prefix.clear();
     PutBigEndian(job_id.size(), 4, &b.prefix);
     b.prefix += job_id;
