@@ -306,10 +306,10 @@ void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
     const v1::Event& e = batch.events(i);
     absl::Status s = codec::ValidateEvent(e, limits_);
     if (!s.ok() && job_limits_ != nullptr) job_limits_->CountInvalidEvent(s);
-    if (s.ok()) s = live_->Admit(e, &ended_in_batch);
+    bool held = false;
+    if (s.ok()) s = live_->Admit(e, &ended_in_batch, &held);
     if (s.ok() && job_limits_ != nullptr) {
-      s = job_limits_->AdmitJob(e, live_->has_job(e.job_id()),
-                                live_->job_count(), &new_jobs);
+      s = job_limits_->AdmitJob(e, held, live_->job_count(), &new_jobs);
     }
     if (s.ok()) {
       write->accepted.push_back(std::move(*batch_ptr->mutable_events(i)));

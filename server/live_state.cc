@@ -78,14 +78,18 @@ LiveState::LiveState(const core::Config* config, int64_t lateness_ns,
 
 absl::Status LiveState::Admit(
     const v1::Event& e,
-    std::unordered_map<std::string, int64_t>* ended_in_batch) const {
+    std::unordered_map<std::string, int64_t>* ended_in_batch,
+    bool* held) const {
+  *held = false;
   if (e.has_heartbeat() || SharedExclusions::IsShared(e)) {
     return absl::OkStatus();  // not a job's
   }
+  const auto jt = jobs_.find(e.job_id());
+  *held = jt != jobs_.end();
   std::optional<int64_t> ended;
   if (auto it = ended_in_batch->find(e.job_id()); it != ended_in_batch->end()) {
     if (it->second != kNotEnded) ended = it->second;
-  } else if (auto jt = jobs_.find(e.job_id()); jt != jobs_.end()) {
+  } else if (jt != jobs_.end()) {
     ended = jt->second.ended_ns;
     const auto& final = jt->second.final;
     if (final && final->events_deleted) return DeletedError(e.job_id(), *ended);
@@ -444,7 +448,8 @@ Tracker LiveState::WithPending(const LiveJob& job, const Tracker& live,
 }
 
 void LiveState::Flush(LiveJob* job, int64_t through_ns) {
-  std::vector<std::tuple<const v1::Event*, int64_t, int>> due;
+  std::vector<std::tuple<const v1::Event*, int64_t, int>>& due = flush_due_;
+  due.clear();
   size_t n = 0;  // buffered events among them
   ForEachPending(*job, through_ns,
                  [&](const v1::Event& e, int64_t t, int rank, bool buffered) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -98,10 +99,11 @@ class LiveState {
   // Whether `e` may be accepted after everything accepted so far and the
   // events judged before it in the same batch (`ended_in_batch`: job id ->
   // job_ended time, updated for an admitted job_ended). OK, or
-  // FailedPrecondition naming the field and reason.
-  absl::Status Admit(
-      const v1::Event& e,
-      std::unordered_map<std::string, int64_t>* ended_in_batch) const;
+  // FailedPrecondition naming the field and reason. `*held`: whether `e`'s
+  // job is held in memory (has_job), false for an event of no job.
+  absl::Status Admit(const v1::Event& e,
+                     std::unordered_map<std::string, int64_t>* ended_in_batch,
+                     bool* held) const;
 
   // Takes the accepted events of stored batch `batch_id`, the newest in the
   // store. A job with an event later than the lateness is rebuilt from the
@@ -394,6 +396,8 @@ class LiveState {
   bool IsLate(const LiveJob& job, int64_t t, int rank) const;
   void Buffer(LiveJob* job, v1::Event e);
   void Flush(LiveJob* job, int64_t through_ns);
+  // Flush's list of the events due, kept so that a flush allocates nothing.
+  std::vector<std::tuple<const v1::Event*, int64_t, int>> flush_due_;
   void ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t, int rank);
   // A late event: Restore, counted.
   void Rebuild(const std::string& job_id, uint64_t through_batch, LiveJob* job);

@@ -241,12 +241,14 @@ TEST_F(LiveStateTest, ALateExclusionIsRebuiltAndEqualsReplay) {
   EXPECT_FALSE(
       live_.ReportOne("only", T("2026-11-22T10:20:00Z")).value().has_value());
   std::unordered_map<std::string, int64_t> ended_in_batch;
+  bool held = true;
   absl::Status s = live_.Admit(Events(R"(
 10:20:00 {"exclusion":{"until":"2026-11-22T10:30:00Z","reason":"r","scope":"FLEET"}}
 )")[0],
-                               &ended_in_batch);
+                               &ended_in_batch, &held);
   EXPECT_TRUE(s.ok()) << s;
   EXPECT_TRUE(ended_in_batch.empty());  // no job looked up
+  EXPECT_FALSE(held);
 }
 
 TEST_F(LiveStateTest, NothingIsAdmittedAfterItsJobEnded) {
@@ -258,9 +260,11 @@ TEST_F(LiveStateTest, NothingIsAdmittedAfterItsJobEnded) {
   const v1::Event late = Events(R"(
 10:00:30 {"step":{"step":1}}
 )")[0];
-  absl::Status s = live_.Admit(late, &ended_in_batch);
+  bool held = false;
+  absl::Status s = live_.Admit(late, &ended_in_batch, &held);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(s.message()), HasSubstr("ended"));
+  EXPECT_TRUE(held);  // its job is in memory
   // Within one batch: a job_ended admitted first refuses what follows it.
   const std::vector<v1::Event> batch = Events(R"(
 10:00:00 {"job_id":"k","started":{}}
@@ -268,9 +272,10 @@ TEST_F(LiveStateTest, NothingIsAdmittedAfterItsJobEnded) {
 10:00:06 {"job_id":"k","step":{"step":1}}
 )");
   ended_in_batch.clear();
-  EXPECT_TRUE(live_.Admit(batch[0], &ended_in_batch).ok());
-  EXPECT_TRUE(live_.Admit(batch[1], &ended_in_batch).ok());
-  EXPECT_EQ(live_.Admit(batch[2], &ended_in_batch).code(),
+  EXPECT_TRUE(live_.Admit(batch[0], &ended_in_batch, &held).ok());
+  EXPECT_FALSE(held);  // a new job
+  EXPECT_TRUE(live_.Admit(batch[1], &ended_in_batch, &held).ok());
+  EXPECT_EQ(live_.Admit(batch[2], &ended_in_batch, &held).code(),
             absl::StatusCode::kFailedPrecondition);
 }
 

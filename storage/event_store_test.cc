@@ -130,6 +130,23 @@ TEST_P(EventStoreTest, ReadJobTakesTheBatchesAfterOneThroughAnother) {
   EXPECT_TRUE(events.empty());
 }
 
+// A batch that interleaves jobs keeps each job's events in batch order,
+// even at the same time (apply order breaks ties by arrival).
+TEST_P(EventStoreTest, OneBatchKeepsEachJobsEventsInBatchOrder) {
+  std::string timeline;
+  for (int i = 1; i <= 100; ++i) {
+    absl::StrAppend(&timeline, "10:00:00 {\"job_id\":\"", i % 2 ? "a" : "b",
+                    "\",\"step\":{\"step\":", i, "}}\n");
+  }
+  Write("a", 1, timeline);
+  std::vector<v1::Event> events;
+  ASSERT_TRUE(store_->ReadJob("a", 0, 1, &events).ok());
+  std::vector<int64_t> steps, want;
+  for (const v1::Event& e : events) steps.push_back(e.step().step());
+  for (int i = 1; i <= 100; i += 2) want.push_back(i);
+  EXPECT_EQ(steps, want);
+}
+
 TEST_P(EventStoreTest, ListJobsNamesEachJobOnceInKeyOrder) {
   Write("a", 1, R"(
 10:00:00 {"job_id":"b","step":{"step":1}}
@@ -694,6 +711,22 @@ TEST_F(RocksDbStoreTest, AReadUntilStopsAtTheFirstLaterBatchAndReadsTheLate) {
   Write("a", 9, "10:00:31 {\"job_id\":\"x\",\"step\":{\"step\":9}}");
   EXPECT_EQ(StepsUntil(store_.get(), "x", 9, TimeOf("10:00:30")),
             (std::vector<int64_t>{8}));  // deleted with its job_late keys
+}
+
+// The high-water mark a restart reads back is the newest batch's newest
+// time, not its earliest: a batch with an event older than it gets its
+// job_late key, and a read until before a later batch still finds it.
+TEST_F(RocksDbStoreTest, AMarkReadBackAfterAReopenIsTheNewestTime) {
+  Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
+  Write("a", 2, "10:00:30 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  Write("a", 3, R"(
+10:00:31 {"job_id":"x","step":{"step":3}}
+10:00:01 {"job_id":"x","step":{"step":4}}
+)");
+  Reopen();  // the mark is read from batch 3's value: 10:00:31
+  Write("a", 4, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":5}}");
+  EXPECT_EQ(StepsUntil(store_.get(), "x", 4, TimeOf("10:00:10")),
+            (std::vector<int64_t>{1, 3, 4, 5}));
 }
 
 TEST_F(RocksDbStoreTest, OpenFailureIsAStatus) {

@@ -114,89 +114,152 @@ constexpr uint32_t kMinEventNsTag =
 constexpr uint32_t kHighEventNsTag =
     internal::v1::StoredJobEvents::kHighEventNsFieldNumber << 3;
 
-// `events` (one job's, one batch's) as a StoredJobEvents record: its
-// min_event_ns first, then its high_event_ns if known, then the events.
-std::string EncodeJobEvents(const std::vector<const v1::Event*>& events,
-                            int64_t min_ns, std::optional<int64_t> high_ns) {
-  std::string out;
-  {  // the stream gives back its unused bytes when it goes
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.WriteTag(kMinEventNsTag);
-    coded.WriteVarint64(static_cast<uint64_t>(min_ns));
-    if (high_ns) {
-      coded.WriteTag(kHighEventNsTag);
-      coded.WriteVarint64(static_cast<uint64_t>(*high_ns));
-    }
-    for (const v1::Event* e : events) {
-      WriteEvent(internal::v1::StoredJobEvents::kEventsFieldNumber, *e, &coded);
-    }
+// `events` (one job's, one batch's) as a StoredJobEvents record in `*out`
+// (replaced): its min_event_ns first, then its high_event_ns if known, then
+// the events. Sized first and written in place (a string stream would
+// grow, and zero-fill, the buffer step by step).
+void EncodeJobEvents(const std::vector<const v1::Event*>& events,
+                     int64_t min_ns, std::optional<int64_t> high_ns,
+                     std::string* out) {
+  using google::protobuf::io::CodedOutputStream;
+  constexpr uint32_t kEventTag =
+      internal::v1::StoredJobEvents::kEventsFieldNumber << 3 | 2;
+  const uint64_t min_v = static_cast<uint64_t>(min_ns);
+  const uint64_t high_v = static_cast<uint64_t>(high_ns.value_or(0));
+  size_t size = CodedOutputStream::VarintSize32(kMinEventNsTag) +
+                CodedOutputStream::VarintSize64(min_v);
+  if (high_ns) {
+    size += CodedOutputStream::VarintSize32(kHighEventNsTag) +
+            CodedOutputStream::VarintSize64(high_v);
   }
-  return out;
+  for (const v1::Event* e : events) {
+    const size_t n = e->ByteSizeLong();  // caches the sizes written below
+    size += CodedOutputStream::VarintSize32(kEventTag) +
+            CodedOutputStream::VarintSize32(static_cast<uint32_t>(n)) + n;
+  }
+  out->resize(size);
+  uint8_t* p = reinterpret_cast<uint8_t*>(out->data());
+  p = CodedOutputStream::WriteTagToArray(kMinEventNsTag, p);
+  p = CodedOutputStream::WriteVarint64ToArray(min_v, p);
+  if (high_ns) {
+    p = CodedOutputStream::WriteTagToArray(kHighEventNsTag, p);
+    p = CodedOutputStream::WriteVarint64ToArray(high_v, p);
+  }
+  for (const v1::Event* e : events) {
+    p = CodedOutputStream::WriteTagToArray(kEventTag, p);
+    p = CodedOutputStream::WriteVarint32ToArray(
+        static_cast<uint32_t>(e->GetCachedSize()), p);
+    p = e->SerializeWithCachedSizesToArray(p);
+  }
 }
 
-// How PutJobEvents keeps the jobs' high-water marks (KEY_LAYOUT.md, "A past
-// as-of"): `before(prefix)` is the job's mark before this batch (nullopt:
-// unknown); the new marks are appended to `noted`. Null `before`: values
-// without a mark (layout-1 migration, whose batches come before any).
-struct JobHighs {
-  std::function<std::optional<int64_t>(const std::string& prefix)> before;
-  rocksdb::ColumnFamilyHandle* late = nullptr;
-  std::vector<std::pair<std::string, int64_t>>* noted = nullptr;
+// What PutJobEvents knows of a job before this batch: its high-water mark
+// (nullopt: unknown) and its slot in the store's cache of marks (null: not
+// cached, so its job_heads key is written too).
+struct JobBefore {
+  std::optional<int64_t> high;
+  int64_t* cached = nullptr;
 };
 
-// Puts one job's events of one batch (`run`, non-empty) under `key`, with
-// its marks, and its job_late key if an event is older than the job's
-// mark before it.
-void PutJobRun(rocksdb::ColumnFamilyHandle* family, const std::string& prefix,
-               const std::string& key, const std::vector<const v1::Event*>& run,
-               const JobHighs& highs, rocksdb::WriteBatch* wb) {
+// How PutJobEvents keeps the jobs' high-water marks (KEY_LAYOUT.md, "A past
+// as-of") and heads: `before(prefix)` is what is known of the job before
+// this batch; the new marks go to `updated` (cached jobs' slots) and `fresh`
+// (the others' prefixes), for the store to note once the write is done.
+// Null `before`: values without a mark and every job's head written
+// (layout-1 migration, whose batches come before any mark).
+struct JobHighs {
+  std::function<JobBefore(const std::string& prefix)> before;
+  rocksdb::ColumnFamilyHandle* late = nullptr;
+  std::vector<std::pair<int64_t*, int64_t>>* updated = nullptr;
+  std::vector<std::pair<std::string, int64_t>>* fresh = nullptr;
+};
+
+// Reused buffers of one PutJobEvents call.
+struct RunBuffers {
+  std::vector<const v1::Event*> run;  // one job's events of the batch
+  std::string prefix, key, value;
+};
+
+// Puts one job's events of one batch (`b->run`, non-empty) under `b->key`,
+// with its marks, its job_late key if an event is older than the job's mark
+// before it, and its job_heads key unless cached.
+void PutJobRun(rocksdb::ColumnFamilyHandle* family,
+               rocksdb::ColumnFamilyHandle* heads, const std::string& batch_key,
+               const JobHighs& highs, RunBuffers* b, rocksdb::WriteBatch* wb) {
   int64_t min_ns = std::numeric_limits<int64_t>::max();
   int64_t max_ns = std::numeric_limits<int64_t>::min();
-  for (const v1::Event* e : run) {
+  for (const v1::Event* e : b->run) {
     const int64_t t = TimestampToNanos(e->time());
     min_ns = std::min(min_ns, t);
     max_ns = std::max(max_ns, t);
   }
   std::optional<int64_t> high;
+  JobBefore before;
   if (highs.before) {
-    const std::optional<int64_t> before = highs.before(prefix);
-    high = before ? std::max(*before, max_ns) : max_ns;
-    if (before && min_ns < *before) wb->Put(highs.late, key, "");
-    highs.noted->emplace_back(prefix, *high);
+    before = highs.before(b->prefix);
+    high = before.high ? std::max(*before.high, max_ns) : max_ns;
+    if (before.high && min_ns < *before.high) wb->Put(highs.late, b->key, "");
+    if (before.cached != nullptr) {
+      highs.updated->emplace_back(before.cached, *high);
+    } else {
+      highs.fresh->emplace_back(b->prefix, *high);
+    }
   }
-  wb->Put(family, key, EncodeJobEvents(run, min_ns, high));
+  EncodeJobEvents(b->run, min_ns, high, &b->value);
+  wb->Put(family, b->key, b->value);
+  if (before.cached == nullptr) wb->Put(heads, b->prefix, batch_key);
+}
+
+// One job event of a batch: its job id (and the id's hash) and its index.
+struct JobRef {
+  size_t hash;
+  const std::string* job_id;
+  uint32_t index;
+};
+
+// The job events of `events` (heartbeats and events without a body left
+// out) grouped by job, each job's in batch order. Sorted by the id's hash
+// first (cheaper than comparing ids): the order of the jobs' keys in a
+// WriteBatch does not matter.
+std::vector<JobRef> GroupByJob(const std::vector<const v1::Event*>& events) {
+  std::vector<JobRef> by_job;
+  by_job.reserve(events.size());
+  const std::hash<std::string> hash;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const v1::Event& e = *events[i];
+    if (IsFleetEvent(e) || e.body_case() == v1::Event::BODY_NOT_SET) continue;
+    by_job.push_back({hash(e.job_id()), &e.job_id(), static_cast<uint32_t>(i)});
+  }
+  std::sort(by_job.begin(), by_job.end(), [](const JobRef& a, const JobRef& b) {
+    return std::tie(a.hash, *a.job_id, a.index) <
+           std::tie(b.hash, *b.job_id, b.index);
+  });
+  return by_job;
 }
 
 // Adds to `wb` one job_events record per job of `events` (heartbeats and
 // events without a body left out), under batch key `batch_key`, and the
-// job_heads key of each job for which `wants_head(prefix)` is true. Returns
-// how many events it stored.
-uint32_t PutJobEvents(
-    rocksdb::ColumnFamilyHandle* family, rocksdb::ColumnFamilyHandle* heads,
-    const std::string& batch_key, const std::vector<const v1::Event*>& events,
-    const std::function<bool(const std::string& prefix)>& wants_head,
-    const JobHighs& highs, rocksdb::WriteBatch* wb) {
-  std::vector<std::pair<const std::string*, uint32_t>> by_job;
-  by_job.reserve(events.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    const v1::Event& e = *events[i];
-    if (IsFleetEvent(e) || e.body_case() == v1::Event::BODY_NOT_SET) continue;
-    by_job.emplace_back(&e.job_id(), static_cast<uint32_t>(i));
-  }
-  std::sort(by_job.begin(), by_job.end(), [](const auto& a, const auto& b) {
-    return std::tie(*a.first, a.second) < std::tie(*b.first, b.second);
-  });
-  std::vector<const v1::Event*> run;
+// job_heads key of each job `highs` does not know to have one. Returns how
+// many events it stored.
+uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
+                      rocksdb::ColumnFamilyHandle* heads,
+                      const std::string& batch_key,
+                      const std::vector<const v1::Event*>& events,
+                      const JobHighs& highs, rocksdb::WriteBatch* wb) {
+  const std::vector<JobRef> by_job = GroupByJob(events);
+  RunBuffers b;
   for (size_t i = 0; i < by_job.size();) {
-    run.clear();
+    b.run.clear();
     size_t j = i;
-    for (; j < by_job.size() && *by_job[j].first == *by_job[i].first; ++j) {
-      run.push_back(events[by_job[j].second]);
+    for (; j < by_job.size() && *by_job[j].job_id == *by_job[i].job_id; ++j) {
+      b.run.push_back(events[by_job[j].index]);
     }
-    const std::string prefix = JobPrefix(*by_job[i].first);
-    PutJobRun(family, prefix, prefix + batch_key, run, highs, wb);
-    if (wants_head(prefix)) wb->Put(heads, prefix, batch_key);
+    const std::string& job_id = *by_job[i].job_id;
+    b.prefix.clear();
+    PutBigEndian(job_id.size(), 4, &b.prefix);
+    b.prefix += job_id;
+    b.key.assign(b.prefix).append(batch_key);
+    PutJobRun(family, heads, batch_key, highs, &b, wb);
     i = j;
   }
   return static_cast<uint32_t>(by_job.size());
@@ -447,7 +510,10 @@ absl::Status RocksDbEventStore::CheckAcknowledged(const std::string& dir) {
 RocksDbEventStore::RocksDbEventStore(
     rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> handles,
     Options options)
-    : db_(db), handles_(std::move(handles)), options_(options) {}
+    : db_(db),
+      handles_(std::move(handles)),
+      options_(options),
+      write_batch_(std::make_unique<rocksdb::WriteBatch>()) {}
 
 RocksDbEventStore::~RocksDbEventStore() {
   // A clean close leaves no WAL to replay: the next open is quick. (After a
@@ -491,18 +557,13 @@ absl::Status RocksDbEventStore::CheckLayout() {
   return s.ok() ? EnsureJobHeads() : s;
 }
 
-bool RocksDbEventStore::HasHead(const std::string& prefix) {
-  std::lock_guard<std::mutex> lock(heads_mu_);
-  return headed_.count(prefix) > 0;
+int64_t* RocksDbEventStore::CachedMark(const std::string& prefix) {
+  auto it = marks_.find(prefix);
+  return it == marks_.end() ? nullptr : &it->second;
 }
 
-std::optional<int64_t> RocksDbEventStore::HighBefore(
+std::optional<int64_t> RocksDbEventStore::StoredHigh(
     const std::string& prefix) {
-  {
-    std::lock_guard<std::mutex> lock(heads_mu_);
-    auto it = highs_.find(prefix);
-    if (it != highs_.end()) return it->second;
-  }
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), handles_[kJobEvents]));
   it->SeekForPrev(prefix + std::string(8, '\xff'));
@@ -510,19 +571,12 @@ std::optional<int64_t> RocksDbEventStore::HighBefore(
   return ReadLeading(it->value()).high_ns;
 }
 
-void RocksDbEventStore::NoteHighs(
-    std::vector<std::pair<std::string, int64_t>> highs) {
-  if (highs.empty()) return;
-  std::lock_guard<std::mutex> lock(heads_mu_);
-  if (highs_.size() + highs.size() > kHeadCacheJobs) highs_.clear();
-  for (auto& [prefix, high] : highs) highs_[std::move(prefix)] = high;
-}
-
-void RocksDbEventStore::NoteHeads(std::vector<std::string> prefixes) {
-  if (prefixes.empty()) return;
-  std::lock_guard<std::mutex> lock(heads_mu_);
-  if (headed_.size() + prefixes.size() > kHeadCacheJobs) headed_.clear();
-  for (std::string& p : prefixes) headed_.insert(std::move(p));
+void RocksDbEventStore::NoteMarks(
+    const std::vector<std::pair<int64_t*, int64_t>>& updated,
+    std::vector<std::pair<std::string, int64_t>> fresh) {
+  for (const auto& [slot, high] : updated) *slot = high;
+  if (marks_.size() + fresh.size() > kMarkCacheJobs) marks_.clear();
+  for (auto& [prefix, high] : fresh) marks_[std::move(prefix)] = high;
 }
 
 absl::Status RocksDbEventStore::EnsureJobHeads() {
@@ -580,9 +634,8 @@ absl::Status RocksDbEventStore::MigrateBatch(
   std::vector<const v1::Event*> events;
   for (const v1::Event& e : stored->events()) events.push_back(&e);
   rocksdb::WriteBatch wb;
-  const uint32_t n = PutJobEvents(
-      handles_[kJobEvents], handles_[kJobHeads], key, events,
-      [](const std::string&) { return true; }, JobHighs(), &wb);
+  const uint32_t n = PutJobEvents(handles_[kJobEvents], handles_[kJobHeads],
+                                  key, events, JobHighs(), &wb);
   internal::v1::StoredBatch rewritten;
   rewritten.set_agent_id(stored->agent_id());
   rewritten.set_sequence(stored->sequence());
@@ -600,27 +653,29 @@ absl::Status RocksDbEventStore::MigrateBatch(
 
 absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   const uint64_t id = next_batch_id_;
-  rocksdb::WriteBatch wb;
   const std::string key = BatchKey(id);
   std::vector<const v1::Event*> events;
   events.reserve(batch.accepted.size());
   for (const v1::Event& e : batch.accepted) events.push_back(&e);
-  std::vector<std::string> new_heads;
-  std::vector<std::pair<std::string, int64_t>> highs;
+  // Held until the marks are noted: the slots looked up stay valid.
+  std::lock_guard<std::mutex> lock(marks_mu_);
+  rocksdb::WriteBatch& wb = *write_batch_;
+  wb.Clear();  // keeps its buffer: no regrowth for every batch
+  std::vector<std::pair<int64_t*, int64_t>> updated;
+  std::vector<std::pair<std::string, int64_t>> fresh;
   JobHighs job_highs;
   job_highs.before = [this](const std::string& prefix) {
-    return HighBefore(prefix);
+    JobBefore before;
+    before.cached = CachedMark(prefix);
+    before.high = before.cached ? std::optional<int64_t>(*before.cached)
+                                : StoredHigh(prefix);
+    return before;
   };
   job_highs.late = handles_[kJobLate];
-  job_highs.noted = &highs;
-  const uint32_t n = PutJobEvents(
-      handles_[kJobEvents], handles_[kJobHeads], key, events,
-      [&](const std::string& prefix) {
-        if (HasHead(prefix)) return false;
-        new_heads.push_back(prefix);
-        return true;
-      },
-      job_highs, &wb);
+  job_highs.updated = &updated;
+  job_highs.fresh = &fresh;
+  const uint32_t n = PutJobEvents(handles_[kJobEvents], handles_[kJobHeads],
+                                  key, events, job_highs, &wb);
   wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n));
   std::string seq;
   PutBigEndian(batch.sequence, 8, &seq);
@@ -635,8 +690,7 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   absl::Status s = FromRocks(db_->Write(wo, &wb), "write batch");
   if (!s.ok()) return s;
   next_batch_id_ = id + 1;
-  NoteHeads(std::move(new_heads));
-  NoteHighs(std::move(highs));
+  NoteMarks(updated, std::move(fresh));
   // Not acknowledged unless marked: a failed mark fails the batch, which
   // the agent resends (and goodputd then acknowledges as a duplicate).
   if (s = marker_->Record(id); !s.ok()) return s;
@@ -858,11 +912,8 @@ void RocksDbEventStore::DeleteJobKeys(const std::vector<std::string>& job_ids,
     wb->Delete(handles_[kJobHeads], prefix);
   }
   // Before the write: a head the cache names must exist.
-  std::lock_guard<std::mutex> lock(heads_mu_);
-  for (const std::string& job_id : job_ids) {
-    headed_.erase(JobPrefix(job_id));
-    highs_.erase(JobPrefix(job_id));
-  }
+  std::lock_guard<std::mutex> lock(marks_mu_);
+  for (const std::string& job_id : job_ids) marks_.erase(JobPrefix(job_id));
 }
 
 absl::Status RocksDbEventStore::ImportJobs(const JobImport& import) {

@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -133,25 +132,25 @@ class RocksDbEventStore : public EventStore {
   absl::Status EnsureJobHeads();
   absl::Status MigrateBatch(const std::string& key,
                             internal::v1::StoredBatch* stored);
-  // Whether the job of `prefix` (len + job_id) is known to have its
-  // job_heads key, so that a batch need not write it again.
-  bool HasHead(const std::string& prefix);
-  // Remembers that these jobs' heads were written (the cache is emptied
-  // when it would exceed kHeadCacheJobs; a job it forgot gets its head
-  // written again, which changes nothing).
-  void NoteHeads(std::vector<std::string> prefixes);
+  // The cached high-water mark of the job of `prefix` (len + job_id), or
+  // null; a cached job has its job_heads key, so that a batch need not
+  // write it again. Requires marks_mu_; the slot is valid while it is held.
+  int64_t* CachedMark(const std::string& prefix);
+  // The job's high_event_ns through its newest stored batch, read from that
+  // batch's value (a seek); nullopt when the job has no stored value that
+  // says (none, or one written before the field).
+  std::optional<int64_t> StoredHigh(const std::string& prefix);
+  // After a write (marks_mu_ held since the slots were looked up): sets the
+  // cached jobs' new marks and caches the others' (the cache is emptied
+  // when it would exceed kMarkCacheJobs; a job it forgot gets its mark read
+  // and its head written again, which changes nothing).
+  void NoteMarks(const std::vector<std::pair<int64_t*, int64_t>>& updated,
+                 std::vector<std::pair<std::string, int64_t>> fresh);
 
-  // Jobs whose job_heads key this process knows exists (storage/
-  // KEY_LAYOUT.md, "One write per batch"): about 100 bytes each.
-  static constexpr size_t kHeadCacheJobs = 1 << 17;
-
-  // The job's high_event_ns through its newest stored batch: remembered,
-  // else read from that batch's value (a seek); nullopt when the job has
-  // no stored value that says (none, or one written before the field).
-  std::optional<int64_t> HighBefore(const std::string& prefix);
-  // Remembers the jobs' new high-water marks after a write (emptied when
-  // it would exceed kHeadCacheJobs).
-  void NoteHighs(std::vector<std::pair<std::string, int64_t>> highs);
+  // Jobs whose job_heads key this process knows exists, with their
+  // high-water marks (storage/KEY_LAYOUT.md, "One write per batch"): about
+  // 100 bytes each.
+  static constexpr size_t kMarkCacheJobs = 1 << 17;
 
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // by Family
@@ -161,9 +160,11 @@ class RocksDbEventStore : public EventStore {
   std::unique_ptr<AckMarker> marker_;
   uint64_t lost_batches_ = 0;
   std::string damage_;
-  std::mutex heads_mu_;
-  std::unordered_set<std::string> headed_;          // guarded by heads_mu_
-  std::unordered_map<std::string, int64_t> highs_;  // guarded by heads_mu_
+  // Held through a whole Write (its looked-up slots stay valid).
+  std::mutex marks_mu_;
+  std::unordered_map<std::string, int64_t> marks_;  // guarded by marks_mu_
+  // Write's WriteBatch, reused (guarded by marks_mu_).
+  std::unique_ptr<rocksdb::WriteBatch> write_batch_;
   std::atomic<int64_t> job_values_visited_{0};
 };
 
