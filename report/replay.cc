@@ -115,7 +115,8 @@ void Replayer::AddError(Position position, absl::string_view reason) {
 absl::StatusOr<ReplayResult> Replayer::Finish() {
   if (finished_) return absl::FailedPreconditionError("Finish called twice");
   finished_ = true;
-  int64_t as_of = options_.as_of_ns ? *options_.as_of_ns : DefaultAsOf();
+  int64_t as_of =
+      options_.as_of_ns ? *options_.as_of_ns : events_.LatestTimeNanos();
   if (options_.config.since_ns > as_of) {
     return absl::InvalidArgumentError(
         absl::StrCat("since (", FormatRfc3339(options_.config.since_ns),
@@ -127,28 +128,15 @@ absl::StatusOr<ReplayResult> Replayer::Finish() {
 }
 
 void Replayer::Apply(int64_t as_of_ns, core::FleetTracker* tracker) {
-  constexpr size_t kAhead = 8;  // events are read in job order: prefetch
-  const std::vector<uint32_t> order =
-      events_.ApplyOrder(as_of_ns, &stats_.after_as_of);
-  for (size_t k = 0; k < order.size(); ++k) {
-    if (k + kAhead < order.size()) events_.Prefetch(order[k + kAhead]);
-    const uint32_t i = order[k];
-    absl::StatusOr<core::ApplyResult> applied = tracker->Apply(events_.Get(i));
-    if (!applied.ok()) {
-      AddError({events_.input(i), events_.line(i)}, applied.status().message());
-    } else if (*applied == core::ApplyResult::kDuplicate) {
-      ++stats_.duplicates;
-    }
-  }
-}
-
-int64_t Replayer::DefaultAsOf() const {
-  int64_t latest = 0;
-  for (size_t i = 0; i < events_.size(); ++i) {
-    int64_t t = events_.time_ns(i);
-    if (i == 0 || t > latest) latest = t;
-  }
-  return latest;
+  stats_.after_as_of = events_.ForEachInApplyOrder(
+      as_of_ns, [&](const v1::Event& e, uint32_t input, int64_t line) {
+        absl::StatusOr<core::ApplyResult> applied = tracker->Apply(e);
+        if (!applied.ok()) {
+          AddError({input, line}, applied.status().message());
+        } else if (*applied == core::ApplyResult::kDuplicate) {
+          ++stats_.duplicates;
+        }
+      });
 }
 
 std::vector<std::string> Replayer::SortedErrors() {

@@ -75,7 +75,6 @@ class Replayer {
   absl::Status AddLine(absl::string_view line, Position position);
   void AddError(Position position, absl::string_view reason);
   void Apply(int64_t as_of_ns, core::FleetTracker* tracker);
-  int64_t DefaultAsOf() const;
   std::vector<std::string> SortedErrors();
 
   ReplayOptions options_;
