@@ -19,6 +19,10 @@ namespace goodput::report {
 namespace {
 
 constexpr size_t kMaxReasonSize = 300;
+// A decoded line takes about 100 bytes of the arena (its time and body
+// submessages), so the first block holds kLinesPerArena of them.
+constexpr int64_t kLinesPerArena = 1024;
+constexpr size_t kDecodeBlockBytes = size_t{256} << 10;
 
 // `reason` on one line (a decoder may quote the input over several lines),
 // cut to kMaxReasonSize characters.
@@ -73,7 +77,18 @@ bool ForEachLine(std::istream& in, std::unique_ptr<char[]>* buffer,
 
 }  // namespace
 
-Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {}
+Replayer::Replayer(ReplayOptions options)
+    : options_(std::move(options)),
+      decode_block_(new char[kDecodeBlockBytes]),  // uninitialized
+      decode_arena_(decode_block_.get(), kDecodeBlockBytes) {
+  RenewDecoded();
+}
+
+void Replayer::RenewDecoded() {
+  decode_arena_.Reset();
+  decoded_ = google::protobuf::Arena::CreateMessage<v1::Event>(&decode_arena_);
+  decoded_lines_ = 0;
+}
 
 absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
   Position position{static_cast<uint32_t>(names_.size()), 0};
@@ -95,14 +110,15 @@ absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
 }
 
 absl::Status Replayer::AddLine(absl::string_view line, Position position) {
-  absl::Status status = decoder_.DecodeLine(line, &decoded_);
+  if (++decoded_lines_ > kLinesPerArena) RenewDecoded();
+  absl::Status status = decoder_.DecodeLine(line, decoded_);
   if (absl::IsNotFound(status)) return absl::OkStatus();  // blank line
   if (!status.ok()) {
     AddError(position, status.message());
     return absl::OkStatus();
   }
   ++stats_.events;
-  return events_.Add(decoded_, position.input, position.line);
+  return events_.Add(*decoded_, position.input, position.line);
 }
 
 void Replayer::AddError(Position position, absl::string_view reason) {

@@ -15,6 +15,7 @@
 #include "core/config.h"
 #include "core/fleet_tracker.h"
 #include "core/report.h"
+#include "google/protobuf/arena.h"
 #include "proto/event.pb.h"
 #include "report/compact_events.h"
 
@@ -73,13 +74,21 @@ class Replayer {
   };
 
   absl::Status AddLine(absl::string_view line, Position position);
+  // A fresh decoded_ on an emptied decode arena, every kLinesPerArena lines.
+  void RenewDecoded();
   void AddError(Position position, absl::string_view reason);
   void Apply(int64_t as_of_ns, core::FleetTracker* tracker);
   std::vector<std::string> SortedErrors();
 
   ReplayOptions options_;
   codec::LineDecoder decoder_;
-  v1::Event decoded_;               // the line being added
+  // The line being decoded lives on decode_arena_, whose first block is
+  // decode_block_: decoding allocates its submessages there, and emptying
+  // the arena now and then costs no malloc or free per line.
+  std::unique_ptr<char[]> decode_block_;
+  google::protobuf::Arena decode_arena_;
+  v1::Event* decoded_ = nullptr;
+  int64_t decoded_lines_ = 0;       // since decode_arena_ was emptied
   std::unique_ptr<char[]> buffer_;  // of AddInput's reads
   size_t buffer_capacity_ = 0;
   std::vector<std::string> names_;
