@@ -41,8 +41,34 @@ bool AllPositiveZero(const v1::Step& s) {
   return std::memcmp(amounts, kZeros, sizeof(amounts)) == 0;
 }
 
-int64_t TimeNanos(int64_t seconds, int32_t nanos) {
-  return seconds * core::kNanosPerSecond + nanos;
+// Seconds whose time in nanoseconds fits in an int64 with room to spare
+// (years 1685 to 2255): a step outside them is stored whole.
+constexpr int64_t kMaxInlineSeconds = int64_t{9'000'000'000};
+
+bool IsInlineStep(const v1::Event& e) {
+  const int64_t seconds = e.time().seconds();
+  return e.has_step() && seconds >= -kMaxInlineSeconds &&
+         seconds <= kMaxInlineSeconds;
+}
+
+// core::EventTimeNanos, but wrapping around where that overflows (times
+// far from 1970, which then apply in an unspecified order there too).
+int64_t TimeNanos(const v1::Event& e) {
+  const uint64_t seconds = static_cast<uint64_t>(e.time().seconds());
+  return static_cast<int64_t>(seconds * core::kNanosPerSecond +
+                              static_cast<uint64_t>(e.time().nanos()));
+}
+
+// The inverse of core::EventTimeNanos for a time that fits.
+void SetTime(int64_t time_ns, google::protobuf::Timestamp* t) {
+  int64_t seconds = time_ns / core::kNanosPerSecond;
+  int64_t nanos = time_ns % core::kNanosPerSecond;
+  if (nanos < 0) {  // before 1970: nanos count forward from the second
+    nanos += core::kNanosPerSecond;
+    --seconds;
+  }
+  t->set_seconds(seconds);
+  t->set_nanos(static_cast<int32_t>(nanos));
 }
 
 }  // namespace
@@ -120,27 +146,26 @@ absl::Status CompactEvents::Add(const v1::Event& e, size_t input,
   const uint32_t job = Intern(e.job_id(), &last_job_);
   const uint32_t host = Intern(e.host(), &last_host_);
   const uint32_t attempt = Intern(e.attempt(), &last_attempt_);
+  const bool inline_step = IsInlineStep(e);
   const Amounts* amounts = nullptr;
-  if (e.has_step() && !AllPositiveZero(e.step())) {
+  if (inline_step && !AllPositiveZero(e.step())) {
     amounts = CopyAmounts(e.step());
     if (amounts == nullptr) return OutOfMemory();
   }
   Record* r = Append(e.has_heartbeat() ? 0 : job);
   if (r == nullptr) return OutOfMemory();
-  *r = {e.time().seconds(),
-        e.time().nanos(),
+  *r = {TimeNanos(e),
+        0,
+        {amounts},
         static_cast<uint32_t>(line),
         host,
         attempt,
         static_cast<uint16_t>(input),
         static_cast<uint8_t>(core::KindRank(e)),
-        0,
-        0,
-        {nullptr}};
-  if (e.has_step()) {
+        0};
+  if (inline_step) {
     r->flags = kInlineStep;
     r->step = e.step().step();
-    r->amounts = amounts;
   } else {
     v1::Event* copy =
         google::protobuf::Arena::CreateMessage<v1::Event>(&arena_);
@@ -168,8 +193,7 @@ int64_t CompactEvents::LatestTimeNanos() const {
   bool any = false;
   for (const Group& g : groups_) {
     ForEachRecord(g, [&](const Record& r) {
-      const int64_t t = TimeNanos(r.seconds, r.nanos);
-      if (!any || t > latest) latest = t;
+      if (!any || r.time_ns > latest) latest = r.time_ns;
       any = true;
     });
   }
@@ -177,8 +201,8 @@ int64_t CompactEvents::LatestTimeNanos() const {
 }
 
 bool CompactEvents::Before(const Record& a, const Record& b) {
-  return std::make_tuple(TimeNanos(a.seconds, a.nanos), a.rank) <
-         std::make_tuple(TimeNanos(b.seconds, b.nanos), b.rank);
+  return std::make_tuple(a.time_ns, a.rank) <
+         std::make_tuple(b.time_ns, b.rank);
 }
 
 // In addition order, then stably sorted if it is not in order already: a
@@ -188,7 +212,7 @@ void CompactEvents::Ordered(const Group& g, int64_t as_of_ns,
                             int64_t* after) const {
   out->clear();
   ForEachRecord(g, [&](const Record& r) {
-    if (TimeNanos(r.seconds, r.nanos) <= as_of_ns) {
+    if (r.time_ns <= as_of_ns) {
       out->push_back(&r);
     } else {
       ++*after;
@@ -215,8 +239,7 @@ int64_t CompactEvents::ForEachInApplyOrder(int64_t as_of_ns, ApplyFn apply) {
 
 const v1::Event& CompactEvents::Expand(const Record& r, uint32_t group) {
   if ((r.flags & kInlineStep) == 0) return *r.event;
-  step_.mutable_time()->set_seconds(r.seconds);
-  step_.mutable_time()->set_nanos(r.nanos);
+  SetTime(r.time_ns, step_.mutable_time());
   if (group != step_group_) {
     step_.set_job_id(strings_[group]);
     step_group_ = group;

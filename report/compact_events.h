@@ -17,13 +17,15 @@
 namespace goodput::report {
 
 // The decoded events of an offline replay, held compactly and already
-// grouped the way they apply: one 48-byte record per event, appended to its
+// grouped the way they apply: one 40-byte record per event, appended to its
 // job's list of blocks (heartbeats and events without a job share group 0),
 // so that applying reads each job's events front to back. Blocks come from
 // 4 MiB chunks on transparent huge pages (no per-event heap objects,
 // nothing moves as it grows); job ids, hosts and attempts are interned;
-// step events (nearly all of a log) are stored inline, their four amounts
-// only when one is not +0.0; any other event is a copy on a protobuf arena.
+// step events (nearly all of a log) are stored inline, their time as
+// nanoseconds and their four amounts only when one is not +0.0; any other
+// event, or a step too far from 1970 for its time to fit, is a copy on a
+// protobuf arena.
 // ForEachInApplyOrder() gives each event back as the same v1::Event. Owns
 // all of it. Not thread-safe.
 class CompactEvents {
@@ -61,21 +63,20 @@ class CompactEvents {
     double idle_seconds;
   };
   struct Record {
-    int64_t seconds;
-    int32_t nanos;
+    int64_t time_ns;  // core::EventTimeNanos
+    int64_t step;     // kInlineStep: step.step
+    union {
+      const Amounts* amounts;  // kInlineStep: null when all are +0.0
+      const v1::Event* event;  // otherwise, on arena_
+    };
     uint32_t line;
     uint32_t host;     // interned host
     uint32_t attempt;  // interned attempt
     uint16_t input;
     uint8_t rank;   // core::KindRank
     uint8_t flags;  // kInlineStep
-    int64_t step;   // kInlineStep: step.step
-    union {
-      const Amounts* amounts;  // kInlineStep: null when all are +0.0
-      const v1::Event* event;  // otherwise, on arena_
-    };
   };
-  static_assert(sizeof(Record) == 48, "a record is 48 bytes");
+  static_assert(sizeof(Record) == 40, "a record is 40 bytes");
   // A run of one group's records; `capacity` records follow the header.
   struct Block {
     Block* next;

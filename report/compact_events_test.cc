@@ -103,6 +103,29 @@ TEST(CompactEventsTest, AStepWithoutAmountsAfterOneWithThemHasNone) {
       << applied[1].event.DebugString();
 }
 
+TEST(CompactEventsTest, StepTimesBefore1970AndFarFromItComeBackExactly) {
+  v1::Event before = Step("job", 0, 1);
+  before.mutable_time()->set_seconds(-1);
+  before.mutable_time()->set_nanos(5);
+  v1::Event far = Step("job", 0, 2);
+  far.mutable_time()->set_seconds(253'402'300'799);  // 9999-12-31T23:59:59Z
+  far.mutable_time()->set_nanos(999'999'999);
+  v1::Event early = Step("job", 0, 3);
+  early.mutable_time()->set_seconds(-9'500'000'000);  // year 1668
+  CompactEvents events;
+  ASSERT_TRUE(events.Add(before, 0, 1).ok());
+  ASSERT_TRUE(events.Add(far, 0, 2).ok());
+  ASSERT_TRUE(events.Add(early, 0, 3).ok());
+  const std::vector<Applied> applied =
+      InApplyOrder(events, std::numeric_limits<int64_t>::max());
+  ASSERT_EQ(applied.size(), 3u);
+  for (const Applied& a : applied) {
+    const v1::Event& want = a.line == 1 ? before : a.line == 2 ? far : early;
+    EXPECT_TRUE(MessageDifferencer::Equals(a.event, want))
+        << a.event.DebugString();
+  }
+}
+
 TEST(CompactEventsTest, GivesBackOtherKindsWhole) {
   v1::Event e = At("job", 0);
   e.set_attempt("1");
