@@ -86,15 +86,16 @@ CompactEvents::CompactEvents() {
 
 CompactEvents::~CompactEvents() = default;
 
-uint32_t CompactEvents::Intern(absl::string_view s, uint32_t* last) {
-  if (strings_[*last] == s) return *last;  // most lines repeat the last
+uint32_t CompactEvents::Intern(absl::string_view s, Last* last) {
+  if (last->value == s) return last->id;  // most lines repeat the last
+  last->value.assign(s.data(), s.size());
   auto it = ids_.find(s);
-  if (it != ids_.end()) return *last = it->second;
+  if (it != ids_.end()) return last->id = it->second;
   const uint32_t id = static_cast<uint32_t>(strings_.size());
   strings_.emplace_back(s);
   groups_.emplace_back();
   ids_.emplace(strings_.back(), id);
-  return *last = id;
+  return last->id = id;
 }
 
 void* CompactEvents::Allocate(size_t bytes) {
@@ -144,35 +145,55 @@ absl::Status CompactEvents::Add(const v1::Event& e, size_t input,
         input + 1, " line ", line));
   }
   const uint32_t job = Intern(e.job_id(), &last_job_);
-  const uint32_t host = Intern(e.host(), &last_host_);
-  const uint32_t attempt = Intern(e.attempt(), &last_attempt_);
-  const bool inline_step = IsInlineStep(e);
-  const Amounts* amounts = nullptr;
-  if (inline_step && !AllPositiveZero(e.step())) {
-    amounts = CopyAmounts(e.step());
-    if (amounts == nullptr) return OutOfMemory();
-  }
-  Record* r = Append(e.has_heartbeat() ? 0 : job);
-  if (r == nullptr) return OutOfMemory();
+  Record record;
+  if (!Fill(e, input, line, &record)) return OutOfMemory();
+  Record* at = Append(e.has_heartbeat() ? 0 : job);
+  if (at == nullptr) return OutOfMemory();
+  Store(record, at);
+  if (size_ == 1 || record.time_ns > latest_ns_) latest_ns_ = record.time_ns;
+  return absl::OkStatus();
+}
+
+// Interns the host and the attempt (after the job: ids are given in order
+// of first use). False if out of memory.
+bool CompactEvents::Fill(const v1::Event& e, size_t input, int64_t line,
+                         Record* r) {
   *r = {TimeNanos(e),
         0,
-        {amounts},
+        {nullptr},
         static_cast<uint32_t>(line),
-        host,
-        attempt,
+        Intern(e.host(), &last_host_),
+        Intern(e.attempt(), &last_attempt_),
         static_cast<uint16_t>(input),
         static_cast<uint8_t>(core::KindRank(e)),
         0};
-  if (inline_step) {
-    r->flags = kInlineStep;
-    r->step = e.step().step();
-  } else {
-    v1::Event* copy =
-        google::protobuf::Arena::CreateMessage<v1::Event>(&arena_);
+  if (!IsInlineStep(e)) {
+    auto* copy = google::protobuf::Arena::CreateMessage<v1::Event>(&arena_);
     copy->CopyFrom(e);
     r->event = copy;
+    return true;
   }
-  return absl::OkStatus();
+  r->flags = kInlineStep;
+  r->step = e.step().step();
+  if (AllPositiveZero(e.step())) return true;
+  r->amounts = CopyAmounts(e.step());
+  return r->amounts != nullptr;
+}
+
+// In a log of interleaved jobs, `at` (the end of another job's block) is
+// not in cache, and storing to it at once stalls; so the store waits for
+// the next Add() while the line is fetched.
+void CompactEvents::Store(const Record& r, Record* at) {
+  FlushPending();
+  __builtin_prefetch(at, 1);
+  __builtin_prefetch(reinterpret_cast<char*>(at) + sizeof(Record) - 1, 1);
+  pending_ = r;
+  pending_at_ = at;
+}
+
+void CompactEvents::FlushPending() {
+  if (pending_at_ != nullptr) *pending_at_ = pending_;
+  pending_at_ = nullptr;
 }
 
 const CompactEvents::Amounts* CompactEvents::CopyAmounts(const v1::Step& s) {
@@ -186,18 +207,6 @@ const CompactEvents::Amounts* CompactEvents::CopyAmounts(const v1::Step& s) {
 absl::Status CompactEvents::OutOfMemory() const {
   return absl::ResourceExhaustedError(
       absl::StrCat("out of memory after ", size_, " events"));
-}
-
-int64_t CompactEvents::LatestTimeNanos() const {
-  int64_t latest = 0;
-  bool any = false;
-  for (const Group& g : groups_) {
-    ForEachRecord(g, [&](const Record& r) {
-      if (!any || r.time_ns > latest) latest = r.time_ns;
-      any = true;
-    });
-  }
-  return latest;
 }
 
 bool CompactEvents::Before(const Record& a, const Record& b) {
@@ -228,6 +237,7 @@ void CompactEvents::Ordered(const Group& g, int64_t as_of_ns,
 // in time order, the jobs' events interleave, and applying them in that
 // order was slower (measured in BENCHMARKS.md section 1).
 int64_t CompactEvents::ForEachInApplyOrder(int64_t as_of_ns, ApplyFn apply) {
+  FlushPending();
   int64_t after = 0;
   std::vector<const Record*> ordered;
   for (uint32_t g = 0; g < groups_.size(); ++g) {
@@ -244,8 +254,10 @@ const v1::Event& CompactEvents::Expand(const Record& r, uint32_t group) {
     step_.set_job_id(strings_[group]);
     step_group_ = group;
   }
-  step_.set_host(strings_[r.host]);
-  step_.set_attempt(strings_[r.attempt]);
+  if (r.host != step_host_) step_.set_host(strings_[step_host_ = r.host]);
+  if (r.attempt != step_attempt_) {
+    step_.set_attempt(strings_[step_attempt_ = r.attempt]);
+  }
   v1::Step* s = step_.mutable_step();
   s->set_step(r.step);
   const Amounts a = r.amounts != nullptr ? *r.amounts : Amounts{};

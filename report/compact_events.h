@@ -43,7 +43,7 @@ class CompactEvents {
   size_t size() const { return size_; }
 
   // The latest core::EventTimeNanos of all events; 0 if there are none.
-  int64_t LatestTimeNanos() const;
+  int64_t LatestTimeNanos() const { return latest_ns_; }
 
   // Calls `apply(event, input, line)` for each event at or before
   // `as_of_ns` in an order that gives core::SortForApply's result per job:
@@ -113,8 +113,18 @@ class CompactEvents {
       for (const Record* r = b->records(); r != end; ++r) f(*r);
     }
   }
-  // The id of `s`; `*last` is the id this call site interned last.
-  uint32_t Intern(absl::string_view s, uint32_t* last);
+  // What a call site of Intern() interned last, kept here because the
+  // string in strings_ is often not in cache.
+  struct Last {
+    uint32_t id = 0;
+    std::string value;
+  };
+  // The id of `s`; `*last` is what this call site interned last.
+  uint32_t Intern(absl::string_view s, Last* last);
+  bool Fill(const v1::Event& e, size_t input, int64_t line, Record* r);
+  // Stores `r` at `at`, or at the next Add() or FlushPending().
+  void Store(const Record& r, Record* at);
+  void FlushPending();
   // A copy of `s`'s amounts; null if out of memory.
   const Amounts* CopyAmounts(const v1::Step& s);
   absl::Status OutOfMemory() const;
@@ -130,12 +140,16 @@ class CompactEvents {
   size_t chunk_used_ = 0;      // bytes of chunks_.back() handed out
   std::vector<Group> groups_;  // by interned job id
   size_t size_ = 0;
+  int64_t latest_ns_ = 0;
+  Record pending_;                // Store()'s record, not yet stored
+  Record* pending_at_ = nullptr;  // where it goes
   absl::flat_hash_map<std::string, uint32_t> ids_;
   std::vector<std::string> strings_;  // by interned id; 0 is ""
-  uint32_t last_job_ = 0, last_host_ = 0, last_attempt_ = 0;
+  Last last_job_, last_host_, last_attempt_;
   google::protobuf::Arena arena_;
-  v1::Event step_;           // Expand()'s result for inline steps
-  uint32_t step_group_ = 0;  // the job id step_ holds
+  v1::Event step_;  // Expand()'s result for inline steps
+  // The interned job id, host and attempt step_ holds.
+  uint32_t step_group_ = 0, step_host_ = 0, step_attempt_ = 0;
 };
 
 }  // namespace goodput::report

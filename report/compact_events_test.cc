@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -123,6 +124,23 @@ TEST(CompactEventsTest, StepTimesBefore1970AndFarFromItComeBackExactly) {
     const v1::Event& want = a.line == 1 ? before : a.line == 2 ? far : early;
     EXPECT_TRUE(MessageDifferencer::Equals(a.event, want))
         << a.event.DebugString();
+  }
+}
+
+TEST(CompactEventsTest, HostsAndAttemptsComeBackAsTheyChange) {
+  const std::vector<std::pair<std::string, std::string>> origins = {
+      {"h1", "1"}, {"", "1"}, {"", ""}, {"h1", ""}, {"h2", "2"}, {"h2", "2"}};
+  CompactEvents events;
+  for (size_t i = 0; i < origins.size(); ++i) {
+    v1::Event e = Step(i % 2 == 0 ? "a" : "b", i, i);
+    e.set_host(origins[i].first);
+    e.set_attempt(origins[i].second);
+    ASSERT_TRUE(events.Add(e, 0, i + 1).ok());
+  }
+  for (const Applied& a : InApplyOrder(events)) {
+    EXPECT_EQ(a.event.host(), origins[a.line - 1].first) << a.line;
+    EXPECT_EQ(a.event.attempt(), origins[a.line - 1].second) << a.line;
+    EXPECT_EQ(a.event.job_id(), a.line % 2 == 1 ? "a" : "b") << a.line;
   }
 }
 
