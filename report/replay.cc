@@ -81,13 +81,23 @@ Replayer::Replayer(ReplayOptions options)
     : options_(std::move(options)),
       decode_block_(new char[kDecodeBlockBytes]),  // uninitialized
       decode_arena_(decode_block_.get(), kDecodeBlockBytes) {
-  RenewDecoded();
+  RenewDecoded().IgnoreError();  // nothing pending yet
 }
 
-void Replayer::RenewDecoded() {
+absl::Status Replayer::RenewDecoded() {
+  absl::Status status = AddPending();
   decode_arena_.Reset();
-  decoded_ = google::protobuf::Arena::CreateMessage<v1::Event>(&decode_arena_);
+  for (v1::Event*& e : decoded_) {
+    e = google::protobuf::Arena::CreateMessage<v1::Event>(&decode_arena_);
+  }
   decoded_lines_ = 0;
+  return status;
+}
+
+absl::Status Replayer::AddPending() {
+  if (pending_ == nullptr) return absl::OkStatus();
+  const v1::Event* e = std::exchange(pending_, nullptr);
+  return events_.Add(*e, pending_position_.input, pending_position_.line);
 }
 
 absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
@@ -101,6 +111,7 @@ absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (status.ok()) status = AddLine(line, position);
       });
+  if (status.ok()) status = AddPending();
   if (!status.ok()) return status;
   if (!read) {
     return absl::DataLossError(
@@ -110,15 +121,23 @@ absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
 }
 
 absl::Status Replayer::AddLine(absl::string_view line, Position position) {
-  if (++decoded_lines_ > kLinesPerArena) RenewDecoded();
-  absl::Status status = decoder_.DecodeLine(line, decoded_);
+  if (++decoded_lines_ > kLinesPerArena) {
+    if (absl::Status s = RenewDecoded(); !s.ok()) return s;
+  }
+  v1::Event* decoded = decoded_[next_];
+  absl::Status status = decoder_.DecodeLine(line, decoded);
   if (absl::IsNotFound(status)) return absl::OkStatus();  // blank line
   if (!status.ok()) {
     AddError(position, status.message());
     return absl::OkStatus();
   }
   ++stats_.events;
-  return events_.Add(*decoded_, position.input, position.line);
+  events_.Prefetch(*decoded);
+  status = AddPending();
+  pending_ = decoded;
+  pending_position_ = position;
+  next_ ^= 1;
+  return status;
 }
 
 void Replayer::AddError(Position position, absl::string_view reason) {

@@ -74,22 +74,31 @@ class Replayer {
   };
 
   absl::Status AddLine(absl::string_view line, Position position);
-  // A fresh decoded_ on an emptied decode arena, every kLinesPerArena lines.
-  void RenewDecoded();
+  // Adds pending_ (if any) to events_.
+  absl::Status AddPending();
+  // Fresh decoded_ on an emptied decode arena, every kLinesPerArena lines
+  // (after adding pending_).
+  absl::Status RenewDecoded();
   void AddError(Position position, absl::string_view reason);
   void Apply(int64_t as_of_ns, core::FleetTracker* tracker);
   std::vector<std::string> SortedErrors();
 
   ReplayOptions options_;
   codec::LineDecoder decoder_;
-  // The line being decoded lives on decode_arena_, whose first block is
+  // The lines being decoded live on decode_arena_, whose first block is
   // decode_block_: decoding allocates its submessages there, and emptying
-  // the arena now and then costs no malloc or free per line.
+  // the arena now and then costs no malloc or free per line. Lines are
+  // decoded alternately into the two decoded_, and a good one is added to
+  // events_ after the next line is decoded, so that its job id's place in
+  // the intern table (prefetched) has come into cache by then.
   std::unique_ptr<char[]> decode_block_;
   google::protobuf::Arena decode_arena_;
-  v1::Event* decoded_ = nullptr;
-  int64_t decoded_lines_ = 0;       // since decode_arena_ was emptied
-  std::unique_ptr<char[]> buffer_;  // of AddInput's reads
+  v1::Event* decoded_[2] = {nullptr, nullptr};
+  int next_ = 0;                     // the decoded_ the next line goes to
+  v1::Event* pending_ = nullptr;     // decoded, not yet added
+  Position pending_position_{0, 0};  // of pending_
+  int64_t decoded_lines_ = 0;        // since decode_arena_ was emptied
+  std::unique_ptr<char[]> buffer_;   // of AddInput's reads
   size_t buffer_capacity_ = 0;
   std::vector<std::string> names_;
   CompactEvents events_;
