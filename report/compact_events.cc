@@ -214,11 +214,22 @@ bool CompactEvents::Before(const Record& a, const Record& b) {
          std::make_tuple(b.time_ns, b.rank);
 }
 
-// In addition order, then stably sorted if it is not in order already: a
-// log written in time order needs no sort.
+// Whether group `g` applies in addition order with nothing after as-of, as
+// a log written in time order does: then it needs no list to sort.
+bool CompactEvents::InOrder(const Group& g, int64_t as_of_ns) {
+  const Record* previous = nullptr;
+  bool in_order = true;
+  ForEachRecord(g, [&](const Record& r) {
+    in_order &=
+        r.time_ns <= as_of_ns && (previous == nullptr || !Before(r, *previous));
+    previous = &r;
+  });
+  return in_order;
+}
+
+// In addition order, then stably sorted.
 void CompactEvents::Ordered(const Group& g, int64_t as_of_ns,
-                            std::vector<const Record*>* out,
-                            int64_t* after) const {
+                            std::vector<const Record*>* out, int64_t* after) {
   out->clear();
   ForEachRecord(g, [&](const Record& r) {
     if (r.time_ns <= as_of_ns) {
@@ -227,10 +238,9 @@ void CompactEvents::Ordered(const Group& g, int64_t as_of_ns,
       ++*after;
     }
   });
-  auto before = [](const Record* a, const Record* b) { return Before(*a, *b); };
-  if (!std::is_sorted(out->begin(), out->end(), before)) {
-    std::stable_sort(out->begin(), out->end(), before);
-  }
+  std::stable_sort(
+      out->begin(), out->end(),
+      [](const Record* a, const Record* b) { return Before(*a, *b); });
 }
 
 // Applying job by job keeps each job's tracker in cache; in a log written
@@ -241,8 +251,15 @@ int64_t CompactEvents::ForEachInApplyOrder(int64_t as_of_ns, ApplyFn apply) {
   int64_t after = 0;
   std::vector<const Record*> ordered;
   for (uint32_t g = 0; g < groups_.size(); ++g) {
+    auto apply_record = [&](const Record& r) {
+      apply(Expand(r, g), r.input, r.line);
+    };
+    if (InOrder(groups_[g], as_of_ns)) {
+      ForEachRecord(groups_[g], apply_record);
+      continue;
+    }
     Ordered(groups_[g], as_of_ns, &ordered, &after);
-    for (const Record* r : ordered) apply(Expand(*r, g), r->input, r->line);
+    for (const Record* r : ordered) apply_record(*r);
   }
   return after;
 }

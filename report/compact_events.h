@@ -134,10 +134,11 @@ class CompactEvents {
   absl::Status OutOfMemory() const;
   // Whether record `a` applies before record `b`, `a` added first.
   static bool Before(const Record& a, const Record& b);
+  static bool InOrder(const Group& g, int64_t as_of_ns);
   // Group `g`'s records at or before `as_of_ns` in apply order; counts the
   // others in `*after`.
-  void Ordered(const Group& g, int64_t as_of_ns,
-               std::vector<const Record*>* out, int64_t* after) const;
+  static void Ordered(const Group& g, int64_t as_of_ns,
+                      std::vector<const Record*>* out, int64_t* after);
   const v1::Event& Expand(const Record& r, uint32_t group);
 
   std::vector<std::unique_ptr<char, ChunkFree>> chunks_;
