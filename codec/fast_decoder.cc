@@ -173,10 +173,17 @@ struct Field {
   bool (*read)(element value, Msg* msg);
 };
 
+// `key == name`, comparing the size and the first byte inline before
+// calling memcmp: most keys differ from most names there.
+bool SameKey(std::string_view key, std::string_view name) {
+  return key.size() == name.size() && !key.empty() && key[0] == name[0] &&
+         key == name;
+}
+
 template <typename Msg, size_t N>
 int FindField(const Field<Msg> (&fields)[N], std::string_view key) {
   for (size_t i = 0; i < N; ++i) {
-    if (key == fields[i].name || key == fields[i].json_name) {
+    if (SameKey(key, fields[i].name) || SameKey(key, fields[i].json_name)) {
       return static_cast<int>(i);
     }
   }

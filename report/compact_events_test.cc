@@ -1,7 +1,10 @@
 #include "report/compact_events.h"
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -37,7 +40,34 @@ v1::Event Beat(const std::string& host, int64_t seconds) {
   return e;
 }
 
-TEST(CompactEventsTest, GetGivesBackEveryFieldOfAStep) {
+struct Applied {
+  v1::Event event;
+  uint32_t input;
+  int64_t line;
+};
+
+// Every event at or before `as_of_ns`, in apply order; `*after` counts the
+// others.
+std::vector<Applied> InApplyOrder(
+    CompactEvents& events,
+    int64_t as_of_ns = std::numeric_limits<int64_t>::max(),
+    int64_t* after = nullptr) {
+  std::vector<Applied> out;
+  const int64_t left_out = events.ForEachInApplyOrder(
+      as_of_ns, [&](const v1::Event& e, uint32_t input, int64_t line) {
+        out.push_back({e, input, line});
+      });
+  if (after != nullptr) *after = left_out;
+  return out;
+}
+
+std::vector<int64_t> Lines(const std::vector<Applied>& applied) {
+  std::vector<int64_t> lines;
+  for (const Applied& a : applied) lines.push_back(a.line);
+  return lines;
+}
+
+TEST(CompactEventsTest, GivesBackEveryFieldOfAStep) {
   v1::Event e = At("job", 5, 250);
   e.set_host("h7");
   e.set_attempt("2");
@@ -50,16 +80,71 @@ TEST(CompactEventsTest, GetGivesBackEveryFieldOfAStep) {
   CompactEvents events;
   ASSERT_TRUE(events.Add(Step("other", 1, 1), 0, 1).ok());
   ASSERT_TRUE(events.Add(e, 3, 9).ok());
-  EXPECT_TRUE(MessageDifferencer::Equals(events.Get(1), e))
-      << events.Get(1).DebugString();
-  EXPECT_EQ(events.input(1), 3u);
-  EXPECT_EQ(events.line(1), 9);
-  EXPECT_EQ(events.time_ns(1), (kTen + 5) * 1'000'000'000 + 250);
-  EXPECT_EQ(events.Get(0).job_id(), "other");
-  EXPECT_EQ(events.Get(0).host(), "");
+  const std::vector<Applied> applied = InApplyOrder(events);
+  ASSERT_EQ(applied.size(), 2u);
+  EXPECT_EQ(applied[0].event.job_id(), "other");
+  EXPECT_EQ(applied[0].event.host(), "");
+  EXPECT_TRUE(MessageDifferencer::Equals(applied[1].event, e))
+      << applied[1].event.DebugString();
+  EXPECT_EQ(applied[1].input, 3u);
+  EXPECT_EQ(applied[1].line, 9);
+  EXPECT_EQ(events.LatestTimeNanos(), (kTen + 5) * 1'000'000'000 + 250);
 }
 
-TEST(CompactEventsTest, GetGivesBackOtherKindsWhole) {
+TEST(CompactEventsTest, AStepWithoutAmountsAfterOneWithThemHasNone) {
+  v1::Event first = Step("job", 1, 1);
+  first.mutable_step()->set_idle_seconds(-0.0);  // kept bit for bit
+  CompactEvents events;
+  ASSERT_TRUE(events.Add(first, 0, 1).ok());
+  ASSERT_TRUE(events.Add(Step("job", 2, 2), 0, 2).ok());
+  const std::vector<Applied> applied = InApplyOrder(events);
+  ASSERT_EQ(applied.size(), 2u);
+  EXPECT_TRUE(std::signbit(applied[0].event.step().idle_seconds()));
+  EXPECT_TRUE(MessageDifferencer::Equals(applied[1].event, Step("job", 2, 2)))
+      << applied[1].event.DebugString();
+}
+
+TEST(CompactEventsTest, StepTimesBefore1970AndFarFromItComeBackExactly) {
+  v1::Event before = Step("job", 0, 1);
+  before.mutable_time()->set_seconds(-1);
+  before.mutable_time()->set_nanos(5);
+  v1::Event far = Step("job", 0, 2);
+  far.mutable_time()->set_seconds(253'402'300'799);  // 9999-12-31T23:59:59Z
+  far.mutable_time()->set_nanos(999'999'999);
+  v1::Event early = Step("job", 0, 3);
+  early.mutable_time()->set_seconds(-9'500'000'000);  // year 1668
+  CompactEvents events;
+  ASSERT_TRUE(events.Add(before, 0, 1).ok());
+  ASSERT_TRUE(events.Add(far, 0, 2).ok());
+  ASSERT_TRUE(events.Add(early, 0, 3).ok());
+  const std::vector<Applied> applied =
+      InApplyOrder(events, std::numeric_limits<int64_t>::max());
+  ASSERT_EQ(applied.size(), 3u);
+  for (const Applied& a : applied) {
+    const v1::Event& want = a.line == 1 ? before : a.line == 2 ? far : early;
+    EXPECT_TRUE(MessageDifferencer::Equals(a.event, want))
+        << a.event.DebugString();
+  }
+}
+
+TEST(CompactEventsTest, HostsAndAttemptsComeBackAsTheyChange) {
+  const std::vector<std::pair<std::string, std::string>> origins = {
+      {"h1", "1"}, {"", "1"}, {"", ""}, {"h1", ""}, {"h2", "2"}, {"h2", "2"}};
+  CompactEvents events;
+  for (size_t i = 0; i < origins.size(); ++i) {
+    v1::Event e = Step(i % 2 == 0 ? "a" : "b", i, i);
+    e.set_host(origins[i].first);
+    e.set_attempt(origins[i].second);
+    ASSERT_TRUE(events.Add(e, 0, i + 1).ok());
+  }
+  for (const Applied& a : InApplyOrder(events)) {
+    EXPECT_EQ(a.event.host(), origins[a.line - 1].first) << a.line;
+    EXPECT_EQ(a.event.attempt(), origins[a.line - 1].second) << a.line;
+    EXPECT_EQ(a.event.job_id(), a.line % 2 == 1 ? "a" : "b") << a.line;
+  }
+}
+
+TEST(CompactEventsTest, GivesBackOtherKindsWhole) {
   v1::Event e = At("job", 0);
   e.set_attempt("1");
   v1::JobSubmitted* s = e.mutable_job_submitted();
@@ -70,11 +155,13 @@ TEST(CompactEventsTest, GetGivesBackOtherKindsWhole) {
   CompactEvents events;
   ASSERT_TRUE(events.Add(e, 0, 1).ok());
   ASSERT_TRUE(events.Add(Beat("h1", 3), 0, 2).ok());
-  EXPECT_TRUE(MessageDifferencer::Equals(events.Get(0), e));
-  EXPECT_TRUE(MessageDifferencer::Equals(events.Get(1), Beat("h1", 3)));
+  const std::vector<Applied> applied = InApplyOrder(events);
+  ASSERT_EQ(applied.size(), 2u);
+  EXPECT_TRUE(MessageDifferencer::Equals(applied[0].event, Beat("h1", 3)));
+  EXPECT_TRUE(MessageDifferencer::Equals(applied[1].event, e));
 }
 
-TEST(CompactEventsTest, ManyEventsSpanChunks) {
+TEST(CompactEventsTest, ManyEventsSpanBlocksAndChunks) {
   constexpr int kEvents = 150'000;  // more than two 4 MiB chunks
   CompactEvents events;
   for (int i = 0; i < kEvents; ++i) {
@@ -82,10 +169,15 @@ TEST(CompactEventsTest, ManyEventsSpanChunks) {
         events.Add(Step("j" + std::to_string(i % 7), i, i), 1, i + 1).ok());
   }
   ASSERT_EQ(events.size(), static_cast<size_t>(kEvents));
-  for (int i : {0, 58'253, 58'254, 116'508, kEvents - 1}) {
-    EXPECT_EQ(events.Get(i).step().step(), i);
-    EXPECT_EQ(events.Get(i).job_id(), "j" + std::to_string(i % 7));
-    EXPECT_EQ(events.line(i), i + 1);
+  const std::vector<Applied> applied = InApplyOrder(events);
+  ASSERT_EQ(applied.size(), static_cast<size_t>(kEvents));
+  size_t k = 0;  // job by job, each in addition order
+  for (int job = 0; job < 7; ++job) {
+    for (int i = job; i < kEvents; i += 7, ++k) {
+      ASSERT_EQ(applied[k].event.step().step(), i);
+      ASSERT_EQ(applied[k].event.job_id(), "j" + std::to_string(job));
+      ASSERT_EQ(applied[k].line, i + 1);
+    }
   }
 }
 
@@ -94,23 +186,30 @@ TEST(CompactEventsTest, ApplyOrderGroupsJobsAndSortsEachByTimeKindInput) {
   v1::Event checkpoint = At("a", 10);
   checkpoint.mutable_checkpoint()->set_step(1);
   const std::vector<v1::Event> in = {
-      checkpoint,         // 0: a at 10, rank 3
-      Step("b", 5, 1),    // 1: b at 5
-      Beat("h2", 7),      // 2
-      Step("a", 10, 1),   // 3: a at 10, rank 2: before 0
-      Step("a", 2, 0),    // 4: a at 2
-      Beat("h1", 1),      // 5
-      Step("b", 5, 1),    // 6: b at 5 again: after 1
-      Step("a", 99, 2)};  // 7: after as-of
+      checkpoint,         // line 1: a at 10, rank 3
+      Step("b", 5, 1),    // 2: b at 5
+      Beat("h2", 7),      // 3
+      Step("a", 10, 1),   // 4: a at 10, rank 2: before 1
+      Step("a", 2, 0),    // 5: a at 2
+      Beat("h1", 1),      // 6
+      Step("b", 5, 1),    // 7: b at 5 again: after 2
+      Step("a", 99, 2)};  // 8: after as-of
   for (size_t i = 0; i < in.size(); ++i) {
     ASSERT_TRUE(events.Add(in[i], 0, i + 1).ok());
   }
   int64_t after = -1;
-  std::vector<uint32_t> order =
-      events.ApplyOrder((kTen + 50) * 1'000'000'000, &after);
+  const std::vector<Applied> applied =
+      InApplyOrder(events, (kTen + 50) * 1'000'000'000, &after);
   // Heartbeats (group 0) first, then a, then b: ids in order of first use.
-  EXPECT_THAT(order, ElementsAre(5, 2, 4, 3, 0, 1, 6));
+  EXPECT_THAT(Lines(applied), ElementsAre(6, 3, 5, 4, 1, 2, 7));
   EXPECT_EQ(after, 1);
+  EXPECT_EQ(events.LatestTimeNanos(), (kTen + 99) * 1'000'000'000);
+}
+
+TEST(CompactEventsTest, NoEventsHaveLatestTimeZero) {
+  CompactEvents events;
+  EXPECT_EQ(events.LatestTimeNanos(), 0);
+  EXPECT_TRUE(InApplyOrder(events).empty());
 }
 
 TEST(CompactEventsTest, RejectsPositionsARecordCannotHold) {

@@ -19,6 +19,10 @@ namespace goodput::report {
 namespace {
 
 constexpr size_t kMaxReasonSize = 300;
+// A decoded line takes about 100 bytes of the arena (its time and body
+// submessages), so the first block holds kLinesPerArena of them.
+constexpr int64_t kLinesPerArena = 1024;
+constexpr size_t kDecodeBlockBytes = size_t{256} << 10;
 
 // `reason` on one line (a decoder may quote the input over several lines),
 // cut to kMaxReasonSize characters.
@@ -73,7 +77,28 @@ bool ForEachLine(std::istream& in, std::unique_ptr<char[]>* buffer,
 
 }  // namespace
 
-Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {}
+Replayer::Replayer(ReplayOptions options)
+    : options_(std::move(options)),
+      decode_block_(new char[kDecodeBlockBytes]),  // uninitialized
+      decode_arena_(decode_block_.get(), kDecodeBlockBytes) {
+  RenewDecoded().IgnoreError();  // nothing pending yet
+}
+
+absl::Status Replayer::RenewDecoded() {
+  absl::Status status = AddPending();
+  decode_arena_.Reset();
+  for (v1::Event*& e : decoded_) {
+    e = google::protobuf::Arena::CreateMessage<v1::Event>(&decode_arena_);
+  }
+  decoded_lines_ = 0;
+  return status;
+}
+
+absl::Status Replayer::AddPending() {
+  if (pending_ == nullptr) return absl::OkStatus();
+  const v1::Event* e = std::exchange(pending_, nullptr);
+  return events_.Add(*e, pending_position_.input, pending_position_.line);
+}
 
 absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
   Position position{static_cast<uint32_t>(names_.size()), 0};
@@ -86,6 +111,7 @@ absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (status.ok()) status = AddLine(line, position);
       });
+  if (status.ok()) status = AddPending();
   if (!status.ok()) return status;
   if (!read) {
     return absl::DataLossError(
@@ -95,14 +121,23 @@ absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
 }
 
 absl::Status Replayer::AddLine(absl::string_view line, Position position) {
-  absl::Status status = decoder_.DecodeLine(line, &decoded_);
+  if (++decoded_lines_ > kLinesPerArena) {
+    if (absl::Status s = RenewDecoded(); !s.ok()) return s;
+  }
+  v1::Event* decoded = decoded_[next_];
+  absl::Status status = decoder_.DecodeLine(line, decoded);
   if (absl::IsNotFound(status)) return absl::OkStatus();  // blank line
   if (!status.ok()) {
     AddError(position, status.message());
     return absl::OkStatus();
   }
   ++stats_.events;
-  return events_.Add(decoded_, position.input, position.line);
+  events_.Prefetch(*decoded);
+  status = AddPending();
+  pending_ = decoded;
+  pending_position_ = position;
+  next_ ^= 1;
+  return status;
 }
 
 void Replayer::AddError(Position position, absl::string_view reason) {
@@ -115,7 +150,8 @@ void Replayer::AddError(Position position, absl::string_view reason) {
 absl::StatusOr<ReplayResult> Replayer::Finish() {
   if (finished_) return absl::FailedPreconditionError("Finish called twice");
   finished_ = true;
-  int64_t as_of = options_.as_of_ns ? *options_.as_of_ns : DefaultAsOf();
+  int64_t as_of =
+      options_.as_of_ns ? *options_.as_of_ns : events_.LatestTimeNanos();
   if (options_.config.since_ns > as_of) {
     return absl::InvalidArgumentError(
         absl::StrCat("since (", FormatRfc3339(options_.config.since_ns),
@@ -127,28 +163,15 @@ absl::StatusOr<ReplayResult> Replayer::Finish() {
 }
 
 void Replayer::Apply(int64_t as_of_ns, core::FleetTracker* tracker) {
-  constexpr size_t kAhead = 8;  // events are read in job order: prefetch
-  const std::vector<uint32_t> order =
-      events_.ApplyOrder(as_of_ns, &stats_.after_as_of);
-  for (size_t k = 0; k < order.size(); ++k) {
-    if (k + kAhead < order.size()) events_.Prefetch(order[k + kAhead]);
-    const uint32_t i = order[k];
-    absl::StatusOr<core::ApplyResult> applied = tracker->Apply(events_.Get(i));
-    if (!applied.ok()) {
-      AddError({events_.input(i), events_.line(i)}, applied.status().message());
-    } else if (*applied == core::ApplyResult::kDuplicate) {
-      ++stats_.duplicates;
-    }
-  }
-}
-
-int64_t Replayer::DefaultAsOf() const {
-  int64_t latest = 0;
-  for (size_t i = 0; i < events_.size(); ++i) {
-    int64_t t = events_.time_ns(i);
-    if (i == 0 || t > latest) latest = t;
-  }
-  return latest;
+  stats_.after_as_of = events_.ForEachInApplyOrder(
+      as_of_ns, [&](const v1::Event& e, uint32_t input, int64_t line) {
+        absl::StatusOr<core::ApplyResult> applied = tracker->Apply(e);
+        if (!applied.ok()) {
+          AddError({input, line}, applied.status().message());
+        } else if (*applied == core::ApplyResult::kDuplicate) {
+          ++stats_.duplicates;
+        }
+      });
 }
 
 std::vector<std::string> Replayer::SortedErrors() {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/category.h"
@@ -239,6 +240,29 @@ TEST(ReplayerTest, TwoJobsStructure) {
     for (int64_t n : job.nanos) sum += n;
     EXPECT_EQ(sum, job.total_ns) << job.job_id;
   }
+}
+
+// Longer than the decoder's arena round (1024 lines): every event applies.
+TEST(ReplayerTest, EveryLineOfALongLogApplies) {
+  constexpr int kSteps = 1500;
+  std::string text =
+      R"({"time":"2026-11-22T10:00:00Z","job_id":"j","job_submitted":{"chips":8,"workload":"TRAINING"}}
+{"time":"2026-11-22T10:00:00Z","job_id":"j","started":{}}
+)";
+  for (int i = 1; i <= kSteps; ++i) {
+    const std::string time = absl::StrCat(
+        "{\"time\":\"2026-11-22T", 10 + i / 3600, ":", (i / 60) % 60 / 10,
+        (i / 60) % 10, ":", i % 60 / 10, i % 10, "Z\",\"job_id\":\"j\",");
+    absl::StrAppend(&text, time, "\"step\":{\"step\":", i, "}}\n", time,
+                    "\"checkpoint\":{\"step\":", i, "}}\n");
+  }
+  ReplayResult result = ReplayOrDie({{"long", text}});
+  EXPECT_THAT(result.errors, SizeIs(0));
+  EXPECT_EQ(result.stats.events, 2 * kSteps + 2);
+  ASSERT_THAT(result.report.jobs, SizeIs(1));
+  EXPECT_EQ(result.report.jobs[0].checkpoints, kSteps);
+  EXPECT_EQ(result.report.jobs[0].last_step, kSteps);
+  EXPECT_EQ(result.report.as_of_ns, kTen + kSteps * kSecond);
 }
 
 // AddInput reads 1 MiB blocks: lines that straddle them, and one longer
