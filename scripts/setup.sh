@@ -27,6 +27,7 @@ TEST_PACKAGES=(
   openssl                           # tests make TLS certificates at run time
   python3-torch                     # examples/pytorch, tests/pytorch_job_test
   libbenchmark-dev                  # bench/
+  python3-numpy python3-scipy python3-requests python3-urllib3  # bench/peer_replay.py
   # Dashboards: promtool + Prometheus, headless Chromium, node + npm (tsc)
   prometheus chromium nodejs
   rocksdb-tools                     # ldb: .ci/soak counts stored events
