@@ -118,7 +118,7 @@ absl::Status Ingestor::SaveAllStates() {
   live_->TakeJobStates(last_batch_id_, /*all=*/true, &put, &remove);
   stats_.states_written += static_cast<int64_t>(put.size());
   if (absl::Status s = store_->WriteJobStates(put, remove); !s.ok()) return s;
-  return SaveFleetState(/*now=*/true);
+  return SaveFleetState(clock_->NowNanos(), /*force=*/true);
 }
 
 void Ingestor::set_fleet_state_policy(int64_t every_batches, int64_t every_ns) {
@@ -127,12 +127,11 @@ void Ingestor::set_fleet_state_policy(int64_t every_batches, int64_t every_ns) {
   fleet_state_every_ns_ = every_ns;
 }
 
-absl::Status Ingestor::SaveFleetState(bool now) {
-  const int64_t clock_ns = clock_->NowNanos();
+absl::Status Ingestor::SaveFleetState(int64_t now_ns, bool force) {
   const bool due = last_batch_id_ - fleet_state_batch_ >=
                        static_cast<uint64_t>(fleet_state_every_batches_) ||
-                   clock_ns >= next_fleet_state_ns_;
-  if (last_batch_id_ == fleet_state_batch_ || (!now && !due)) {
+                   now_ns >= next_fleet_state_ns_;
+  if (last_batch_id_ == fleet_state_batch_ || (!force && !due)) {
     return absl::OkStatus();
   }
   std::optional<internal::v1::StoredFleetState> state = live_->FleetState();
@@ -142,7 +141,7 @@ absl::Status Ingestor::SaveFleetState(bool now) {
   ++(s.ok() ? stats_.fleet_states_written : stats_.fleet_state_errors);
   if (!s.ok()) return s;
   fleet_state_batch_ = last_batch_id_;
-  next_fleet_state_ns_ = clock_ns + fleet_state_every_ns_;
+  next_fleet_state_ns_ = now_ns + fleet_state_every_ns_;
   return absl::OkStatus();
 }
 
@@ -207,7 +206,8 @@ absl::StatusOr<v1::Ack> Ingestor::IngestLocked(v1::Batch* batch_ptr,
   stats_.rejected_events += ack.rejections_size();
   SaveSnapshots();
   SaveJobStates(/*all=*/false);
-  (void)SaveFleetState(/*now=*/false);  // best effort: a restart scans more
+  // Best effort: a restart scans more.
+  (void)SaveFleetState(write.received_ns, /*force=*/false);
   if (retention_ns_ && write.received_ns >= next_retention_ns_) {
     (void)RetireLocked();  // the batch is durable; retry at the next check
   }
@@ -391,11 +391,8 @@ absl::StatusOr<core::FleetReport> Ingestor::WindowFromParts(
     absl::MutexLock lock(&mu_);
     window_stats_.store_jobs += static_cast<int64_t>(parts.from_store.size());
   }
-  std::sort(parts.jobs.begin(), parts.jobs.end(),
-            [](const core::JobReport& a, const core::JobReport& b) {
-              return a.job_id < b.job_id;
-            });
-  // Capacity is not kept per window: left out (docs/semantics.md).
+  // BuildFleetReport puts the jobs in id order. Capacity is not kept per
+  // window: left out (docs/semantics.md).
   return core::BuildFleetReport(windowed, as_of_ns, std::move(parts.jobs), {},
                                 segments);
 }

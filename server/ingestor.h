@@ -242,8 +242,10 @@ class Ingestor {
       LiveState::WindowParts parts, const std::function<bool()>& cancelled,
       core::FleetSegments segments) ABSL_LOCKS_EXCLUDED(mu_);
   void SaveJobStates(bool all) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Records the fleet state if the policy says so (or `now`); best effort.
-  absl::Status SaveFleetState(bool now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records the fleet state if the policy says so at the server's clock
+  // `now_ns` (the batch's receive time on ingest), or if `force`.
+  absl::Status SaveFleetState(int64_t now_ns, bool force)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
