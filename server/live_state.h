@@ -396,8 +396,6 @@ class LiveState {
   bool IsLate(const LiveJob& job, int64_t t, int rank) const;
   void Buffer(LiveJob* job, v1::Event e);
   void Flush(LiveJob* job, int64_t through_ns);
-  // Flush's list of the events due, kept so that a flush allocates nothing.
-  std::vector<std::tuple<const v1::Event*, int64_t, int>> flush_due_;
   void ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t, int rank);
   // A late event: Restore, counted.
   void Rebuild(const std::string& job_id, uint64_t through_batch, LiveJob* job);
@@ -485,6 +483,8 @@ class LiveState {
   std::vector<std::string> snapshot_due_;
   void MarkSnapshotDue(const std::string& job_id, LiveJob* job);
   uint64_t last_batch_id_ = 0;  // the newest stored batch
+  // Flush's list of the events due, kept so that a flush allocates nothing.
+  std::vector<std::tuple<const v1::Event*, int64_t, int>> flush_due_;
   int64_t rebuild_credit_ = 0;  // stored events rebuilds may read now
   // Rebuilds queued jobs while `*credit` > 0, taking `weight` times the
   // stored events each read from it.
