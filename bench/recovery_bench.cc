@@ -44,12 +44,15 @@
 //       The first `start` after `fill` also replays RocksDB's WAL.
 //
 //   recovery_bench mixed DIR [--jobs=10000 --steps=1000 --new_jobs=200
-//                             --new_steps=1000 --batch=500 --queries=100]
-//       On a filled store, in an in-process Goodputd: ingests half of a
-//       fresh fleet alone, then the other half while a second thread asks,
-//       once a second, report --since=1h, report --as_of=<1 h before the
-//       newest event> and job ID (Ingestor calls: no gRPC or JSON) and
-//       scrapes /metrics (HTTP on loopback). Prints
+//                             --new_steps=1000 --batch=500 --queries=100
+//                             --query_nice=10]
+//       On a filled store, in an in-process Goodputd (--query_nice as
+//       goodputd's flag): ingests half of a fresh fleet alone (Ingestor
+//       calls), then the other half while a second thread asks, once a
+//       second, report --since=1h, report --as_of=<1 h before the newest
+//       event> and job ID over gRPC on loopback (as goodputctl does; before
+//       session 13 these were Ingestor calls) and scrapes /metrics (HTTP on
+//       loopback). Prints
 //       both ingest rates and their ratio; then asks the three queries
 //       `queries` times back to back and prints the RSS before and after.
 //
@@ -87,12 +90,14 @@
 #include "bench/bench_events.h"
 #include "bench/bench_util.h"
 #include "bench/ingest_client.h"
+#include "clients/cpp/query_client.h"
 #include "core/event_order.h"
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
 #include "server/goodputd.h"
 #include "server/live_state.h"
 #include "storage/rocksdb_event_store.h"
+#include "util/proto_time.h"
 #include "util/testing/http_client.h"
 
 namespace goodput::bench {
@@ -120,8 +125,10 @@ int64_t NowFor(const std::vector<v1::Event>& events) {
 // An in-process goodputd on `dir` (gRPC on a free loopback port); dies on
 // an error.
 std::unique_ptr<server::Goodputd> StartOn(const std::string& dir, Clock* clock,
-                                          bool metrics = false) {
+                                          bool metrics = false,
+                                          int query_nice = 10) {
   server::GoodputdOptions options;
+  options.query_nice = query_nice;
   options.data_dir = dir;
   options.grpc_address = "127.0.0.1:0";
   if (metrics) options.metrics_address = "127.0.0.1:0";
@@ -493,21 +500,29 @@ int64_t NewestApplied(server::Ingestor* ingestor) {
   return newest;
 }
 
-// The three queries of `mixed` and a /metrics scrape (port `metrics_port`)
-// once; dies on an error.
-void AskQueries(server::Ingestor* ingestor, int64_t newest, int metrics_port) {
+// The three queries of `mixed` over gRPC (a goodputctl's: report
+// --since=1h, report --as_of=<1 h back>, job ID; goodputd runs them on its
+// query pool) and a /metrics scrape (port `metrics_port`), once; dies on an
+// error.
+void AskQueries(v1::Query::Stub* query, int64_t newest, int metrics_port) {
   const int64_t hour = 3600 * core::kNanosPerSecond;
   for (auto [as_of, since] :
        {std::pair(newest, std::optional<int64_t>(newest - hour)),
         std::pair(newest - hour, std::optional<int64_t>())}) {
-    // As goodputctl report: --since snapped to the window grid.
-    auto r = ingestor->Report(as_of, since, nullptr,
-                              core::FleetSegments::kCapacityOnly,
-                              /*exact_since=*/false);
+    v1::ReportRequest request;  // --since snapped to the window grid
+    *request.mutable_as_of() = NanosToTimestamp(as_of);
+    if (since) *request.mutable_since() = NanosToTimestamp(*since);
+    grpc::ClientContext context;
+    auto r = ReadReport(query, &context, request);
     if (!r.ok()) Die(r.status());
   }
-  auto r = ingestor->JobReport("job-0", newest, std::nullopt);
-  if (!r.ok()) Die(r.status());
+  v1::JobRequest request;
+  request.set_job_id("job-0");
+  *request.mutable_as_of() = NanosToTimestamp(newest);
+  grpc::ClientContext context;
+  v1::JobResponse response;
+  grpc::Status job = query->Job(&context, request, &response);
+  if (!job.ok()) Die(absl::InternalError(job.error_message()));
   auto scrape = testing::HttpGet(metrics_port, "/metrics");
   if (!scrape.ok()) Die(scrape.status());
   if (scrape->status != 200) Die(absl::InternalError("/metrics failed"));
@@ -517,9 +532,13 @@ int Mixed(const std::string& dir, const Args& args) {
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
   const std::vector<v1::Batch> normal = FreshBatches(args, batch);
   FakeClock clock(kLongAfter);
-  auto d = StartOn(dir, &clock, /*metrics=*/true);
+  auto d = StartOn(dir, &clock, /*metrics=*/true,
+                   static_cast<int>(args.Int("query_nice", 10)));
   server::Ingestor* ingestor = d->ingestor();
   const int port = d->metrics_port();
+  auto query = v1::Query::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", d->port()),
+                          grpc::InsecureChannelCredentials()));
   const int64_t newest = NewestApplied(ingestor);
   const size_t half = normal.size() / 2;
   const double alone = IngestRate(ingestor, normal, 0, half);
@@ -528,7 +547,7 @@ int Mixed(const std::string& dir, const Args& args) {
   std::thread queries([&] {
     while (!done) {
       const auto next = SteadyClock::now() + std::chrono::seconds(1);
-      AskQueries(ingestor, newest, port);
+      AskQueries(query.get(), newest, port);
       ++asked;
       std::this_thread::sleep_until(next);  // pacing of the load, not a sync
     }
@@ -538,7 +557,7 @@ int Mixed(const std::string& dir, const Args& args) {
   queries.join();
   const int64_t rss0 = RssKiB();
   const int n = static_cast<int>(args.Int("queries", 100));
-  for (int i = 0; i < n; ++i) AskQueries(ingestor, newest, port);
+  for (int i = 0; i < n; ++i) AskQueries(query.get(), newest, port);
   std::printf(
       "mixed    fresh fleet alone %.0f events/s; with the query loop %.0f "
       "events/s (ratio %.2f; %d rounds of 3 queries); RSS %.0f MiB before "
@@ -681,7 +700,7 @@ int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash", "late",
                    "new_jobs", "new_steps", "queries", "since_queries",
-                   "end_every", "hosts"});
+                   "end_every", "hosts", "query_nice"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);

@@ -54,6 +54,7 @@ absl::StatusOr<std::unique_ptr<Goodputd>> Goodputd::Start(
 
 absl::Status Goodputd::Init(Clock* clock) {
   health_ = std::make_unique<ServerHealth>(clock, options_.health);
+  if (absl::Status s = StartQueryPool(); !s.ok()) return s;
   if (absl::Status s = StartHttp(); !s.ok()) return s;
   if (absl::Status s = OpenAndRecover(clock); !s.ok()) return s;
   if (absl::Status s = LoadTokens(); !s.ok()) return s;
@@ -127,8 +128,9 @@ void Goodputd::MakeServices(Clock* clock) {
   admission_ = std::make_unique<QueryAdmission>(
       options_.max_concurrent_queries,
       [limits = limits_.get()] { limits->CountRefusedQuery(); });
-  query_service_ = std::make_unique<QueryService>(ingestor_.get(), store_.get(),
-                                                  clock, admission_.get());
+  query_service_ =
+      std::make_unique<QueryService>(ingestor_.get(), store_.get(), clock,
+                                     admission_.get(), query_pool_.get());
   query_service_->set_segment_rate([this](const std::string& accelerator) {
     MetricsSource* source = ready_source_.load();
     return source == nullptr ? 0.0 : source->InterruptionRate(accelerator);
@@ -298,6 +300,15 @@ absl::Status Goodputd::InstallFault() {
   return absl::OkStatus();
 }
 
+absl::Status Goodputd::StartQueryPool() {
+  // One thread per admitted heavy query, and one for /metrics.
+  auto pool = QueryPool::Start({.threads = options_.max_concurrent_queries + 1,
+                                .nice = options_.query_nice});
+  if (!pool.ok()) return pool.status();
+  query_pool_ = *std::move(pool);
+  return absl::OkStatus();
+}
+
 absl::Status Goodputd::StartHttp() {
   if (options_.metrics_address.empty()) return absl::OkStatus();
   std::shared_ptr<const BasicAuth> auth;
@@ -308,7 +319,12 @@ absl::Status Goodputd::StartHttp() {
     auth = *std::move(loaded);
   }
   auto exporter = MetricsExporter::Start(
-      options_.metrics_address, [this] { return CollectMetrics(); },
+      options_.metrics_address,
+      [this] {
+        absl::StatusOr<std::vector<core::MetricFamilyData>> families;
+        query_pool_->Run([&] { families = CollectMetrics(); });
+        return families;
+      },
       std::move(auth),
       [health = health_.get()](absl::string_view path) {
         return path == "/readyz" ? health->Readyz() : health->Healthz();

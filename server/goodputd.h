@@ -27,6 +27,7 @@
 #include "server/metrics_source.h"
 #include "server/peer_client.h"
 #include "server/query_admission.h"
+#include "server/query_pool.h"
 #include "server/query_service.h"
 #include "server/server_health.h"
 #include "server/token_auth.h"
@@ -90,6 +91,9 @@ struct GoodputdOptions {
   // Report, Jobs and Fleet queries running at once (QueryAdmission); more
   // are refused RESOURCE_EXHAUSTED.
   int max_concurrent_queries = 4;
+  // Heavy queries and /metrics collections run on threads this much nicer
+  // than ingest (QueryPool; 0 = the same priority).
+  int query_nice = 10;
   // How long Shutdown lets calls in flight finish before cancelling them.
   int64_t shutdown_grace_ns = 10 * core::kNanosPerSecond;
   // Log lines: text or JSON (--log_format).
@@ -147,6 +151,7 @@ class Goodputd {
   absl::Status StartGrpc();
   void StartReaper();
   void StopReaper();
+  absl::Status StartQueryPool();
   absl::Status StartHttp();
   absl::Status OpenAndRecover(Clock* clock);
   // Cluster mode: connects to NATS (before the services), then joins
@@ -161,6 +166,8 @@ class Goodputd {
 
   GoodputdOptions options_;
   const Logger log_;  // copied into every component that logs
+  // Before the rest: its threads outlive every caller of Run.
+  std::unique_ptr<QueryPool> query_pool_;
   std::unique_ptr<storage::EventStore> store_;
   std::unique_ptr<LiveState> live_;
   std::unique_ptr<Ingestor> ingestor_;

@@ -181,9 +181,16 @@ grpc::Status QueryService::RunHeavy(grpc::ServerContext* context,
     if (admission_ != nullptr) admission_->Leave();
   };
   const std::function<bool()> cancelled = CancelledFn(context);
-  if (fault_hook_) fault_hook_(cancelled);
-  if (cancelled()) return CancelledStatus();
-  grpc::Status status = query(cancelled);
+  grpc::Status status;
+  auto run = [&] {
+    if (fault_hook_) fault_hook_(cancelled);
+    if (!cancelled()) status = query(cancelled);
+  };
+  if (pool_ != nullptr) {
+    pool_->Run(run);
+  } else {
+    run();
+  }
   return cancelled() ? CancelledStatus() : status;
 }
 

@@ -13,6 +13,7 @@
 #include "server/ingestor.h"
 #include "server/peer_client.h"
 #include "server/query_admission.h"
+#include "server/query_pool.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
 
@@ -27,12 +28,13 @@ namespace goodput::server {
 // CANCELLED once its call is cancelled (by the client, its deadline, or
 // the server's shutdown); Report, Jobs, Fleet and Summary run only if
 // `admission` (if set; the cap --max_concurrent_queries) admits them,
-// RESOURCE_EXHAUSTED otherwise. With a job filter (cluster mode: the jobs
-// of the partitions this instance holds now), Report, Jobs, Fleet and
-// Summary answer only for the jobs it admits (totals summed from them), and
-// Job NotFound for the others. With set_cluster as well (cluster mode),
-// Report, Jobs, Fleet and Summary answer for the whole fleet: every member
-// is asked for its part, as of one instant, and the parts merged
+// RESOURCE_EXHAUSTED otherwise; with `pool` (if set) they run on its
+// threads, below ingest's CPU priority (--query_nice). With a job filter
+// (cluster mode: the jobs of the partitions this instance holds now), Report,
+// Jobs, Fleet and Summary answer only for the jobs it admits (totals summed
+// from them), and Job NotFound for the others. With set_cluster as well
+// (cluster mode), Report, Jobs, Fleet and Summary answer for the whole fleet:
+// every member is asked for its part, as of one instant, and the parts merged
 // (server/fan_out.h); Job goes to the owner of the job's partition. A call
 // with `goodput-scope: local` metadata (from a peer, or goodputctl over a
 // --server list) gets this instance's part, and the partitions it covers
@@ -47,11 +49,12 @@ class QueryService final : public v1::Query::Service {
   using FaultHook = std::function<void(const std::function<bool()>& cancelled)>;
 
   QueryService(Ingestor* ingestor, storage::EventStore* store, Clock* clock,
-               QueryAdmission* admission = nullptr)
+               QueryAdmission* admission = nullptr, QueryPool* pool = nullptr)
       : ingestor_(ingestor),
         store_(store),
         clock_(clock),
         admission_(admission),
+        pool_(pool),
         drilldown_(ingestor, store) {}
 
   // Call before serving.
@@ -102,7 +105,8 @@ class QueryService final : public v1::Query::Service {
  private:
   using QueryFn = std::function<grpc::Status(const std::function<bool()>&)>;
   // Runs `query` with the call's cancellation once `admission_` admits it
-  // (and leaves after); CANCELLED if the call is cancelled before or after.
+  // (and leaves after), on `pool_` if set; CANCELLED if the call is
+  // cancelled before or after.
   grpc::Status RunHeavy(grpc::ServerContext* context, const QueryFn& query);
 
   // Whether `context`'s call is to be fanned out to every member.
@@ -162,6 +166,7 @@ class QueryService final : public v1::Query::Service {
   storage::EventStore* store_;
   Clock* clock_;
   QueryAdmission* admission_;
+  QueryPool* pool_;
   Drilldown drilldown_;
   FaultHook fault_hook_;
   std::function<JobFilter()> make_job_filter_;

@@ -125,6 +125,9 @@ void AddSecurityFlags(FlagParser* parser, SecurityFlags* f) {
       "max_concurrent_queries", "N", &f->max_concurrent_queries,
       "report, jobs, fleet and summary queries running at once at most; "
       "more are refused (4)");
+  parser->AddString("query_nice", "N", &f->query_nice,
+                    "heavy queries and /metrics run this much nicer than "
+                    "ingest, 0-19 (10; 0 = the same priority)");
   parser->AddString("max_ingest_streams", "N", &f->max_ingest_streams,
                     "agent streams open at once at most; the rest of "
                     "--max_streams is kept for queries and health (default: "
@@ -160,6 +163,7 @@ absl::Status ApplySecurityFlags(const SecurityFlags& f,
                    &options->max_streams),
         SetIntFlag("max_concurrent_queries", f.max_concurrent_queries, 1,
                    100000, &options->max_concurrent_queries),
+        SetIntFlag("query_nice", f.query_nice, 0, 19, &options->query_nice),
         SetIntFlag("max_ingest_streams", f.max_ingest_streams, 1, 100000,
                    &options->max_ingest_streams),
         ParseAge("--stream_idle_timeout", f.stream_idle_timeout,

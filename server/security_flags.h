@@ -18,7 +18,8 @@ struct SecurityFlags {
       metrics_basic_auth_file;
   std::optional<std::string> max_jobs, max_labels, max_string_bytes,
       max_batch_events, max_batch_bytes, max_agent_rate, max_streams,
-      max_concurrent_queries, max_ingest_streams, stream_idle_timeout;
+      max_concurrent_queries, query_nice, max_ingest_streams,
+      stream_idle_timeout;
   // Agent identities and value bounds (docs/security.md).
   std::optional<std::string> max_agent_id_bytes, agent_takeover_after,
       max_sequence_jump, agent_series_ttl, max_event_age, max_chips, max_flops,

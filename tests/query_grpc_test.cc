@@ -3,15 +3,23 @@
 // requests, defaults (as-of from the server's clock, windows, --by), a
 // custom window, limit and sort, the report streamed in chunks, the
 // summary, and the cap on concurrent heavy queries
-// (--max_concurrent_queries). Typed answers are rendered with report/'s
+// (--max_concurrent_queries) and the query pool the heavy queries run on
+// (--query_nice). Typed answers are rendered with report/'s
 // JSON writers, as goodputctl does.
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "clients/cpp/query_client.h"
 #include "core/testing/timeline.h"
+#include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
@@ -22,6 +30,7 @@
 #include "report/query_proto.h"
 #include "report/shard_report.h"
 #include "server/goodputd.h"
+#include "server/query_pool.h"
 #include "server/query_service.h"
 #include "storage/memory_event_store.h"
 #include "util/grpc_status.h"
@@ -361,6 +370,82 @@ TEST_F(QueryCapTest, HeavyQueriesBeyondTheCapAreRefusedAtOnce) {
   EXPECT_TRUE(first.ok()) << first.error_message();
   EXPECT_TRUE(Report().ok());  // the held query gave its slot back
   EXPECT_EQ(refused_, 4);
+}
+
+// Heavy queries run on the query pool's threads, below ingest's priority
+// (--query_nice): each query's work sees its thread's nice value raised.
+class QueryPoolGrpcTest : public ::testing::Test {
+ protected:
+  QueryPoolGrpcTest() : admission_(4, nullptr) {
+    live_ = std::make_unique<server::LiveState>(&config_, 0, &store_);
+    ingestor_ = std::make_unique<server::Ingestor>(
+        &store_, live_.get(), &clock_, codec::ValidationLimits());
+    EXPECT_TRUE(ingestor_->Recover().ok());
+    auto pool = server::QueryPool::Start({.threads = 2, .nice = kNice});
+    EXPECT_TRUE(pool.ok()) << pool.status();
+    pool_ = *std::move(pool);
+    service_ = std::make_unique<server::QueryService>(
+        ingestor_.get(), &store_, &clock_, &admission_, pool_.get());
+    service_->set_fault_hook([this](const std::function<bool()>&) {
+      absl::MutexLock lock(&mu_);
+      nices_.push_back(
+          getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid))));
+    });
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    query_ = v1::Query::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                            grpc::InsecureChannelCredentials()));
+  }
+  ~QueryPoolGrpcTest() override { server_->Shutdown(); }
+
+  static constexpr int kNice = 6;
+  core::Config config_;
+  storage::MemoryEventStore store_;
+  FakeClock clock_{T("2026-11-22T10:10:00Z")};
+  std::unique_ptr<server::LiveState> live_;
+  std::unique_ptr<server::Ingestor> ingestor_;
+  server::QueryAdmission admission_;
+  std::unique_ptr<server::QueryPool> pool_;
+  absl::Mutex mu_;
+  std::vector<int> nices_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<server::QueryService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<v1::Query::Stub> query_;
+};
+
+TEST_F(QueryPoolGrpcTest, ReportJobsFleetAndSummaryRunBelowIngestsPriority) {
+  const int base =
+      getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(ReadReport(query_.get(), &context, v1::ReportRequest()).ok());
+  }
+  {
+    grpc::ClientContext context;
+    v1::JobsResponse response;
+    ASSERT_TRUE(query_->Jobs(&context, v1::JobsRequest(), &response).ok());
+  }
+  {
+    grpc::ClientContext context;
+    v1::FleetResponse response;
+    ASSERT_TRUE(query_->Fleet(&context, v1::FleetRequest(), &response).ok());
+  }
+  {
+    grpc::ClientContext context;
+    v1::SummaryResponse response;
+    ASSERT_TRUE(
+        query_->Summary(&context, v1::SummaryRequest(), &response).ok());
+  }
+  absl::MutexLock lock(&mu_);
+  EXPECT_THAT(nices_, ::testing::ElementsAre(std::min(19, base + kNice),
+                                             std::min(19, base + kNice),
+                                             std::min(19, base + kNice),
+                                             std::min(19, base + kNice)));
 }
 
 }  // namespace
