@@ -622,7 +622,6 @@ void PhaseQueries(const std::string& dir, int64_t now_ns) {
   FakeClock clock(now_ns);
   auto d = StartOn(dir, &clock, /*metrics=*/true);
   server::Ingestor* ingestor = d->ingestor();
-  const int port = d->metrics_port();
   const int64_t newest = NewestApplied(ingestor);
   const int64_t hour = 3600 * core::kNanosPerSecond;
   const int64_t rss0 = RssKiB();
