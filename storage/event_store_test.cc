@@ -616,18 +616,18 @@ TEST_F(RocksDbStoreTest, LayoutTwoAndThreeStoresOpenAsLayoutFour) {
   Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
   Write("a", 2, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "4");
+  EXPECT_EQ(RawLayout(dir_), "5");
   EXPECT_EQ(RawLayout(dir_, "2"), "2");
   Reopen();
   EXPECT_EQ(JobSteps("x", 2), (std::vector<std::string>{"x:1", "x:2"}));
   Write("a", 3, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":3}}");
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "4");
+  EXPECT_EQ(RawLayout(dir_), "5");
   EXPECT_EQ(RawLayout(dir_, "3"), "3");  // layout 3 opens as 4 too
   Reopen();
   EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "4");
+  EXPECT_EQ(RawLayout(dir_), "5");
   Reopen();
   EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
 }
