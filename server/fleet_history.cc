@@ -22,11 +22,14 @@ bool Windowed(const core::Config& config) {
   return config.since_ns != core::Config().since_ns;
 }
 
-// A spacing bucket of a record: its hour of cut time if it is less than
-// FleetHistory::kHourlyFor older than `newest_ns`, else its day.
-std::pair<bool, int64_t> Bucket(int64_t t, int64_t newest_ns) {
-  if (newest_ns - t < FleetHistory::kHourlyFor) return {true, t / kHourNs};
-  return {false, t / kDayNs};
+// A spacing bucket of a record cut at `t`: its 10 minutes if it is less
+// than FleetHistory::kFineFor older than `newest_ns`, its hour if less than
+// kHourlyFor, else its day (the tier first, so tiers never share one).
+std::pair<int, int64_t> Bucket(int64_t t, int64_t newest_ns) {
+  const int64_t age = newest_ns - t;
+  if (age < FleetHistory::kFineFor) return {0, t / (kHourNs / 6)};
+  if (age < FleetHistory::kHourlyFor) return {1, t / kHourNs};
+  return {2, t / kDayNs};
 }
 
 // The time a record is spaced by: its cut, or else its newest heartbeat.
@@ -87,6 +90,9 @@ absl::StatusOr<FleetHistory::Cut> FleetHistory::BestCut(
     if (!cut.ok()) return cut.status();
     if (*cut) {
       stats_.from_record = true;
+      if (absl::Status s = StillStored(it->cut_after_batch()); !s.ok()) {
+        return s;
+      }
       return **std::move(cut);
     }
     ++stats_.records_skipped;  // stale or torn: an older one may fit
@@ -100,7 +106,23 @@ absl::StatusOr<FleetHistory::Cut> FleetHistory::BestCut(
   }
   absl::StatusOr<std::optional<Cut>> cut = CutFrom(nullptr, config, as_of_ns);
   if (!cut.ok()) return cut.status();
+  if (absl::Status s = StillStored(0); !s.ok()) return s;
   return **std::move(cut);  // from nothing: never stale
+}
+
+absl::Status FleetHistory::StillStored(uint64_t after_batch) {
+  std::optional<std::string> raw;
+  if (absl::Status s = store_->ReadMeta(kDeletedMeta, &raw); !s.ok()) return s;
+  // The mark is written before any deletion: a scan that missed deleted
+  // batches finds it afterwards.
+  StoredFleetState mark;
+  if (!raw ||
+      (mark.ParseFromString(*raw) && mark.through_batch() <= after_batch)) {
+    return absl::OkStatus();
+  }
+  return absl::AbortedError(
+      "capacity: --retention deleted heartbeats this report was reading; "
+      "ask again");
 }
 
 absl::StatusOr<std::optional<FleetHistory::Cut>> FleetHistory::CutFrom(
@@ -224,9 +246,9 @@ std::vector<std::string> FleetHistory::Dropped() const {
   std::vector<std::string> out;
   if (records_.size() <= static_cast<size_t>(kKeepNewest)) return out;
   const int64_t newest = RecordTime(records_.back());
-  std::optional<std::pair<bool, int64_t>> last;
+  std::optional<std::pair<int, int64_t>> last;
   for (size_t i = 0; i + kKeepNewest < records_.size(); ++i) {
-    const std::pair<bool, int64_t> b = Bucket(RecordTime(records_[i]), newest);
+    const std::pair<int, int64_t> b = Bucket(RecordTime(records_[i]), newest);
     if (last == b) out.push_back(Name(records_[i].through_batch()));
     last = b;
   }

@@ -35,9 +35,11 @@ class FleetHistory {
   // batch retention deleted the fleet events, and the cut that covers them.
   static constexpr char kRecordPrefix[] = "fleet/";
   static constexpr char kDeletedMeta[] = "fleet_deleted";
-  // Spacing: the newest kKeepNewest records, then the oldest of each hour
-  // of cut time over the last kHourlyFor, then the oldest of each day.
+  // Spacing: the newest kKeepNewest records, then the oldest of each 10
+  // minutes of cut time over the last kFineFor, of each hour over the last
+  // kHourlyFor, then of each day.
   static constexpr int kKeepNewest = 4;
+  static constexpr int64_t kFineFor = 6 * 3'600'000'000'000;
   static constexpr int64_t kHourlyFor = 48 * 3'600'000'000'000;
 
   struct Stats {
@@ -105,6 +107,9 @@ class FleetHistory {
   // none fits once heartbeats were deleted.
   absl::StatusOr<Cut> BestCut(const core::Config& config, int64_t as_of_ns,
                               int64_t start_ns);
+  // Aborted if retention deleted (or is deleting) batches after
+  // `after_batch` since Load: a scan of them may have missed some.
+  absl::Status StillStored(uint64_t after_batch);
   // The names of the records the spacing drops (records_ oldest first).
   std::vector<std::string> Dropped() const;
   static std::string Name(uint64_t through_batch);

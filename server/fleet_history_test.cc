@@ -294,15 +294,15 @@ TEST_P(FleetHistoryTest, RetentionDeletesTheHeartbeatsARecordCovers) {
   const auto want_cut = Want(config_, last, ten + 64 * kMinute);
   FleetHistory history(store_.get(), &config_);
   ASSERT_TRUE(history.Load(last).ok());
-  const size_t records = history.records().size();
-  // Kept (spacing): the records cut at 10:04 and 11:04, then the newest
-  // four (11:24 to 11:54). At 11:10 the one cut at 11:04 (after batch 70)
-  // covers batches 1..65 (its first beat after 11:04 is in batch 66).
+  // Records are cut at 10:04, 10:14, ..., 11:54 (one each 10 min: all
+  // kept). At 11:10 the one cut at 11:04 (after batch 70) covers batches
+  // 1..65 (its first beat after 11:04 is in batch 66).
   auto deleted = history.DeleteBefore(ten + 70 * kMinute);
   ASSERT_TRUE(deleted.ok()) << deleted.status();
   EXPECT_EQ(*deleted, 65u);
   EXPECT_EQ(history.deleted_through(), 65u);
-  EXPECT_EQ(history.records().size(), records - 1);
+  ASSERT_EQ(history.records().size(), 6u);  // 11:04 to 11:54
+  EXPECT_EQ(history.records().front().cut_ns(), ten + 64 * kMinute);
   int64_t beats = 0;
   ASSERT_TRUE(store_
                   ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>* e) {
