@@ -10,6 +10,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "proto/storage.pb.h"
+#include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "rocksdb/slice_transform.h"
@@ -930,7 +931,18 @@ absl::Status RocksDbEventStore::DeleteFleetEvents(uint64_t through_batch) {
                  kFleetLatePrefix + end);
   rocksdb::WriteOptions wo;
   wo.sync = options_.fsync;
-  return FromRocks(db_->Write(wo, &wb), "delete fleet events");
+  absl::Status s = FromRocks(db_->Write(wo, &wb), "delete fleet events");
+  if (!s.ok()) return s;
+  // The space comes back now, not at some later compaction: the files
+  // wholly inside the range go, the rest of the range is compacted. Best
+  // effort (the deletion itself is done).
+  const std::string first = BatchKey(0);
+  const rocksdb::Slice begin(first), stop(end);
+  (void)rocksdb::DeleteFilesInRange(db_.get(), handles_[kBatches], &begin,
+                                    &stop, /*include_end=*/false);
+  (void)db_->CompactRange(rocksdb::CompactRangeOptions(), handles_[kBatches],
+                          &begin, &stop);
+  return absl::OkStatus();
 }
 
 absl::Status RocksDbEventStore::WriteJobStates(
