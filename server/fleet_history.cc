@@ -160,25 +160,34 @@ absl::StatusOr<std::optional<FleetHistory::Cut>> FleetHistory::CutFrom(
       });
   if (!s.ok()) return s;
   if (stale) return std::nullopt;
+  ApplyInOrder(excluded, beats, as_of_ns, &cut.tracker);
+  return std::optional<Cut>(std::move(cut));
+}
+
+void FleetHistory::ApplyInOrder(const std::vector<v1::Event>& excluded,
+                                const std::vector<v1::Event>& beats,
+                                int64_t as_of_ns,
+                                core::CapacityTracker* tracker) {
   // Exclusions first (core::CapacityTracker takes none after a heartbeat
-  // past its start); then the heartbeats after the cut in apply order.
+  // past its start); then the heartbeats in apply order.
   for (const v1::Event& e : excluded) {
     if (core::EventTimeNanos(e) <= as_of_ns) {
-      SharedExclusions::ExcludeOne(e, &cut.tracker);
+      SharedExclusions::ExcludeOne(e, tracker);
     }
   }
   std::vector<uint32_t> order(beats.size());
   for (uint32_t i = 0; i < beats.size(); ++i) order[i] = i;
   core::SortForApply(beats, &order);
-  for (uint32_t i : order) cut.tracker.Apply(beats[i]);
-  return std::optional<Cut>(std::move(cut));
+  for (uint32_t i : order) tracker->Apply(beats[i]);
 }
 
 absl::Status FleetHistory::LoadShared(SharedExclusions* out) {
   const StoredFleetState* from = nullptr;
   StoredFleetState live;  // the restart record, if newer
   std::optional<std::string> raw;
-  if (absl::Status s = store_->ReadMeta("fleet", &raw); !s.ok()) return s;
+  if (absl::Status s = store_->ReadMeta(kRestartMeta, &raw); !s.ok()) {
+    return s;
+  }
   if (raw && live.ParseFromString(*raw) && live.version() == 1 &&
       live.through_batch() <= through_batch_) {
     from = &live;
@@ -209,20 +218,7 @@ absl::Status FleetHistory::LoadShared(SharedExclusions* out) {
 }
 
 absl::Status FleetHistory::Record(StoredFleetState live) {
-  if (live.newest_beat_ns() != std::numeric_limits<int64_t>::min()) {
-    core::Config whole = *config_;  // a cut holds no window
-    whole.since_ns = core::Config().since_ns;
-    const int64_t cut_ns = live.newest_beat_ns() - storage::kFleetLateNanos;
-    absl::StatusOr<Cut> cut = BestCut(whole, cut_ns, cut_ns);
-    if (cut.ok()) {  // else: the record serves restarts and rebuilds only
-      CapacityTrackerState saved;
-      cut->tracker.SaveState(&saved);
-      live.set_cut_ns(cut_ns);
-      live.set_cut_after_batch(cut->first_later == 0 ? through_batch_
-                                                     : cut->first_later - 1);
-      live.set_cut_capacity(saved.SerializeAsString());
-    }
-  }
+  if (absl::Status s = AddCut(&live); !s.ok()) return s;
   absl::Status s =
       store_->WriteMeta(Name(live.through_batch()), live.SerializeAsString());
   if (!s.ok()) return s;
@@ -240,6 +236,27 @@ absl::Status FleetHistory::Record(StoredFleetState live) {
                                 }),
                  records_.end());
   return store_->DeleteMeta(dropped);
+}
+
+absl::Status FleetHistory::AddCut(StoredFleetState* live) {
+  if (live->newest_beat_ns() == std::numeric_limits<int64_t>::min()) {
+    return absl::OkStatus();  // no heartbeat yet: nothing to cut
+  }
+  core::Config whole = *config_;  // a cut holds no window
+  whole.since_ns = core::Config().since_ns;
+  const int64_t cut_ns = live->newest_beat_ns() - storage::kFleetLateNanos;
+  absl::StatusOr<Cut> cut = BestCut(whole, cut_ns, cut_ns);
+  if (absl::IsFailedPrecondition(cut.status())) {
+    return absl::OkStatus();  // retention left none to start from
+  }
+  if (!cut.ok()) return cut.status();
+  CapacityTrackerState saved;
+  cut->tracker.SaveState(&saved);
+  live->set_cut_ns(cut_ns);
+  live->set_cut_after_batch(cut->first_later == 0 ? through_batch_
+                                                  : cut->first_later - 1);
+  live->set_cut_capacity(saved.SerializeAsString());
+  return absl::OkStatus();
 }
 
 std::vector<std::string> FleetHistory::Dropped() const {

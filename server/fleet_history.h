@@ -35,6 +35,8 @@ class FleetHistory {
   // batch retention deleted the fleet events, and the cut that covers them.
   static constexpr char kRecordPrefix[] = "fleet/";
   static constexpr char kDeletedMeta[] = "fleet_deleted";
+  // The restart record (LiveState::kFleetStateMeta).
+  static constexpr char kRestartMeta[] = "fleet";
   // Spacing: the newest kKeepNewest records, then the oldest of each 10
   // minutes of cut time over the last kFineFor, of each hour over the last
   // kHourlyFor, then of each day.
@@ -107,6 +109,14 @@ class FleetHistory {
   // none fits once heartbeats were deleted.
   absl::StatusOr<Cut> BestCut(const core::Config& config, int64_t as_of_ns,
                               int64_t start_ns);
+  // Adds `excluded` (those at or before `as_of_ns`) to `tracker`, then
+  // applies `beats` sorted in apply order (core::SortForApply).
+  static void ApplyInOrder(const std::vector<v1::Event>& excluded,
+                           const std::vector<v1::Event>& beats,
+                           int64_t as_of_ns, core::CapacityTracker* tracker);
+  // Sets `live`'s cut (Record); without one if it has no heartbeat or
+  // retention deleted what the cut would start from.
+  absl::Status AddCut(internal::v1::StoredFleetState* live);
   // Aborted if retention deleted (or is deleting) batches after
   // `after_batch` since Load: a scan of them may have missed some.
   absl::Status StillStored(uint64_t after_batch);

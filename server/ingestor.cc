@@ -84,8 +84,9 @@ absl::Status Ingestor::RetireLocked() {
   next_retention_ns_ =
       now + std::clamp<int64_t>(*retention_ns_ / 10, core::kNanosPerSecond,
                                 60 * core::kNanosPerSecond);
-  if (absl::Status s = DeleteFleetEvents(now - *retention_ns_); !s.ok()) {
-    return s;
+  // Best effort, as the deletion is retried at the next check.
+  if (!DeleteFleetEvents(now - *retention_ns_).ok()) {
+    ++stats_.fleet_state_errors;
   }
   absl::StatusOr<std::vector<storage::JobSnapshot>> retire =
       live_->RetirementsDue(now - *retention_ns_);

@@ -42,7 +42,8 @@ struct IngestStats {
   int64_t states_written = 0;        // running jobs' state records stored
   int64_t state_errors = 0;          // failed state writes (restores read more)
   int64_t fleet_states_written = 0;  // fleet state records (meta/fleet)
-  int64_t fleet_state_errors = 0;    // ... failed writes (restarts scan more)
+  int64_t fleet_state_errors = 0;    // ... failed writes (restarts scan
+                                     // more), and failed heartbeat deletions
   int64_t fleet_batches_deleted = 0;  // batches whose heartbeats retention
                                       // deleted
 };

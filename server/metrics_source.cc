@@ -108,7 +108,8 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
       "goodput_fleet_state_records_total",
       "Fleet state records (capacity and HOSTS/FLEET exclusions through a "
       "batch, so a restart scans only later batches): written, failed "
-      "(write errors), unreadable (at a restart: torn, another version or "
+      "(write errors, failed heartbeat deletions), unreadable (at a restart: "
+      "torn, another version or "
       "host timeout; an older record or every batch is scanned), "
       "rebuild_start (capacity rebuilds after a late HOSTS/FLEET exclusion "
       "that started from a record) and rebuild_inexact (ones that started "
