@@ -744,6 +744,62 @@ TEST_F(IngestorTest, LateExclusionRebuildsCapacityFromARecord) {
   EXPECT_GT(from_record, 0);
 }
 
+// Issue 16: --retention deletes the heartbeats that a spaced fleet state
+// record before the horizon covers. Live capacity and reports from the
+// store after that record are as before (equal to the replay of every
+// event); one as of an earlier time is refused naming as_of; a later
+// exclusion that starts before every kept record is counted as inexact.
+TEST_F(IngestorTest, RetentionDeletesTheHeartbeatsARecordCovers) {
+  ingestor_->set_fleet_state_policy(/*every_batches=*/5,
+                                    /*every_ns=*/3600 * core::kNanosPerSecond);
+  std::vector<v1::Event> events = ParseEvents(Timeline(R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:05 {"started":{}}
+)"));
+  Send(events, ++seq_);
+  const int64_t ten = T("2026-11-22T10:00:00Z");
+  for (int m = 1; m <= 240; ++m) {  // three hosts a minute, 10:01-14:00
+    std::vector<v1::Event> beats;
+    for (const char* host : {"h0", "h1", "h2"}) {
+      v1::Event& e = beats.emplace_back();
+      e.mutable_time()->set_seconds(ten / core::kNanosPerSecond + 60 * m);
+      e.set_host(host);
+      e.mutable_heartbeat()->set_chips(8);
+      e.mutable_heartbeat()->set_accelerator("tpu-v5p");
+    }
+    events.insert(events.end(), beats.begin(), beats.end());
+    Send(beats, ++seq_);
+  }
+  const core::FleetReport live = LiveReport(kAsOf);
+  ASSERT_TRUE(live.fleet.capacity_chip_seconds.has_value());
+  ingestor_->set_retention(2 * 3600 * core::kNanosPerSecond);  // 13:00
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_GT(ingestor_->stats().fleet_batches_deleted, 150);
+  int64_t kept = 0;
+  ASSERT_TRUE(store_
+                  ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>* e) {
+                    kept += static_cast<int64_t>(e->size());
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_LT(kept, 3 * 90);  // only beats after the record's cut stay
+  ExpectEqualReports(LiveReport(kAsOf), live);
+  const int64_t half_past_one = T("2026-11-22T13:30:00Z");
+  ExpectEqualReports(LiveReport(half_past_one),
+                     Replay(events, config_, half_past_one));
+  auto refused = ingestor_->Report(T("2026-11-22T11:00:00Z"), std::nullopt);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("as_of"));
+  Restart();
+  ExpectEqualReports(LiveReport(kAsOf), live);
+  EXPECT_EQ(live_->stats().capacity_rebuilds_inexact, 0);
+  Send(ParseEvents(Timeline(R"(
+11:30:00 {"exclusion":{"scope":"FLEET","until":"2026-11-22T11:40:00Z","reason":"r"}}
+)")),
+       ++seq_);
+  EXPECT_EQ(live_->stats().capacity_rebuilds_inexact, 1);
+}
+
 TEST_F(IngestorTest, EndedJobRecoversFromItsSnapshotAlone) {
   auto ended = ParseEvents(Timeline(R"(
 10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}

@@ -139,6 +139,7 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
   out->push_back(std::move(read));
   out->push_back(std::move(records));
   out->push_back(std::move(fleet));
+  out->push_back(std::move(fleet_deleted));
   out->push_back(std::move(pending));
 }
 
