@@ -32,6 +32,11 @@
 //        list     RocksDbEventStore::ListJobs (one seek per job);
 //        recover  LiveState::LoadSnapshots + Recover (Recover's work: each
 //                 job from its newest state record plus the events after);
+//        capacity a past as-of's capacity alone, as of the first heartbeat
+//                 + 5 min and the newest - 1 h: from the spaced fleet state
+//                 records (server::FleetHistory) and from every batch (the
+//                 reference, main's way), alternated 5 times, with the
+//                 batches the first read;
 //        queries  on a started Goodputd, 5 times each: Ingestor::Report with
 //                 --since = the newest event - 1h (snapped to the grid as
 //                 goodputctl does: from the windows restored with the jobs'
@@ -75,6 +80,7 @@
 #include <filesystem>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -94,6 +100,7 @@
 #include "core/event_order.h"
 #include "proto/storage.pb.h"
 #include "rocksdb/db.h"
+#include "server/fleet_history.h"
 #include "server/goodputd.h"
 #include "server/live_state.h"
 #include "storage/rocksdb_event_store.h"
@@ -618,6 +625,74 @@ std::string TimeMs(int reps, const std::function<void()>& fn) {
                          ms.back());
 }
 
+// Times `fn` against `reference`, alternated `reps` times each, and says
+// whether the two answers were equal every time.
+std::string Alternated(
+    int reps, const std::function<std::map<std::string, double>()>& fn,
+    const std::function<std::map<std::string, double>()>& reference) {
+  std::vector<double> a, b;
+  bool equal = true;
+  for (int i = 0; i < reps; ++i) {
+    Timer t;
+    const std::map<std::string, double> x = fn();
+    a.push_back(t.wall() * 1e3);
+    Timer u;
+    equal = equal && x == reference();
+    b.push_back(u.wall() * 1e3);
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return absl::StrFormat("%.1f/%.1f/%.1f ms vs every batch %.1f/%.1f/%.1f ms%s",
+                         a.front(), a[a.size() / 2], a.back(), b.front(),
+                         b[b.size() / 2], b.back(), equal ? "" : " DIFFERENT");
+}
+
+// A past as-of's capacity alone, as of the first heartbeat + 5 min and the
+// newest - 1 h: server::FleetHistory (the spaced fleet state records) vs
+// the scan of every batch (main's StoreReplay::Capacity), alternated.
+void PhaseCapacity(const std::string& dir) {
+  auto store = OpenStore(dir);
+  const uint64_t last = store->LastBatchId();
+  int64_t first = std::numeric_limits<int64_t>::max(), newest = 0;
+  auto times = [&](uint64_t, std::vector<v1::Event>* events) {
+    for (const v1::Event& e : *events) {
+      first = std::min(first, core::EventTimeNanos(e));
+      newest = std::max(newest, core::EventTimeNanos(e));
+    }
+    return absl::OkStatus();
+  };
+  if (!store->ScanFleetUntil(0, last, 0, times).ok() ||
+      !store->ScanHeartbeatsAfter(last > 2000 ? last - 2000 : 0, times).ok()) {
+    Die(absl::InternalError("capacity: scan failed"));
+  }
+  const core::Config config;
+  for (const int64_t as_of : {first + 300 * core::kNanosPerSecond,
+                              newest - 3600 * core::kNanosPerSecond}) {
+    int64_t batches = 0;
+    const std::string t = Alternated(
+        5,
+        [&] {
+          server::FleetHistory history(store.get(), &config);
+          auto c = history.Load(last).ok() ? history.Capacity(as_of)
+                                           : absl::InternalError("load");
+          if (!c.ok()) Die(c.status());
+          batches = history.stats().batches_read;
+          return *c;
+        },
+        [&] {
+          auto c = server::FleetHistory::FullScanCapacity(store.get(), config,
+                                                          last, as_of);
+          if (!c.ok()) Die(c.status());
+          return *c;
+        });
+    std::printf(
+        "capacity as of %s: %s (min/median/max of 5; %lld batches "
+        "read)\n",
+        core::FormatTimeNanos(as_of).c_str(), t.c_str(),
+        static_cast<long long>(batches));
+  }
+}
+
 void PhaseQueries(const std::string& dir, int64_t now_ns) {
   FakeClock clock(now_ns);
   auto d = StartOn(dir, &clock, /*metrics=*/true);
@@ -677,6 +752,8 @@ int Time(const std::string& dir, const Args& args) {
         PhaseScan(dir, false);
       } else if (phase == "parse") {
         PhaseScan(dir, true);
+      } else if (phase == "capacity") {
+        PhaseCapacity(dir);
       } else if (phase == "queries") {
         PhaseQueries(dir, now_ns);
       } else if (phase == "list") {

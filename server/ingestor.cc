@@ -8,6 +8,7 @@
 #include "core/capacity_tracker.h"
 #include "core/event_order.h"
 #include "core/fleet_report.h"
+#include "server/fleet_history.h"
 #include "server/store_replay.h"
 
 namespace goodput::server {
@@ -83,6 +84,10 @@ absl::Status Ingestor::RetireLocked() {
   next_retention_ns_ =
       now + std::clamp<int64_t>(*retention_ns_ / 10, core::kNanosPerSecond,
                                 60 * core::kNanosPerSecond);
+  // Best effort, as the deletion is retried at the next check.
+  if (!DeleteFleetEvents(now - *retention_ns_).ok()) {
+    ++stats_.fleet_state_errors;
+  }
   absl::StatusOr<std::vector<storage::JobSnapshot>> retire =
       live_->RetirementsDue(now - *retention_ns_);
   if (!retire.ok()) return retire.status();
@@ -96,6 +101,15 @@ absl::Status Ingestor::RetireLocked() {
   if (absl::Status s = store_->DeleteJobEvents(ids); !s.ok()) return s;
   for (const storage::JobSnapshot& d : due) live_->Retire(d);
   stats_.retired_jobs += static_cast<int64_t>(due.size());
+  return absl::OkStatus();
+}
+
+absl::Status Ingestor::DeleteFleetEvents(int64_t horizon_ns) {
+  FleetHistory history(store_, &live_->config());
+  if (absl::Status s = history.Load(last_batch_id_); !s.ok()) return s;
+  absl::StatusOr<uint64_t> deleted = history.DeleteBefore(horizon_ns);
+  if (!deleted.ok()) return deleted.status();
+  stats_.fleet_batches_deleted += static_cast<int64_t>(*deleted);
   return absl::OkStatus();
 }
 
@@ -138,6 +152,11 @@ absl::Status Ingestor::SaveFleetState(int64_t now_ns, bool force) {
   if (!state) return absl::OkStatus();  // capacity waits for its rebuild
   absl::Status s =
       store_->WriteMeta(LiveState::kFleetStateMeta, state->SerializeAsString());
+  if (s.ok()) {  // and a spaced record, with the capacity as of a cut
+    FleetHistory history(store_, &live_->config());
+    s = history.Load(last_batch_id_);
+    if (s.ok()) s = history.Record(*std::move(state));
+  }
   ++(s.ok() ? stats_.fleet_states_written : stats_.fleet_state_errors);
   if (!s.ok()) return s;
   fleet_state_batch_ = last_batch_id_;

@@ -42,7 +42,10 @@ struct IngestStats {
   int64_t states_written = 0;        // running jobs' state records stored
   int64_t state_errors = 0;          // failed state writes (restores read more)
   int64_t fleet_states_written = 0;  // fleet state records (meta/fleet)
-  int64_t fleet_state_errors = 0;    // ... failed writes (restarts scan more)
+  int64_t fleet_state_errors = 0;    // ... failed writes (restarts scan
+                                     // more), and failed heartbeat deletions
+  int64_t fleet_batches_deleted = 0;  // batches whose heartbeats retention
+                                      // deleted
 };
 
 // What probes ask of the ingest path (ServerHealth), kept apart from the
@@ -80,9 +83,11 @@ class Ingestor {
   absl::Status Recover();
 
   // Raw events of jobs that ended more than `retention_ns` before the
-  // clock are deleted (their final snapshot stays); nullopt keeps them
-  // forever. Checked on Recover and on ingest at most every
-  // clamp(retention / 10, 1 s, 60 s). Call before Recover.
+  // clock are deleted (their final snapshot stays), and so are the
+  // heartbeats (and HOSTS/FLEET exclusions) that a spaced fleet state record
+  // at or before that horizon covers; nullopt keeps them forever. Checked on
+  // Recover and on ingest at most every clamp(retention / 10, 1 s, 60 s). Call
+  // before Recover.
   void set_retention(std::optional<int64_t> retention_ns);
   // Applies the retention now (no-op without one).
   absl::Status EnforceRetention();
@@ -160,9 +165,10 @@ class Ingestor {
   absl::Status SaveAllStates();
   // How often the fleet state (LiveState::FleetState: capacity and shared
   // exclusions) is recorded, so that a restart scans only the batches
-  // after it: after `every_batches` stored batches or once the clock moved
-  // `every_ns` since the last record, whichever comes first, and at
-  // SaveAllStates. Defaults: 10,000 batches, 300 s.
+  // after it, with a spaced record (FleetHistory) for past reports: after
+  // `every_batches` stored batches or once the clock moved `every_ns` since the
+  // last record, whichever comes first, and at SaveAllStates. Defaults: 10,000
+  // batches, 300 s.
   void set_fleet_state_policy(int64_t every_batches, int64_t every_ns);
 
   // Calls `fn` with the live state under the ingest lock (metrics).
@@ -244,6 +250,11 @@ class Ingestor {
   void SaveJobStates(bool all) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records the fleet state if the policy says so at the server's clock
   // `now_ns` (the batch's receive time on ingest), or if `force`.
+  // Retention of heartbeats: deletes the fleet events that the newest
+  // spaced fleet state record with a cut at or before `horizon_ns` covers
+  // (FleetHistory::DeleteBefore).
+  absl::Status DeleteFleetEvents(int64_t horizon_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status SaveFleetState(int64_t now_ns, bool force)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -16,6 +16,7 @@
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/fleet_history.h"
 #include "server/store_replay.h"
 #include "storage/job_snapshot.h"
 #include "storage/memory_event_store.h"
@@ -670,10 +671,31 @@ TEST_F(IngestorTest, RestartScansOnlyTheBatchesAfterTheFleetStateRecord) {
     EXPECT_EQ(live_->stats().fleet_state_restored, 1);
     EXPECT_LE(live_->stats().fleet_batches_scanned, 4);
     ExpectEqualReports(LiveReport(kAsOf), want);
+    // A torn record: the newest spaced one (FleetHistory) is restored.
     ASSERT_TRUE(store_->WriteMeta(LiveState::kFleetStateMeta, "torn").ok());
     Restart();
-    EXPECT_EQ(live_->stats().fleet_state_restored, 0);
+    EXPECT_EQ(live_->stats().fleet_state_restored, 1);
     EXPECT_EQ(live_->stats().unreadable_fleet_states, 1);
+    EXPECT_LE(live_->stats().fleet_batches_scanned, 4);
+    ExpectEqualReports(LiveReport(kAsOf), want);
+    // All torn: every batch is scanned.
+    std::vector<std::string> spaced;
+    ASSERT_TRUE(
+        store_
+            ->ScanMeta(FleetHistory::kRecordPrefix,
+                       [&](const std::string& name, const std::string&) {
+                         spaced.push_back(name);
+                         return absl::OkStatus();
+                       })
+            .ok());
+    ASSERT_GE(spaced.size(), 2u);
+    for (const std::string& name : spaced) {
+      ASSERT_TRUE(store_->WriteMeta(name, "torn").ok());
+    }
+    Restart();
+    EXPECT_EQ(live_->stats().fleet_state_restored, 0);
+    EXPECT_EQ(live_->stats().unreadable_fleet_states,
+              1 + static_cast<int64_t>(spaced.size()));
     int64_t with_fleet_events = 0;
     ASSERT_TRUE(store_
                     ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>*) {
@@ -685,6 +707,97 @@ TEST_F(IngestorTest, RestartScansOnlyTheBatchesAfterTheFleetStateRecord) {
     EXPECT_EQ(live_->stats().fleet_batches_scanned, with_fleet_events);
     ExpectEqualReports(LiveReport(kAsOf), want);
   }
+}
+
+// Issue 12: a HOSTS or FLEET exclusion that comes after heartbeats past
+// its start rebuilds capacity from the newest fleet state record before
+// it (one that no exclusion stored after it starts before its newest
+// heartbeat) instead of from every batch: reports equal the replay, live,
+// as of past times (from the spaced records) and after a restart.
+TEST_F(IngestorTest, LateExclusionRebuildsCapacityFromARecord) {
+  int64_t from_record = 0;
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    store_ = std::make_unique<storage::MemoryEventStore>();
+    Restart();
+    ingestor_->set_fleet_state_policy(
+        /*every_batches=*/3,
+        /*every_ns=*/3600 * core::kNanosPerSecond);
+    auto events = RandomFleetWithFleetExclusions(seed, 20, 60);
+    for (size_t i = events.size(); i-- > 0;) {  // exclusions come late
+      if (!SharedExclusions::IsShared(events[i])) continue;
+      std::rotate(events.begin() + i, events.begin() + i + 1,
+                  events.begin() + std::min(events.size(), i + 120));
+    }
+    SendAll(events, 7);
+    from_record += live_->stats().capacity_rebuilds_from_record;
+    const core::FleetReport want = Replay(events, config_, kAsOf);
+    ASSERT_TRUE(want.fleet.capacity_chip_seconds.has_value());
+    ExpectEqualReports(LiveReport(kAsOf), want);
+    for (int h = 1; h <= 4; ++h) {
+      const int64_t past = kAsOf - h * 3600 * core::kNanosPerSecond;
+      ExpectEqualReports(LiveReport(past), Replay(events, config_, past));
+    }
+    Restart();
+    ExpectEqualReports(LiveReport(kAsOf), want);
+  }
+  EXPECT_GT(from_record, 0);
+}
+
+// Issue 16: --retention deletes the heartbeats that a spaced fleet state
+// record before the horizon covers. Live capacity and reports from the
+// store after that record are as before (equal to the replay of every
+// event); one as of an earlier time is refused naming as_of; a later
+// exclusion that starts before every kept record is counted as inexact.
+TEST_F(IngestorTest, RetentionDeletesTheHeartbeatsARecordCovers) {
+  ingestor_->set_fleet_state_policy(/*every_batches=*/5,
+                                    /*every_ns=*/3600 * core::kNanosPerSecond);
+  std::vector<v1::Event> events = ParseEvents(Timeline(R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:05 {"started":{}}
+)"));
+  Send(events, ++seq_);
+  const int64_t ten = T("2026-11-22T10:00:00Z");
+  for (int m = 1; m <= 240; ++m) {  // three hosts a minute, 10:01-14:00
+    std::vector<v1::Event> beats;
+    for (const char* host : {"h0", "h1", "h2"}) {
+      v1::Event& e = beats.emplace_back();
+      e.mutable_time()->set_seconds(ten / core::kNanosPerSecond + 60 * m);
+      e.set_host(host);
+      e.mutable_heartbeat()->set_chips(8);
+      e.mutable_heartbeat()->set_accelerator("tpu-v5p");
+    }
+    events.insert(events.end(), beats.begin(), beats.end());
+    Send(beats, ++seq_);
+  }
+  const core::FleetReport live = LiveReport(kAsOf);
+  ASSERT_TRUE(live.fleet.capacity_chip_seconds.has_value());
+  ingestor_->set_retention(2 * 3600 * core::kNanosPerSecond);  // 13:00
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_GT(ingestor_->stats().fleet_batches_deleted, 150);
+  int64_t kept = 0;
+  ASSERT_TRUE(store_
+                  ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>* e) {
+                    kept += static_cast<int64_t>(e->size());
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_LT(kept, 3 * 90);  // only beats after the record's cut stay
+  ExpectEqualReports(LiveReport(kAsOf), live);
+  const int64_t half_past_one = T("2026-11-22T13:30:00Z");
+  ExpectEqualReports(LiveReport(half_past_one),
+                     Replay(events, config_, half_past_one));
+  auto refused = ingestor_->Report(T("2026-11-22T11:00:00Z"), std::nullopt);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("as_of"));
+  Restart();
+  ExpectEqualReports(LiveReport(kAsOf), live);
+  EXPECT_EQ(live_->stats().capacity_rebuilds_inexact, 0);
+  Send(ParseEvents(Timeline(R"(
+11:30:00 {"exclusion":{"scope":"FLEET","until":"2026-11-22T11:40:00Z","reason":"r"}}
+)")),
+       ++seq_);
+  EXPECT_EQ(live_->stats().capacity_rebuilds_inexact, 1);
 }
 
 TEST_F(IngestorTest, EndedJobRecoversFromItsSnapshotAlone) {

@@ -340,11 +340,10 @@ void LiveState::KeepShared(const v1::Event& e, uint64_t batch) {
 
 void LiveState::RebuildCapacity() {
   capacity_stale_ = false;
-  capacity_ = core::CapacityTracker(config_);
-  host_last_ns_.clear();
+  const uint64_t after = CapacityRebuildStart();
   shared_.ExcludeFrom(&capacity_);
-  absl::Status s =
-      store_->ScanHeartbeats([this](uint64_t, std::vector<v1::Event>* beats) {
+  absl::Status s = store_->ScanHeartbeatsAfter(
+      after, [this](uint64_t, std::vector<v1::Event>* beats) {
         for (const v1::Event& e : *beats) {
           if (e.has_heartbeat()) ApplyHeartbeat(e);
         }

@@ -78,6 +78,13 @@ class LiveState {
     int64_t fleet_state_restored = 0;
     int64_t unreadable_fleet_states = 0;
     int64_t fleet_batches_scanned = 0;
+    // Capacity rebuilds after a late HOSTS/FLEET exclusion: those that
+    // started from a fleet state record (the rest scan every batch), and
+    // those that had to start from one the exclusion starts before, since
+    // retention deleted the heartbeats before it (the exclusion's time
+    // before that record stays in capacity).
+    int64_t capacity_rebuilds_from_record = 0;
+    int64_t capacity_rebuilds_inexact = 0;
   };
 
   // When a job's live state is recorded (TakeJobStates): after `every_events`
@@ -363,12 +370,22 @@ class LiveState {
   // the capacity (or marks the capacity for RebuildCapacity if a heartbeat
   // after its start was applied).
   void KeepShared(const v1::Event& e, uint64_t batch);
-  // Capacity anew from the stored heartbeats, with every shared exclusion
-  // known before them (core::CapacityTracker takes no late exclusion).
+  // Capacity anew from the newest fleet state record that no exclusion
+  // stored after it starts before its newest heartbeat (or from nothing)
+  // plus the stored heartbeats after it, with every shared exclusion known
+  // before them (core::CapacityTracker takes no late exclusion).
   void RebuildCapacity();
-  // Recover: restores FleetState's record if it loads; the batch it covers
-  // (0: none restored, scan every batch).
+  // RebuildCapacity's start: restores capacity_ and host_last_ns_ from the
+  // record that fits and returns its through_batch, or empties them and
+  // returns 0.
+  uint64_t CapacityRebuildStart();
+  // Recover: restores FleetState's record (or else the newest spaced one,
+  // FleetHistory) if it loads; the batch it covers (0: none restored, scan
+  // every batch).
   uint64_t RestoreFleetState();
+  // Restores capacity_ and host_last_ns_ (not the exclusions) from
+  // `state`'s live capacity; false (nothing changed) if it does not load.
+  bool LoadCapacity(const internal::v1::StoredFleetState& state);
   // Recover's scan of one stored batch's fleet events.
   void RecoverFleetEvents(uint64_t batch, const std::vector<v1::Event>& events);
   // Queues for a rebuild the evicted jobs that `e` (shared) may cover.

@@ -6,6 +6,7 @@
 
 #include "core/event_order.h"
 #include "proto/tracker_state.pb.h"
+#include "server/fleet_history.h"
 #include "server/job_state_fit.h"
 #include "server/live_state.h"
 #include "storage/read_job_reader.h"
@@ -95,28 +96,73 @@ std::optional<internal::v1::StoredFleetState> LiveState::FleetState() const {
   return state;
 }
 
-uint64_t LiveState::RestoreFleetState() {
-  std::optional<std::string> raw;
-  if (!store_->ReadMeta(kFleetStateMeta, &raw).ok() || !raw) return 0;
-  internal::v1::StoredFleetState state;
+bool LiveState::LoadCapacity(const internal::v1::StoredFleetState& state) {
   internal::v1::CapacityTrackerState saved;
   core::CapacityTracker capacity(config_);
   // A record ahead of the store (its batches lost) does not fit either.
-  if (!state.ParseFromString(*raw) || state.version() != 1 ||
-      state.through_batch() > last_batch_id_ ||
+  if (state.version() != 1 || state.through_batch() > last_batch_id_ ||
       !saved.ParseFromString(state.capacity()) ||
       !capacity.RestoreState(saved).ok()) {
-    ++stats_.unreadable_fleet_states;
-    return 0;
+    return false;
   }
-  for (const auto& x : state.shared()) shared_.Add(x.event(), x.batch());
-  shared_.ExcludeFrom(&capacity);
   capacity_ = std::move(capacity);
+  host_last_ns_.clear();
   for (const auto& h : saved.hosts()) host_last_ns_[h.name()] = h.time_ns();
+  return true;
+}
+
+uint64_t LiveState::RestoreFleetState() {
+  std::optional<std::string> raw;
+  internal::v1::StoredFleetState state;
+  if (!store_->ReadMeta(kFleetStateMeta, &raw).ok()) return 0;
+  bool loaded = raw && state.ParseFromString(*raw) && LoadCapacity(state);
+  if (raw && !loaded) ++stats_.unreadable_fleet_states;
+  FleetHistory history(store_, config_);
+  if (!loaded && history.Load(last_batch_id_).ok()) {
+    for (auto it = history.records().rbegin();
+         !loaded && it != history.records().rend(); ++it) {
+      loaded = LoadCapacity(*it);
+      if (loaded) state = *it;
+    }
+    stats_.unreadable_fleet_states += history.stats().records_skipped;
+  }
+  if (!loaded) return 0;
+  for (const auto& x : state.shared()) shared_.Add(x.event(), x.batch());
+  shared_.ExcludeFrom(&capacity_);
   newest_beat_ns_ = state.newest_beat_ns();
   applied_through_ns_ = std::max(applied_through_ns_, newest_beat_ns_);
   stats_.fleet_state_restored = 1;
   return state.through_batch();
+}
+
+uint64_t LiveState::CapacityRebuildStart() {
+  FleetHistory history(store_, config_);
+  std::vector<internal::v1::StoredFleetState> records;
+  if (history.Load(last_batch_id_).ok()) records = history.records();
+  std::optional<std::string> raw;
+  internal::v1::StoredFleetState restart;
+  if (store_->ReadMeta(kFleetStateMeta, &raw).ok() && raw &&
+      restart.ParseFromString(*raw)) {
+    records.push_back(std::move(restart));  // the newest (or equal)
+  }
+  for (auto it = records.rbegin(); it != records.rend(); ++it) {
+    if (!shared_.StaleAfter(it->through_batch(), it->newest_beat_ns(),
+                            /*hosts=*/nullptr) &&
+        LoadCapacity(*it)) {
+      ++stats_.capacity_rebuilds_from_record;
+      return it->through_batch();
+    }
+  }
+  // Retention deleted the heartbeats before the oldest record: start from
+  // it though the exclusion starts before it.
+  if (history.deleted_through() > 0 && !history.records().empty() &&
+      LoadCapacity(history.records().front())) {
+    ++stats_.capacity_rebuilds_inexact;
+    return history.records().front().through_batch();
+  }
+  capacity_ = core::CapacityTracker(config_);
+  host_last_ns_.clear();
+  return 0;
 }
 
 void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch,

@@ -108,12 +108,27 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
       "goodput_fleet_state_records_total",
       "Fleet state records (capacity and HOSTS/FLEET exclusions through a "
       "batch, so a restart scans only later batches): written, failed "
-      "(write errors) and unreadable (at a restart: torn, another version or "
-      "host timeout; every batch is scanned).",
+      "(write errors, failed heartbeat deletions), unreadable (at a restart: "
+      "torn, another version or "
+      "host timeout; an older record or every batch is scanned), "
+      "rebuild_start (capacity rebuilds after a late HOSTS/FLEET exclusion "
+      "that started from a record) and rebuild_inexact (ones that started "
+      "from a record the exclusion starts before, as retention deleted the "
+      "heartbeats before it).",
       MetricKind::kCounter);
   AddSample(&fleet, {{"result", "written"}}, s.fleet_states_written);
   AddSample(&fleet, {{"result", "failed"}}, s.fleet_state_errors);
   AddSample(&fleet, {{"result", "unreadable"}}, live.unreadable_fleet_states);
+  AddSample(&fleet, {{"result", "rebuild_start"}},
+            live.capacity_rebuilds_from_record);
+  AddSample(&fleet, {{"result", "rebuild_inexact"}},
+            live.capacity_rebuilds_inexact);
+  auto fleet_deleted = NewFamily(
+      "goodput_retention_fleet_batches_total",
+      "Stored batches whose heartbeats and HOSTS/FLEET exclusions --retention "
+      "deleted (a spaced fleet state record keeps the capacity before them).",
+      MetricKind::kCounter);
+  AddSample(&fleet_deleted, {}, s.fleet_batches_deleted);
   auto pending = NewFamily(
       "goodput_job_rebuilds_pending",
       "Jobs waiting in the late-event rebuild queue (their series lag until "
@@ -124,6 +139,7 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
   out->push_back(std::move(read));
   out->push_back(std::move(records));
   out->push_back(std::move(fleet));
+  out->push_back(std::move(fleet_deleted));
   out->push_back(std::move(pending));
 }
 

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/capacity_tracker.h"
 #include "core/event_order.h"
 #include "core/fleet_report.h"
 #include "core/job_tracker.h"
@@ -21,7 +20,8 @@ StoreReplay::StoreReplay(storage::EventStore* store, core::Config config,
     : store_(store),
       config_(std::move(config)),
       through_batch_(through_batch),
-      cancelled_(std::move(cancelled)) {}
+      cancelled_(std::move(cancelled)),
+      history_(store, &config_) {}
 
 bool StoreReplay::windowed() const {
   return config_.since_ns != core::Config().since_ns;
@@ -40,14 +40,8 @@ absl::Status StoreReplay::LoadSnapshots() {
 }
 
 absl::Status StoreReplay::LoadShared() {
-  return store_->ScanHeartbeats(
-      [&](uint64_t batch_id, std::vector<v1::Event>* events) {
-        if (batch_id > through_batch_) return absl::OkStatus();
-        for (const v1::Event& e : *events) {
-          if (SharedExclusions::IsShared(e)) shared_.Add(e, batch_id);
-        }
-        return absl::OkStatus();
-      });
+  if (absl::Status s = history_.Load(through_batch_); !s.ok()) return s;
+  return history_.LoadShared(&shared_);
 }
 
 absl::StatusOr<core::FleetReport> StoreReplay::Report(int64_t as_of_ns) {
@@ -266,31 +260,7 @@ absl::Status StoreReplay::BeforeImport(
 
 absl::StatusOr<std::map<std::string, double>> StoreReplay::Capacity(
     int64_t as_of_ns) {
-  std::vector<v1::Event> beats;
-  absl::Status s = store_->ScanHeartbeats(
-      [&](uint64_t batch_id, std::vector<v1::Event>* events) {
-        if (batch_id > through_batch_) return absl::OkStatus();
-        for (v1::Event& e : *events) {
-          if (core::EventTimeNanos(e) <= as_of_ns)
-            beats.push_back(std::move(e));
-        }
-        return absl::OkStatus();
-      });
-  if (!s.ok()) return s;
-  std::vector<uint32_t> order(beats.size());
-  for (uint32_t i = 0; i < beats.size(); ++i) order[i] = i;
-  core::SortForApply(beats, &order);
-  core::CapacityTracker capacity(&config_);
-  // Exclusions first: core::CapacityTracker takes none after a heartbeat
-  // past its start, and one known early changes nothing before it.
-  for (const v1::Event& e : beats) {
-    if (SharedExclusions::IsShared(e))
-      SharedExclusions::ExcludeOne(e, &capacity);
-  }
-  for (uint32_t i : order) {
-    if (beats[i].has_heartbeat()) capacity.Apply(beats[i]);
-  }
-  return capacity.ChipSeconds(as_of_ns);
+  return history_.Capacity(as_of_ns);
 }
 
 }  // namespace goodput::server

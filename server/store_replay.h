@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/report.h"
 #include "proto/storage.pb.h"
+#include "server/fleet_history.h"
 #include "server/shared_exclusions.h"
 #include "storage/event_store.h"
 
@@ -87,6 +88,9 @@ class StoreReplay {
   // nullopt if it does not count as of `as_of_ns`.
   absl::StatusOr<std::optional<core::JobReport>> Deleted(
       const storage::JobSnapshot& snapshot, int64_t as_of_ns) const;
+  // Capacity from the newest spaced fleet state record that fits and the
+  // fleet events after it (FleetHistory; FailedPrecondition if retention
+  // deleted the heartbeats it needs).
   absl::StatusOr<std::map<std::string, double>> Capacity(int64_t as_of_ns);
   // Loads the snapshots and the shared exclusions (once).
   absl::Status LoadSnapshots();
@@ -99,6 +103,7 @@ class StoreReplay {
   bool snapshots_loaded_ = false;
   std::map<std::string, storage::JobSnapshot> snapshots_;
   SharedExclusions shared_;  // HOSTS and FLEET, through through_batch_
+  FleetHistory history_;     // capacity from the spaced fleet state records
   Stats stats_;
 };
 

@@ -24,6 +24,12 @@ inline bool IsFleetEvent(const v1::Event& e) {
   return e.has_heartbeat() || (e.has_exclusion() && e.job_id().empty());
 }
 
+// How far behind the newest stored heartbeat a fleet event may be before
+// its batch is marked late (storage/KEY_LAYOUT.md, "Spaced fleet state
+// records"): EventStore::ScanFleetUntil stops where the newest heartbeat
+// is this far past its time, and reads only the late batches after that.
+inline constexpr int64_t kFleetLateNanos = 300'000'000'000;  // 5 min
+
 // Everything one acknowledged ingest batch writes, atomically.
 struct BatchWrite {
   std::string agent_id;
@@ -119,6 +125,25 @@ class EventStore {
   virtual absl::Status ScanHeartbeatsAfter(uint64_t after_batch,
                                            const BatchVisitor& visit) = 0;
 
+  // Like ScanHeartbeatsAfter through `through_batch`, but may leave out
+  // batches whose fleet events are all later than `until_ns`: what it
+  // visits is, in batch order, a superset of the batches holding a fleet
+  // event at or before `until_ns`. The default visits every batch.
+  virtual absl::Status ScanFleetUntil(uint64_t after_batch,
+                                      uint64_t through_batch, int64_t until_ns,
+                                      const BatchVisitor& visit) {
+    (void)until_ns;
+    return ScanHeartbeatsAfter(
+        after_batch, [&](uint64_t id, std::vector<v1::Event>* events) {
+          return id > through_batch ? absl::OkStatus() : visit(id, events);
+        });
+  }
+  // Retention of heartbeats: deletes the fleet events (heartbeats, HOSTS
+  // and FLEET exclusions) of every batch up to `through_batch`, which must
+  // be before the newest batch (InvalidArgument otherwise). Job events,
+  // agent sequences and dead letters stay.
+  virtual absl::Status DeleteFleetEvents(uint64_t through_batch) = 0;
+
   // Restart recovery in one ordered pass over the jobs: calls `visit` for
   // every job with stored events (ListJobs' order) with its stored states
   // (oldest first; those that do not parse left out) and a reader of its
@@ -172,6 +197,14 @@ class EventStore {
   // The record `name` in `*value`, or nullopt if there is none.
   virtual absl::Status ReadMeta(const std::string& name,
                                 std::optional<std::string>* value) = 0;
+  // Calls `visit` with every record whose name starts with `prefix`, in
+  // name order; stops at the first error and returns it.
+  using MetaVisitor = std::function<absl::Status(const std::string& name,
+                                                 const std::string& value)>;
+  virtual absl::Status ScanMeta(const std::string& prefix,
+                                const MetaVisitor& visit) = 0;
+  // Deletes the records `names` in one write (absent ones are no error).
+  virtual absl::Status DeleteMeta(const std::vector<std::string>& names) = 0;
 
   // Up to `limit` dead letters, oldest first, and how many there are.
   virtual absl::Status DeadLetters(size_t limit,

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/event_order.h"
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
@@ -475,6 +476,59 @@ TEST_P(EventStoreTest, MetaRecordsRoundTrip) {
   EXPECT_EQ(value, "v2");
 }
 
+// The spaced fleet state records are listed by prefix (not the records
+// whose names only start like it) and deleted together.
+TEST_P(EventStoreTest, MetaRecordsAreListedByPrefixAndDeleted) {
+  for (const char* name : {"fleet", "fleet/2", "fleet/1", "fleet_deleted"}) {
+    ASSERT_TRUE(store_->WriteMeta(name, name).ok());
+  }
+  auto list = [&] {
+    std::vector<std::string> names;
+    EXPECT_TRUE(store_
+                    ->ScanMeta("fleet/",
+                               [&](const std::string& n, const std::string& v) {
+                                 EXPECT_EQ(n, v);
+                                 names.push_back(n);
+                                 return absl::OkStatus();
+                               })
+                    .ok());
+    return names;
+  };
+  EXPECT_EQ(list(), (std::vector<std::string>{"fleet/1", "fleet/2"}));
+  ASSERT_TRUE(store_->DeleteMeta({"fleet/1", "fleet/9"}).ok());
+  if (rocks()) Reopen();
+  EXPECT_EQ(list(), (std::vector<std::string>{"fleet/2"}));
+  std::optional<std::string> value;
+  ASSERT_TRUE(store_->ReadMeta("fleet", &value).ok());
+  EXPECT_EQ(value, "fleet");
+}
+
+// Retention of heartbeats: the fleet events of the batches through one
+// go; the jobs' events, the batch ids and the later heartbeats stay.
+TEST_P(EventStoreTest, DeleteFleetEventsKeepsJobsAndLaterBatches) {
+  for (uint64_t i = 1; i <= 4; ++i) {
+    Write("a", i,
+          absl::StrCat("10:00:0", i, R"( {"job_id":"j","step":{"step":)", i,
+                       "}}\n10:00:0", i,
+                       R"( {"host":"h","heartbeat":{"chips":4}})"));
+  }
+  EXPECT_EQ(store_->DeleteFleetEvents(4).code(),
+            absl::StatusCode::kInvalidArgument);  // the newest stays
+  ASSERT_TRUE(store_->DeleteFleetEvents(2).ok());
+  if (rocks()) Reopen();
+  EXPECT_EQ(store_->LastBatchId(), 4u);
+  std::vector<uint64_t> seen;
+  ASSERT_TRUE(store_
+                  ->ScanHeartbeats([&](uint64_t id, std::vector<v1::Event>*) {
+                    seen.push_back(id);
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(seen, (std::vector<uint64_t>{3, 4}));
+  EXPECT_EQ(JobSteps("j", 4),
+            (std::vector<std::string>{"j:1", "j:2", "j:3", "j:4"}));
+}
+
 class RocksDbStoreTest : public EventStoreTest {
  protected:
   bool rocks() const override { return true; }
@@ -612,22 +666,22 @@ std::string RawLayout(const std::string& dir, const char* put = nullptr) {
 // Layout 3 writes a job's head once, not with every batch: a layout-2
 // store (heads = newest batch) opens as layout 4 and reads the same; so
 // does a layout-3 one (values without high-water marks).
-TEST_F(RocksDbStoreTest, LayoutTwoAndThreeStoresOpenAsLayoutFour) {
+TEST_F(RocksDbStoreTest, LayoutTwoAndThreeStoresOpenAsLayoutFive) {
   Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
   Write("a", 2, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "4");
+  EXPECT_EQ(RawLayout(dir_), "5");
   EXPECT_EQ(RawLayout(dir_, "2"), "2");
   Reopen();
   EXPECT_EQ(JobSteps("x", 2), (std::vector<std::string>{"x:1", "x:2"}));
   Write("a", 3, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":3}}");
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "4");
+  EXPECT_EQ(RawLayout(dir_), "5");
   EXPECT_EQ(RawLayout(dir_, "3"), "3");  // layout 3 opens as 4 too
   Reopen();
   EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "4");
+  EXPECT_EQ(RawLayout(dir_), "5");
   Reopen();
   EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
 }
@@ -727,6 +781,43 @@ TEST_F(RocksDbStoreTest, AMarkReadBackAfterAReopenIsTheNewestTime) {
   Write("a", 4, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":5}}");
   EXPECT_EQ(StepsUntil(store_.get(), "x", 4, TimeOf("10:00:10")),
             (std::vector<int64_t>{1, 3, 4, 5}));
+}
+
+// Layout 5: a scan of the fleet events until T stops at the first batch
+// whose newest heartbeat is kFleetLateNanos (5 min) past T and then reads
+// only the batches marked late (an event older than the newest heartbeat
+// before it less 5 min). The mark is read back after a reopen.
+TEST_F(RocksDbStoreTest, AFleetScanStopsPastTheLagAndReadsTheLateBatches) {
+  for (int m = 0; m <= 20; ++m) {
+    Write("a", static_cast<uint64_t>(m + 1),
+          absl::StrFormat(
+              "10:%02d:00 {\"host\":\"h\",\"heartbeat\":{\"chips\":4}}", m));
+  }
+  Reopen();
+  Write("a", 22, "10:02:00 {\"host\":\"g\",\"heartbeat\":{\"chips\":4}}");
+  Write("a", 23, "10:16:00 {\"host\":\"g\",\"heartbeat\":{\"chips\":4}}");
+  std::vector<uint64_t> seen;
+  ASSERT_TRUE(store_
+                  ->ScanFleetUntil(0, 23, TimeOf("10:05:00"),
+                                   [&](uint64_t id, std::vector<v1::Event>*) {
+                                     seen.push_back(id);
+                                     return absl::OkStatus();
+                                   })
+                  .ok());
+  // Batch 11 (10:10) is not past 10:05 + 5 min; batch 12 (10:11) is.
+  std::vector<uint64_t> want;
+  for (uint64_t id = 1; id <= 12; ++id) want.push_back(id);
+  want.push_back(22);  // 10:02, stored after 10:20: late
+  EXPECT_EQ(seen, want);
+  seen.clear();  // through batch 21 only: no late batch
+  ASSERT_TRUE(store_
+                  ->ScanFleetUntil(10, 21, TimeOf("10:05:00"),
+                                   [&](uint64_t id, std::vector<v1::Event>*) {
+                                     seen.push_back(id);
+                                     return absl::OkStatus();
+                                   })
+                  .ok());
+  EXPECT_EQ(seen, (std::vector<uint64_t>{11, 12}));
 }
 
 TEST_F(RocksDbStoreTest, OpenFailureIsAStatus) {

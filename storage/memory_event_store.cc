@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "storage/read_job_reader.h"
 
 namespace goodput::storage {
@@ -136,6 +137,45 @@ absl::Status MemoryEventStore::ReadMeta(const std::string& name,
     value->reset();
   } else {
     *value = it->second;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::ScanMeta(const std::string& prefix,
+                                        const MetaVisitor& visit) {
+  std::vector<std::pair<std::string, std::string>> found;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = meta_.lower_bound(prefix);
+         it != meta_.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+         ++it) {
+      found.emplace_back(*it);
+    }
+  }
+  for (const auto& [name, value] : found) {
+    if (absl::Status s = visit(name, value); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::DeleteMeta(
+    const std::vector<std::string>& names) {
+  absl::MutexLock lock(&mu_);
+  for (const std::string& name : names) meta_.erase(name);
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::DeleteFleetEvents(uint64_t through_batch) {
+  absl::MutexLock lock(&mu_);
+  if (through_batch >= batches_.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("delete fleet events: through_batch ", through_batch,
+                     " is not before the newest batch ", batches_.size()));
+  }
+  for (uint64_t b = 0; b < through_batch; ++b) {
+    std::vector<v1::Event>& events = batches_[b];
+    events.erase(std::remove_if(events.begin(), events.end(), IsFleetEvent),
+                 events.end());
   }
   return absl::OkStatus();
 }

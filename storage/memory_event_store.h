@@ -24,6 +24,7 @@ class MemoryEventStore : public EventStore {
   absl::Status ListJobs(const JobVisitor& visit) override;
   absl::Status ScanHeartbeatsAfter(uint64_t after_batch,
                                    const BatchVisitor& visit) override;
+  absl::Status DeleteFleetEvents(uint64_t through_batch) override;
   absl::Status ScanJobsForRestore(const RestoreVisitor& visit) override;
   absl::Status WriteJobStates(
       const std::vector<internal::v1::StoredJobState>& states,
@@ -43,6 +44,9 @@ class MemoryEventStore : public EventStore {
                          const std::string& value) override;
   absl::Status ReadMeta(const std::string& name,
                         std::optional<std::string>* value) override;
+  absl::Status ScanMeta(const std::string& prefix,
+                        const MetaVisitor& visit) override;
+  absl::Status DeleteMeta(const std::vector<std::string>& names) override;
   absl::Status DeadLetters(size_t limit, std::vector<v1::DeadLetter>* out,
                            uint64_t* total) override;
 

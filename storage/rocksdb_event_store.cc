@@ -10,6 +10,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "proto/storage.pb.h"
+#include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "rocksdb/slice_transform.h"
@@ -26,7 +27,10 @@ constexpr const char* kFamilyNames[] = {
 // The layout this code reads and writes (storage/KEY_LAYOUT.md); a store
 // without the key is layout 1 and is migrated at open.
 constexpr char kLayoutKey[] = "schema_version";
-constexpr char kLayout[] = "4";
+constexpr char kLayout[] = "5";
+// A batch with a fleet event older than the newest heartbeat before it
+// less kFleetLateNanos: kFleetLatePrefix + batch id, in `default`.
+constexpr char kFleetLatePrefix[] = "fleet_late/";
 // Set once job_heads holds a key for every job with stored events.
 constexpr char kHeadsKey[] = "job_heads_complete";
 
@@ -86,9 +90,12 @@ void WriteEvent(int field, const v1::Event& e,
 }
 
 // A StoredBatch's wire bytes (layout 2): its heartbeats, written field by
-// field so that the events are serialized without a copy into a message.
-std::string EncodeStoredBatch(const BatchWrite& batch, uint32_t job_events) {
+// field so that the events are serialized without a copy into a message,
+// and the newest heartbeat time through it (`fleet_high`, if any).
+std::string EncodeStoredBatch(const BatchWrite& batch, uint32_t job_events,
+                              std::optional<int64_t> fleet_high) {
   internal::v1::StoredBatch header;
+  if (fleet_high) header.set_fleet_high_ns(*fleet_high);
   header.set_agent_id(batch.agent_id);
   header.set_sequence(batch.sequence);
   *header.mutable_received() = NanosToTimestamp(batch.received_ns);
@@ -526,7 +533,14 @@ absl::Status RocksDbEventStore::LoadNextBatchId() {
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), handles_[kBatches]));
   it->SeekToLast();
-  if (it->Valid()) next_batch_id_ = GetBigEndian(it->key().data(), 8) + 1;
+  if (!it->Valid()) return FromRocks(it->status(), "seek last batch");
+  next_batch_id_ = GetBigEndian(it->key().data(), 8) + 1;
+  internal::v1::StoredBatch last;
+  if (last.ParseFromArray(it->value().data(),
+                          static_cast<int>(it->value().size())) &&
+      last.has_fleet_high_ns()) {
+    fleet_high_ = last.fleet_high_ns();
+  }
   return FromRocks(it->status(), "seek last batch");
 }
 
@@ -535,11 +549,11 @@ absl::Status RocksDbEventStore::CheckLayout() {
   rocksdb::Status got =
       db_->Get(rocksdb::ReadOptions(), handles_[kDefault], kLayoutKey, &layout);
   if (got.ok() && layout == kLayout) return EnsureJobHeads();
-  if (got.ok() && layout != "2" && layout != "3") {
+  if (got.ok() && layout != "2" && layout != "3" && layout != "4") {
     return absl::FailedPreconditionError(absl::StrCat(
         "store: layout version \"", layout,
         "\" is not one this goodputd "
-        "reads (it reads 1 to 4, storage/KEY_LAYOUT.md); use the goodputd "
+        "reads (it reads 1 to 5, storage/KEY_LAYOUT.md); use the goodputd "
         "that wrote it"));
   }
   if (!got.ok() && !got.IsNotFound()) {
@@ -550,7 +564,9 @@ absl::Status RocksDbEventStore::CheckLayout() {
   }
   // Layout 2's heads (each job's newest batch) are valid layout-3 heads;
   // layout 3's job_events values (no high-water marks) are valid layout-4
-  // values, which a read never stops at.
+  // values, which a read never stops at; layout 4's batches (no
+  // fleet_high_ns) are valid layout-5 batches, which ScanFleetUntil never
+  // stops at.
   absl::Status s = FromRocks(db_->Put(rocksdb::WriteOptions(),
                                       handles_[kDefault], kLayoutKey, kLayout),
                              "write layout version");
@@ -676,7 +692,8 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   job_highs.fresh = &fresh;
   const uint32_t n = PutJobEvents(handles_[kJobEvents], handles_[kJobHeads],
                                   key, events, job_highs, &wb);
-  wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n));
+  const std::optional<int64_t> fleet_high = NoteFleetEvents(batch, key, &wb);
+  wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n, fleet_high));
   std::string seq;
   PutBigEndian(batch.sequence, 8, &seq);
   wb.Put(handles_[kAgents], batch.agent_id, seq);
@@ -690,6 +707,7 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   absl::Status s = FromRocks(db_->Write(wo, &wb), "write batch");
   if (!s.ok()) return s;
   next_batch_id_ = id + 1;
+  fleet_high_ = fleet_high;
   NoteMarks(updated, std::move(fresh));
   // Not acknowledged unless marked: a failed mark fails the batch, which
   // the agent resends (and goodputd then acknowledges as a duplicate).
@@ -698,6 +716,20 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
 }
 
 uint64_t RocksDbEventStore::LastBatchId() { return next_batch_id_ - 1; }
+
+std::optional<int64_t> RocksDbEventStore::NoteFleetEvents(
+    const BatchWrite& batch, const std::string& key, rocksdb::WriteBatch* wb) {
+  std::optional<int64_t> high = fleet_high_;
+  bool late = false;
+  for (const v1::Event& e : batch.accepted) {
+    if (!IsFleetEvent(e)) continue;
+    const int64_t t = TimestampToNanos(e.time());
+    late = late || (fleet_high_ && t < *fleet_high_ - kFleetLateNanos);
+    if (e.has_heartbeat()) high = high ? std::max(*high, t) : t;
+  }
+  if (late) wb->Put(handles_[kDefault], kFleetLatePrefix + key, "");
+  return high;
+}
 
 absl::StatusOr<std::map<std::string, uint64_t>>
 RocksDbEventStore::AgentSequences() {
@@ -806,18 +838,111 @@ absl::Status RocksDbEventStore::ScanHeartbeatsAfter(uint64_t after_batch,
   std::vector<v1::Event> events;
   for (it->Seek(BatchKey(after_batch + 1)); it->Valid(); it->Next()) {
     const uint64_t id = GetBigEndian(it->key().data(), 8);
-    if (!stored.ParseFromArray(it->value().data(),
-                               static_cast<int>(it->value().size()))) {
-      return absl::DataLossError(
-          absl::StrCat("rocksdb batches: batch ", id, " does not parse"));
+    if (absl::Status s = VisitBatch(id, it->value(), &stored, &events, visit);
+        !s.ok()) {
+      return s;
     }
-    if (stored.events_size() == 0) continue;
-    events.clear();
-    for (v1::Event& e : *stored.mutable_events())
-      events.push_back(std::move(e));
-    if (absl::Status s = visit(id, &events); !s.ok()) return s;
   }
   return FromRocks(it->status(), "scan heartbeats");
+}
+
+// Stops at the first batch whose mark is kFleetLateNanos past `until_ns`:
+// every later batch without a fleet_late key holds only fleet events at
+// or after that mark less kFleetLateNanos, so after `until_ns`.
+absl::Status RocksDbEventStore::ScanFleetUntil(uint64_t after_batch,
+                                               uint64_t through_batch,
+                                               int64_t until_ns,
+                                               const BatchVisitor& visit) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(FullScan(), handles_[kBatches]));
+  internal::v1::StoredBatch stored;
+  std::vector<v1::Event> events;
+  uint64_t id = after_batch;
+  bool stopped = false;
+  for (it->Seek(BatchKey(after_batch + 1));
+       it->Valid() && !stopped &&
+       (id = GetBigEndian(it->key().data(), 8)) <= through_batch;
+       it->Next()) {
+    if (absl::Status s = VisitBatch(id, it->value(), &stored, &events, visit);
+        !s.ok()) {
+      return s;
+    }
+    stopped = stored.has_fleet_high_ns() &&
+              stored.fleet_high_ns() - kFleetLateNanos > until_ns;
+  }
+  if (absl::Status s = FromRocks(it->status(), "scan fleet events"); !s.ok()) {
+    return s;
+  }
+  return stopped ? VisitLateAfter(id, through_batch, visit) : absl::OkStatus();
+}
+
+absl::Status RocksDbEventStore::VisitBatch(uint64_t id,
+                                           const rocksdb::Slice& value,
+                                           internal::v1::StoredBatch* stored,
+                                           std::vector<v1::Event>* events,
+                                           const BatchVisitor& visit) {
+  if (!stored->ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+    return absl::DataLossError(
+        absl::StrCat("rocksdb batches: batch ", id, " does not parse"));
+  }
+  if (stored->events_size() == 0) return absl::OkStatus();
+  events->clear();
+  for (v1::Event& e : *stored->mutable_events()) {
+    events->push_back(std::move(e));
+  }
+  return visit(id, events);
+}
+
+absl::Status RocksDbEventStore::VisitLateAfter(uint64_t after_batch,
+                                               uint64_t through_batch,
+                                               const BatchVisitor& visit) {
+  std::unique_ptr<rocksdb::Iterator> late(
+      db_->NewIterator(FullScan(), handles_[kDefault]));
+  const std::string prefix = kFleetLatePrefix;
+  internal::v1::StoredBatch stored;
+  std::vector<v1::Event> events;
+  std::string value;
+  for (late->Seek(prefix + BatchKey(after_batch + 1));
+       late->Valid() && late->key().starts_with(prefix); late->Next()) {
+    const uint64_t id = GetBigEndian(late->key().data() + prefix.size(), 8);
+    if (id > through_batch) break;
+    rocksdb::Status got =
+        db_->Get(FullScan(), handles_[kBatches], BatchKey(id), &value);
+    if (got.IsNotFound()) continue;  // its fleet events were deleted
+    if (!got.ok()) return FromRocks(got, "read late batch");
+    if (absl::Status s = VisitBatch(id, value, &stored, &events, visit);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return FromRocks(late->status(), "scan fleet_late");
+}
+
+absl::Status RocksDbEventStore::DeleteFleetEvents(uint64_t through_batch) {
+  if (through_batch >= LastBatchId()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("delete fleet events: through_batch ", through_batch,
+                     " is not before the newest batch ", LastBatchId()));
+  }
+  rocksdb::WriteBatch wb;
+  const std::string end = BatchKey(through_batch + 1);
+  wb.DeleteRange(handles_[kBatches], BatchKey(0), end);
+  wb.DeleteRange(handles_[kDefault], kFleetLatePrefix + BatchKey(0),
+                 kFleetLatePrefix + end);
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  absl::Status s = FromRocks(db_->Write(wo, &wb), "delete fleet events");
+  if (!s.ok()) return s;
+  // The space comes back now, not at some later compaction: the files
+  // wholly inside the range go, the rest of the range is compacted. Best
+  // effort (the deletion itself is done).
+  const std::string first = BatchKey(0);
+  const rocksdb::Slice begin(first), stop(end);
+  (void)rocksdb::DeleteFilesInRange(db_.get(), handles_[kBatches], &begin,
+                                    &stop, /*include_end=*/false);
+  (void)db_->CompactRange(rocksdb::CompactRangeOptions(), handles_[kBatches],
+                          &begin, &stop);
+  return absl::OkStatus();
 }
 
 absl::Status RocksDbEventStore::WriteJobStates(
@@ -960,6 +1085,29 @@ absl::Status RocksDbEventStore::ReadMeta(const std::string& name,
   if (!s.ok()) return FromRocks(s, "read meta");
   *value = std::move(got);
   return absl::OkStatus();
+}
+
+absl::Status RocksDbEventStore::ScanMeta(const std::string& prefix,
+                                         const MetaVisitor& visit) {
+  const std::string full = "meta/" + prefix;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kDefault]));
+  for (it->Seek(full); it->Valid() && it->key().starts_with(full); it->Next()) {
+    absl::Status s =
+        visit(it->key().ToString().substr(5), it->value().ToString());
+    if (!s.ok()) return s;
+  }
+  return FromRocks(it->status(), "scan meta");
+}
+
+absl::Status RocksDbEventStore::DeleteMeta(
+    const std::vector<std::string>& names) {
+  rocksdb::WriteBatch wb;
+  for (const std::string& name : names)
+    wb.Delete(handles_[kDefault], "meta/" + name);
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(db_->Write(wo, &wb), "delete meta");
 }
 
 absl::Status RocksDbEventStore::DeadLetters(size_t limit,

@@ -19,6 +19,7 @@ namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
 struct ColumnFamilyOptions;
+class Slice;
 class WriteBatch;
 }  // namespace rocksdb
 
@@ -71,6 +72,10 @@ class RocksDbEventStore : public EventStore {
   absl::Status ListJobs(const JobVisitor& visit) override;
   absl::Status ScanHeartbeatsAfter(uint64_t after_batch,
                                    const BatchVisitor& visit) override;
+  absl::Status ScanFleetUntil(uint64_t after_batch, uint64_t through_batch,
+                              int64_t until_ns,
+                              const BatchVisitor& visit) override;
+  absl::Status DeleteFleetEvents(uint64_t through_batch) override;
   absl::Status ScanJobsForRestore(const RestoreVisitor& visit) override;
   absl::Status WriteJobStates(
       const std::vector<internal::v1::StoredJobState>& states,
@@ -90,6 +95,9 @@ class RocksDbEventStore : public EventStore {
                          const std::string& value) override;
   absl::Status ReadMeta(const std::string& name,
                         std::optional<std::string>* value) override;
+  absl::Status ScanMeta(const std::string& prefix,
+                        const MetaVisitor& visit) override;
+  absl::Status DeleteMeta(const std::vector<std::string>& names) override;
   absl::Status DeadLetters(size_t limit, std::vector<v1::DeadLetter>* out,
                            uint64_t* total) override;
 
@@ -113,6 +121,22 @@ class RocksDbEventStore : public EventStore {
                     std::vector<rocksdb::ColumnFamilyHandle*> handles,
                     Options options);
   absl::Status LoadNextBatchId();
+  // Write's part for the batch's fleet events: puts its fleet_late key in
+  // `wb` if one is late, and returns the newest heartbeat time through it.
+  // Requires marks_mu_.
+  std::optional<int64_t> NoteFleetEvents(const BatchWrite& batch,
+                                         const std::string& key,
+                                         rocksdb::WriteBatch* wb);
+  // Parses batch `id`'s `value` into `*stored` and calls `visit` with its
+  // fleet events, if any.
+  static absl::Status VisitBatch(uint64_t id, const rocksdb::Slice& value,
+                                 internal::v1::StoredBatch* stored,
+                                 std::vector<v1::Event>* events,
+                                 const BatchVisitor& visit);
+  // Visits the batches with a fleet_late key after `after_batch`, through
+  // `through_batch`, in order.
+  absl::Status VisitLateAfter(uint64_t after_batch, uint64_t through_batch,
+                              const BatchVisitor& visit);
   // Adds the deletion of every key of `job_ids` in the per-job families
   // (events, late marks, states, heads) to `wb` and forgets their cached
   // heads and high-water marks.
@@ -163,6 +187,8 @@ class RocksDbEventStore : public EventStore {
   // Held through a whole Write (its looked-up slots stay valid).
   std::mutex marks_mu_;
   std::unordered_map<std::string, int64_t> marks_;  // guarded by marks_mu_
+  // The newest stored heartbeat time (guarded by marks_mu_).
+  std::optional<int64_t> fleet_high_;
   // Write's WriteBatch, reused (guarded by marks_mu_).
   std::unique_ptr<rocksdb::WriteBatch> write_batch_;
   std::atomic<int64_t> job_values_visited_{0};
