@@ -237,7 +237,7 @@ absl::StatusOr<core::FleetReport> QueryService::LocalFleetReport(
   absl::StatusOr<core::FleetReport> report = ingestor_->Report(
       TimestampToNanos(request.as_of()),
       Since(request.has_since(), request.since()), cancelled,
-      core::FleetSegments::kCapacityOnly, request.exact_since());
+      core::FleetSegments::kJobsOnly, request.exact_since());
   if (!report.ok()) return report.status();
   if (make_job_filter_) {
     const JobFilter keep = make_job_filter_();
