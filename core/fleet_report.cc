@@ -129,7 +129,7 @@ FleetReport BuildFleetReport(const Config& config, int64_t as_of_ns,
     std::sort(jobs.begin(), jobs.end(), by_id);
   }
   report.jobs = std::move(jobs);
-  for (JobReport& job : report.jobs) PriceJob(config.catalog, &job);
+  PriceJobs(config.catalog, &report.jobs);
   if (segments == FleetSegments::kAll) {
     for (const JobReport& job : report.jobs) {
       AddJob(job, &report.fleet);
