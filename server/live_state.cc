@@ -45,9 +45,8 @@ absl::Status ImportedFinalError(const std::string& job_id, int64_t ended_ns) {
 // The fleet report walks every job, whose state is spread over the heap in
 // no order, and waits on memory more than it computes (BENCHMARKS.md
 // section 13), so it asks ahead for what ReportJob reads first: a job's own
-// lines (PrefetchJob, 4 jobs ahead), then, once those are in, its buffer
-// and every line of the tracker its report reads (the view's if it has one;
-// PrefetchView, 2 jobs ahead). No effect on results.
+// lines (PrefetchJob), then, once those are in, its buffer and the view's
+// tracker (PrefetchView). No effect on results.
 void PrefetchLines(const void* p, int lines) {
   for (int k = 0; k < lines; ++k) {
     __builtin_prefetch(static_cast<const char*>(p) + 64 * k);
@@ -62,15 +61,10 @@ void PrefetchJob(const Job& job) {
   PrefetchLines(&job.view, 1);
 }
 
-// A tracker's report reads fields all over it (JobTracker::FillSpec).
-constexpr int kTrackerLines = (sizeof(core::JobTracker) + 63) / 64;
-
 template <typename Job>
 void PrefetchView(const Job& job) {
   if (!job.buffer.empty()) PrefetchLines(job.buffer.data(), 1);
-  const core::JobTracker& tracker =
-      job.view != nullptr ? job.view->live() : job.tracker();
-  PrefetchLines(&tracker, kTrackerLines);
+  if (job.view != nullptr) PrefetchLines(&job.view->live(), 8);
 }
 
 }  // namespace
@@ -546,8 +540,8 @@ absl::StatusOr<core::FleetReport> LiveState::Report(
   jobs.reserve(jobs_.size());
   const std::vector<const JobMap::value_type*>& sorted = SortedJobs();
   for (size_t i = 0; i < sorted.size(); ++i) {
-    if (i + 4 < sorted.size()) PrefetchJob(sorted[i + 4]->second);
-    if (i + 2 < sorted.size()) PrefetchView(sorted[i + 2]->second);
+    if (i + 2 < sorted.size()) PrefetchJob(sorted[i + 2]->second);
+    if (i + 1 < sorted.size()) PrefetchView(sorted[i + 1]->second);
     const LiveJob& job = sorted[i]->second;
     if (!HasJobEvent(job, as_of_ns)) continue;  // nothing at or before as_of
     jobs.push_back(ReportJob(job, as_of_ns));
