@@ -1,5 +1,9 @@
 #include "core/badput_cost.h"
 
+#include <algorithm>
+#include <string>
+#include <utility>
+
 #include "core/config.h"
 
 namespace goodput::core {
@@ -32,7 +36,28 @@ CategoryChipSeconds JobCategoryChipSeconds(const JobReport& job) {
 }
 
 void PriceJob(const Catalog& catalog, JobReport* job) {
-  const ChipPeak* entry = catalog.Find(job->accelerator);
+  PriceJob(catalog.Find(job->accelerator), job);
+}
+
+void PriceJobs(const Catalog& catalog, std::vector<JobReport>* jobs) {
+  constexpr size_t kKept = 8;
+  std::vector<std::pair<const std::string*, const ChipPeak*>> found;
+  found.reserve(kKept);
+  for (JobReport& job : *jobs) {
+    auto it = std::find_if(found.begin(), found.end(), [&](const auto& f) {
+      return *f.first == job.accelerator;
+    });
+    if (it != found.end()) {
+      PriceJob(it->second, &job);
+      continue;
+    }
+    const ChipPeak* entry = catalog.Find(job.accelerator);
+    if (found.size() < kKept) found.emplace_back(&job.accelerator, entry);
+    PriceJob(entry, &job);
+  }
+}
+
+void PriceJob(const ChipPeak* entry, JobReport* job) {
   if (entry == nullptr) return;
   if (!job->usd_per_chip_hour && entry->usd_per_chip_hour > 0) {
     job->usd_per_chip_hour = entry->usd_per_chip_hour;

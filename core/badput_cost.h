@@ -2,6 +2,7 @@
 #define GOODPUT_CORE_BADPUT_COST_H_
 
 #include <optional>
+#include <vector>
 
 #include "core/catalog.h"
 #include "core/category.h"
@@ -24,6 +25,12 @@ CategoryChipSeconds JobCategoryChipSeconds(const JobReport& job);
 // Sets the job's rates from `catalog` where the job has none yet (a report
 // from a server keeps the rates the server priced it at).
 void PriceJob(const Catalog& catalog, JobReport* job);
+// The same with the job's catalog entry already found (nullptr: none).
+void PriceJob(const ChipPeak* entry, JobReport* job);
+
+// PriceJob for every job of `jobs`, each distinct accelerator looked up in
+// `catalog` once (of the first 8 distinct ones; others at each job).
+void PriceJobs(const Catalog& catalog, std::vector<JobReport>* jobs);
 
 // $ per category, or nullopt if the job has no price (or no chips).
 std::optional<CategoryChipSeconds> JobCostUsd(const JobReport& job);

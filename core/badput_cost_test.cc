@@ -1,5 +1,8 @@
 #include "core/badput_cost.h"
 
+#include <string>
+#include <vector>
+
 #include "core/config.h"
 #include "core/fleet_report.h"
 #include "gtest/gtest.h"
@@ -63,6 +66,29 @@ TEST(BadputCostTest, UnknownAcceleratorOrRateOrChipsIsUnpriced) {
   no_chips.chips = 0;
   PriceJob(PricedCatalog(), &no_chips);
   EXPECT_FALSE(JobCostUsd(no_chips));
+}
+
+// PriceJobs looks each distinct accelerator up once (of the first 8): jobs
+// of more accelerators than that, interleaved, each get their own rates.
+TEST(BadputCostTest, PriceJobsPricesEachJobByItsOwnAccelerator) {
+  Catalog catalog;
+  std::vector<JobReport> jobs;
+  for (int i = 0; i < 30; ++i) {
+    const std::string name = "acc-" + std::to_string(i % 10);
+    catalog.Set(name, {1, 1, 1.0 + i % 10, 100.0 + i % 10});
+    jobs.push_back(H100Job());
+    jobs.back().accelerator = name;
+  }
+  jobs.back().accelerator = "abacus";  // not in the catalog
+  jobs[3].usd_per_chip_hour = 0.5;     // keeps its own
+  PriceJobs(catalog, &jobs);
+  for (int i = 0; i < 29; ++i) {
+    ASSERT_TRUE(jobs[i].usd_per_chip_hour && jobs[i].watts_per_chip) << i;
+    EXPECT_EQ(*jobs[i].usd_per_chip_hour, i == 3 ? 0.5 : 1.0 + i % 10) << i;
+    EXPECT_EQ(*jobs[i].watts_per_chip, 100.0 + i % 10) << i;
+  }
+  EXPECT_FALSE(jobs[29].usd_per_chip_hour);
+  EXPECT_FALSE(jobs[29].watts_per_chip);
 }
 
 TEST(BadputCostTest, KeepsRatesAJobAlreadyHas) {

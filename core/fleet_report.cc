@@ -75,6 +75,24 @@ void AddCapacity(const std::map<std::string, double>& capacity,
   report->fleet.capacity_chip_seconds = all;
 }
 
+// kCapacityOnly and kJobsOnly: the fleet totals if `totals`, and an
+// accelerator segment entry per accelerator of the jobs if there is any
+// capacity (AddCapacity gives those without heartbeats capacity 0).
+void AddFleetOnly(const std::map<std::string, double>& capacity, bool totals,
+                  FleetReport* report) {
+  std::map<std::string, Totals>* by_accelerator =
+      capacity.empty() ? nullptr : &report->segments["accelerator"];
+  for (const JobReport& job : report->jobs) {
+    if (totals) AddJob(job, &report->fleet);
+    if (by_accelerator == nullptr) continue;
+    if (job.accelerator.empty()) {
+      by_accelerator->try_emplace("unknown");
+    } else {
+      by_accelerator->try_emplace(job.accelerator);
+    }
+  }
+}
+
 bool EndedBeforeWindow(const Config& config, const JobReport& job) {
   return job.state == JobStateKind::kEnded && job.total_ns == 0 &&
          config.since_ns != Config().since_ns;
@@ -111,14 +129,14 @@ FleetReport BuildFleetReport(const Config& config, int64_t as_of_ns,
     std::sort(jobs.begin(), jobs.end(), by_id);
   }
   report.jobs = std::move(jobs);
-  for (JobReport& job : report.jobs) PriceJob(config.catalog, &job);
-  for (const JobReport& job : report.jobs) {
-    AddJob(job, &report.fleet);
-    if (segments == FleetSegments::kAll) {
+  PriceJobs(config.catalog, &report.jobs);
+  if (segments == FleetSegments::kAll) {
+    for (const JobReport& job : report.jobs) {
+      AddJob(job, &report.fleet);
       AddToSegments(config, job, &report);
-    } else if (!capacity.empty()) {  // AddCapacity gives it capacity 0
-      report.segments["accelerator"][OrUnknown(job.accelerator)];
     }
+  } else {
+    AddFleetOnly(capacity, segments == FleetSegments::kCapacityOnly, &report);
   }
   AddCapacity(capacity, &report);
   return report;

@@ -21,8 +21,11 @@ namespace goodput::core {
 // the accelerator segment's capacity entries, every accelerator's (0 for
 // one without heartbeats) when there is any capacity (ToShardReport's),
 // for queries that need the jobs and fleet totals alone (Query.Summary,
-// Query.Report, Query.Jobs); the jobs and fleet totals are the same.
-enum class FleetSegments { kAll, kCapacityOnly };
+// Query.Jobs); the jobs and fleet totals are the same.
+// With kJobsOnly, the fleet totals are left out too (`fleet` holds only the
+// capacity, `segments` as with kCapacityOnly): for Query.Report, which
+// sends each job and the capacity alone; the jobs are the same.
+enum class FleetSegments { kAll, kCapacityOnly, kJobsOnly };
 FleetReport BuildFleetReport(const Config& config, int64_t as_of_ns,
                              std::vector<JobReport> jobs,
                              const std::map<std::string, double>& capacity,

@@ -233,6 +233,40 @@ TEST(ShardReportTest, AReportWithoutSegmentTotalsShardsTheSame) {
   EXPECT_EQ(lean.segments.size(), 1u);  // the accelerator's capacity only
 }
 
+// Query.Report builds it without fleet totals either: the shard report
+// (every accelerator's capacity, "unknown" for a job without one) is the
+// same, the totals are left out.
+TEST(ShardReportTest, AReportWithoutTotalsShardsTheSame) {
+  std::vector<core::JobReport> jobs(3);
+  jobs[0].job_id = "a";
+  jobs[0].accelerator = "tpu-a";
+  jobs[1].job_id = "b";
+  jobs[1].accelerator = "gpu-b";  // no heartbeats
+  jobs[2].job_id = "c";           // no accelerator
+  for (core::JobReport& job : jobs) {
+    job.chips = 8;
+    job.total_ns = 60 * core::kNanosPerSecond;
+    job.nanos[core::Index(core::Category::kProductive)] = job.total_ns;
+  }
+  const std::map<std::string, double> capacity = {{"tpu-a", 960.0}};
+  const core::FleetReport all =
+      core::BuildFleetReport(core::Config(), 0, jobs, capacity);
+  const core::FleetReport lean = core::BuildFleetReport(
+      core::Config(), 0, jobs, capacity, core::FleetSegments::kJobsOnly);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+      ToShardReport(lean), ToShardReport(all)));
+  EXPECT_EQ(ToShardReport(lean).capacity_chip_seconds().size(), 3);
+  EXPECT_EQ(ToShardReport(lean).capacity_chip_seconds().at("unknown"), 0.0);
+  EXPECT_EQ(lean.fleet.jobs, 0);
+  EXPECT_EQ(lean.fleet.total_chip_seconds, 0.0);
+  EXPECT_EQ(lean.fleet.capacity_chip_seconds, all.fleet.capacity_chip_seconds);
+  EXPECT_EQ(lean.segments.size(), 1u);
+  // Without capacity, no segment at all (as kCapacityOnly).
+  EXPECT_TRUE(core::BuildFleetReport(core::Config(), 0, jobs, {},
+                                     core::FleetSegments::kJobsOnly)
+                  .segments.empty());
+}
+
 TEST(MergeShardReportsTest, AJobOnTwoShardsIsAnError) {
   v1::ShardReport a;
   v1::JobReport* job = a.add_jobs();

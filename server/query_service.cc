@@ -9,8 +9,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "core/fleet_report.h"
-#include "core/job_report_proto.h"
-#include "google/protobuf/arena.h"
+#include "report/job_report_wire.h"
 #include "report/query_proto.h"
 #include "report/shard_report.h"
 #include "util/grpc_status.h"
@@ -84,39 +83,38 @@ grpc::Status WriteChunks(FetchedReport& report, size_t chunk_jobs,
   return grpc::Status::OK;
 }
 
-// The arena WriteCoreChunks converts each chunk on: blocks grow to fit a
-// default chunk (about 0.5 MiB) in a few allocations.
-google::protobuf::ArenaOptions ChunkArenaOptions() {
-  google::protobuf::ArenaOptions options;
-  options.start_block_size = 64 << 10;
-  options.max_block_size = 1 << 20;
-  return options;
-}
-
-// Streams `report` as WriteChunks does, converting each chunk's jobs
-// straight from core's form into a chunk on an arena that is reset once
-// the chunk is written: no proto copy of the whole report is made, and the
-// messages' fields are not allocated and freed one by one.
+// Streams `report` as WriteChunks does, each chunk's part (the capacity
+// in the first, then its jobs) written straight from core's form
+// (report::AppendJobReportField) into the chunk's wire form: a field the
+// chunk carries as an unknown field of ReportChunk's `part` number, which
+// protobuf writes as it is, so the client parses the same ShardReport it
+// would from a built message. No message is built per job, and nothing is
+// allocated per job (the part's bytes, one chunk's, are reused).
 grpc::Status WriteCoreChunks(const core::FleetReport& report, size_t chunk_jobs,
                              grpc::ServerWriter<v1::ReportChunk>* writer) {
-  google::protobuf::Arena arena(ChunkArenaOptions());
   const size_t total = report.jobs.size();
+  std::string part;
   size_t next = 0;
   do {
-    auto* chunk =
-        google::protobuf::Arena::CreateMessage<v1::ReportChunk>(&arena);
-    v1::ShardReport* part = chunk->mutable_part();
+    v1::ReportChunk chunk;
+    size_t used = 0;
     if (next == 0) {
-      SetHeader(report.as_of_ns, report.since_ns, total, chunk);
-      report::CapacityToProto(report, part->mutable_capacity_chip_seconds());
+      SetHeader(report.as_of_ns, report.since_ns, total, &chunk);
+      v1::ShardReport capacity;
+      report::CapacityToProto(report, capacity.mutable_capacity_chip_seconds());
+      part = capacity.SerializeAsString();  // then the jobs: one ShardReport
+      used = part.size();
     }
     const size_t end = std::min(total, next + chunk_jobs);
-    part->mutable_jobs()->Reserve(static_cast<int>(end - next));
     for (; next < end; ++next) {
-      core::JobReportToProto(report.jobs[next], part->add_jobs());
+      report::AppendJobReportField(v1::ShardReport::kJobsFieldNumber,
+                                   report.jobs[next], &part, &used);
     }
-    if (!writer->Write(*chunk)) return CancelledStatus();
-    arena.Reset();
+    chunk.GetReflection()
+        ->MutableUnknownFields(&chunk)
+        ->AddLengthDelimited(v1::ReportChunk::kPartFieldNumber)
+        ->assign(part.data(), used);
+    if (!writer->Write(chunk)) return CancelledStatus();
   } while (next < total);
   return grpc::Status::OK;
 }
@@ -241,10 +239,10 @@ absl::StatusOr<std::vector<T>> QueryService::Gather(
 
 absl::StatusOr<core::FleetReport> QueryService::LocalFleetReport(
     const v1::ReportRequest& request, const std::function<bool()>& cancelled) {
-  absl::StatusOr<core::FleetReport> report = ingestor_->Report(
-      TimestampToNanos(request.as_of()),
-      Since(request.has_since(), request.since()), cancelled,
-      core::FleetSegments::kCapacityOnly, request.exact_since());
+  absl::StatusOr<core::FleetReport> report =
+      ingestor_->Report(TimestampToNanos(request.as_of()),
+                        Since(request.has_since(), request.since()), cancelled,
+                        core::FleetSegments::kJobsOnly, request.exact_since());
   if (!report.ok()) return report.status();
   if (make_job_filter_) {
     const JobFilter keep = make_job_filter_();

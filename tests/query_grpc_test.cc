@@ -20,6 +20,7 @@
 #include "clients/cpp/query_client.h"
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
@@ -251,6 +252,26 @@ TEST_F(QueryGrpcTest, ReportIsStreamedInChunksAndAggregatesLikeOneServer) {
   EXPECT_EQ(report->jobs.size(), 2u);
   EXPECT_EQ(report->fleet.jobs, 2);
   EXPECT_EQ(report->segments.at("accelerator").size(), 2u);
+}
+
+// The server writes each chunk's jobs straight into their wire form: one
+// job a chunk or all in one, they parse to the replay's report of the same
+// events, as protobuf's own messages would.
+TEST_F(QueryGrpcTest, StreamedJobsParseToTheReplaysReport) {
+  const core::FleetReport want = core::testing::Replay(
+      ParseEvents(Timeline(kFleet)), core::Config(), T("2026-11-22T10:10:00Z"));
+  for (int chunk_jobs : {1, 0}) {
+    v1::ReportRequest request;
+    request.set_chunk_jobs(chunk_jobs);
+    grpc::ClientContext context;
+    absl::StatusOr<FetchedReport> got =
+        ReadReport(query_.get(), &context, request);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->shard.jobs_size(), 2);
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+        got->shard, report::ToShardReport(want)))
+        << chunk_jobs << ": " << got->shard.DebugString();
+  }
 }
 
 TEST_F(QueryGrpcTest, SummaryHasTotalsStatesWorstJobsAndIngestCounters) {
