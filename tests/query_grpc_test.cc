@@ -293,6 +293,21 @@ TEST_F(QueryGrpcTest, SummaryHasTotalsStatesWorstJobsAndIngestCounters) {
   EXPECT_TRUE(summary.ratios().has_sg());
 }
 
+// Serves `service` on a loopback port (0: any free one) and sets `query`
+// to a stub calling it.
+std::unique_ptr<grpc::Server> ServeOnLoopback(
+    grpc::Service* service, std::unique_ptr<v1::Query::Stub>* query) {
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  *query = v1::Query::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  return server;
+}
+
 // QueryService alone over real gRPC with a cap of one heavy query, and a
 // fault hook that holds the first admitted query until the test releases
 // it.
@@ -317,17 +332,7 @@ class QueryCapTest : public ::testing::Test {
     server_->Shutdown();
   }
 
-  void Serve() {
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &port);
-    builder.RegisterService(service_.get());
-    server_ = builder.BuildAndStart();
-    query_ = v1::Query::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
-                            grpc::InsecureChannelCredentials()));
-  }
+  void Serve() { server_ = ServeOnLoopback(service_.get(), &query_); }
 
   grpc::Status Report() {
     grpc::ClientContext context;
@@ -412,15 +417,7 @@ class QueryPoolGrpcTest : public ::testing::Test {
       nices_.push_back(
           getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid))));
     });
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &port);
-    builder.RegisterService(service_.get());
-    server_ = builder.BuildAndStart();
-    query_ = v1::Query::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
-                            grpc::InsecureChannelCredentials()));
+    server_ = ServeOnLoopback(service_.get(), &query_);
   }
   ~QueryPoolGrpcTest() override { server_->Shutdown(); }
 
