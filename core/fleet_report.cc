@@ -84,11 +84,8 @@ void AddFleetOnly(const std::map<std::string, double>& capacity, bool totals,
       capacity.empty() ? nullptr : &report->segments["accelerator"];
   for (const JobReport& job : report->jobs) {
     if (totals) AddJob(job, &report->fleet);
-    if (by_accelerator == nullptr) continue;
-    if (job.accelerator.empty()) {
-      by_accelerator->try_emplace("unknown");
-    } else {
-      by_accelerator->try_emplace(job.accelerator);
+    if (by_accelerator != nullptr) {
+      by_accelerator->try_emplace(OrUnknown(job.accelerator));
     }
   }
 }
