@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -206,20 +207,27 @@ TEST(MergeSummariesTest, MergedSummariesEqualOneServers) {
 
 INSTANTIATE_TEST_SUITE_P(AllTimeAndWindow, ShardReportTest, ::testing::Bool());
 
+// Jobs of 8 chips, each one productive minute, by (id, accelerator).
+std::vector<core::JobReport> ProductiveMinutes(
+    const std::vector<std::pair<std::string, std::string>>& ids) {
+  std::vector<core::JobReport> jobs(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    jobs[i].job_id = ids[i].first;
+    jobs[i].accelerator = ids[i].second;
+    jobs[i].chips = 8;
+    jobs[i].total_ns = 60 * core::kNanosPerSecond;
+    jobs[i].nanos[core::Index(core::Category::kProductive)] = jobs[i].total_ns;
+  }
+  return jobs;
+}
+
 // Query.Report and Query.Summary build the live report without segment
 // totals: the shard report (jobs and every accelerator's capacity, 0 for
 // one without heartbeats) and the fleet totals are the same.
 TEST(ShardReportTest, AReportWithoutSegmentTotalsShardsTheSame) {
-  std::vector<core::JobReport> jobs(2);
-  jobs[0].job_id = "a";
-  jobs[0].accelerator = "tpu-a";
-  jobs[1].job_id = "b";
-  jobs[1].accelerator = "gpu-b";  // no heartbeats
-  for (core::JobReport& job : jobs) {
-    job.chips = 8;
-    job.total_ns = 60 * core::kNanosPerSecond;
-    job.nanos[core::Index(core::Category::kProductive)] = job.total_ns;
-  }
+  // b: no heartbeats for gpu-b.
+  const std::vector<core::JobReport> jobs =
+      ProductiveMinutes({{"a", "tpu-a"}, {"b", "gpu-b"}});
   const std::map<std::string, double> capacity = {{"tpu-a", 960.0}};
   const core::FleetReport all =
       core::BuildFleetReport(core::Config(), 0, jobs, capacity);
@@ -237,17 +245,9 @@ TEST(ShardReportTest, AReportWithoutSegmentTotalsShardsTheSame) {
 // (every accelerator's capacity, "unknown" for a job without one) is the
 // same, the totals are left out.
 TEST(ShardReportTest, AReportWithoutTotalsShardsTheSame) {
-  std::vector<core::JobReport> jobs(3);
-  jobs[0].job_id = "a";
-  jobs[0].accelerator = "tpu-a";
-  jobs[1].job_id = "b";
-  jobs[1].accelerator = "gpu-b";  // no heartbeats
-  jobs[2].job_id = "c";           // no accelerator
-  for (core::JobReport& job : jobs) {
-    job.chips = 8;
-    job.total_ns = 60 * core::kNanosPerSecond;
-    job.nanos[core::Index(core::Category::kProductive)] = job.total_ns;
-  }
+  // b: no heartbeats for gpu-b; c: no accelerator.
+  const std::vector<core::JobReport> jobs =
+      ProductiveMinutes({{"a", "tpu-a"}, {"b", "gpu-b"}, {"c", ""}});
   const std::map<std::string, double> capacity = {{"tpu-a", 960.0}};
   const core::FleetReport all =
       core::BuildFleetReport(core::Config(), 0, jobs, capacity);
