@@ -82,6 +82,12 @@ double ProcessCpuSeconds() {
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 std::string Timer::str() const {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3fs (cpu %.3fs)", wall(), cpu());

@@ -41,6 +41,8 @@ inline double SecondsSince(SteadyClock::time_point start) {
 
 // CPU time of this process (all threads), in seconds.
 double ProcessCpuSeconds();
+// CPU time of the calling thread, in seconds.
+double ThreadCpuSeconds();
 
 // Wall and process CPU time since construction, as "1.234s (cpu 1.200s)":
 // on a shared machine the CPU time shows how much of the wall time was

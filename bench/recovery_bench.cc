@@ -77,7 +77,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <iterator>
@@ -470,13 +469,6 @@ std::vector<v1::Batch> Batches(const std::vector<v1::Event>& events,
     }
   }
   return out;
-}
-
-// The calling thread's CPU time.
-double ThreadCpuSeconds() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9;
 }
 
 // Ingests `batches[from, to)`; returns the events accepted per second.
