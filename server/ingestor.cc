@@ -353,19 +353,37 @@ absl::StatusOr<core::FleetReport> Ingestor::Report(
     int64_t as_of_ns, std::optional<int64_t> since_ns,
     const std::function<bool()>& cancelled, core::FleetSegments segments,
     bool exact_since) {
+  absl::StatusOr<core::FleetReport> r = ReportAt(
+      as_of_ns, since_ns, cancelled, segments, exact_since, /*locked=*/false);
+  if (!absl::IsAborted(r.status())) return r;
+  // A job left memory, or a new one ended, between the cut and the read
+  // of the evicted jobs' snapshots (EvictedAtCut::Read): rare, so this
+  // once they are read under the lock.
+  return ReportAt(as_of_ns, since_ns, cancelled, segments, exact_since,
+                  /*locked=*/true);
+}
+
+absl::StatusOr<core::FleetReport> Ingestor::ReportAt(
+    int64_t as_of_ns, std::optional<int64_t> since_ns,
+    const std::function<bool()>& cancelled, core::FleetSegments segments,
+    bool exact_since, bool locked) {
   core::Config config;
   uint64_t through_batch = 0;
+  std::optional<LiveState::HeldReport> held;
   std::optional<LiveState::WindowParts> parts;
+  FaultHook hook;
   {
     absl::MutexLock lock(&mu_);
     config = live_->config();
     through_batch = last_batch_id_;
+    hook = fault_hook_;
     if (as_of_ns >= live_->applied_through_ns()) {
       if (!since_ns) {
         live_->FinishRebuilds();
-        return live_->Report(as_of_ns, segments);
-      }
-      if (!exact_since) {
+        held = live_->Held(as_of_ns);
+        if (locked)
+          return FromHeld(config, as_of_ns, *std::move(held), segments);
+      } else if (!exact_since) {
         std::optional<int64_t> edge =
             live_->window_grid().Snap(*since_ns, as_of_ns);
         if (edge) {
@@ -378,18 +396,55 @@ absl::StatusOr<core::FleetReport> Ingestor::Report(
           }
           if (p.ok()) parts = *std::move(p);
           ++(parts ? window_stats_.live : window_stats_.replayed);
+          if (parts && locked) {
+            if (absl::Status s = AddEvicted(*edge, &*parts); !s.ok()) return s;
+          }
         }
       }
     }
   }
   // Outside the ingest lock: the store up to this batch is a fixed cut.
+  if (hook && (held || parts)) hook("report_cut");
+  if (held) return FromHeld(config, as_of_ns, *std::move(held), segments);
   if (since_ns) config.since_ns = *since_ns;
   if (parts) {
+    if (!locked) {
+      if (absl::Status s = AddEvicted(*since_ns, &*parts); !s.ok()) return s;
+    }
     return WindowFromParts(std::move(config), through_batch, as_of_ns,
                            *std::move(parts), cancelled, segments);
   }
   StoreReplay replay(store_, std::move(config), through_batch, cancelled);
   return replay.Report(as_of_ns);
+}
+
+absl::StatusOr<core::FleetReport> Ingestor::FromHeld(
+    const core::Config& config, int64_t as_of_ns, LiveState::HeldReport held,
+    core::FleetSegments segments) {
+  held.evicted.AddHeld(held.jobs);
+  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
+      held.evicted.Read(store_);
+  if (!evicted.ok()) return evicted.status();
+  for (storage::JobSnapshot& s : *evicted) {
+    held.jobs.push_back(std::move(s.report));
+  }
+  return core::BuildFleetReport(config, as_of_ns, std::move(held.jobs),
+                                held.capacity, segments);
+}
+
+absl::Status Ingestor::AddEvicted(int64_t edge_ns,
+                                  LiveState::WindowParts* parts) {
+  parts->evicted.AddHeld(parts->jobs);
+  for (const std::string& id : parts->from_store) parts->evicted.AddHeld(id);
+  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
+      parts->evicted.Read(store_);
+  if (!evicted.ok()) return evicted.status();
+  for (const storage::JobSnapshot& s : *evicted) {
+    absl::Status st = LiveState::TakeWindow(
+        s.report.job_id, LiveState::FinalInWindow(s, edge_ns), parts);
+    if (!st.ok()) return st;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<core::FleetReport> Ingestor::WindowFromParts(

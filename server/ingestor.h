@@ -71,7 +71,9 @@ class Ingestor {
   // with "before_store" once a batch is judged and before its write, and
   // with "after_store" once it is durable and before its ack;
   // "before_states" and "after_states" around a write of running jobs'
-  // state records (after the batch's write, before its ack).
+  // state records (after the batch's write, before its ack); "report_cut"
+  // when a report as of now has taken the live state's part and released
+  // the ingest lock, before it reads the evicted jobs from the store.
   using FaultHook = std::function<void(const char* point)>;
 
   Ingestor(storage::EventStore* store, LiveState* live, Clock* clock,
@@ -240,6 +242,22 @@ class Ingestor {
   // Forgets agents silent longer than the series TTL.
   void ExpireAgents(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SaveSnapshots() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Report, with the evicted jobs' snapshots read outside the ingest lock
+  // (Aborted if a snapshot was stored after the cut) or, if `locked`,
+  // under it.
+  absl::StatusOr<core::FleetReport> ReportAt(
+      int64_t as_of_ns, std::optional<int64_t> since_ns,
+      const std::function<bool()>& cancelled, core::FleetSegments segments,
+      bool exact_since, bool locked);
+  // The report as of now from `held` (LiveState::Held) and the evicted
+  // jobs' snapshots.
+  absl::StatusOr<core::FleetReport> FromHeld(const core::Config& config,
+                                             int64_t as_of_ns,
+                                             LiveState::HeldReport held,
+                                             core::FleetSegments segments);
+  // Adds the evicted jobs' snapshots within the window since `edge_ns` to
+  // `parts` (LiveState::FinalInWindow; those it cuts to from_store).
+  absl::Status AddEvicted(int64_t edge_ns, LiveState::WindowParts* parts);
   // Report's live --since window: `parts` (LiveState::WindowJobs) with
   // its from_store jobs read from the store through `through_batch`, as a
   // fleet report under `windowed` (no capacity). Outside the ingest lock.

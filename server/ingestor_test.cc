@@ -559,6 +559,100 @@ TEST_F(IngestorTest, SinceWindowReadsACutEndedJobAloneFromTheStore) {
   EXPECT_EQ(ingestor_->window_stats().replayed, 0);
 }
 
+// Issue 12 item 4: a report as of now takes what memory holds under the
+// ingest lock and reads the evicted jobs' final snapshots after releasing
+// it. Job a (ended 10:02) is evicted, b runs; the fault hook ingests
+// between the two parts.
+class ReportCutTest : public IngestorTest,
+                      public ::testing::WithParamInterface<bool> {
+ protected:
+  void SetUp() override {
+    std::vector<v1::Event> events = JobEvents("a", R"(
+10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:30 {"step":{"step":1}}
+10:01:00 {"step":{"step":2}}
+10:01:30 {"step":{"step":3}}
+10:02:00 {"job_ended":{"outcome":"SUCCEEDED"}}
+)");
+    auto b = JobEvents("b", R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:05:00 {"step":{"step":1}}
+10:05:30 {"step":{"step":2}}
+)");
+    events.insert(events.end(), b.begin(), b.end());
+    for (const v1::Event& e : events)
+      ASSERT_EQ(Send({e}, ++seq_).accepted(), 1u);
+    ingestor_->set_ended_job_grace(0);
+    ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+    ASSERT_EQ(ingestor_->stats().evicted_jobs, 1);
+  }
+
+  // Report (as of now, or the live --since window) with `between` run once
+  // at "report_cut".
+  core::FleetReport ReportWith(const std::function<void()>& between,
+                               bool window) {
+    bool done = false;
+    ingestor_->set_fault_hook([&](const char* point) {
+      if (std::string(point) != "report_cut" || done) return;
+      done = true;
+      between();
+    });
+    core::FleetReport got = Ask(window);
+    ingestor_->set_fault_hook(nullptr);
+    EXPECT_TRUE(done);
+    return got;
+  }
+  core::FleetReport Ask(bool window) {
+    auto r = window ? ingestor_->Report(kNow, T("2026-11-22T10:01:00Z"),
+                                        nullptr, core::FleetSegments::kAll,
+                                        /*exact_since=*/false)
+                    : ingestor_->Report(kNow, std::nullopt);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : core::FleetReport();
+  }
+  // b's third step, at 10:05:50: it changes b's report as of kNow.
+  void StepB() {
+    EXPECT_EQ(Send(JobEvents("b", R"(10:05:50 {"step":{"step":3}})"), ++seq_)
+                  .accepted(),
+              1u);
+  }
+  static constexpr int64_t kNow = (1795341600LL + 360) * core::kNanosPerSecond;
+};
+
+// The parameter: the live --since window (true) or the whole report.
+TEST_P(ReportCutTest, ABatchAfterTheCutIsNotInTheReport) {
+  const core::FleetReport before = Ask(GetParam());
+  ASSERT_EQ(before.jobs.size(), 2u);  // a from its snapshot
+  const core::FleetReport got = ReportWith([&] { StepB(); }, GetParam());
+  ExpectEqualReports(got, before);
+  EXPECT_EQ(got.jobs.at(1).last_step, 2);
+  EXPECT_EQ(Ask(GetParam()).jobs.at(1).last_step, 3);
+}
+
+// A late event brings a back and it leaves memory again (its snapshot is
+// stored after the cut) while b moves on: the snapshot read after the lock
+// is newer than the cut, so the report is taken again under the lock, at
+// the later cut, whole.
+TEST_P(ReportCutTest, AJobEvictedAgainAfterTheCutRetakesTheReportUnderTheLock) {
+  const core::FleetReport got = ReportWith(
+      [&] {
+        auto late = JobEvents("a", R"(10:01:45 {"checkpoint":{"step":3}})");
+        EXPECT_EQ(Send(late, ++seq_).accepted(), 1u);
+        StepB();
+        ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+      },
+      GetParam());
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 2);
+  ExpectEqualReports(got, Ask(GetParam()));
+  EXPECT_EQ(got.jobs.at(1).last_step, 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(WholeAndWindow, ReportCutTest, ::testing::Bool());
+
 // Recovery groups each job's stored events and applies them in runs; it
 // must end where the live path ended, with disorder and late events, and
 // again from the snapshots the first restart wrote.

@@ -535,38 +535,43 @@ void LiveState::ForEachFinalJob(
 
 absl::StatusOr<core::FleetReport> LiveState::Report(
     int64_t as_of_ns, core::FleetSegments segments) const {
-  std::vector<core::JobReport> jobs;
-  jobs.reserve(jobs_.size());
+  HeldReport held = Held(as_of_ns);
+  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
+      EvictedSnapshots();
+  if (!evicted.ok()) return evicted.status();
+  for (storage::JobSnapshot& s : *evicted) {
+    held.jobs.push_back(std::move(s.report));
+  }
+  return core::BuildFleetReport(*config_, as_of_ns, std::move(held.jobs),
+                                held.capacity, segments);
+}
+
+LiveState::HeldReport LiveState::Held(int64_t as_of_ns) const {
+  HeldReport held;
+  if (evicted_.jobs() > 0) held.evicted = EvictedAtCut(last_batch_id_);
+  held.jobs.reserve(jobs_.size());
   const std::vector<const JobMap::value_type*>& sorted = SortedJobs();
   for (size_t i = 0; i < sorted.size(); ++i) {
     if (i + 2 < sorted.size()) PrefetchJob(sorted[i + 2]->second);
     if (i + 1 < sorted.size()) PrefetchView(sorted[i + 1]->second);
     const LiveJob& job = sorted[i]->second;
-    if (!HasJobEvent(job, as_of_ns)) continue;  // nothing at or before as_of
-    jobs.push_back(ReportJob(job, as_of_ns));
+    if (!HasJobEvent(job, as_of_ns)) {  // nothing at or before as_of
+      held.evicted.AddHeld(sorted[i]->first);
+      continue;
+    }
+    held.jobs.push_back(ReportJob(job, as_of_ns));
   }
-  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
-      EvictedSnapshots();
-  if (!evicted.ok()) return evicted.status();
-  for (storage::JobSnapshot& s : *evicted) jobs.push_back(std::move(s.report));
-  return core::BuildFleetReport(*config_, as_of_ns, std::move(jobs),
-                                capacity_.ChipSeconds(as_of_ns), segments);
+  held.capacity = capacity_.ChipSeconds(as_of_ns);
+  return held;
 }
 
-namespace {
-
-// A job held as its final snapshot within the window since `edge_ns`: its
-// whole report if the window holds all of it, nothing if it ended before
-// the window; FailedPrecondition if the window cuts it (as StoreReplay).
-absl::StatusOr<std::optional<core::JobReport>> FinalInWindow(
+absl::StatusOr<std::optional<core::JobReport>> LiveState::FinalInWindow(
     const storage::JobSnapshot& s, int64_t edge_ns) {
   if (edge_ns >= s.ended_ns) return std::nullopt;
   if (edge_ns <= s.first_event_ns) return s.report;
   return absl::FailedPreconditionError(
       absl::StrCat("job ", s.report.job_id, " is held as its final snapshot"));
 }
-
-}  // namespace
 
 absl::StatusOr<std::optional<core::JobReport>> LiveState::WindowJob(
     const LiveJob& job, int64_t as_of_ns, const core::Config& windowed) const {
@@ -588,37 +593,38 @@ absl::StatusOr<LiveState::WindowParts> LiveState::WindowJobs(
   core::Config windowed = *config_;
   windowed.since_ns = edge_ns;
   WindowParts parts;
+  if (evicted_.jobs() > 0) parts.evicted = EvictedAtCut(last_batch_id_);
   parts.jobs.reserve(jobs_.size());
-  // A job that keeps no window since the edge goes to the store.
-  auto take = [&parts](const std::string& job_id,
-                       absl::StatusOr<std::optional<core::JobReport>> r) {
-    if (absl::IsFailedPrecondition(r.status())) {
-      parts.from_store.push_back(job_id);
-    } else if (!r.ok()) {
-      return r.status();
-    } else if (*r) {
-      parts.jobs.push_back(**std::move(r));
-    }
-    return absl::OkStatus();
-  };
   for (const JobMap::value_type* entry : SortedJobs()) {
     const LiveJob& job = entry->second;
     if (job.rebuild) {
       return absl::FailedPreconditionError(
           absl::StrCat("job ", entry->first, " waits for its rebuild"));
     }
-    if (!HasJobEvent(job, as_of_ns)) continue;
-    absl::Status s = take(entry->first, WindowJob(job, as_of_ns, windowed));
+    if (!HasJobEvent(job, as_of_ns)) {
+      parts.evicted.AddHeld(entry->first);
+      continue;
+    }
+    absl::Status s =
+        TakeWindow(entry->first, WindowJob(job, as_of_ns, windowed), &parts);
     if (!s.ok()) return s;
   }
-  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
-      EvictedSnapshots();
-  if (!evicted.ok()) return evicted.status();
-  for (const storage::JobSnapshot& s : *evicted) {
-    absl::Status st = take(s.report.job_id, FinalInWindow(s, edge_ns));
-    if (!st.ok()) return st;
-  }
   return parts;
+}
+
+absl::Status LiveState::TakeWindow(
+    const std::string& job_id,
+    absl::StatusOr<std::optional<core::JobReport>> report, WindowParts* parts) {
+  if (absl::IsFailedPrecondition(report.status())) {
+    parts->from_store.push_back(job_id);  // the window cuts it: the store
+  } else if (!report.ok()) {
+    return report.status();
+  } else if (*report) {
+    parts->jobs.push_back(**std::move(report));
+  } else {
+    parts->evicted.AddHeld(job_id);  // held, and not in the window
+  }
+  return absl::OkStatus();
 }
 
 const std::vector<const LiveState::JobMap::value_type*>& LiveState::SortedJobs()

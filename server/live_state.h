@@ -25,6 +25,7 @@
 #include "proto/event.pb.h"
 #include "proto/storage.pb.h"
 #include "server/ended_job_totals.h"
+#include "server/evicted_at_cut.h"
 #include "server/shared_exclusions.h"
 #include "storage/event_store.h"
 
@@ -216,6 +217,19 @@ class LiveState {
       int64_t as_of_ns,
       core::FleetSegments segments = core::FleetSegments::kAll) const;
 
+  // Report in two parts, so that the ingest lock is held only for the
+  // first: what memory holds as of `as_of_ns` (same exactness as Report),
+  // O(held jobs), no store read. The evicted jobs' final snapshots are read
+  // from the store afterwards (`evicted`, cut at the newest stored batch).
+  struct HeldReport {
+    std::vector<core::JobReport> jobs;       // held jobs with an event by then
+    std::map<std::string, double> capacity;  // chip-seconds by accelerator
+    // Knows the held jobs that `jobs` does not name (the caller adds
+    // those).
+    EvictedAtCut evicted;
+  };
+  HeldReport Held(int64_t as_of_ns) const;
+
   // A `--since` window as of now, split by where each job's answer comes
   // from (WindowJobs).
   struct WindowParts {
@@ -228,14 +242,31 @@ class LiveState {
     // store (StoreReplay::Job: from its state record at or before the
     // edge, so O(its events in the window)).
     std::vector<std::string> from_store;
+    // The evicted jobs, whose final snapshots the caller reads from the
+    // store and adds with FinalInWindow: it knows the held jobs that
+    // `jobs` and `from_store` do not name (the caller adds those).
+    EvictedAtCut evicted;
   };
   // The jobs as of `as_of_ns` (as Report's exactness) within the window
   // since `edge_ns`, an edge of window_grid() snapped for this as_of
   // (core::WindowGrid::Snap(since, as_of_ns)), from the jobs' kept
-  // windows: O(jobs), no store read but the evicted jobs' snapshots.
-  // FailedPrecondition if a job waits for its rebuild.
+  // windows: O(held jobs), no store read (the evicted jobs are left to
+  // the caller: `evicted`). FailedPrecondition if a job waits for its
+  // rebuild.
   absl::StatusOr<WindowParts> WindowJobs(int64_t as_of_ns,
                                          int64_t edge_ns) const;
+  // A job's final snapshot `s` within the window since `edge_ns`: its whole
+  // report if the window holds all of it, nullopt if it ended before the
+  // window; FailedPrecondition if the window cuts it (as StoreReplay).
+  static absl::StatusOr<std::optional<core::JobReport>> FinalInWindow(
+      const storage::JobSnapshot& s, int64_t edge_ns);
+  // Adds `report`, job `job_id`'s within a window (WindowJob or
+  // FinalInWindow), to `parts`: to from_store if it failed
+  // FailedPrecondition (the window cuts a job that keeps no window).
+  static absl::Status TakeWindow(
+      const std::string& job_id,
+      absl::StatusOr<std::optional<core::JobReport>> report,
+      WindowParts* parts);
   const core::WindowGrid& window_grid() const { return grid_; }
 
   // The fleet-wide state through the newest applied batch (capacity from
