@@ -48,6 +48,18 @@
 //                 store (ended jobs it cuts, see fill --end_every).
 //       The first `start` after `fill` also replays RocksDB's WAL.
 //
+//   recovery_bench evicted DIR [--ended=20000 --jobs=100 --steps=2000
+//                               --batch=500 --window=0]
+//       Issue 12 item 4 on a fresh DIR: `ended` short jobs (10 steps and a
+//       job_ended each, in the first minute) are ingested and evicted
+//       (Ingestor::EvictEndedJobs, grace 15 min), then Fleet(jobs, steps)
+//       40 min later: half alone, half while a second thread loops
+//       Ingestor::Report as of now (with --window=1 the live `--since=1h`
+//       window), back to back. Prints both ingest rates, the reports done
+//       and their mean time, and the longest and 99th-percentile time of
+//       one ingest batch alone and beside the loop: a report that holds the
+//       ingest lock while it reads every evicted job shows up there.
+//
 //   recovery_bench mixed DIR [--jobs=10000 --steps=1000 --new_jobs=200
 //                             --new_steps=1000 --batch=500 --queries=100
 //                             --query_nice=10]
@@ -580,6 +592,107 @@ int Mixed(const std::string& dir, const Args& args) {
   std::_Exit(0);  // leaves the store as it is (no final state records)
 }
 
+// `evicted`'s ended jobs: Fleet(n, 10) as "ended-N", each with a
+// job_ended 1 s after its last step.
+std::vector<v1::Event> EndedJobs(int n) {
+  std::vector<v1::Event> out = Fleet(n, 10);
+  std::map<std::string, int64_t> last;
+  for (v1::Event& e : out) {
+    e.set_job_id("ended-" + e.job_id());
+    last[e.job_id()] = core::EventTimeNanos(e);
+  }
+  for (const auto& [id, t] : last) {
+    v1::Event& end = out.emplace_back();
+    end.set_job_id(id);
+    *end.mutable_time() = NanosToTimestamp(t + core::kNanosPerSecond);
+    end.mutable_job_ended()->set_outcome(v1::JobEnded::SUCCEEDED);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return core::EventTimeNanos(a) < core::EventTimeNanos(b);
+  });
+  return out;
+}
+
+// Ingests `batches[from, to)`, each batch's wall time into `*ms`.
+void IngestTimed(server::Ingestor* ingestor,
+                 const std::vector<v1::Batch>& batches, size_t from, size_t to,
+                 std::vector<double>* ms) {
+  for (size_t i = from; i < to; ++i) {
+    Timer t;
+    auto ack = ingestor->Ingest(batches[i]);
+    if (!ack.ok()) Die(ack.status());
+    ms->push_back(t.wall() * 1e3);
+  }
+}
+
+std::string BatchTimes(const std::vector<double>& ms) {
+  return absl::StrFormat("max %.1f ms, p99 %.2f ms",
+                         *std::max_element(ms.begin(), ms.end()),
+                         Percentile(ms, 0.99));
+}
+
+int Evicted(const std::string& dir, const Args& args) {
+  const size_t batch = static_cast<size_t>(args.Int("batch", 500));
+  std::vector<v1::Batch> ended = Batches(
+      EndedJobs(static_cast<int>(args.Int("ended", 20000))), batch, "ended");
+  std::vector<v1::Event> fleet =
+      Fleet(static_cast<int>(args.Int("jobs", 100)), args.Int("steps", 2000));
+  for (v1::Event& e : fleet) {
+    e.set_job_id("run-" + e.job_id());
+    e.mutable_time()->set_seconds(e.time().seconds() + 2400);
+  }
+  const std::vector<v1::Batch> normal = Batches(fleet, batch, "run");
+  FakeClock clock(kLongAfter);
+  auto d = StartOn(dir, &clock);
+  server::Ingestor* ingestor = d->ingestor();
+  for (const v1::Batch& b : ended) {
+    if (auto ack = ingestor->Ingest(b); !ack.ok()) Die(ack.status());
+  }
+  std::vector<double> ms;
+  IngestTimed(ingestor, normal, 0, 1, &ms);
+  if (absl::Status s = ingestor->EvictEndedJobs(); !s.ok()) Die(s);
+  const int64_t as_of =
+      core::EventTimeNanos(fleet.back()) + 3600LL * 1000000000;
+  const std::optional<int64_t> since =
+      args.Int("window", 0) != 0
+          ? std::optional<int64_t>(as_of - 3600LL * 1000000000)
+          : std::nullopt;
+  const size_t half = normal.size() / 2;
+  ms.clear();
+  Timer t_alone;
+  IngestTimed(ingestor, normal, 1, half, &ms);
+  const double alone = (half - 1) * batch / t_alone.wall();
+  const std::string alone_ms = BatchTimes(ms);
+  std::atomic<bool> done{false};
+  int reports = 0;
+  double report_s = 0;
+  std::thread loop([&] {
+    while (!done) {
+      Timer t;
+      auto r = ingestor->Report(as_of, since, nullptr,
+                                core::FleetSegments::kAll, false);
+      if (!r.ok()) Die(r.status());
+      report_s += t.wall();
+      ++reports;
+    }
+  });
+  ms.clear();
+  Timer t_mixed;
+  IngestTimed(ingestor, normal, half, normal.size(), &ms);
+  const double mixed = (normal.size() - half) * batch / t_mixed.wall();
+  done = true;
+  loop.join();
+  std::printf(
+      "evicted  %lld jobs evicted; fresh fleet alone %.0f events/s (one batch "
+      "%s); beside the report loop %.0f events/s (ratio %.2f; one batch %s); "
+      "%d reports%s, %.1f ms each\n",
+      static_cast<long long>(ingestor->stats().evicted_jobs), alone,
+      alone_ms.c_str(), mixed, mixed / alone, BatchTimes(ms).c_str(), reports,
+      since ? " (--since=1h)" : "", 1e3 * report_s / std::max(1, reports));
+  std::fflush(stdout);
+  std::_Exit(0);
+}
+
 int Storm(const std::string& dir, const Args& args) {
   const int jobs = static_cast<int>(args.Int("jobs", 1000));
   const int64_t steps = args.Int("steps", 10000);
@@ -781,12 +894,13 @@ int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash", "late",
                    "new_jobs", "new_steps", "queries", "since_queries",
-                   "end_every", "hosts", "query_nice"});
+                   "end_every", "hosts", "query_nice", "ended", "window"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
   if (pos.size() == 2 && pos[0] == "storm") return Storm(pos[1], args);
   if (pos.size() == 2 && pos[0] == "mixed") return Mixed(pos[1], args);
+  if (pos.size() == 2 && pos[0] == "evicted") return Evicted(pos[1], args);
   std::fprintf(stderr,
                "usage: recovery_bench fill DIR [--jobs=10000 --steps=1000 "
                "--batch=500 --crash=0 --since_queries=0 --end_every=0 "
