@@ -377,30 +377,18 @@ absl::StatusOr<core::FleetReport> Ingestor::ReportAt(
     config = live_->config();
     through_batch = last_batch_id_;
     hook = fault_hook_;
-    if (as_of_ns >= live_->applied_through_ns()) {
-      if (!since_ns) {
-        live_->FinishRebuilds();
-        held = live_->Held(as_of_ns);
-        if (locked)
-          return FromHeld(config, as_of_ns, *std::move(held), segments);
-      } else if (!exact_since) {
-        std::optional<int64_t> edge =
-            live_->window_grid().Snap(*since_ns, as_of_ns);
-        if (edge) {
-          since_ns = edge;
-          live_->FinishRebuilds();
-          absl::StatusOr<LiveState::WindowParts> p =
-              live_->WindowJobs(as_of_ns, *edge);
-          if (!p.ok() && !absl::IsFailedPrecondition(p.status())) {
-            return p.status();
-          }
-          if (p.ok()) parts = *std::move(p);
-          ++(parts ? window_stats_.live : window_stats_.replayed);
-          if (parts && locked) {
-            if (absl::Status s = AddEvicted(*edge, &*parts); !s.ok()) return s;
-          }
-        }
+    const bool now = as_of_ns >= live_->applied_through_ns();
+    if (now && !since_ns) {
+      live_->FinishRebuilds();
+      held = live_->Held(as_of_ns);
+      if (locked) {
+        return FromHeld(config, as_of_ns, *std::move(held), segments);
       }
+    } else if (now && !exact_since) {
+      absl::StatusOr<std::optional<LiveState::WindowParts>> p =
+          LiveWindow(as_of_ns, &*since_ns, locked);
+      if (!p.ok()) return p.status();
+      parts = *std::move(p);
     }
   }
   // Outside the ingest lock: the store up to this batch is a fixed cut.
@@ -416,6 +404,25 @@ absl::StatusOr<core::FleetReport> Ingestor::ReportAt(
   }
   StoreReplay replay(store_, std::move(config), through_batch, cancelled);
   return replay.Report(as_of_ns);
+}
+
+absl::StatusOr<std::optional<LiveState::WindowParts>> Ingestor::LiveWindow(
+    int64_t as_of_ns, int64_t* since_ns, bool locked) {
+  std::optional<int64_t> edge = live_->window_grid().Snap(*since_ns, as_of_ns);
+  if (!edge) return std::nullopt;
+  *since_ns = *edge;
+  live_->FinishRebuilds();
+  absl::StatusOr<LiveState::WindowParts> parts =
+      live_->WindowJobs(as_of_ns, *edge);
+  if (!parts.ok() && !absl::IsFailedPrecondition(parts.status())) {
+    return parts.status();
+  }
+  ++(parts.ok() ? window_stats_.live : window_stats_.replayed);
+  if (!parts.ok()) return std::nullopt;  // a job waits for its rebuild
+  if (locked) {
+    if (absl::Status s = AddEvicted(*edge, &*parts); !s.ok()) return s;
+  }
+  return *std::move(parts);
 }
 
 absl::StatusOr<core::FleetReport> Ingestor::FromHeld(

@@ -249,6 +249,13 @@ class Ingestor {
       int64_t as_of_ns, std::optional<int64_t> since_ns,
       const std::function<bool()>& cancelled, core::FleetSegments segments,
       bool exact_since, bool locked);
+  // The live --since window's parts for `*since_ns` snapped down to the
+  // window grid (which it sets), with the evicted jobs if `locked`; nullopt
+  // when the live state cannot answer (off the grid, or a job waits for its
+  // rebuild): the caller replays the store.
+  absl::StatusOr<std::optional<LiveState::WindowParts>> LiveWindow(
+      int64_t as_of_ns, int64_t* since_ns, bool locked)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The report as of now from `held` (LiveState::Held) and the evicted
   // jobs' snapshots.
   absl::StatusOr<core::FleetReport> FromHeld(const core::Config& config,
