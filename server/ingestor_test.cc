@@ -506,14 +506,9 @@ TEST_F(IngestorTest, SinceWindowAcrossAPreemptionAndALateCheckpoint) {
   EXPECT_EQ(ingestor_->window_stats().replayed, 0);
 }
 
-// Issue 12: an ended job that a --since window cuts keeps no window once
-// it is held as its final snapshot (evicted, or after a restart). The
-// live answer reads that job alone from the store (from its state record
-// at or before the edge, then its events), not the whole store.
-// Hand-computed: job a (10:00-10:02) in the window since 10:01 is step 3
-// (10:01:00-10:01:30, checkpointed: productive) and 30 s without a step
-// before its end (idle); job b runs on and keeps its window.
-TEST_F(IngestorTest, SinceWindowReadsACutEndedJobAloneFromTheStore) {
+// Job a runs 10:00-10:02 (steps 1-3, step 3 checkpointed, then
+// job_ended); job b starts at 10:00 and steps at 10:05 and 10:05:30.
+std::vector<v1::Event> EndedAAndRunningB() {
   std::vector<v1::Event> events = JobEvents("a", R"(
 10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
 10:00:00 {"started":{}}
@@ -532,6 +527,18 @@ TEST_F(IngestorTest, SinceWindowReadsACutEndedJobAloneFromTheStore) {
 10:05:30 {"step":{"step":2}}
 )");
   events.insert(events.end(), b.begin(), b.end());
+  return events;
+}
+
+// Issue 12: an ended job that a --since window cuts keeps no window once
+// it is held as its final snapshot (evicted, or after a restart). The
+// live answer reads that job alone from the store (from its state record
+// at or before the edge, then its events), not the whole store.
+// Hand-computed: job a (10:00-10:02) in the window since 10:01 is step 3
+// (10:01:00-10:01:30, checkpointed: productive) and 30 s without a step
+// before its end (idle); job b runs on and keeps its window.
+TEST_F(IngestorTest, SinceWindowReadsACutEndedJobAloneFromTheStore) {
+  std::vector<v1::Event> events = EndedAAndRunningB();
   for (const v1::Event& e : events) EXPECT_EQ(Send({e}, ++seq_).accepted(), 1u);
   ingestor_->set_ended_job_grace(0);
   ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
@@ -567,23 +574,7 @@ class ReportCutTest : public IngestorTest,
                       public ::testing::WithParamInterface<bool> {
  protected:
   void SetUp() override {
-    std::vector<v1::Event> events = JobEvents("a", R"(
-10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
-10:00:00 {"started":{}}
-10:00:00 {"activity":{"kind":"TRAINING"}}
-10:00:30 {"step":{"step":1}}
-10:01:00 {"step":{"step":2}}
-10:01:30 {"step":{"step":3}}
-10:02:00 {"job_ended":{"outcome":"SUCCEEDED"}}
-)");
-    auto b = JobEvents("b", R"(
-10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
-10:00:00 {"started":{}}
-10:00:00 {"activity":{"kind":"TRAINING"}}
-10:05:00 {"step":{"step":1}}
-10:05:30 {"step":{"step":2}}
-)");
-    events.insert(events.end(), b.begin(), b.end());
+    std::vector<v1::Event> events = EndedAAndRunningB();
     for (const v1::Event& e : events)
       ASSERT_EQ(Send({e}, ++seq_).accepted(), 1u);
     ingestor_->set_ended_job_grace(0);
