@@ -249,6 +249,46 @@ TEST_F(TwoJobsTest, AFleetExclusionBeforeItsEndRebuildsAnEvictedJob) {
   ExpectEqualReports(Report(kAsOf), replay);
 }
 
+// Issue 12: the ingest path's retention check (under the ingest lock) is
+// O(jobs in memory); the evicted jobs' snapshots are read by RetireEvicted,
+// outside the lock (goodputd's background thread).
+TEST_F(TwoJobsTest, TheIngestPathLeavesTheEvictedJobsToRetireEvicted) {
+  ASSERT_EQ(live_->job_count(), 1u);  // "old" was evicted
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  Send({});  // the ingest path's check is due
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 0);
+  std::vector<v1::Event> stored;
+  ASSERT_TRUE(store_->ReadJob("old", 0, 1000, &stored).ok());
+  EXPECT_EQ(stored.size(), 4u);
+  ASSERT_TRUE(ingestor_->RetireEvicted(/*force=*/false).ok());
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  stored.clear();
+  ASSERT_TRUE(store_->ReadJob("old", 0, 1000, &stored).ok());
+  EXPECT_TRUE(stored.empty());
+}
+
+// A late event brings "old" back between RetireEvicted's read and its
+// lock: its rebuild waits in the queue and its stored snapshot is still
+// the one read, but it is in memory now, with an event the retention must
+// not delete.
+TEST_F(TwoJobsTest, RetireEvictedLeavesAJobBroughtBackAfterItsRead) {
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  Send({});  // the ingest path's check: none due until a minute later
+  ingestor_->set_fault_hook([&](const char* point) {
+    if (std::string(point) != "retire_read") return;
+    EXPECT_EQ(
+        Send(JobEvents("old", "10:00:15 {\"step\":{\"step\":2}}")).accepted(),
+        1u);
+  });
+  ASSERT_TRUE(ingestor_->RetireEvicted(/*force=*/true).ok());
+  ingestor_->set_fault_hook(nullptr);
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 0);
+  EXPECT_EQ(live_->job_count(), 2u);
+  std::vector<v1::Event> stored;
+  ASSERT_TRUE(store_->ReadJob("old", 0, 1000, &stored).ok());
+  EXPECT_EQ(stored.size(), 5u);
+}
+
 TEST_F(TwoJobsTest, RetentionStillDeletesTheEventsOfEvictedJobs) {
   ASSERT_EQ(live_->job_count(), 1u);
   const core::FleetReport before = Report(kAsOf);

@@ -255,7 +255,8 @@ void Goodputd::StartReaper() {
   // Checks a few times per idle timeout (at most every second), in real
   // time; what counts as idle is measured on the clock. Each round also
   // drains rebuilds that late events queued, up to kDrainPerRound stored
-  // events (a few tens of ms under the ingest lock).
+  // events (a few tens of ms under the ingest lock), and applies the
+  // retention to the evicted jobs when it is due (Ingestor::RetireEvicted).
   constexpr int64_t kDrainPerRound = 20000;
   const int64_t idle_ns = options_.stream_idle_timeout_ns;
   const absl::Duration every =
@@ -266,6 +267,7 @@ void Goodputd::StartReaper() {
     while (!stop_reaper_.WaitForNotificationWithTimeout(every)) {
       if (idle_ns > 0) streams_->CancelIdle();
       ingestor_->DrainRebuilds(kDrainPerRound);
+      (void)ingestor_->RetireEvicted(/*force=*/false);  // retried next check
     }
   });
 }

@@ -43,8 +43,11 @@ void Ingestor::set_retention(std::optional<int64_t> retention_ns) {
 }
 
 absl::Status Ingestor::EnforceRetention() {
-  absl::MutexLock lock(&mu_);
-  return RetireLocked();
+  {
+    absl::MutexLock lock(&mu_);
+    if (absl::Status s = RetireLocked(); !s.ok()) return s;
+  }
+  return RetireEvicted(/*force=*/true);
 }
 
 void Ingestor::set_ended_job_grace(std::optional<int64_t> grace_ns) {
@@ -78,20 +81,24 @@ absl::Status Ingestor::EvictLocked() {
   return absl::OkStatus();
 }
 
+int64_t Ingestor::RetentionEvery() const {
+  return std::clamp<int64_t>(*retention_ns_ / 10, core::kNanosPerSecond,
+                             60 * core::kNanosPerSecond);
+}
+
 absl::Status Ingestor::RetireLocked() {
   if (!retention_ns_) return absl::OkStatus();
   const int64_t now = clock_->NowNanos();
-  next_retention_ns_ =
-      now + std::clamp<int64_t>(*retention_ns_ / 10, core::kNanosPerSecond,
-                                60 * core::kNanosPerSecond);
+  next_retention_ns_ = now + RetentionEvery();
   // Best effort, as the deletion is retried at the next check.
   if (!DeleteFleetEvents(now - *retention_ns_).ok()) {
     ++stats_.fleet_state_errors;
   }
-  absl::StatusOr<std::vector<storage::JobSnapshot>> retire =
-      live_->RetirementsDue(now - *retention_ns_);
-  if (!retire.ok()) return retire.status();
-  const std::vector<storage::JobSnapshot>& due = *retire;
+  return RetireJobs(live_->RetirementsDue(now - *retention_ns_));
+}
+
+absl::Status Ingestor::RetireJobs(
+    const std::vector<storage::JobSnapshot>& due) {
   if (due.empty()) return absl::OkStatus();
   // Snapshot first: a crash before the deletion leaves events that the
   // next recovery skips and deletes again.
@@ -102,6 +109,60 @@ absl::Status Ingestor::RetireLocked() {
   for (const storage::JobSnapshot& d : due) live_->Retire(d);
   stats_.retired_jobs += static_cast<int64_t>(due.size());
   return absl::OkStatus();
+}
+
+absl::Status Ingestor::RetireEvicted(bool force) {
+  int64_t horizon_ns = 0;
+  FaultHook hook;
+  {
+    absl::MutexLock lock(&mu_);
+    const int64_t now = clock_->NowNanos();
+    if (!retention_ns_ || live_->evicted_totals().jobs() == 0 ||
+        (!force && now < next_evicted_retention_ns_)) {
+      return absl::OkStatus();
+    }
+    next_evicted_retention_ns_ = now + RetentionEvery();
+    horizon_ns = now - *retention_ns_;
+    hook = fault_hook_;
+  }
+  // Outside the ingest lock: every stored snapshot, to find the due ones.
+  std::vector<storage::JobSnapshot> stored;
+  if (absl::Status s = store_->ReadSnapshots(&stored); !s.ok()) return s;
+  stored.erase(std::remove_if(stored.begin(), stored.end(),
+                              [horizon_ns](const storage::JobSnapshot& s) {
+                                return s.events_deleted ||
+                                       s.ended_ns >= horizon_ns;
+                              }),
+               stored.end());
+  if (hook) hook("retire_read");
+  if (stored.empty()) return absl::OkStatus();
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<std::vector<storage::JobSnapshot>> due =
+      StillEvicted(std::move(stored));
+  if (!due.ok()) return due.status();
+  return RetireJobs(*due);
+}
+
+absl::StatusOr<std::vector<storage::JobSnapshot>> Ingestor::StillEvicted(
+    std::vector<storage::JobSnapshot> read) {
+  std::vector<storage::JobSnapshot> due;
+  for (storage::JobSnapshot& s : read) {
+    // Back in memory since the read: RetireLocked's, once it ends again.
+    if (live_->has_job(s.report.job_id)) continue;
+    std::optional<storage::JobSnapshot> now;
+    if (absl::Status st = store_->ReadSnapshot(s.report.job_id, &now);
+        !st.ok()) {
+      return st;
+    }
+    // Stored again since (brought back and evicted again): the next check.
+    if (!now || now->events_deleted || now->through_batch != s.through_batch) {
+      continue;
+    }
+    s.through_batch = std::numeric_limits<uint64_t>::max();
+    s.events_deleted = true;
+    due.push_back(std::move(s));
+  }
+  return due;
 }
 
 absl::Status Ingestor::DeleteFleetEvents(int64_t horizon_ns) {

@@ -73,7 +73,9 @@ class Ingestor {
   // "before_states" and "after_states" around a write of running jobs'
   // state records (after the batch's write, before its ack); "report_cut"
   // when a report as of now has taken the live state's part and released
-  // the ingest lock, before it reads the evicted jobs from the store.
+  // the ingest lock, before it reads the evicted jobs from the store;
+  // "retire_read" when RetireEvicted has read the snapshots, before it
+  // takes the lock.
   using FaultHook = std::function<void(const char* point)>;
 
   Ingestor(storage::EventStore* store, LiveState* live, Clock* clock,
@@ -91,8 +93,17 @@ class Ingestor {
   // Recover and on ingest at most every clamp(retention / 10, 1 s, 60 s). Call
   // before Recover.
   void set_retention(std::optional<int64_t> retention_ns);
-  // Applies the retention now (no-op without one).
+  // Applies the retention now (no-op without one): RetireLocked, then
+  // RetireEvicted.
   absl::Status EnforceRetention();
+  // The retention of the evicted jobs (not in memory), which the ingest
+  // path's check leaves out: reads every stored final snapshot outside the
+  // ingest lock, then under it, for each due one that is still evicted and
+  // unchanged (one point read each), stores it with events_deleted and
+  // deletes its raw events. At most every clamp(retention / 10, 1 s, 60 s)
+  // of the clock unless `force`; goodputd calls it every second from a
+  // background thread.
+  absl::Status RetireEvicted(bool force);
 
   // Ended jobs leave memory once the newest applied event time is more
   // than max(`grace_ns`, the lateness) after their job_ended (LiveState::
@@ -282,7 +293,18 @@ class Ingestor {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status SaveFleetState(int64_t now_ns, bool force)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The retention of the jobs held in memory (and of the heartbeats).
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t RetentionEvery() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stores `due` (final snapshots with events_deleted) and deletes the
+  // jobs' raw events (LiveState::Retire for those in memory).
+  absl::Status RetireJobs(const std::vector<storage::JobSnapshot>& due)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Of the snapshots `read` outside the lock, those of jobs still evicted
+  // and stored unchanged, marked for retirement.
+  absl::StatusOr<std::vector<storage::JobSnapshot>> StillEvicted(
+      std::vector<storage::JobSnapshot> read)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   storage::EventStore* store_;
@@ -304,6 +326,8 @@ class Ingestor {
   int64_t next_retention_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
   std::optional<int64_t> grace_ns_ ABSL_GUARDED_BY(mu_);
   int64_t next_eviction_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
+  // RetireEvicted's next check.
+  int64_t next_evicted_retention_ns_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t max_sequence_jump_ ABSL_GUARDED_BY(mu_) = 0;
   std::optional<int64_t> agent_series_ttl_ns_ ABSL_GUARDED_BY(mu_);
   int64_t next_series_expiry_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check

@@ -193,11 +193,11 @@ class LiveState {
                 const std::vector<storage::JobSnapshot>& stored);
   const EndedJobTotals& evicted_totals() const { return evicted_; }
 
-  // Final snapshots (events_deleted set) of the jobs that ended before
-  // `horizon_ns` and still have raw events. Changes nothing.
-  // Evicted jobs come from the store.
-  absl::StatusOr<std::vector<storage::JobSnapshot>> RetirementsDue(
-      int64_t horizon_ns) const;
+  // Final snapshots (events_deleted set) of the jobs held in memory that
+  // ended before `horizon_ns` and still have raw events. Changes nothing.
+  // O(held jobs); the evicted jobs are the caller's (Ingestor::
+  // RetireEvicted reads them from the store outside the ingest lock).
+  std::vector<storage::JobSnapshot> RetirementsDue(int64_t horizon_ns) const;
   // Holds the job of `snapshot` (from RetirementsDue, now stored) as its
   // final report (if it is in memory) and rejects its events from now on.
   void Retire(const storage::JobSnapshot& snapshot);

@@ -554,7 +554,7 @@ int64_t LiveState::Evict(int64_t grace_ns,
   return n;
 }
 
-absl::StatusOr<std::vector<storage::JobSnapshot>> LiveState::RetirementsDue(
+std::vector<storage::JobSnapshot> LiveState::RetirementsDue(
     int64_t horizon_ns) const {
   std::vector<storage::JobSnapshot> out;
   for (const auto& [job_id, job] : jobs_) {
@@ -564,15 +564,6 @@ absl::StatusOr<std::vector<storage::JobSnapshot>> LiveState::RetirementsDue(
     storage::JobSnapshot& s = out.emplace_back(
         Snapshot(job_id, job, std::numeric_limits<uint64_t>::max()));
     s.events_deleted = true;
-  }
-  absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
-      EvictedSnapshots();
-  if (!evicted.ok()) return evicted.status();
-  for (storage::JobSnapshot& s : *evicted) {
-    if (s.events_deleted || s.ended_ns >= horizon_ns) continue;
-    s.through_batch = std::numeric_limits<uint64_t>::max();
-    s.events_deleted = true;
-    out.push_back(std::move(s));
   }
   return out;
 }
