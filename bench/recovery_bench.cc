@@ -49,7 +49,8 @@
 //       The first `start` after `fill` also replays RocksDB's WAL.
 //
 //   recovery_bench evicted DIR [--ended=20000 --jobs=100 --steps=2000
-//                               --batch=500 --window=0]
+//                               --batch=500 --window=0
+//                               --retention_checks=0]
 //       Issue 12 item 4 on a fresh DIR: `ended` short jobs (10 steps and a
 //       job_ended each, in the first minute) are ingested and evicted
 //       (Ingestor::EvictEndedJobs, grace 15 min), then Fleet(jobs, steps)
@@ -59,6 +60,8 @@
 //       and their mean time, and the longest and 99th-percentile time of
 //       one ingest batch alone and beside the loop: a report that holds the
 //       ingest lock while it reads every evicted job shows up there.
+//       --retention_checks=1 instead times the batches whose ingest runs
+//       the --retention check (800 days: nothing is deleted), every 10th.
 //
 //   recovery_bench mixed DIR [--jobs=10000 --steps=1000 --new_jobs=200
 //                             --new_steps=1000 --batch=500 --queries=100
@@ -94,6 +97,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -631,6 +635,28 @@ std::string BatchTimes(const std::vector<double>& ms) {
                          Percentile(ms, 0.99));
 }
 
+// `evicted --retention_checks=1`: with a --retention that deletes nothing
+// (800 days), ingests `batches[1, to)` moving the clock 61 s before every
+// 10th one, so that its ingest runs the retention check; prints the time
+// of those batches and of the others.
+void RetentionChecks(server::Ingestor* ingestor, FakeClock* clock,
+                     const std::vector<v1::Batch>& batches, size_t to) {
+  ingestor->set_retention(800LL * 24 * 3600 * core::kNanosPerSecond);
+  std::vector<double> checked, other;
+  for (size_t i = 1; i < to; ++i) {
+    if (i % 10 == 0) clock->Advance(61 * core::kNanosPerSecond);
+    IngestTimed(ingestor, batches, i, i + 1, i % 10 == 0 ? &checked : &other);
+  }
+  std::printf(
+      "evicted  %lld jobs evicted; %zu batches with a retention check: %s "
+      "(mean %.1f ms); %zu without: %s\n",
+      static_cast<long long>(ingestor->stats().evicted_jobs), checked.size(),
+      BatchTimes(checked).c_str(),
+      std::accumulate(checked.begin(), checked.end(), 0.0) / checked.size(),
+      other.size(), BatchTimes(other).c_str());
+  std::fflush(stdout);
+}
+
 int Evicted(const std::string& dir, const Args& args) {
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
   std::vector<v1::Batch> ended = Batches(
@@ -659,6 +685,10 @@ int Evicted(const std::string& dir, const Args& args) {
           : std::nullopt;
   const size_t half = normal.size() / 2;
   ms.clear();
+  if (args.Int("retention_checks", 0) != 0) {
+    RetentionChecks(ingestor, &clock, normal, half);
+    std::_Exit(0);
+  }
   Timer t_alone;
   IngestTimed(ingestor, normal, 1, half, &ms);
   const double alone = (half - 1) * batch / t_alone.wall();
@@ -894,7 +924,8 @@ int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash", "late",
                    "new_jobs", "new_steps", "queries", "since_queries",
-                   "end_every", "hosts", "query_nice", "ended", "window"});
+                   "end_every", "hosts", "query_nice", "ended", "window",
+                   "retention_checks"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
