@@ -11,10 +11,6 @@ namespace {
 
 constexpr char kLabelPrefix[] = "label:";
 
-std::string OrUnknown(const std::string& s) {
-  return s.empty() ? "unknown" : s;
-}
-
 bool Matches(const Config& config, const JobReport& job,
              const JobFilter& filter) {
   if (filter.state && job.state != *filter.state) return false;

@@ -9,13 +9,10 @@
 #include "absl/numeric/int128.h"
 #include "core/checkpoint_advice.h"
 #include "core/fleet_report.h"
+#include "core/report.h"
 
 namespace goodput::core {
 namespace {
-
-std::string OrUnknown(const std::string& s) {
-  return s.empty() ? "unknown" : s;
-}
 
 // Window amounts of `up`, with time weighted by `per_ns` (chips / 1e9 for
 // chip-seconds, 1 / 1e9 for seconds) and ideal seconds by `ideal_weight`.

@@ -44,10 +44,6 @@ void AddJob(const JobReport& job, Totals* t) {
       static_cast<double>(job.costed_productive_ns) * w;
 }
 
-std::string OrUnknown(const std::string& s) {
-  return s.empty() ? "unknown" : s;
-}
-
 void AddToSegments(const Config& config, const JobReport& job,
                    FleetReport* report) {
   auto& seg = report->segments;

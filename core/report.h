@@ -152,6 +152,12 @@ struct FleetReport {
   std::map<std::string, std::map<std::string, Totals>> segments;
 };
 
+// The segment value of a job's spec field (accelerator, framework, a
+// label): the field, or "unknown" when it is empty.
+inline std::string OrUnknown(const std::string& s) {
+  return s.empty() ? "unknown" : s;
+}
+
 }  // namespace goodput::core
 
 #endif  // GOODPUT_CORE_REPORT_H_
