@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "codec/line_decoder.h"
+#include "codec/plain_step.h"
 #include "core/config.h"
 #include "core/fleet_tracker.h"
 #include "core/report.h"
@@ -75,8 +76,16 @@ class Replayer {
     std::string message;
   };
 
+  // What is decoded, not yet added to events_: nothing, decoded_[slot] or
+  // plain_[slot].
+  enum class Pending { kNone, kEvent, kPlain };
+
   absl::Status AddLine(absl::string_view line, Position position);
-  // Adds pending_ (if any) to events_.
+  // Decodes `line` with decoder_ into decoded_[next_], holding it if good.
+  absl::Status AddDecodedLine(absl::string_view line, Position position);
+  // Adds what is pending (if anything) to events_, and makes `what` in
+  // slot next_ pending in its place.
+  absl::Status Hold(Pending what, Position position);
   absl::Status AddPending();
   // Fresh decoded_ on an emptied decode arena, every kLinesPerArena lines
   // (after adding pending_).
@@ -89,18 +98,22 @@ class Replayer {
   codec::LineDecoder decoder_;
   // The lines being decoded live on decode_arena_, whose first block is
   // decode_block_: decoding allocates its submessages there, and emptying
-  // the arena now and then costs no malloc or free per line. Lines are
-  // decoded alternately into the two decoded_, and a good one is added to
-  // events_ after the next line is decoded, so that its job id's place in
-  // the intern table (prefetched) has come into cache by then.
+  // the arena now and then costs no malloc or free per line. A plain step
+  // line (codec::DecodePlainStep, nearly every line of a log) skips all of
+  // that and decodes into plain_, pointing into buffer_. Lines are decoded
+  // alternately into slots 0 and 1, and a good one is added to events_
+  // after the next line is decoded, so that its job id's place in the
+  // intern table (prefetched) has come into cache by then; before buffer_
+  // is reused, it is added at once.
   std::unique_ptr<char[]> decode_block_;
   google::protobuf::Arena decode_arena_;
   v1::Event* decoded_[2] = {nullptr, nullptr};
-  int next_ = 0;                     // the decoded_ the next line goes to
-  v1::Event* pending_ = nullptr;     // decoded, not yet added
-  Position pending_position_{0, 0};  // of pending_
-  int64_t decoded_lines_ = 0;        // since decode_arena_ was emptied
-  std::unique_ptr<char[]> buffer_;   // of AddInput's reads
+  codec::PlainStep plain_[2];
+  int next_ = 0;                      // the slot the next line goes to
+  Pending pending_ = Pending::kNone;  // in slot next_ ^ 1
+  Position pending_position_{0, 0};   // of what is pending
+  int64_t decoded_lines_ = 0;         // since decode_arena_ was emptied
+  std::unique_ptr<char[]> buffer_;    // of AddInput's reads
   size_t buffer_capacity_ = 0;
   std::vector<std::string> names_;
   CompactEvents events_;

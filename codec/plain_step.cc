@@ -1,0 +1,142 @@
+#include "codec/plain_step.h"
+
+#include <cstddef>
+#include <cstdint>
+
+#include "codec/rfc3339.h"
+
+namespace goodput {
+namespace codec {
+namespace {
+
+// FastDecoder hands longer lines to the reference decoder; so does this.
+constexpr size_t kMaxLineBytes = size_t{1} << 20;
+constexpr size_t kMaxDigits = 18;  // as FastDecoder reads an int64 string
+
+enum Key { kTime, kJobId, kHost, kAttempt, kStep, kUnknown };
+
+// Consumes `c` from the front of `*s`.
+bool Eat(absl::string_view* s, char c) {
+  if (s->empty() || s->front() != c) return false;
+  s->remove_prefix(1);
+  return true;
+}
+
+// A quoted string of printable ASCII other than '"' and '\\': no escapes,
+// and every JSON decoder reads it as it is written.
+bool ReadString(absl::string_view* s, absl::string_view* out) {
+  if (!Eat(s, '"')) return false;
+  for (size_t i = 0; i < s->size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>((*s)[i]);
+    if (c == '"') {
+      *out = s->substr(0, i);
+      s->remove_prefix(i + 1);
+      return true;
+    }
+    if (c < 0x20 || c > 0x7e || c == '\\') return false;
+  }
+  return false;
+}
+
+// 1 to kMaxDigits digits, quoted (as protobuf writes an int64) or a JSON
+// integer (then without a leading zero, as JSON requires).
+bool ReadStepNumber(absl::string_view* s, int64_t* out) {
+  const bool quoted = Eat(s, '"');
+  size_t n = 0;
+  int64_t value = 0;
+  while (n < s->size() && n <= kMaxDigits && (*s)[n] >= '0' && (*s)[n] <= '9') {
+    value = value * 10 + ((*s)[n] - '0');
+    ++n;
+  }
+  if (n == 0 || n > kMaxDigits || (!quoted && n > 1 && (*s)[0] == '0')) {
+    return false;
+  }
+  s->remove_prefix(n);
+  *out = value;
+  return !quoted || Eat(s, '"');
+}
+
+// {"step":N}
+bool ReadStepBody(absl::string_view* s, int64_t* step) {
+  absl::string_view key;
+  return Eat(s, '{') && ReadString(s, &key) && key == "step" && Eat(s, ':') &&
+         ReadStepNumber(s, step) && Eat(s, '}');
+}
+
+Key KeyOf(absl::string_view key) {
+  if (key == "time") return kTime;
+  if (key == "job_id" || key == "jobId") return kJobId;
+  if (key == "host") return kHost;
+  if (key == "attempt") return kAttempt;
+  if (key == "step") return kStep;
+  return kUnknown;
+}
+
+bool ReadValue(Key key, absl::string_view* s, absl::string_view* time,
+               PlainStep* out) {
+  switch (key) {
+    case kTime:
+      return ReadString(s, time);
+    case kJobId:
+      return ReadString(s, &out->job_id);
+    case kHost:
+      return ReadString(s, &out->host);
+    case kAttempt:
+      return ReadString(s, &out->attempt);
+    case kStep:
+      return ReadStepBody(s, &out->step);
+    case kUnknown:
+      break;
+  }
+  return false;
+}
+
+// The object's members into `*out` and `*time`; false on any other shape
+// or a repeated key.
+bool ReadMembers(absl::string_view s, absl::string_view* time, PlainStep* out) {
+  uint32_t seen = 0;
+  if (!Eat(&s, '{')) return false;
+  do {
+    absl::string_view name;
+    if (!ReadString(&s, &name) || !Eat(&s, ':')) return false;
+    const Key key = KeyOf(name);
+    if (key == kUnknown || ((seen >> key) & 1) != 0) return false;
+    seen |= uint32_t{1} << key;
+    if (!ReadValue(key, &s, time, out)) return false;
+  } while (Eat(&s, ','));
+  constexpr uint32_t kRequired = (1 << kTime) | (1 << kJobId) | (1 << kStep);
+  return Eat(&s, '}') && s.empty() && (seen & kRequired) == kRequired;
+}
+
+// ValidateEvent's checks that a plain step can fail. Its time needs none:
+// ParseRfc3339Strict's years 0002..9998 are inside protobuf's range.
+bool Valid(const PlainStep& step, const ValidationLimits& limits) {
+  const size_t max = limits.max_string_bytes;
+  return !limits.now_ns.has_value() && !step.job_id.empty() &&
+         step.job_id.size() <= max && step.host.size() <= max &&
+         step.attempt.size() <= max && step.step <= limits.max_step;
+}
+
+}  // namespace
+
+bool DecodePlainStep(absl::string_view line, const ValidationLimits& limits,
+                     PlainStep* out) {
+  absl::string_view time;
+  *out = PlainStep();
+  return line.size() <= kMaxLineBytes && ReadMembers(line, &time, out) &&
+         ParseRfc3339Strict(time, &out->seconds, &out->nanos) &&
+         Valid(*out, limits);
+}
+
+void PlainStepToEvent(const PlainStep& step, v1::Event* out) {
+  out->Clear();
+  out->mutable_time()->set_seconds(step.seconds);
+  out->mutable_time()->set_nanos(step.nanos);
+  out->set_job_id(std::string(step.job_id));
+  out->set_host(std::string(step.host));
+  out->set_attempt(std::string(step.attempt));
+  out->mutable_step()->set_step(step.step);
+}
+
+}  // namespace codec
+}  // namespace goodput
