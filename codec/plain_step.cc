@@ -2,6 +2,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string>
 
 #include "codec/rfc3339.h"
 
@@ -22,20 +24,49 @@ bool Eat(absl::string_view* s, char c) {
   return true;
 }
 
-// A quoted string of printable ASCII other than '"' and '\\': no escapes,
-// and every JSON decoder reads it as it is written.
+// The bytes a plain string holds: printable ASCII other than '"' and '\\'.
+// No escapes, and every JSON decoder reads them as they are written.
+struct PlainBytes {
+  bool in[256] = {};
+  constexpr PlainBytes() {
+    for (int c = 0x20; c < 0x7f; ++c) in[c] = c != '"' && c != '\\';
+  }
+};
+constexpr PlainBytes kPlainBytes;
+
+// A quoted string of plain bytes.
 bool ReadString(absl::string_view* s, absl::string_view* out) {
   if (!Eat(s, '"')) return false;
-  for (size_t i = 0; i < s->size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>((*s)[i]);
-    if (c == '"') {
-      *out = s->substr(0, i);
-      s->remove_prefix(i + 1);
-      return true;
-    }
-    if (c < 0x20 || c > 0x7e || c == '\\') return false;
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(s->data());
+  size_t i = 0;
+  while (i < s->size() && kPlainBytes.in[p[i]]) ++i;
+  if (i == s->size() || p[i] != '"') return false;
+  *out = s->substr(0, i);
+  s->remove_prefix(i + 1);
+  return true;
+}
+
+// Consumes `literal` from the front of `*s`; its size is known when
+// inlined, so the compare is a few loads.
+template <size_t N>
+bool EatLiteral(absl::string_view* s, const char (&literal)[N]) {
+  if (s->size() < N - 1 || std::memcmp(s->data(), literal, N - 1) != 0) {
+    return false;
   }
-  return false;
+  s->remove_prefix(N - 1);
+  return true;
+}
+
+// A time's quoted text, unchecked: ParseRfc3339Strict accepts it only if
+// it is all digits and "-T:.Z+", which need no escapes.
+bool ReadTimeText(absl::string_view* s, absl::string_view* out) {
+  if (!Eat(s, '"')) return false;
+  const void* quote = std::memchr(s->data(), '"', s->size());
+  if (quote == nullptr) return false;
+  const size_t size = static_cast<const char*>(quote) - s->data();
+  *out = s->substr(0, size);
+  s->remove_prefix(size + 1);
+  return true;
 }
 
 // 1 to kMaxDigits digits, quoted (as protobuf writes an int64) or a JSON
@@ -58,17 +89,18 @@ bool ReadStepNumber(absl::string_view* s, int64_t* out) {
 
 // {"step":N}
 bool ReadStepBody(absl::string_view* s, int64_t* step) {
-  absl::string_view key;
-  return Eat(s, '{') && ReadString(s, &key) && key == "step" && Eat(s, ':') &&
-         ReadStepNumber(s, step) && Eat(s, '}');
+  return EatLiteral(s, R"({"step":)") && ReadStepNumber(s, step) && Eat(s, '}');
 }
 
-Key KeyOf(absl::string_view key) {
-  if (key == "time") return kTime;
-  if (key == "job_id" || key == "jobId") return kJobId;
-  if (key == "host") return kHost;
-  if (key == "attempt") return kAttempt;
-  if (key == "step") return kStep;
+// A member's quoted name and its ':'; kUnknown (nothing consumed) for any
+// other name, or one written otherwise.
+Key EatName(absl::string_view* s) {
+  if (EatLiteral(s, R"("time":)")) return kTime;
+  if (EatLiteral(s, R"("job_id":)")) return kJobId;
+  if (EatLiteral(s, R"("step":)")) return kStep;
+  if (EatLiteral(s, R"("host":)")) return kHost;
+  if (EatLiteral(s, R"("attempt":)")) return kAttempt;
+  if (EatLiteral(s, R"("jobId":)")) return kJobId;
   return kUnknown;
 }
 
@@ -76,7 +108,7 @@ bool ReadValue(Key key, absl::string_view* s, absl::string_view* time,
                PlainStep* out) {
   switch (key) {
     case kTime:
-      return ReadString(s, time);
+      return ReadTimeText(s, time);
     case kJobId:
       return ReadString(s, &out->job_id);
     case kHost:
@@ -97,9 +129,7 @@ bool ReadMembers(absl::string_view s, absl::string_view* time, PlainStep* out) {
   uint32_t seen = 0;
   if (!Eat(&s, '{')) return false;
   do {
-    absl::string_view name;
-    if (!ReadString(&s, &name) || !Eat(&s, ':')) return false;
-    const Key key = KeyOf(name);
+    const Key key = EatName(&s);
     if (key == kUnknown || ((seen >> key) & 1) != 0) return false;
     seen |= uint32_t{1} << key;
     if (!ReadValue(key, &s, time, out)) return false;

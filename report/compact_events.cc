@@ -45,12 +45,12 @@ bool AllPositiveZero(const v1::Step& s) {
 // (years 1685 to 2255): a step outside them is stored whole.
 constexpr int64_t kMaxInlineSeconds = int64_t{9'000'000'000};
 
-bool IsInlineStep(const v1::Event& e) {
-  return e.has_step() && IsInlineTime(e.time().seconds());
-}
-
 bool IsInlineTime(int64_t seconds) {
   return seconds >= -kMaxInlineSeconds && seconds <= kMaxInlineSeconds;
+}
+
+bool IsInlineStep(const v1::Event& e) {
+  return e.has_step() && IsInlineTime(e.time().seconds());
 }
 
 // The limits of a record's position.
