@@ -59,9 +59,13 @@ bool ForEachLine(std::istream& in, std::unique_ptr<char[]>* buffer,
                  absl::FunctionRef<void(absl::string_view)> on_line,
                  absl::FunctionRef<void()> before_reuse) {
   constexpr size_t kReadBytes = size_t{1} << 20;
+  // Room for an unfinished line up to this long without growing, so that
+  // the buffer is allocated once for nearly any input.
+  constexpr size_t kLineRoom = size_t{64} << 10;
   size_t kept = 0;  // bytes of an unfinished line at the front of *buffer
   while (in) {
-    char* data = Grow(buffer, capacity, kept, kept + kReadBytes);
+    char* data =
+        Grow(buffer, capacity, kept, std::max(kept, kLineRoom) + kReadBytes);
     in.read(data + kept, kReadBytes);
     const size_t end = kept + static_cast<size_t>(in.gcount());
     size_t begin = 0;
