@@ -45,14 +45,15 @@ struct ReplayResult {
 
 // Offline replay of JSON Lines event logs into a fleet report (goodputctl
 // replay). Reads every input fully in large blocks, decoding each line
-// (codec::LineDecoder) and keeping good events compactly with their
-// NAME:LINE (CompactEvents, already grouped by job); then, in Finish(),
-// leaves out events after as-of and applies the rest to a
-// core::FleetTracker job by job, each job's events in core::SortForApply's
-// order (by time, kind, then input order). Memory is about 40 bytes per
-// good step event (the 10M-event fleet log peaks at 48 bytes per event for
-// the whole process). Owns its copies of the events; does not keep the
-// streams. Not thread-safe; single use.
+// (codec::DecodePlainStep for the plain step lines that are nearly all of
+// a log, else codec::LineDecoder: the same events either way) and keeping
+// good events compactly with their NAME:LINE (CompactEvents, already
+// grouped by job); then, in Finish(), leaves out events after as-of and
+// applies the rest to a core::FleetTracker job by job, each job's events in
+// core::SortForApply's order (by time, kind, then input order). Memory is
+// about 40 bytes per good step event (the 10M-event fleet log peaks at 48
+// bytes per event for the whole process). Owns its copies of the events;
+// does not keep the streams. Not thread-safe; single use.
 class Replayer {
  public:
   explicit Replayer(ReplayOptions options);
@@ -88,7 +89,7 @@ class Replayer {
   absl::Status Hold(Pending what, Position position);
   absl::Status AddPending();
   // Fresh decoded_ on an emptied decode arena, every kLinesPerArena lines
-  // (after adding pending_).
+  // that decoder_ decodes (after adding what is pending).
   absl::Status RenewDecoded();
   void AddError(Position position, absl::string_view reason);
   void Apply(int64_t as_of_ns, core::FleetTracker* tracker);
