@@ -151,11 +151,33 @@ bool Valid(const PlainStep& step, const ValidationLimits& limits) {
 
 bool DecodePlainStep(absl::string_view line, const ValidationLimits& limits,
                      PlainStep* out) {
+  return PlainStepDecoder().Decode(line, limits, out);
+}
+
+bool PlainStepDecoder::Decode(absl::string_view line,
+                              const ValidationLimits& limits, PlainStep* out) {
   absl::string_view time;
   *out = PlainStep();
   return line.size() <= kMaxLineBytes && ReadMembers(line, &time, out) &&
-         ParseRfc3339Strict(time, &out->seconds, &out->nanos) &&
-         Valid(*out, limits);
+         ParseTime(time, out) && Valid(*out, limits);
+}
+
+bool PlainStepDecoder::ParseTime(absl::string_view text, PlainStep* out) {
+  if (has_last_ && text.size() == last_size_ &&
+      std::memcmp(text.data(), last_text_, last_size_) == 0) {
+    out->seconds = last_seconds_;
+    out->nanos = last_nanos_;
+    return true;
+  }
+  if (!ParseRfc3339Strict(text, &out->seconds, &out->nanos)) return false;
+  if (text.size() <= kMaxKeptTime) {
+    has_last_ = true;
+    std::memcpy(last_text_, text.data(), text.size());
+    last_size_ = text.size();
+    last_seconds_ = out->seconds;
+    last_nanos_ = out->nanos;
+  }
+  return true;
 }
 
 void PlainStepToEvent(const PlainStep& step, v1::Event* out) {

@@ -6,10 +6,12 @@
 // (time, job_id, host, attempt, step.step; the four amounts +0.0), already
 // valid under the limits, or declines; a declined line means nothing and
 // goes to LineDecoder. A PlainStep is a plain value whose strings point into
-// the decoded line; the functions are pure and safe from any thread.
+// the decoded line. PlainStepDecoder remembers the last time it parsed (one
+// per thread); the free functions are pure and safe from any thread.
 #ifndef GOODPUT_CODEC_PLAIN_STEP_H_
 #define GOODPUT_CODEC_PLAIN_STEP_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/strings/string_view.h"
@@ -37,6 +39,27 @@ struct PlainStep {
 // `*out` unspecified.
 bool DecodePlainStep(absl::string_view line, const ValidationLimits& limits,
                      PlainStep* out);
+
+// DecodePlainStep that keeps the text and value of the last time it
+// parsed: most lines of a log have the time of the line before. Owns that
+// copy; not thread-safe.
+class PlainStepDecoder {
+ public:
+  bool Decode(absl::string_view line, const ValidationLimits& limits,
+              PlainStep* out);
+
+ private:
+  // ParseRfc3339Strict(text) into `*out`, or the last result for the same
+  // text.
+  bool ParseTime(absl::string_view text, PlainStep* out);
+
+  static constexpr size_t kMaxKeptTime = 40;
+  bool has_last_ = false;
+  char last_text_[kMaxKeptTime];
+  size_t last_size_ = 0;
+  int64_t last_seconds_ = 0;
+  int32_t last_nanos_ = 0;
+};
 
 // `step` as the v1::Event LineDecoder gives for its line (`*out` cleared
 // first).

@@ -1,6 +1,7 @@
 #include "codec/plain_step.h"
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -101,12 +102,39 @@ TEST(PlainStepTest, DeclinesEverythingElse) {
                 R"(","step":{"step":1})"),
            R"({"time":"2026-11-22 10:00:00Z","job_id":"j","step":{"step":1}})",
            R"({"time":"2026-02-30T10:00:00Z","job_id":"j","step":{"step":1}})",
+           R"({"time":"","job_id":"j","step":{"step":1}})",
            "",
        }) {
     PlainStep s;
     EXPECT_FALSE(DecodePlainStep(line, {}, &s)) << line;
     TakenAsLineDecoderDecodes(line);
   }
+}
+
+// One decoder keeps the last time it parsed: a line with the same time
+// text gets the same time, any other text is parsed (or declined) anew.
+TEST(PlainStepTest, ADecoderParsesEachNewTime) {
+  PlainStepDecoder decoder;
+  PlainStep s;
+  const std::string step = R"(,"job_id":"j","step":{"step":1}})";
+  for (const auto& [time, seconds, nanos] :
+       std::vector<std::tuple<std::string, int64_t, int32_t>>{
+           {"2026-11-22T10:00:00Z", 1795341600, 0},
+           {"2026-11-22T10:00:00Z", 1795341600, 0},
+           {"2026-11-22T10:00:01Z", 1795341601, 0},
+           {"2026-11-22T10:00:01.5Z", 1795341601, 500000000},
+           {"2026-11-22T10:00:01.5Z", 1795341601, 500000000},
+           {"2026-11-22T11:00:01.5+01:00", 1795341601, 500000000}}) {
+    ASSERT_TRUE(decoder.Decode(R"({"time":")" + time + "\"" + step, {}, &s))
+        << time;
+    EXPECT_EQ(s.seconds, seconds) << time;
+    EXPECT_EQ(s.nanos, nanos) << time;
+  }
+  EXPECT_FALSE(
+      decoder.Decode(R"({"time":"2026-11-22T10:00:01.5")" + step, {}, &s));
+  EXPECT_FALSE(decoder.Decode(R"({"time":"")" + step, {}, &s));
+  EXPECT_TRUE(decoder.Decode(R"({"time":"2026-11-22T11:00:01.5+01:00")" + step,
+                             {}, &s));
 }
 
 TEST(PlainStepTest, DeclinesUnderAClockOrStricterLimits) {

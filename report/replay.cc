@@ -149,7 +149,7 @@ absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
 
 absl::Status Replayer::AddLine(absl::string_view line, Position position) {
   codec::PlainStep& plain = plain_[next_];
-  if (!codec::DecodePlainStep(line, decoder_.limits(), &plain)) {
+  if (!plain_decoder_.Decode(line, decoder_.limits(), &plain)) {
     return AddDecodedLine(line, position);
   }
   ++stats_.events;

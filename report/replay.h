@@ -97,6 +97,7 @@ class Replayer {
 
   ReplayOptions options_;
   codec::LineDecoder decoder_;
+  codec::PlainStepDecoder plain_decoder_;
   // The lines being decoded live on decode_arena_, whose first block is
   // decode_block_: decoding allocates its submessages there, and emptying
   // the arena now and then costs no malloc or free per line. A plain step
