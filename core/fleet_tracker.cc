@@ -19,9 +19,16 @@ absl::StatusOr<ApplyResult> FleetTracker::Apply(const v1::Event& e) {
   return job->Apply(e);
 }
 
+JobTracker* FleetTracker::JobFor(const v1::Event& e) {
+  if (last_job_ == nullptr || last_job_->job_id() != e.job_id()) {
+    last_job_ = FindOrAddJob(e);
+  }
+  return last_job_;
+}
+
 // The event's job, created at its first event with the exclusions that
 // cover it then.
-JobTracker* FleetTracker::JobFor(const v1::Event& e) {
+JobTracker* FleetTracker::FindOrAddJob(const v1::Event& e) {
   auto [it, inserted] = jobs_.try_emplace(e.job_id());
   if (!inserted) return it->second.get();
   it->second = std::make_unique<JobTracker>(e.job_id(), config_);

@@ -51,11 +51,16 @@ class FleetTracker {
   };
 
   absl::StatusOr<ApplyResult> ApplyExclusion(const v1::Event& e);
+  // The event's job: last_job_ if it is the same job, else FindOrAddJob.
   JobTracker* JobFor(const v1::Event& e);
+  JobTracker* FindOrAddJob(const v1::Event& e);
   bool Covers(const Shared& x, const std::string& job_id) const;
 
   const Config* config_;
   std::unordered_map<std::string, std::unique_ptr<JobTracker>> jobs_;
+  // JobFor's last result (trackers never leave jobs_): a replay applies
+  // job by job, so most of its events skip the hash lookup.
+  JobTracker* last_job_ = nullptr;
   CapacityTracker capacity_;
   std::vector<Shared> shared_;  // HOSTS and FLEET exclusions, in order
   std::unordered_map<std::string, std::vector<Shared>> early_;  // JOB ones

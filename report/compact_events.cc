@@ -45,18 +45,31 @@ bool AllPositiveZero(const v1::Step& s) {
 // (years 1685 to 2255): a step outside them is stored whole.
 constexpr int64_t kMaxInlineSeconds = int64_t{9'000'000'000};
 
+bool IsInlineTime(int64_t seconds) {
+  return seconds >= -kMaxInlineSeconds && seconds <= kMaxInlineSeconds;
+}
+
 bool IsInlineStep(const v1::Event& e) {
-  const int64_t seconds = e.time().seconds();
-  return e.has_step() && seconds >= -kMaxInlineSeconds &&
-         seconds <= kMaxInlineSeconds;
+  return e.has_step() && IsInlineTime(e.time().seconds());
+}
+
+// The limits of a record's position.
+absl::Status CheckPosition(size_t input, int64_t line) {
+  if (input <= std::numeric_limits<uint16_t>::max() && line >= 0 &&
+      line <= std::numeric_limits<uint32_t>::max()) {
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "replay holds at most 65536 inputs of 2^32 lines; got input ", input + 1,
+      " line ", line));
 }
 
 // core::EventTimeNanos, but wrapping around where that overflows (times
 // far from 1970, which then apply in an unspecified order there too).
-int64_t TimeNanos(const v1::Event& e) {
-  const uint64_t seconds = static_cast<uint64_t>(e.time().seconds());
-  return static_cast<int64_t>(seconds * core::kNanosPerSecond +
-                              static_cast<uint64_t>(e.time().nanos()));
+int64_t TimeNanos(int64_t seconds, int32_t nanos) {
+  return static_cast<int64_t>(static_cast<uint64_t>(seconds) *
+                                  core::kNanosPerSecond +
+                              static_cast<uint64_t>(nanos));
 }
 
 // The inverse of core::EventTimeNanos for a time that fits.
@@ -82,6 +95,7 @@ CompactEvents::CompactEvents() {
   groups_.emplace_back();
   ids_.emplace("", 0);
   step_.mutable_step();
+  step_rank_ = static_cast<uint8_t>(core::KindRank(step_));
 }
 
 CompactEvents::~CompactEvents() = default;
@@ -138,19 +152,41 @@ bool CompactEvents::AddBlock(Group* group) {
 
 absl::Status CompactEvents::Add(const v1::Event& e, size_t input,
                                 int64_t line) {
-  if (input > std::numeric_limits<uint16_t>::max() || line < 0 ||
-      line > std::numeric_limits<uint32_t>::max()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "replay holds at most 65536 inputs of 2^32 lines; got input ",
-        input + 1, " line ", line));
-  }
+  if (absl::Status s = CheckPosition(input, line); !s.ok()) return s;
   const uint32_t job = Intern(e.job_id(), &last_job_);
   Record record;
   if (!Fill(e, input, line, &record)) return OutOfMemory();
-  Record* at = Append(e.has_heartbeat() ? 0 : job);
+  return Put(record, e.has_heartbeat() ? 0 : job);
+}
+
+// What Add() of the step's event does, in the same order (job, host, then
+// attempt interned), with the record filled as Fill() fills it.
+absl::Status CompactEvents::AddStep(const codec::PlainStep& s, size_t input,
+                                    int64_t line) {
+  if (!IsInlineTime(s.seconds)) {
+    v1::Event e;
+    codec::PlainStepToEvent(s, &e);
+    return Add(e, input, line);
+  }
+  if (absl::Status st = CheckPosition(input, line); !st.ok()) return st;
+  const uint32_t job = Intern(s.job_id, &last_job_);
+  const Record record = {TimeNanos(s.seconds, s.nanos),
+                         s.step,
+                         {nullptr},
+                         static_cast<uint32_t>(line),
+                         Intern(s.host, &last_host_),
+                         Intern(s.attempt, &last_attempt_),
+                         static_cast<uint16_t>(input),
+                         step_rank_,
+                         kInlineStep};
+  return Put(record, job);
+}
+
+absl::Status CompactEvents::Put(const Record& r, uint32_t g) {
+  Record* at = Append(g);
   if (at == nullptr) return OutOfMemory();
-  Store(record, at);
-  if (size_ == 1 || record.time_ns > latest_ns_) latest_ns_ = record.time_ns;
+  Store(r, at);
+  if (size_ == 1 || r.time_ns > latest_ns_) latest_ns_ = r.time_ns;
   return absl::OkStatus();
 }
 
@@ -158,7 +194,7 @@ absl::Status CompactEvents::Add(const v1::Event& e, size_t input,
 // of first use). False if out of memory.
 bool CompactEvents::Fill(const v1::Event& e, size_t input, int64_t line,
                          Record* r) {
-  *r = {TimeNanos(e),
+  *r = {TimeNanos(e.time().seconds(), e.time().nanos()),
         0,
         {nullptr},
         static_cast<uint32_t>(line),

@@ -11,6 +11,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "codec/plain_step.h"
 #include "google/protobuf/arena.h"
 #include "proto/event.pb.h"
 
@@ -39,10 +40,13 @@ class CompactEvents {
   // Fails only out of memory or past the limits of a record (65,536
   // inputs, 2^32 lines per input).
   absl::Status Add(const v1::Event& e, size_t input, int64_t line);
+  // The same for the event codec::PlainStepToEvent(s) gives, without
+  // building it (the strings are copied).
+  absl::Status AddStep(const codec::PlainStep& s, size_t input, int64_t line);
 
-  // Asks the CPU to load what Add(e) looks up first (its job id's place in
-  // the intern table), e.g. one line ahead of Add(e).
-  void Prefetch(const v1::Event& e) const { ids_.prefetch(e.job_id()); }
+  // Asks the CPU to load what Add() of an event with this job id looks up
+  // first (the id's place in the intern table), e.g. one line ahead.
+  void Prefetch(absl::string_view job_id) const { ids_.prefetch(job_id); }
 
   size_t size() const { return size_; }
 
@@ -126,6 +130,8 @@ class CompactEvents {
   // The id of `s`; `*last` is what this call site interned last.
   uint32_t Intern(absl::string_view s, Last* last);
   bool Fill(const v1::Event& e, size_t input, int64_t line, Record* r);
+  // Appends `r` to group `g`.
+  absl::Status Put(const Record& r, uint32_t g);
   // Stores `r` at `at`, or at the next Add() or FlushPending().
   void Store(const Record& r, Record* at);
   void FlushPending();
@@ -155,6 +161,7 @@ class CompactEvents {
   v1::Event step_;  // Expand()'s result for inline steps
   // The interned job id, host and attempt step_ holds.
   uint32_t step_group_ = 0, step_host_ = 0, step_attempt_ = 0;
+  uint8_t step_rank_ = 0;  // core::KindRank of a step
 };
 
 }  // namespace goodput::report

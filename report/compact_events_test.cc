@@ -206,6 +206,41 @@ TEST(CompactEventsTest, ApplyOrderGroupsJobsAndSortsEachByTimeKindInput) {
   EXPECT_EQ(events.LatestTimeNanos(), (kTen + 99) * 1'000'000'000);
 }
 
+// AddStep(s) is Add(PlainStepToEvent(s)): the same events back, in the
+// same order (job, host and attempt interned in Add's order), far times
+// and positions included.
+TEST(CompactEventsTest, AddStepIsAddOfTheStepsEvent) {
+  std::vector<codec::PlainStep> steps = {
+      {kTen + 5, 250, "a", "b", "1", 7},
+      {kTen + 1, 0, "b", "", "", 1},  // "b" is a host above, now a job
+      {-1, 5, "a", "h", "", 2},
+      {253'402'300'799, 999'999'999, "c", "", "2", 3},  // year 9999
+      {kTen + 5, 250, "a", "b", "1", 7}};
+  v1::Event checkpoint = At("c", 4);
+  checkpoint.mutable_checkpoint()->set_step(3);
+  CompactEvents by_event, by_step;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    v1::Event e;
+    codec::PlainStepToEvent(steps[i], &e);
+    ASSERT_TRUE(by_event.Add(e, i % 2, i + 1).ok());
+    ASSERT_TRUE(by_step.AddStep(steps[i], i % 2, i + 1).ok());
+    ASSERT_TRUE(by_event.Add(checkpoint, 2, 100 + i).ok());
+    ASSERT_TRUE(by_step.Add(checkpoint, 2, 100 + i).ok());
+  }
+  EXPECT_EQ(by_step.LatestTimeNanos(), by_event.LatestTimeNanos());
+  const std::vector<Applied> want = InApplyOrder(by_event);
+  const std::vector<Applied> got = InApplyOrder(by_step);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(MessageDifferencer::Equals(got[i].event, want[i].event))
+        << i << ": " << got[i].event.DebugString();
+    EXPECT_EQ(got[i].input, want[i].input) << i;
+    EXPECT_EQ(got[i].line, want[i].line) << i;
+  }
+  EXPECT_EQ(by_step.AddStep(steps[0], 65'536, 1).code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
 TEST(CompactEventsTest, NoEventsHaveLatestTimeZero) {
   CompactEvents events;
   EXPECT_EQ(events.LatestTimeNanos(), 0);

@@ -51,15 +51,21 @@ char* Grow(std::unique_ptr<char[]>* buffer, size_t* capacity, size_t kept,
 }
 
 // Calls `on_line` with each line of `in` (without its '\n'), as
-// std::getline splits it, reading blocks of kReadBytes into `*buffer`.
-// False on a read error.
+// std::getline splits it, reading blocks of kReadBytes into `*buffer`, and
+// `before_reuse` before the lines passed are overwritten. False on a read
+// error.
 bool ForEachLine(std::istream& in, std::unique_ptr<char[]>* buffer,
                  size_t* capacity,
-                 absl::FunctionRef<void(absl::string_view)> on_line) {
+                 absl::FunctionRef<void(absl::string_view)> on_line,
+                 absl::FunctionRef<void()> before_reuse) {
   constexpr size_t kReadBytes = size_t{1} << 20;
+  // Room for an unfinished line up to this long without growing, so that
+  // the buffer is allocated once for nearly any input.
+  constexpr size_t kLineRoom = size_t{64} << 10;
   size_t kept = 0;  // bytes of an unfinished line at the front of *buffer
   while (in) {
-    char* data = Grow(buffer, capacity, kept, kept + kReadBytes);
+    char* data =
+        Grow(buffer, capacity, kept, std::max(kept, kLineRoom) + kReadBytes);
     in.read(data + kept, kReadBytes);
     const size_t end = kept + static_cast<size_t>(in.gcount());
     size_t begin = 0;
@@ -69,6 +75,7 @@ bool ForEachLine(std::istream& in, std::unique_ptr<char[]>* buffer,
       begin = stop + 1;
     }
     kept = end - begin;
+    before_reuse();
     std::memmove(data, data + begin, kept);
   }
   if (kept > 0) on_line(absl::string_view(buffer->get(), kept));
@@ -95,22 +102,42 @@ absl::Status Replayer::RenewDecoded() {
 }
 
 absl::Status Replayer::AddPending() {
-  if (pending_ == nullptr) return absl::OkStatus();
-  const v1::Event* e = std::exchange(pending_, nullptr);
-  return events_.Add(*e, pending_position_.input, pending_position_.line);
+  const int slot = next_ ^ 1;
+  const Position at = pending_position_;
+  switch (std::exchange(pending_, Pending::kNone)) {
+    case Pending::kNone:
+      break;
+    case Pending::kEvent:
+      return events_.Add(*decoded_[slot], at.input, at.line);
+    case Pending::kPlain:
+      return events_.AddStep(plain_[slot], at.input, at.line);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Replayer::Hold(Pending what, Position position) {
+  absl::Status status = AddPending();
+  pending_ = what;
+  pending_position_ = position;
+  next_ ^= 1;
+  return status;
 }
 
 absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
   Position position{static_cast<uint32_t>(names_.size()), 0};
   names_.emplace_back(name);
   absl::Status status;
+  auto on_line = [&](absl::string_view line) {
+    ++position.line;
+    ++stats_.lines;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (status.ok()) status = AddLine(line, position);
+  };
+  auto before_reuse = [&] {
+    if (status.ok()) status = AddPending();
+  };
   const bool read =
-      ForEachLine(in, &buffer_, &buffer_capacity_, [&](absl::string_view line) {
-        ++position.line;
-        ++stats_.lines;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (status.ok()) status = AddLine(line, position);
-      });
+      ForEachLine(in, &buffer_, &buffer_capacity_, on_line, before_reuse);
   if (status.ok()) status = AddPending();
   if (!status.ok()) return status;
   if (!read) {
@@ -121,6 +148,17 @@ absl::Status Replayer::AddInput(std::istream& in, absl::string_view name) {
 }
 
 absl::Status Replayer::AddLine(absl::string_view line, Position position) {
+  codec::PlainStep& plain = plain_[next_];
+  if (!plain_decoder_.Decode(line, decoder_.limits(), &plain)) {
+    return AddDecodedLine(line, position);
+  }
+  ++stats_.events;
+  events_.Prefetch(plain.job_id);
+  return Hold(Pending::kPlain, position);
+}
+
+absl::Status Replayer::AddDecodedLine(absl::string_view line,
+                                      Position position) {
   if (++decoded_lines_ > kLinesPerArena) {
     if (absl::Status s = RenewDecoded(); !s.ok()) return s;
   }
@@ -132,12 +170,8 @@ absl::Status Replayer::AddLine(absl::string_view line, Position position) {
     return absl::OkStatus();
   }
   ++stats_.events;
-  events_.Prefetch(*decoded);
-  status = AddPending();
-  pending_ = decoded;
-  pending_position_ = position;
-  next_ ^= 1;
-  return status;
+  events_.Prefetch(decoded->job_id());
+  return Hold(Pending::kEvent, position);
 }
 
 void Replayer::AddError(Position position, absl::string_view reason) {

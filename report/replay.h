@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "codec/line_decoder.h"
+#include "codec/plain_step.h"
 #include "core/config.h"
 #include "core/fleet_tracker.h"
 #include "core/report.h"
@@ -44,14 +45,15 @@ struct ReplayResult {
 
 // Offline replay of JSON Lines event logs into a fleet report (goodputctl
 // replay). Reads every input fully in large blocks, decoding each line
-// (codec::LineDecoder) and keeping good events compactly with their
-// NAME:LINE (CompactEvents, already grouped by job); then, in Finish(),
-// leaves out events after as-of and applies the rest to a
-// core::FleetTracker job by job, each job's events in core::SortForApply's
-// order (by time, kind, then input order). Memory is about 40 bytes per
-// good step event (the 10M-event fleet log peaks at 48 bytes per event for
-// the whole process). Owns its copies of the events; does not keep the
-// streams. Not thread-safe; single use.
+// (codec::DecodePlainStep for the plain step lines that are nearly all of
+// a log, else codec::LineDecoder: the same events either way) and keeping
+// good events compactly with their NAME:LINE (CompactEvents, already
+// grouped by job); then, in Finish(), leaves out events after as-of and
+// applies the rest to a core::FleetTracker job by job, each job's events in
+// core::SortForApply's order (by time, kind, then input order). Memory is
+// about 40 bytes per good step event (the 10M-event fleet log peaks at 48
+// bytes per event for the whole process). Owns its copies of the events;
+// does not keep the streams. Not thread-safe; single use.
 class Replayer {
  public:
   explicit Replayer(ReplayOptions options);
@@ -75,11 +77,19 @@ class Replayer {
     std::string message;
   };
 
+  // What is decoded, not yet added to events_: nothing, decoded_[slot] or
+  // plain_[slot].
+  enum class Pending { kNone, kEvent, kPlain };
+
   absl::Status AddLine(absl::string_view line, Position position);
-  // Adds pending_ (if any) to events_.
+  // Decodes `line` with decoder_ into decoded_[next_], holding it if good.
+  absl::Status AddDecodedLine(absl::string_view line, Position position);
+  // Adds what is pending (if anything) to events_, and makes `what` in
+  // slot next_ pending in its place.
+  absl::Status Hold(Pending what, Position position);
   absl::Status AddPending();
   // Fresh decoded_ on an emptied decode arena, every kLinesPerArena lines
-  // (after adding pending_).
+  // that decoder_ decodes (after adding what is pending).
   absl::Status RenewDecoded();
   void AddError(Position position, absl::string_view reason);
   void Apply(int64_t as_of_ns, core::FleetTracker* tracker);
@@ -87,20 +97,25 @@ class Replayer {
 
   ReplayOptions options_;
   codec::LineDecoder decoder_;
+  codec::PlainStepDecoder plain_decoder_;
   // The lines being decoded live on decode_arena_, whose first block is
   // decode_block_: decoding allocates its submessages there, and emptying
-  // the arena now and then costs no malloc or free per line. Lines are
-  // decoded alternately into the two decoded_, and a good one is added to
-  // events_ after the next line is decoded, so that its job id's place in
-  // the intern table (prefetched) has come into cache by then.
+  // the arena now and then costs no malloc or free per line. A plain step
+  // line (codec::DecodePlainStep, nearly every line of a log) skips all of
+  // that and decodes into plain_, pointing into buffer_. Lines are decoded
+  // alternately into slots 0 and 1, and a good one is added to events_
+  // after the next line is decoded, so that its job id's place in the
+  // intern table (prefetched) has come into cache by then; before buffer_
+  // is reused, it is added at once.
   std::unique_ptr<char[]> decode_block_;
   google::protobuf::Arena decode_arena_;
   v1::Event* decoded_[2] = {nullptr, nullptr};
-  int next_ = 0;                     // the decoded_ the next line goes to
-  v1::Event* pending_ = nullptr;     // decoded, not yet added
-  Position pending_position_{0, 0};  // of pending_
-  int64_t decoded_lines_ = 0;        // since decode_arena_ was emptied
-  std::unique_ptr<char[]> buffer_;   // of AddInput's reads
+  codec::PlainStep plain_[2];
+  int next_ = 0;                      // the slot the next line goes to
+  Pending pending_ = Pending::kNone;  // in slot next_ ^ 1
+  Position pending_position_{0, 0};   // of what is pending
+  int64_t decoded_lines_ = 0;         // since decode_arena_ was emptied
+  std::unique_ptr<char[]> buffer_;    // of AddInput's reads
   size_t buffer_capacity_ = 0;
   std::vector<std::string> names_;
   CompactEvents events_;

@@ -1,0 +1,194 @@
+#include "codec/plain_step.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "codec/rfc3339.h"
+
+namespace goodput {
+namespace codec {
+namespace {
+
+// FastDecoder hands longer lines to the reference decoder; so does this.
+constexpr size_t kMaxLineBytes = size_t{1} << 20;
+constexpr size_t kMaxDigits = 18;  // as FastDecoder reads an int64 string
+
+enum Key { kTime, kJobId, kHost, kAttempt, kStep, kUnknown };
+
+// Consumes `c` from the front of `*s`.
+bool Eat(absl::string_view* s, char c) {
+  if (s->empty() || s->front() != c) return false;
+  s->remove_prefix(1);
+  return true;
+}
+
+// The bytes a plain string holds: printable ASCII other than '"' and '\\'.
+// No escapes, and every JSON decoder reads them as they are written.
+struct PlainBytes {
+  bool in[256] = {};
+  constexpr PlainBytes() {
+    for (int c = 0x20; c < 0x7f; ++c) in[c] = c != '"' && c != '\\';
+  }
+};
+constexpr PlainBytes kPlainBytes;
+
+// A quoted string of plain bytes.
+bool ReadString(absl::string_view* s, absl::string_view* out) {
+  if (!Eat(s, '"')) return false;
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(s->data());
+  size_t i = 0;
+  while (i < s->size() && kPlainBytes.in[p[i]]) ++i;
+  if (i == s->size() || p[i] != '"') return false;
+  *out = s->substr(0, i);
+  s->remove_prefix(i + 1);
+  return true;
+}
+
+// Consumes `literal` from the front of `*s`; its size is known when
+// inlined, so the compare is a few loads.
+template <size_t N>
+bool EatLiteral(absl::string_view* s, const char (&literal)[N]) {
+  if (s->size() < N - 1 || std::memcmp(s->data(), literal, N - 1) != 0) {
+    return false;
+  }
+  s->remove_prefix(N - 1);
+  return true;
+}
+
+// A time's quoted text, unchecked: ParseRfc3339Strict accepts it only if
+// it is all digits and "-T:.Z+", which need no escapes.
+bool ReadTimeText(absl::string_view* s, absl::string_view* out) {
+  if (!Eat(s, '"')) return false;
+  const void* quote = std::memchr(s->data(), '"', s->size());
+  if (quote == nullptr) return false;
+  const size_t size = static_cast<const char*>(quote) - s->data();
+  *out = s->substr(0, size);
+  s->remove_prefix(size + 1);
+  return true;
+}
+
+// 1 to kMaxDigits digits, quoted (as protobuf writes an int64) or a JSON
+// integer (then without a leading zero, as JSON requires).
+bool ReadStepNumber(absl::string_view* s, int64_t* out) {
+  const bool quoted = Eat(s, '"');
+  size_t n = 0;
+  int64_t value = 0;
+  while (n < s->size() && n <= kMaxDigits && (*s)[n] >= '0' && (*s)[n] <= '9') {
+    value = value * 10 + ((*s)[n] - '0');
+    ++n;
+  }
+  if (n == 0 || n > kMaxDigits || (!quoted && n > 1 && (*s)[0] == '0')) {
+    return false;
+  }
+  s->remove_prefix(n);
+  *out = value;
+  return !quoted || Eat(s, '"');
+}
+
+// {"step":N}
+bool ReadStepBody(absl::string_view* s, int64_t* step) {
+  return EatLiteral(s, R"({"step":)") && ReadStepNumber(s, step) && Eat(s, '}');
+}
+
+// A member's quoted name and its ':'; kUnknown (nothing consumed) for any
+// other name, or one written otherwise.
+Key EatName(absl::string_view* s) {
+  if (EatLiteral(s, R"("time":)")) return kTime;
+  if (EatLiteral(s, R"("job_id":)")) return kJobId;
+  if (EatLiteral(s, R"("step":)")) return kStep;
+  if (EatLiteral(s, R"("host":)")) return kHost;
+  if (EatLiteral(s, R"("attempt":)")) return kAttempt;
+  if (EatLiteral(s, R"("jobId":)")) return kJobId;
+  return kUnknown;
+}
+
+bool ReadValue(Key key, absl::string_view* s, absl::string_view* time,
+               PlainStep* out) {
+  switch (key) {
+    case kTime:
+      return ReadTimeText(s, time);
+    case kJobId:
+      return ReadString(s, &out->job_id);
+    case kHost:
+      return ReadString(s, &out->host);
+    case kAttempt:
+      return ReadString(s, &out->attempt);
+    case kStep:
+      return ReadStepBody(s, &out->step);
+    case kUnknown:
+      break;
+  }
+  return false;
+}
+
+// The object's members into `*out` and `*time`; false on any other shape
+// or a repeated key.
+bool ReadMembers(absl::string_view s, absl::string_view* time, PlainStep* out) {
+  uint32_t seen = 0;
+  if (!Eat(&s, '{')) return false;
+  do {
+    const Key key = EatName(&s);
+    if (key == kUnknown || ((seen >> key) & 1) != 0) return false;
+    seen |= uint32_t{1} << key;
+    if (!ReadValue(key, &s, time, out)) return false;
+  } while (Eat(&s, ','));
+  constexpr uint32_t kRequired = (1 << kTime) | (1 << kJobId) | (1 << kStep);
+  return Eat(&s, '}') && s.empty() && (seen & kRequired) == kRequired;
+}
+
+// ValidateEvent's checks that a plain step can fail. Its time needs none:
+// ParseRfc3339Strict's years 0002..9998 are inside protobuf's range.
+bool Valid(const PlainStep& step, const ValidationLimits& limits) {
+  const size_t max = limits.max_string_bytes;
+  return !limits.now_ns.has_value() && !step.job_id.empty() &&
+         step.job_id.size() <= max && step.host.size() <= max &&
+         step.attempt.size() <= max && step.step <= limits.max_step;
+}
+
+}  // namespace
+
+bool DecodePlainStep(absl::string_view line, const ValidationLimits& limits,
+                     PlainStep* out) {
+  return PlainStepDecoder().Decode(line, limits, out);
+}
+
+bool PlainStepDecoder::Decode(absl::string_view line,
+                              const ValidationLimits& limits, PlainStep* out) {
+  absl::string_view time;
+  *out = PlainStep();
+  return line.size() <= kMaxLineBytes && ReadMembers(line, &time, out) &&
+         ParseTime(time, out) && Valid(*out, limits);
+}
+
+bool PlainStepDecoder::ParseTime(absl::string_view text, PlainStep* out) {
+  if (has_last_ && text.size() == last_size_ &&
+      std::memcmp(text.data(), last_text_, last_size_) == 0) {
+    out->seconds = last_seconds_;
+    out->nanos = last_nanos_;
+    return true;
+  }
+  if (!ParseRfc3339Strict(text, &out->seconds, &out->nanos)) return false;
+  if (text.size() <= kMaxKeptTime) {
+    has_last_ = true;
+    std::memcpy(last_text_, text.data(), text.size());
+    last_size_ = text.size();
+    last_seconds_ = out->seconds;
+    last_nanos_ = out->nanos;
+  }
+  return true;
+}
+
+void PlainStepToEvent(const PlainStep& step, v1::Event* out) {
+  out->Clear();
+  out->mutable_time()->set_seconds(step.seconds);
+  out->mutable_time()->set_nanos(step.nanos);
+  out->set_job_id(std::string(step.job_id));
+  out->set_host(std::string(step.host));
+  out->set_attempt(std::string(step.attempt));
+  out->mutable_step()->set_step(step.step);
+}
+
+}  // namespace codec
+}  // namespace goodput
