@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "util/crc32c.h"
 #include "util/posix_file_system.h"
 #include "util/uuid.h"
@@ -31,8 +32,14 @@ constexpr char kTmpSuffix[] = ".tmp";
 // exist), so a file without it is an earlier agent's bare Batch.
 constexpr absl::string_view kBatchMagic = "GPB1";
 constexpr size_t kHeaderBytes = 8;
-// Batch.events: field 3, length-delimited.
+// Batch's fields: agent_id 1 and events 3 length-delimited, sequence 2 a
+// varint, event_ids 15 (agent-local).
+constexpr uint8_t kAgentIdTag = (1 << 3) | 2;
+constexpr uint8_t kSequenceTag = (2 << 3) | 0;
 constexpr uint8_t kEventsTag = (3 << 3) | 2;
+constexpr uint32_t kEventIdsField = 15;
+using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::CodedOutputStream;
 
 std::string Join(const std::string& dir, absl::string_view name) {
@@ -162,6 +169,44 @@ bool IsUuid(absl::string_view s) {
     if (dash ? s[i] != '-' : !absl::ascii_isxdigit(s[i])) return false;
   }
   return true;
+}
+
+struct BatchHead {
+  bool ok = false;  // the bytes are a well-formed message
+  std::string agent_id;
+  uint64_t sequence = 0;
+};
+
+// `payload` (a serialized Batch) without its event_ids fields, walking the
+// top-level fields only; agent_id and sequence in `*head`.
+std::string WithoutEventIds(absl::string_view payload, BatchHead* head) {
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(payload.data()),
+      static_cast<int>(payload.size()));
+  std::string out;
+  out.reserve(payload.size());
+  bool ok = true;
+  while (ok) {
+    const int start = in.CurrentPosition();
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) break;  // the end, or a malformed tag (checked below)
+    const uint32_t field = tag >> 3;
+    uint32_t length = 0;
+    if (tag == kAgentIdTag) {
+      ok = in.ReadVarint32(&length) && in.ReadString(&head->agent_id, length);
+    } else if (tag == kSequenceTag) {
+      ok = in.ReadVarint64(&head->sequence);
+    } else {
+      ok = WireFormatLite::SkipField(&in, tag);
+    }
+    if (field != kEventIdsField) {
+      const absl::string_view piece =
+          payload.substr(start, in.CurrentPosition() - start);
+      out.append(piece.data(), piece.size());
+    }
+  }
+  head->ok = ok && in.CurrentPosition() == static_cast<int>(payload.size());
+  return out;
 }
 
 struct BatchFile {
@@ -454,8 +499,8 @@ std::optional<uint64_t> Spool::NextPendingAfter(uint64_t sequence) const {
   return it->first;
 }
 
-absl::StatusOr<v1::Batch> Spool::Read(uint64_t sequence) const {
-  std::string path;
+absl::StatusOr<std::string> Spool::ReadPayload(uint64_t sequence,
+                                               std::string* path) const {
   {
     absl::MutexLock lock(&mu_);
     auto it = pending_.find(sequence);
@@ -463,20 +508,40 @@ absl::StatusOr<v1::Batch> Spool::Read(uint64_t sequence) const {
       return absl::NotFoundError(
           absl::StrCat("batch ", sequence, " is not pending"));
     }
-    path = Join(dir_, it->second.file);
+    *path = Join(dir_, it->second.file);
   }
-  auto data = fs_->ReadFile(path);  // an I/O error is not DataLoss: retry
+  auto data = fs_->ReadFile(*path);  // an I/O error is not DataLoss: retry
   if (!data.ok()) return data.status();
-  absl::StatusOr<absl::string_view> payload = DecodeBatchFile(*data, path);
+  absl::StatusOr<absl::string_view> payload = DecodeBatchFile(*data, *path);
+  if (!payload.ok()) return payload.status();
+  if (payload->size() == data->size()) return data;  // an earlier agent's
+  return std::string(*payload);
+}
+
+absl::StatusOr<v1::Batch> Spool::Read(uint64_t sequence) const {
+  std::string path;
+  absl::StatusOr<std::string> payload = ReadPayload(sequence, &path);
   if (!payload.ok()) return payload.status();
   v1::Batch batch;
-  if (!batch.ParseFromArray(payload->data(),
-                            static_cast<int>(payload->size())) ||
-      batch.sequence() != sequence || batch.agent_id() != agent_id_) {
+  if (!batch.ParseFromString(*payload) || batch.sequence() != sequence ||
+      batch.agent_id() != agent_id_) {
     return absl::DataLossError(
         absl::StrCat(path, ": not batch ", sequence, " of ", agent_id_));
   }
   return batch;
+}
+
+absl::StatusOr<std::string> Spool::ReadWire(uint64_t sequence) const {
+  std::string path;
+  absl::StatusOr<std::string> payload = ReadPayload(sequence, &path);
+  if (!payload.ok()) return payload.status();
+  BatchHead head;
+  std::string wire = WithoutEventIds(*payload, &head);
+  if (!head.ok || head.sequence != sequence || head.agent_id != agent_id_) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": not batch ", sequence, " of ", agent_id_));
+  }
+  return wire;
 }
 
 absl::Status Spool::RemoveLocked(std::map<uint64_t, Entry>::iterator it) {

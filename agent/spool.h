@@ -147,6 +147,13 @@ class Spool {
   // if the file cannot be read now.
   absl::StatusOr<v1::Batch> Read(uint64_t sequence) const;
 
+  // The pending batch `sequence` as it goes on the wire: its serialized
+  // Batch without the agent-local event_ids, found by walking the top-level
+  // fields (the events are not parsed: a bad event is the server's to
+  // refuse). Errors as Read's: DataLoss if the checksum fails or the bytes
+  // are not batch `sequence` of this agent.
+  absl::StatusOr<std::string> ReadWire(uint64_t sequence) const;
+
   // The server acknowledged `sequence`: deletes it and every pending batch
   // below it. Acking a sequence that is not pending is not an error.
   absl::Status Ack(uint64_t sequence);
@@ -172,6 +179,10 @@ class Spool {
         std::unique_ptr<FileSystem::Lock> lock, std::string agent_id,
         uint64_t last_sequence, std::map<uint64_t, Entry> pending);
 
+  // The checked payload of the pending batch `sequence`'s file, and its
+  // path (for errors).
+  absl::StatusOr<std::string> ReadPayload(uint64_t sequence,
+                                          std::string* path) const;
   absl::StatusOr<uint64_t> WriteBatch(std::vector<v1::Event> events,
                                       int64_t received_ns,
                                       std::vector<uint64_t> ids);

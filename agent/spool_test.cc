@@ -510,6 +510,53 @@ TEST(SpoolChecksumTest, OneChangedByteOfAJobIdIsDataLoss) {
   EXPECT_THAT(batch.status().message(), HasSubstr("checksum mismatch"));
 }
 
+// The file holds exactly Batch::SerializeAsString() after its header
+// (written without building a Batch), and the uplink sends those bytes
+// without the agent-local event_ids.
+TEST(SpoolWireTest, FileIsTheBatchAndTheWireIsItWithoutTheEventIds) {
+  TempDir tmp;
+  auto ids = EventIds::Open(tmp.File("event_ids"), 100);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  auto spool = OpenOrDie(tmp.File("spool"));
+  spool->SetEventIds(ids->get());
+  ASSERT_TRUE(spool->Append(Events(3, "job-a"), 7, {11, 0, 13}).ok());
+  auto batch = spool->Read(1);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_THAT(batch->event_ids(), ElementsAre(11, 0, 13));
+  ASSERT_EQ(batch->events_size(), 3);
+  EXPECT_EQ(batch->events(2).step().step(), 3);
+  const std::string file = ReadAll(
+      tmp.File("spool/batch-00000000000000000001-0000000000000000007.pb"));
+  EXPECT_EQ(file.substr(8), batch->SerializeAsString());
+  auto wire = spool->ReadWire(1);
+  ASSERT_TRUE(wire.ok()) << wire.status();
+  batch->clear_event_ids();
+  EXPECT_EQ(*wire, batch->SerializeAsString());
+}
+
+TEST(SpoolWireTest, ReadWireChecksTheBatchItSends) {
+  TempDir tmp;
+  auto spool = OpenOrDie(tmp.path());
+  ASSERT_TRUE(spool->Append(Events(2), 7).ok());
+  auto wire = spool->ReadWire(1);
+  ASSERT_TRUE(wire.ok()) << wire.status();
+  v1::Batch batch;
+  ASSERT_TRUE(batch.ParseFromString(*wire));
+  EXPECT_EQ(batch.sequence(), 1u);
+  EXPECT_EQ(batch.agent_id(), spool->agent_id());
+  EXPECT_EQ(batch.events_size(), 2);
+  // A bare (headerless) file of another sequence under this name.
+  const std::string file =
+      tmp.File("batch-00000000000000000001-0000000000000000007.pb");
+  batch.set_sequence(2);
+  WriteAll(file, batch.SerializeAsString());
+  auto wrong = spool->ReadWire(1);
+  EXPECT_TRUE(absl::IsDataLoss(wrong.status())) << wrong.status();
+  EXPECT_THAT(wrong.status().message(), HasSubstr("not batch 1"));
+  WriteAll(file, std::string("\x0a\x7f", 2));  // a length past the end
+  EXPECT_TRUE(absl::IsDataLoss(spool->ReadWire(1).status()));
+}
+
 TEST(SpoolChecksumTest, BareBatchFilesOfEarlierAgentsStillLoad) {
   TempDir tmp;
   std::string id;
