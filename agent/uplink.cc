@@ -33,6 +33,10 @@ std::shared_ptr<grpc::Channel> NewChannel(const Uplink::Options& options) {
                                    args);
 }
 
+// What the generated stub does for Ingest.Stream, with the batch as bytes.
+using StreamFactory =
+    grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, v1::Ack>;
+
 uint64_t Seed(uint64_t seed) {
   return seed != 0 ? seed : std::random_device()();
 }
@@ -119,8 +123,7 @@ absl::Status Uplink::RunSession() {
     ++stats_.streams;
   }
   std::unique_ptr<Stream> stream(
-      grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, v1::Ack>::
-          Create(channel_.get(), stream_method_, &context));
+      StreamFactory::Create(channel_.get(), stream_method_, &context));
   std::thread reader([&] { ReadAcks(stream.get(), &context); });
   absl::Status write_status = WriteBatches(stream.get());
   {
