@@ -26,12 +26,17 @@
 //   dead-letter/   batches that are never sent again (DeadLetter): the
 //                  batch file as it was, and <file>.reason, one line why.
 //   *.tmp          a write in progress; removed at Open.
-// Every file is written to a .tmp name, fsync'ed, read back and compared,
-// and renamed into place, so a crash leaves the old file or the new one.
-// A batch costs one fsync: its rename is made durable by the directory
-// fsync of the next Commit, which covers every batch appended before it
-// (a group commit). A kill -9 loses nothing Append returned (the rename is
-// done); a power loss nothing Commit returned.
+// Every file is written to a .tmp name, read back and compared, and renamed
+// into place. The small files (agent_id, last_sequence) are fsync'ed before
+// their rename, so a crash leaves the old file or the new one. A batch file
+// costs one fsync too, but not in Append: after its rename it goes to a
+// FileSyncer, whose threads fsync several batch files at once, and the next
+// Commit waits for those fsyncs, then makes the renames durable with one
+// directory fsync for every batch appended before it (a group commit). A
+// kill -9 loses nothing Append returned (the file is complete in the page
+// cache and renamed); a power loss nothing Commit returned. A power loss
+// may leave a batch appended after the last Commit torn: it fails its
+// checksum and goes to dead-letter/ as corrupt.
 //
 // Bounded: Append refuses with ResourceExhausted, writing nothing, when the
 // batch would take the batch files over `max_bytes`, and when the disk is
@@ -54,6 +59,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "agent/event_ids.h"
+#include "agent/file_syncer.h"
 #include "proto/event.pb.h"
 #include "proto/service.pb.h"
 #include "util/file_system.h"
@@ -84,6 +90,10 @@ class Spool {
     uint64_t max_bytes = uint64_t{1} << 30;  // of batch files
     FileSystem* fs = nullptr;                // not owned; null: the real disk
     uint64_t sequence_block = 1024;  // sequences reserved per last_sequence
+    // Threads fsyncing batch files at once, and batch files appended but
+    // not yet fsync'ed at most (Append waits beyond it).
+    int sync_threads = 8;
+    size_t max_unsynced = 64;
   };
 
   // Opens (or creates) the spool in `options.dir`, reading what a previous
@@ -107,9 +117,11 @@ class Spool {
   // and its Record). Set it once, before the spool is shared.
   void SetEventIds(EventIds* ids);
 
-  // Writes `events` durably as the next batch and returns its sequence.
+  // Writes `events` as the next batch (renamed into place: a kill -9 keeps
+  // it; Commit makes it survive a power loss) and returns its sequence.
   // `received_ns` is when its first event reached the agent. On any error
-  // nothing is written and no sequence is used.
+  // nothing is written and no sequence is used. Waits while
+  // Options::max_unsynced batch files wait for their fsync.
   absl::StatusOr<uint64_t> Append(std::vector<v1::Event> events,
                                   int64_t received_ns);
   // The same, with each event's id hash (0: none; same size as `events`,
@@ -118,10 +130,11 @@ class Spool {
                                   int64_t received_ns,
                                   std::vector<uint64_t> ids);
 
-  // Makes every batch appended so far durable against a power loss (one
-  // directory fsync, none if nothing was appended since the last). An
-  // error makes the spool failing (SpoolStats::failing, sync_errors) and
-  // the batches stay to be committed by the next call.
+  // Makes every batch appended so far durable against a power loss: waits
+  // for their files' fsyncs, then one directory fsync (none if nothing was
+  // appended since the last). An error (a file's or the directory's fsync)
+  // makes the spool failing (SpoolStats::failing, sync_errors) and the
+  // batches stay to be committed by the next call.
   absl::Status Commit();
 
   // Sequences of the pending batches, ascending.
@@ -133,6 +146,13 @@ class Spool {
   // file vanished), DataLoss if the file is not that batch, another error
   // if the file cannot be read now.
   absl::StatusOr<v1::Batch> Read(uint64_t sequence) const;
+
+  // The pending batch `sequence` as it goes on the wire: its serialized
+  // Batch without the agent-local event_ids, found by walking the top-level
+  // fields (the events are not parsed: a bad event is the server's to
+  // refuse). Errors as Read's: DataLoss if the checksum fails or the bytes
+  // are not batch `sequence` of this agent.
+  absl::StatusOr<std::string> ReadWire(uint64_t sequence) const;
 
   // The server acknowledged `sequence`: deletes it and every pending batch
   // below it. Acking a sequence that is not pending is not an error.
@@ -159,6 +179,10 @@ class Spool {
         std::unique_ptr<FileSystem::Lock> lock, std::string agent_id,
         uint64_t last_sequence, std::map<uint64_t, Entry> pending);
 
+  // The checked payload of the pending batch `sequence`'s file, and its
+  // path (for errors).
+  absl::StatusOr<std::string> ReadPayload(uint64_t sequence,
+                                          std::string* path) const;
   absl::StatusOr<uint64_t> WriteBatch(std::vector<v1::Event> events,
                                       int64_t received_ns,
                                       std::vector<uint64_t> ids);
@@ -179,6 +203,7 @@ class Spool {
   std::unique_ptr<FileSystem> own_fs_;  // when Options::fs was null
   FileSystem* const fs_;
   std::unique_ptr<FileSystem::Lock> lock_;  // held for the spool's life
+  std::unique_ptr<FileSyncer> syncer_;      // fsyncs the batch files
   EventIds* ids_ = nullptr;                 // SetEventIds
   const std::string agent_id_;
   std::function<void()> listener_;

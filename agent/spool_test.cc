@@ -3,15 +3,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "agent/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -304,12 +307,37 @@ TEST_P(FailedWriteTest, IsAnErrorThatLosesNothingAcknowledged) {
   EXPECT_EQ(spool->Read(2)->events_size(), 3);
 }
 
+// A batch file's fsync comes after Append, from the FileSyncer: its
+// failure is the next Commit's (below).
 INSTANTIATE_TEST_SUITE_P(Faults, FailedWriteTest,
-                         ::testing::Values(Fault::kFsyncFails,
-                                           Fault::kRenameFails,
+                         ::testing::Values(Fault::kRenameFails,
                                            Fault::kTornWrite));
 
-// Counts the fsyncs the spool asks for: one per WriteFile, one per SyncDir.
+TEST_F(FaultySpoolTest, FailedBatchFileFsyncFailsTheCommitAndIsRetried) {
+  auto spool = Open();
+  ASSERT_TRUE(spool->Append(Events(2), 1).ok());
+  ASSERT_TRUE(spool->Commit().ok());
+  faulty_.Inject(Fault::kFsyncFails);           // the next batch file's fsync
+  ASSERT_EQ(*spool->Append(Events(3), 2), 2u);  // renamed: a kill keeps it
+  absl::Status s = spool->Commit();
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("fdatasync"));
+  EXPECT_THAT(s.message(), HasSubstr("batch-00000000000000000002-"));
+  EXPECT_EQ(faulty_.fired(Fault::kFsyncFails), 1);
+  SpoolStats stats = spool->Stats();
+  EXPECT_TRUE(stats.failing);
+  EXPECT_EQ(stats.sync_errors, 1u);
+  EXPECT_EQ(stats.pending_batches, 2u);  // the batch stays and is sent
+  EXPECT_EQ(spool->Read(2)->events_size(), 3);
+  EXPECT_TRUE(spool->Commit().ok());  // fsync'ed again, then the directory
+  spool.reset();
+  spool = Open();
+  EXPECT_THAT(spool->Pending(), ElementsAre(1, 2));
+}
+
+// Counts the fsyncs the spool asks for: one per WriteFile and SyncFile
+// (the FileSyncer's threads), one per SyncDir. SyncFile of a batch file
+// waits for `gate` while it is armed.
 class CountingFileSystem : public PosixFileSystem {
  public:
   absl::Status WriteFile(const std::string& path,
@@ -317,12 +345,21 @@ class CountingFileSystem : public PosixFileSystem {
     ++file_syncs;
     return PosixFileSystem::WriteFile(path, data);
   }
+  absl::Status SyncFile(const std::string& path) override {
+    if (gated) gate.WaitForNotification();
+    ++file_syncs;
+    return PosixFileSystem::SyncFile(path);
+  }
   absl::Status SyncDir(const std::string& dir) override {
     ++dir_syncs;
+    file_syncs_at_dir_sync = file_syncs.load();
     return PosixFileSystem::SyncDir(dir);
   }
-  int file_syncs = 0;
-  int dir_syncs = 0;
+  std::atomic<int> file_syncs{0};
+  std::atomic<int> dir_syncs{0};
+  std::atomic<int> file_syncs_at_dir_sync{0};  // when the last began
+  std::atomic<bool> gated{false};
+  absl::Notification gate;
 };
 
 // Copies the files of `from` into `to`: what a kill -9 leaves behind (the
@@ -343,17 +380,37 @@ TEST(SpoolSyncTest, ABatchCostsOneFsyncAndCommitOneForAllOfThem) {
   const int dirs_at_open = fs.dir_syncs;
   // The first Append also reserves sequences 1..1024 (file + directory).
   ASSERT_EQ(*(*spool)->Append(Events(2), 1), 1u);
-  EXPECT_EQ(fs.file_syncs - files_at_open, 2);
   EXPECT_EQ(fs.dir_syncs - dirs_at_open, 1);
   EXPECT_EQ((*spool)->Stats().reserved_sequence, 1024u);
   for (int i = 0; i < 9; ++i) ASSERT_TRUE((*spool)->Append(Events(2), 2).ok());
-  EXPECT_EQ(fs.file_syncs - files_at_open, 11);  // one per batch
   EXPECT_EQ(fs.dir_syncs - dirs_at_open, 1);
-  ASSERT_TRUE((*spool)->Commit().ok());  // one for the ten renames
+  // Waits for the ten batch files' fsyncs, then one for the ten renames.
+  ASSERT_TRUE((*spool)->Commit().ok());
+  EXPECT_EQ(fs.file_syncs - files_at_open, 11);  // the block, one per batch
   EXPECT_EQ(fs.dir_syncs - dirs_at_open, 2);
   ASSERT_TRUE((*spool)->Commit().ok());  // nothing new: no fsync
   EXPECT_EQ(fs.dir_syncs - dirs_at_open, 2);
   EXPECT_EQ((*spool)->Stats().reserved_sequence, 1024u);
+}
+
+TEST(SpoolSyncTest, AppendLeavesTheFsyncToTheSyncerAndCommitWaitsForIt) {
+  TempDir tmp;
+  CountingFileSystem fs;
+  auto spool = Spool::Open({tmp.path(), uint64_t{1} << 30, &fs});
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  ASSERT_TRUE((*spool)->Append(Events(1), 1).ok());  // reserves the block
+  ASSERT_TRUE((*spool)->Commit().ok());
+  const int files_before = fs.file_syncs;
+  fs.gated = true;  // batch files' fsyncs wait for the gate
+  ASSERT_EQ(*(*spool)->Append(Events(2), 2), 2u);  // returns all the same
+  ASSERT_EQ(*(*spool)->Append(Events(2), 3), 3u);
+  EXPECT_EQ((*spool)->Read(3)->events_size(), 2);  // renamed, readable
+  EXPECT_EQ(fs.file_syncs - files_before, 0);
+  std::thread opener([&] { fs.gate.Notify(); });  // while Commit waits
+  EXPECT_TRUE((*spool)->Commit().ok());
+  // Both files' fsyncs were done when the directory's began.
+  EXPECT_EQ(fs.file_syncs_at_dir_sync - files_before, 2);
+  opener.join();
 }
 
 TEST(SpoolSyncTest, AKilledAgentSkipsTheRestOfItsReservedBlock) {
@@ -386,10 +443,12 @@ TEST(SpoolSyncTest, NewBlockIsReservedWhenTheOldOneIsUsedUp) {
     ASSERT_TRUE((*spool)->Ack(i + 1).ok());
   }
   EXPECT_EQ((*spool)->Stats().reserved_sequence, 4u);
+  ASSERT_TRUE((*spool)->Commit().ok());  // no fsync of batches 1-4 pending
   const int files_before = fs.file_syncs;
   EXPECT_EQ(*(*spool)->Append(Events(1), 0), 5u);
   EXPECT_EQ((*spool)->Stats().reserved_sequence, 8u);
-  EXPECT_EQ(fs.file_syncs - files_before, 2);  // the batch and the block
+  ASSERT_TRUE((*spool)->Commit().ok());
+  EXPECT_EQ(fs.file_syncs - files_before, 2);  // the block and the batch
 }
 
 TEST_F(FaultySpoolTest, FailedCommitIsReportedAndRetriedLosingNothing) {
@@ -448,6 +507,53 @@ TEST(SpoolChecksumTest, OneChangedByteOfAJobIdIsDataLoss) {
   auto batch = spool->Read(1);
   EXPECT_TRUE(absl::IsDataLoss(batch.status())) << batch.status();
   EXPECT_THAT(batch.status().message(), HasSubstr("checksum mismatch"));
+}
+
+// The file holds exactly Batch::SerializeAsString() after its header
+// (written without building a Batch), and the uplink sends those bytes
+// without the agent-local event_ids.
+TEST(SpoolWireTest, FileIsTheBatchAndTheWireIsItWithoutTheEventIds) {
+  TempDir tmp;
+  auto ids = EventIds::Open(tmp.File("event_ids"), 100);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  auto spool = OpenOrDie(tmp.File("spool"));
+  spool->SetEventIds(ids->get());
+  ASSERT_TRUE(spool->Append(Events(3, "job-a"), 7, {11, 0, 13}).ok());
+  auto batch = spool->Read(1);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_THAT(batch->event_ids(), ElementsAre(11, 0, 13));
+  ASSERT_EQ(batch->events_size(), 3);
+  EXPECT_EQ(batch->events(2).step().step(), 3);
+  const std::string file = ReadAll(
+      tmp.File("spool/batch-00000000000000000001-0000000000000000007.pb"));
+  EXPECT_EQ(file.substr(8), batch->SerializeAsString());
+  auto wire = spool->ReadWire(1);
+  ASSERT_TRUE(wire.ok()) << wire.status();
+  batch->clear_event_ids();
+  EXPECT_EQ(*wire, batch->SerializeAsString());
+}
+
+TEST(SpoolWireTest, ReadWireChecksTheBatchItSends) {
+  TempDir tmp;
+  auto spool = OpenOrDie(tmp.path());
+  ASSERT_TRUE(spool->Append(Events(2), 7).ok());
+  auto wire = spool->ReadWire(1);
+  ASSERT_TRUE(wire.ok()) << wire.status();
+  v1::Batch batch;
+  ASSERT_TRUE(batch.ParseFromString(*wire));
+  EXPECT_EQ(batch.sequence(), 1u);
+  EXPECT_EQ(batch.agent_id(), spool->agent_id());
+  EXPECT_EQ(batch.events_size(), 2);
+  // A bare (headerless) file of another sequence under this name.
+  const std::string file =
+      tmp.File("batch-00000000000000000001-0000000000000000007.pb");
+  batch.set_sequence(2);
+  WriteAll(file, batch.SerializeAsString());
+  auto wrong = spool->ReadWire(1);
+  EXPECT_TRUE(absl::IsDataLoss(wrong.status())) << wrong.status();
+  EXPECT_THAT(wrong.status().message(), HasSubstr("not batch 1"));
+  WriteAll(file, std::string("\x0a\x7f", 2));  // a length past the end
+  EXPECT_TRUE(absl::IsDataLoss(spool->ReadWire(1).status()));
 }
 
 TEST(SpoolChecksumTest, BareBatchFilesOfEarlierAgentsStillLoad) {

@@ -33,6 +33,10 @@ std::shared_ptr<grpc::Channel> NewChannel(const Uplink::Options& options) {
                                    args);
 }
 
+// What the generated stub does for Ingest.Stream, with the batch as bytes.
+using StreamFactory =
+    grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, v1::Ack>;
+
 uint64_t Seed(uint64_t seed) {
   return seed != 0 ? seed : std::random_device()();
 }
@@ -45,7 +49,8 @@ Uplink::Uplink(Options options, Spool* spool, Clock* clock, Sleeper* sleeper)
       clock_(clock),
       sleeper_(sleeper),
       channel_(NewChannel(options_)),
-      stub_(v1::Ingest::NewStub(channel_)),
+      stream_method_("/goodput.v1.Ingest/Stream",
+                     grpc::internal::RpcMethod::BIDI_STREAMING, channel_),
       backoff_(options_.initial_backoff, options_.max_backoff,
                Seed(options_.seed)),
       retry_log_(clock, absl::Seconds(30), 1),
@@ -117,7 +122,8 @@ absl::Status Uplink::RunSession() {
     in_flight_.clear();
     ++stats_.streams;
   }
-  std::unique_ptr<Stream> stream = stub_->Stream(&context);
+  std::unique_ptr<Stream> stream(
+      StreamFactory::Create(channel_.get(), stream_method_, &context));
   std::thread reader([&] { ReadAcks(stream.get(), &context); });
   absl::Status write_status = WriteBatches(stream.get());
   {
@@ -176,7 +182,7 @@ absl::Status Uplink::WriteBatches(Stream* stream) {
     std::optional<uint64_t> next = WaitForNext(last_sent);
     if (!next) return absl::OkStatus();  // stopping, or the stream broke
     last_sent = *next;
-    absl::StatusOr<v1::Batch> batch = ReadForSending(*next);
+    absl::StatusOr<grpc::ByteBuffer> batch = ReadForSending(*next);
     if (absl::IsNotFound(batch.status())) continue;
     if (!batch.ok()) return batch.status();  // I/O: retry after a backoff
     {
@@ -217,10 +223,13 @@ std::optional<uint64_t> Uplink::WaitForNext(uint64_t last_sent) {
   }
 }
 
-absl::StatusOr<v1::Batch> Uplink::ReadForSending(uint64_t sequence) {
-  absl::StatusOr<v1::Batch> batch = spool_->Read(sequence);
-  if (batch.ok()) batch->clear_event_ids();  // agent-local (event_ids.h)
-  if (!absl::IsDataLoss(batch.status())) return batch;
+absl::StatusOr<grpc::ByteBuffer> Uplink::ReadForSending(uint64_t sequence) {
+  absl::StatusOr<std::string> batch = spool_->ReadWire(sequence);
+  if (batch.ok()) {
+    grpc::Slice slice(*batch);
+    return grpc::ByteBuffer(&slice, 1);
+  }
+  if (!absl::IsDataLoss(batch.status())) return batch.status();
   absl::Status s = spool_->DeadLetter(
       sequence, absl::StrCat("corrupt: ", batch.status().ToString()));
   options_.log.Error(absl::StrCat(

@@ -99,7 +99,9 @@ class Uplink {
                   absl::Duration timeout) const;
 
  private:
-  using Stream = grpc::ClientReaderWriter<v1::Batch, v1::Ack>;
+  // Batches go out as the bytes of the spool file (Spool::ReadWire), never
+  // parsed and serialized again: a Batch on the wire all the same.
+  using Stream = grpc::ClientReaderWriter<grpc::ByteBuffer, v1::Ack>;
 
   void Run();
   // One stream from open to failure; its error.
@@ -114,7 +116,7 @@ class Uplink {
   // room; nullopt when stopping or the stream broke.
   std::optional<uint64_t> WaitForNext(uint64_t last_sent);
   // The batch to send; a corrupt one is dead-lettered (NotFound).
-  absl::StatusOr<v1::Batch> ReadForSending(uint64_t sequence);
+  absl::StatusOr<grpc::ByteBuffer> ReadForSending(uint64_t sequence);
   void ReadAcks(Stream* stream, grpc::ClientContext* context);
   absl::Status HandleAck(const v1::Ack& ack);
   void LogRejections(const v1::Ack& ack);
@@ -126,7 +128,8 @@ class Uplink {
   Clock* const clock_;
   Sleeper* const sleeper_;
   std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Ingest::Stub> stub_;
+  // goodput.v1.Ingest/Stream, called with the spool's bytes (Stream).
+  const grpc::internal::RpcMethod stream_method_;
   Backoff backoff_;                           // used by thread_ only
   std::optional<absl::Duration> retry_hint_;  // thread_ only: last session's
   LogLimiter retry_log_;

@@ -19,6 +19,13 @@
 //       connection, as fast as it takes them) and polls the agent's
 //       /metrics until every event is spooled and acknowledged by goodputd.
 //
+//   ingest_bench sink [--port=0]
+//       A bare Ingest sink (DiscardingIngest: parses each Batch, acks it at
+//       once, discards it) as a separate process on 127.0.0.1:PORT, for
+//       measuring goodput-agent alone (run_process_benches.sh agent-sink).
+//       Prints "listening on port N"; at SIGTERM or SIGINT prints the
+//       batches and events it acknowledged and exits 0.
+//
 //   ingest_bench latency [--jobs=1,1000,10000 --events=400000 --batch=500
 //                         --samples=200 --reports=100]
 //       Per fleet size, on an in-process goodputd preloaded with the first
@@ -41,6 +48,7 @@
 // Everything is deterministic: bench_events data, fixed agent ids, a
 // FakeClock set 1 s after the newest event.
 #include <netdb.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -111,10 +119,10 @@ struct LocalGoodputd {
 };
 
 struct LocalSink {
-  LocalSink() {
+  explicit LocalSink(int want_port = 0) {
     grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &port);
+    builder.AddListeningPort(absl::StrCat("127.0.0.1:", want_port),
+                             grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&service);
     server = builder.BuildAndStart();
     if (!server || port == 0) Die(absl::UnavailableError("sink: no port"));
@@ -328,6 +336,25 @@ int Agent(const Args& args) {
   return 0;
 }
 
+// ---- sink ----
+
+int Sink(const Args& args) {
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);  // before gRPC's threads
+  LocalSink sink(static_cast<int>(args.Int("port", 0)));
+  std::printf("sink: listening on port %d\n", sink.port);
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&stop, &sig);
+  std::printf("sink: acknowledged %lld batches, %lld events\n",
+              static_cast<long long>(sink.service.batches()),
+              static_cast<long long>(sink.service.events()));
+  return 0;
+}
+
 // ---- latency ----
 
 // The job's steps.last in report JSON, or -1.
@@ -536,16 +563,18 @@ int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "in_flight", "reps", "fsync",
                    "target", "agent_id", "socket", "metrics", "events",
-                   "samples", "reports", "report_reps", "advance_ms"});
+                   "samples", "reports", "report_reps", "advance_ms", "port"});
   const auto& pos = args.positional();
   const std::string mode = pos.empty() ? "" : pos[0];
   if (mode == "throughput") return Throughput(args);
   if (mode == "stream") return Stream(args);
   if (mode == "agent") return Agent(args);
+  if (mode == "sink") return Sink(args);
   if (mode == "latency") return Latency(args);
   if (mode == "queries") return Queries(args);
   std::fprintf(stderr,
-               "usage: ingest_bench throughput|stream|agent|latency|queries "
+               "usage: ingest_bench "
+               "throughput|stream|agent|sink|latency|queries "
                "[flags] "
                "(see the comment at the top of bench/ingest_bench.cc)\n");
   return 2;

@@ -102,6 +102,8 @@ grpc::Status DiscardingIngest::Stream(
     ack.set_sequence(batch.sequence());
     ack.set_accepted(static_cast<uint32_t>(batch.events_size()));
     if (!stream->Write(ack)) break;
+    batches_.fetch_add(1, std::memory_order_relaxed);
+    events_.fetch_add(batch.events_size(), std::memory_order_relaxed);
   }
   return grpc::Status::OK;
 }

@@ -5,6 +5,7 @@
 #ifndef GOODPUT_BENCH_INGEST_CLIENT_H_
 #define GOODPUT_BENCH_INGEST_CLIENT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,12 +44,19 @@ absl::StatusOr<StreamResult> StreamBatches(
     const std::vector<v1::Batch>& batches, size_t in_flight);
 
 // An Ingest service that acknowledges every batch as fully accepted and
-// discards it: the gRPC cost alone (server-side parse included).
+// discards it: the gRPC cost alone (server-side parse included). Counts
+// what it acknowledged. Thread-safe (gRPC may run streams at once).
 class DiscardingIngest final : public v1::Ingest::Service {
  public:
   grpc::Status Stream(
       grpc::ServerContext* context,
       grpc::ServerReaderWriter<v1::Ack, v1::Batch>* stream) override;
+  int64_t batches() const { return batches_.load(); }
+  int64_t events() const { return events_.load(); }
+
+ private:
+  std::atomic<int64_t> batches_{0};
+  std::atomic<int64_t> events_{0};
 };
 
 // A channel to `target` (HOST:PORT) that does not share its connection with

@@ -64,6 +64,24 @@ absl::Status FaultInjectingFileSystem::WriteFile(const std::string& path,
   return Injected(ENOSPC, "write", path);
 }
 
+absl::Status FaultInjectingFileSystem::WriteFileUnsynced(
+    const std::string& path, absl::string_view data) {
+  std::optional<Fault> fault;
+  for (Fault f : {Fault::kNoSpace, Fault::kTornWrite}) {
+    if (!fault && Take(f)) fault = f;
+  }
+  if (!fault) return base_->WriteFileUnsynced(path, data);
+  absl::Status s =
+      base_->WriteFileUnsynced(path, data.substr(0, data.size() / 2));
+  if (!s.ok() || *fault == Fault::kTornWrite) return s;
+  return Injected(ENOSPC, "write", path);
+}
+
+absl::Status FaultInjectingFileSystem::SyncFile(const std::string& path) {
+  if (Take(Fault::kFsyncFails)) return Injected(EIO, "fdatasync", path);
+  return base_->SyncFile(path);
+}
+
 absl::Status FaultInjectingFileSystem::Rename(const std::string& from,
                                               const std::string& to) {
   if (Take(Fault::kRenameFails)) return Injected(EIO, "rename", from);

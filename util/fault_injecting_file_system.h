@@ -1,12 +1,13 @@
 // FaultInjectingFileSystem: a FileSystem for tests that forwards to a real
 // one (usually PosixFileSystem on a temporary directory) and makes chosen
 // operations fail the way a sick disk does:
-//   kNoSpace      WriteFile writes the first half, then fails with ENOSPC
-//                 (the disk filled up mid-file);
-//   kTornWrite    WriteFile writes only the first half and reports success
+//   kNoSpace      WriteFile (or WriteFileUnsynced) writes the first half,
+//                 then fails with ENOSPC (the disk filled up mid-file);
+//   kTornWrite    WriteFile (or WriteFileUnsynced) writes only the first
+//                 half and reports success
 //                 (a lying disk or a power loss before the data reached it);
 //   kFsyncFails   WriteFile writes everything, then fsync fails (EIO); so
-//                 does SyncDir;
+//                 do SyncFile and SyncDir;
 //   kRenameFails  Rename fails (EIO) and renames nothing.
 // Inject(fault, n) arms a fault for the next n operations it applies to
 // (n < 0: until Clear()). Does not own the base file system. Thread-safe.
@@ -38,6 +39,9 @@ class FaultInjectingFileSystem : public FileSystem {
   absl::Status CreateDirs(const std::string& dir) override;
   absl::Status WriteFile(const std::string& path,
                          absl::string_view data) override;
+  absl::Status WriteFileUnsynced(const std::string& path,
+                                 absl::string_view data) override;
+  absl::Status SyncFile(const std::string& path) override;
   absl::Status Rename(const std::string& from, const std::string& to) override;
   absl::Status SyncDir(const std::string& dir) override;
   absl::StatusOr<std::string> ReadFile(const std::string& path) override;

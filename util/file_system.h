@@ -1,5 +1,6 @@
 // FileSystem: the narrow set of file operations the agent's spool needs
-// (write+fsync, rename, directory fsync, read, list, size, remove, lock), so
+// (write with or without fsync, file and directory fsync, rename, read,
+// list, size, remove, lock), so
 // tests can put a fault-injecting fake (util/fault_injecting_file_system.h)
 // under the spool. The real one is util/posix_file_system.h. Paths are plain
 // strings; errors are absl::Status built from errno (ENOSPC and EDQUOT are
@@ -34,6 +35,13 @@ class FileSystem {
   // Creates or truncates `path`, writes all of `data`, fsyncs and closes it.
   virtual absl::Status WriteFile(const std::string& path,
                                  absl::string_view data) = 0;
+  // The same without the fsync: the data is in the page cache (it survives
+  // a killed process, not a power loss) until SyncFile.
+  virtual absl::Status WriteFileUnsynced(const std::string& path,
+                                         absl::string_view data) = 0;
+  // Makes the data of the file `path` durable (fdatasync): NotFound if it
+  // does not exist.
+  virtual absl::Status SyncFile(const std::string& path) = 0;
   // rename(2): atomically replaces `to`.
   virtual absl::Status Rename(const std::string& from,
                               const std::string& to) = 0;

@@ -50,6 +50,29 @@ TEST_F(FileSystemTest, WriteReadRenameListRemove) {
   EXPECT_TRUE(absl::IsNotFound(posix_.ReadFile(Path("b")).status()));
 }
 
+TEST_F(FileSystemTest, UnsyncedWriteThenSyncFile) {
+  ASSERT_TRUE(posix_.WriteFileUnsynced(Path("u"), "later").ok());
+  EXPECT_EQ(*posix_.ReadFile(Path("u")), "later");
+  EXPECT_TRUE(posix_.SyncFile(Path("u")).ok());
+  EXPECT_TRUE(absl::IsNotFound(posix_.SyncFile(Path("gone"))));
+}
+
+TEST_F(FileSystemTest, UnsyncedWriteTakesWriteFaultsAndSyncFileTheFsyncFault) {
+  faulty_.Inject(Fault::kFsyncFails);  // not WriteFileUnsynced's to take
+  ASSERT_TRUE(faulty_.WriteFileUnsynced(Path("u"), "abcdef").ok());
+  faulty_.Inject(Fault::kNoSpace);
+  EXPECT_TRUE(
+      absl::IsResourceExhausted(faulty_.WriteFileUnsynced(Path("n"), "abcd")));
+  EXPECT_EQ(*posix_.ReadFile(Path("n")), "ab");
+  faulty_.Inject(Fault::kTornWrite);
+  EXPECT_TRUE(faulty_.WriteFileUnsynced(Path("t"), "abcdef").ok());
+  EXPECT_EQ(*posix_.ReadFile(Path("t")), "abc");
+  absl::Status s = faulty_.SyncFile(Path("u"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("fdatasync"));
+  EXPECT_TRUE(faulty_.SyncFile(Path("u")).ok());
+}
+
 TEST_F(FileSystemTest, FullDiskIsResourceExhausted) {
   // /dev/full answers every write with ENOSPC.
   absl::Status s = posix_.WriteFile("/dev/full", "x");

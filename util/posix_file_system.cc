@@ -81,15 +81,37 @@ absl::Status PosixFileSystem::CreateDirs(const std::string& dir) {
 
 absl::Status PosixFileSystem::WriteFile(const std::string& path,
                                         absl::string_view data) {
+  return Write(path, data, /*sync=*/true);
+}
+
+absl::Status PosixFileSystem::WriteFileUnsynced(const std::string& path,
+                                                absl::string_view data) {
+  return Write(path, data, /*sync=*/false);
+}
+
+absl::Status PosixFileSystem::Write(const std::string& path,
+                                    absl::string_view data, bool sync) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Errno("open", path);
   absl::Status s = WriteAll(fd, data, path);
-  if (s.ok() && ::fsync(fd) != 0) s = Errno("fsync", path);
+  if (s.ok() && sync && ::fsync(fd) != 0) s = Errno("fsync", path);
   if (!s.ok()) {
     CloseKeepingErrno(fd);
     return s;
   }
   if (::close(fd) != 0) return Errno("close", path);
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::SyncFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Errno("open", path);
+  if (::fdatasync(fd) != 0) {
+    absl::Status s = Errno("fdatasync", path);
+    CloseKeepingErrno(fd);
+    return s;
+  }
+  ::close(fd);
   return absl::OkStatus();
 }
 

@@ -16,6 +16,9 @@ class PosixFileSystem : public FileSystem {
   absl::Status CreateDirs(const std::string& dir) override;
   absl::Status WriteFile(const std::string& path,
                          absl::string_view data) override;
+  absl::Status WriteFileUnsynced(const std::string& path,
+                                 absl::string_view data) override;
+  absl::Status SyncFile(const std::string& path) override;
   absl::Status Rename(const std::string& from, const std::string& to) override;
   absl::Status SyncDir(const std::string& dir) override;
   absl::StatusOr<std::string> ReadFile(const std::string& path) override;
@@ -26,6 +29,11 @@ class PosixFileSystem : public FileSystem {
   absl::Status Remove(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<Lock>> LockFile(
       const std::string& path, absl::string_view owner) override;
+
+ private:
+  // WriteFile (`sync`) or WriteFileUnsynced.
+  absl::Status Write(const std::string& path, absl::string_view data,
+                     bool sync);
 };
 
 }  // namespace goodput
