@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 namespace goodput::agent {
 
 FileSyncer::FileSyncer(FileSystem* fs, int threads, size_t max_pending)
@@ -85,13 +87,23 @@ absl::Status FileSyncer::RetryFailed(uint64_t id) {
     }
   }
   for (const auto& [failed_id, path] : retry) {
-    absl::Status s = fs_->SyncFile(path);
+    absl::Status s = Rewrite(path);
     absl::MutexLock lock(&mu_);
     if (!s.ok() && !absl::IsNotFound(s)) return s;
     if (s.ok()) ++syncs_;
     failed_.erase(failed_id);
   }
   return absl::OkStatus();
+}
+
+absl::Status FileSyncer::Rewrite(const std::string& path) {
+  absl::StatusOr<std::string> data = fs_->ReadFile(path);
+  if (!data.ok()) return data.status();  // NotFound: deleted meanwhile
+  const std::string tmp = absl::StrCat(path, ".tmp");
+  absl::Status s = fs_->WriteFile(tmp, *data);  // written and fsync'ed
+  if (s.ok()) s = fs_->Rename(tmp, path);
+  if (!s.ok()) (void)fs_->Remove(tmp);
+  return s;
 }
 
 int64_t FileSyncer::syncs() const {

@@ -5,8 +5,10 @@
 // ones cost little more than one). The Spool adds each batch file right
 // after its rename and, at a commit, waits until every file added up to
 // then is synced. A failed sync is returned once by the next SyncThrough
-// that covers it and retried by the one after. Does not own the file
-// system. Thread-safe (one mutex).
+// that covers it and retried by the one after, by writing the file again:
+// after a failed fsync Linux may have dropped its dirty pages while they
+// still read back, so a second fsync of the same file could succeed with
+// nothing on disk. Does not own the file system. Thread-safe (one mutex).
 #ifndef GOODPUT_AGENT_FILE_SYNCER_H_
 #define GOODPUT_AGENT_FILE_SYNCER_H_
 
@@ -59,6 +61,12 @@ class FileSyncer {
   void SyncOne(uint64_t id, const std::string& path);
   // Retries (or reports) the failures with ids <= `id`.
   absl::Status RetryFailed(uint64_t id);
+  // Writes `path` again from what it reads back: a synced tmp file renamed
+  // over it (durable with the directory's next fsync, which a commit does
+  // after SyncThrough). A file the uplink deleted meanwhile is NotFound
+  // (or comes back as a batch goodputd acknowledged: sent again after a
+  // restart, it is acknowledged again as a duplicate).
+  absl::Status Rewrite(const std::string& path);
 
   FileSystem* const fs_;
   const size_t max_pending_;

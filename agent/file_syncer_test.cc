@@ -2,8 +2,11 @@
 
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "agent/testing/test_util.h"
 #include "gtest/gtest.h"
@@ -80,6 +83,52 @@ TEST(FileSyncerTest, AFailedSyncIsReportedOnceThenRetried) {
   EXPECT_TRUE(syncer.SyncThrough(1).ok());  // retried, now it works
   EXPECT_EQ(syncer.syncs(), 1);
   EXPECT_EQ(faulty.fired(Fault::kFsyncFails), 1);
+}
+
+// The real disk; the first SyncFile fails; records what is written and
+// renamed.
+class FirstSyncFailsFileSystem : public PosixFileSystem {
+ public:
+  absl::Status SyncFile(const std::string& path) override {
+    if (!failed) {
+      failed = true;
+      return absl::DataLossError(absl::StrCat("fdatasync ", path, ": EIO"));
+    }
+    ++later_syncs;
+    return PosixFileSystem::SyncFile(path);
+  }
+  absl::Status WriteFile(const std::string& path,
+                         absl::string_view data) override {
+    written.push_back(path);
+    return PosixFileSystem::WriteFile(path, data);
+  }
+  absl::Status Rename(const std::string& from, const std::string& to) override {
+    renamed.emplace_back(from, to);
+    return PosixFileSystem::Rename(from, to);
+  }
+  bool failed = false;
+  int later_syncs = 0;
+  std::vector<std::string> written;
+  std::vector<std::pair<std::string, std::string>> renamed;
+};
+
+// After a failed fsync the pages may be gone while they still read back:
+// the retry writes the file again (synced) and renames it over, instead of
+// a second fsync of the same file.
+TEST(FileSyncerTest, AFailedSyncIsRetriedByWritingTheFileAgain) {
+  TempDir tmp;
+  FirstSyncFailsFileSystem fs;
+  FileSyncer syncer(&fs, 1, 64);
+  const std::string path = Written(&fs, tmp, "f1");
+  syncer.Add(1, path);
+  EXPECT_FALSE(syncer.SyncThrough(1).ok());
+  EXPECT_TRUE(syncer.SyncThrough(1).ok());
+  EXPECT_EQ(fs.later_syncs, 0);
+  EXPECT_EQ(fs.written, std::vector<std::string>{path + ".tmp"});
+  ASSERT_EQ(fs.renamed.size(), 1u);
+  EXPECT_EQ(fs.renamed[0], std::make_pair(path + ".tmp", path));
+  EXPECT_EQ(*fs.ReadFile(path), "data");
+  EXPECT_FALSE(fs.Exists(path + ".tmp"));
 }
 
 TEST(FileSyncerTest, AFileDeletedBeforeItsSyncNeedsNone) {
