@@ -8,7 +8,14 @@
 // taking a lock, release before giving it up. Conditions passed to Await or
 // LockWhen run inside the library with the lock held, so they are wrapped
 // too: acquire before evaluating, release after. Only compiled into the
-// TSan build; stateless.
+// TSan build; stateless but for the start-up setting below.
+//
+// Abseil's deadlock detector (on in Debian's build) keeps a graph of every
+// lock order in memory that its own uninstrumented spin lock guards; TSan
+// sees that graph grow (memmove) in one thread and its arena come from mmap
+// in another, and reports a race inside Abseil when several threads take
+// their first locks at once (the agent's spool starts 8 syncer threads).
+// The TSan build turns the detector off; the dev and ASan builds keep it.
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -38,6 +45,12 @@ bool EvalAnnotated(WrappedCondition* w) {
   __tsan_release(w->mu);
   return holds;
 }
+
+// Before main: no lock is taken yet.
+[[maybe_unused]] const bool kDeadlockDetectionOff = [] {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  return true;
+}();
 
 }  // namespace
 
