@@ -39,7 +39,7 @@ foreach(sym IN LISTS GOODPUT_TSAN_WRAPPED)
 endforeach()
 
 add_library(goodput_tsan_absl STATIC ${CMAKE_CURRENT_LIST_DIR}/tsan_absl.cc)
-target_link_libraries(goodput_tsan_absl PUBLIC absl::synchronization)
+target_link_libraries(goodput_tsan_absl PUBLIC absl::synchronization absl::status)
 link_libraries(goodput_tsan_absl)
 
 # The tests the TSan stage builds and runs: the agent's spool, batcher,
