@@ -56,10 +56,11 @@ TEST(PlainStepTest, TakesTheShapesAgentsWrite) {
 }
 
 TEST(PlainStepTest, GivesTheFieldsOfTheLine) {
+  // The fields point into the line: it outlives them.
+  const std::string line =
+      Line(R"("job_id":"job-7","host":"h","attempt":"a","step":{"step":"42"})");
   PlainStep s;
-  ASSERT_TRUE(DecodePlainStep(
-      Line(R"("job_id":"job-7","host":"h","attempt":"a","step":{"step":"42"})"),
-      {}, &s));
+  ASSERT_TRUE(DecodePlainStep(line, {}, &s));
   EXPECT_EQ(s.seconds, 1795341719);
   EXPECT_EQ(s.nanos, 982000000);
   EXPECT_EQ(s.job_id, "job-7");
