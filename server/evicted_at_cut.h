@@ -31,7 +31,6 @@ class EvictedAtCut {
   void AddHeld(const std::string& job_id);
   // The same for the job of each of `reports`.
   void AddHeld(const std::vector<core::JobReport>& reports);
-  bool any() const { return any_; }
 
   // The stored final snapshots of the jobs evicted at the cut, in job id
   // order: every snapshot of a job not held then. Aborted when one was

@@ -31,6 +31,21 @@ void CloseKeepingErrno(int fd) {
   errno = saved;
 }
 
+// Opens `path` with `flags`, calls `sync` (fsync or fdatasync, named
+// `what` in the error) on it and closes it.
+absl::Status OpenAndSync(const std::string& path, int flags, int (*sync)(int),
+                         absl::string_view what) {
+  int fd = ::open(path.c_str(), flags);
+  if (fd < 0) return Errno("open", path);
+  if (sync(fd) != 0) {
+    absl::Status s = Errno(what, path);
+    CloseKeepingErrno(fd);
+    return s;
+  }
+  ::close(fd);
+  return absl::OkStatus();
+}
+
 absl::Status WriteAll(int fd, absl::string_view data, const std::string& path) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());
@@ -104,15 +119,7 @@ absl::Status PosixFileSystem::Write(const std::string& path,
 }
 
 absl::Status PosixFileSystem::SyncFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Errno("open", path);
-  if (::fdatasync(fd) != 0) {
-    absl::Status s = Errno("fdatasync", path);
-    CloseKeepingErrno(fd);
-    return s;
-  }
-  ::close(fd);
-  return absl::OkStatus();
+  return OpenAndSync(path, O_RDONLY | O_CLOEXEC, ::fdatasync, "fdatasync");
 }
 
 absl::Status PosixFileSystem::Rename(const std::string& from,
@@ -124,15 +131,7 @@ absl::Status PosixFileSystem::Rename(const std::string& from,
 }
 
 absl::Status PosixFileSystem::SyncDir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("open", dir);
-  if (::fsync(fd) != 0) {
-    absl::Status s = Errno("fsync", dir);
-    CloseKeepingErrno(fd);
-    return s;
-  }
-  ::close(fd);
-  return absl::OkStatus();
+  return OpenAndSync(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, ::fsync, "fsync");
 }
 
 absl::StatusOr<std::string> PosixFileSystem::ReadFile(const std::string& path) {
