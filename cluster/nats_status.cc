@@ -1,9 +1,12 @@
 #include "cluster/nats_status.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace goodput::cluster {
 namespace {
+
+constexpr absl::string_view kWrongLastSequence = "wrong last sequence";
 
 absl::StatusCode CodeOf(natsStatus s, jsErrCode js_error) {
   if (js_error == JSStreamWrongLastSequenceErr) {
@@ -38,10 +41,16 @@ absl::Status FromNats(natsStatus s, jsErrCode js_error,
   // cleared between calls, so one of another code would mislead).
   natsStatus last_status = NATS_OK;
   const char* last = nats_GetLastError(&last_status);
+  absl::StatusCode code = CodeOf(s, js_error);
   if (last_status == s && last != nullptr && *last != '\0') {
     absl::StrAppend(&text, ": ", last);
+    // The KV calls report a lost compare-and-set as a generic error whose
+    // only sign is the server's text (JetStream error 10071).
+    if (absl::StrContains(last, kWrongLastSequence)) {
+      code = absl::StatusCode::kFailedPrecondition;
+    }
   }
-  return absl::Status(CodeOf(s, js_error), text);
+  return absl::Status(code, text);
 }
 
 }  // namespace goodput::cluster

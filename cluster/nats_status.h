@@ -11,7 +11,8 @@
 namespace goodput::cluster {
 
 // `what` names the operation, e.g. "publish to goodput.p.3". A wrong last
-// sequence (a compare-and-set that lost) is FailedPrecondition; timeouts
+// sequence (a compare-and-set that lost, by its JetStream code or, from the
+// KV calls that hide the code, by the server's text) is FailedPrecondition; timeouts
 // DeadlineExceeded; no server, a closed connection or no responders
 // Unavailable; not found NotFound; the rest Internal, with NATS's text.
 absl::Status FromNats(natsStatus s, jsErrCode js_error, absl::string_view what);
