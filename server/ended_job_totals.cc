@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/job_report_proto.h"
 
 namespace goodput::server {
 namespace {
@@ -90,6 +91,44 @@ void EndedJobTotals::Revise(const core::JobReport& old,
 void EndedJobTotals::ForEach(
     const std::function<void(const Group&)>& fn) const {
   for (const auto& [key, group] : groups_) fn(group);
+}
+
+internal::v1::StoredEvictedTotals EndedJobTotals::ToRecord(
+    int64_t applied_through_ns) const {
+  internal::v1::StoredEvictedTotals out;
+  out.set_version(1);
+  out.set_jobs(jobs_);
+  out.set_applied_through_ns(applied_through_ns);
+  for (const auto& [key, g] : groups_) {
+    internal::v1::StoredEvictedTotals::Group* r = out.add_groups();
+    *r->mutable_totals() = core::JobReportToProto(g.totals);
+    r->set_jobs(g.jobs);
+    r->set_newest_ended_ns(g.newest_ended_ns);
+  }
+  return out;
+}
+
+absl::StatusOr<EndedJobTotals> EndedJobTotals::FromRecord(
+    const internal::v1::StoredEvictedTotals& record) {
+  if (record.version() != 1) {
+    return absl::DataLossError(absl::StrCat("evicted totals: version ",
+                                            record.version(), " is not 1"));
+  }
+  EndedJobTotals out;
+  out.jobs_ = record.jobs();
+  for (const auto& r : record.groups()) {
+    absl::StatusOr<core::JobReport> totals =
+        core::JobReportFromProto(r.totals());
+    if (!totals.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("evicted totals: ", totals.status().message()));
+    }
+    Group& g = out.groups_[KeyOf(*totals)];
+    g.totals = *std::move(totals);
+    g.jobs = r.jobs();
+    g.newest_ended_ns = r.newest_ended_ns();
+  }
+  return out;
 }
 
 }  // namespace goodput::server

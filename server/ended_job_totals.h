@@ -6,7 +6,9 @@
 #include <map>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "core/report.h"
+#include "proto/storage.pb.h"
 
 namespace goodput::server {
 
@@ -36,6 +38,14 @@ class EndedJobTotals {
               int64_t ended_ns);
 
   void ForEach(const std::function<void(const Group&)>& fn) const;
+
+  // The stored form (meta/evicted, storage/KEY_LAYOUT.md "Evicted jobs"),
+  // with the newest applied event time when written; and back: DataLoss
+  // if a group's report does not fit core's types.
+  internal::v1::StoredEvictedTotals ToRecord(int64_t applied_through_ns) const;
+  static absl::StatusOr<EndedJobTotals> FromRecord(
+      const internal::v1::StoredEvictedTotals& record);
+
   int64_t jobs() const { return jobs_; }
   size_t groups() const { return groups_.size(); }
 

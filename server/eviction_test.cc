@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "absl/strings/str_cat.h"
 #include "core/testing/expect.h"
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
@@ -156,23 +157,80 @@ TEST_F(TwoJobsTest, ReportsAreTheSameBeforeAndAfterEvictionAndRestart) {
   auto fleet = drilldown_->Fleet(kAsOf, std::nullopt, "accelerator");
   ASSERT_TRUE(fleet.ok()) << fleet.status();
 
-  Restart();  // evicted jobs stay evicted
-  EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
+  Restart();  // evicted jobs stay evicted: not even loaded (layout 6)
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
   EXPECT_EQ(live_->job_count(), 1u);
   EXPECT_EQ(live_->evicted_totals().jobs(), 1);
   ExpectEqualReports(Report(kAsOf), replay);
   Restart();
   ExpectEqualReports(Report(kAsOf), replay);
 
-  grace_ = std::nullopt;  // and a server that keeps them
+  grace_ = std::nullopt;  // a server that keeps ended jobs reads them too
   Restart();
-  EXPECT_EQ(live_->job_count(), 2u);
+  EXPECT_EQ(live_->job_count(), 1u);
+  EXPECT_EQ(live_->evicted_totals().jobs(), 1);
   ExpectEqualReports(Report(kAsOf), replay);
 }
 
+// The groups of `totals`, each as "name jobs total_ns newest_ended".
+std::vector<std::string> Groups(const EndedJobTotals& totals) {
+  std::vector<std::string> out;
+  totals.ForEach([&](const EndedJobTotals::Group& g) {
+    out.push_back(absl::StrCat(g.totals.job_id, " ", g.jobs, " ",
+                               g.totals.total_ns, " ", g.newest_ended_ns, " ",
+                               g.totals.last_step.value_or(-1)));
+  });
+  return out;
+}
+
+// Layout 6: a restart takes the evicted jobs' totals from their record
+// (meta/evicted), exactly; a record that does not load is summed again
+// from the evicted snapshots (counted).
+TEST_F(TwoJobsTest, ARestartTakesTheEvictedTotalsFromTheirRecord) {
+  const std::vector<std::string> before = Groups(live_->evicted_totals());
+  ASSERT_EQ(before.size(), 1u);
+  std::vector<storage::JobSnapshot> held;
+  ASSERT_TRUE(store_->ReadHeldSnapshots(&held).ok());
+  EXPECT_TRUE(held.empty());  // moved to the evicted ones
+  Restart();
+  EXPECT_EQ(Groups(live_->evicted_totals()), before);
+  EXPECT_EQ(ingestor_->live_stats().evicted_totals_rebuilt, 0);
+  ASSERT_TRUE(store_->WriteMeta(storage::kEvictedTotalsMeta, "torn").ok());
+  Restart();
+  EXPECT_EQ(Groups(live_->evicted_totals()), before);
+  EXPECT_EQ(ingestor_->live_stats().evicted_totals_rebuilt, 1);
+  ExpectEqualReports(Report(kAsOf), Replay(events_, config_, kAsOf));
+}
+
+// An evicted job that a late event brought back is one job of the totals
+// across a restart before its next eviction: that eviction revises it.
+TEST_F(TwoJobsTest, AJobBackInMemoryAtARestartIsRevisedNotAddedAgain) {
+  auto late = JobEvents("old", "10:00:15 {\"step\":{\"step\":2}}");
+  EXPECT_EQ(Send(late).accepted(), 1u);
+  events_.push_back(late[0]);
+  Restart();  // evicts it again, from the restart's own restore of it
+  EXPECT_EQ(live_->job_count(), 1u);
+  EXPECT_EQ(live_->evicted_totals().jobs(), 1);
+  int64_t steps = 0;
+  live_->evicted_totals().ForEach(
+      [&](const EndedJobTotals::Group& g) { steps += *g.totals.last_step; });
+  EXPECT_EQ(steps, 2);
+  ExpectEqualReports(Report(kAsOf), Replay(events_, config_, kAsOf));
+}
+
+// A longer grace keeps the jobs that end from then on; it does not bring
+// back those already evicted (a restart does not read them, layout 6).
 TEST_F(TwoJobsTest, NoEvictionWithinTheGrace) {
   grace_ = 3600 * core::kNanosPerSecond;
   Restart();
+  EXPECT_EQ(live_->job_count(), 1u);
+  EXPECT_EQ(live_->evicted_totals().jobs(), 1);
+  Send(JobEvents("new", R"(
+10:05:00 {"started":{}}
+10:05:01 {"job_ended":{"outcome":"SUCCEEDED"}}
+)"));
+  clock_.Advance(core::kNanosPerSecond * 6);
+  Send({});
   EXPECT_EQ(live_->job_count(), 2u);
   EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
 }

@@ -21,8 +21,12 @@ absl::Status Ingestor::Recover() {
   auto sequences = store_->AgentSequences();
   if (!sequences.ok()) return sequences.status();
   agent_sequence_ = *std::move(sequences);
+  // The evicted jobs as their totals: a restart reads none of them.
+  if (absl::Status s = live_->RestoreEvictedTotals(); !s.ok()) return s;
   std::vector<storage::JobSnapshot> snapshots;
-  if (absl::Status s = store_->ReadSnapshots(&snapshots); !s.ok()) return s;
+  if (absl::Status s = store_->ReadHeldSnapshots(&snapshots); !s.ok()) {
+    return s;
+  }
   live_->LoadSnapshots(std::move(snapshots));
   last_batch_id_ = store_->LastBatchId();
   absl::Status s = live_->Recover(last_batch_id_);
@@ -71,13 +75,17 @@ absl::Status Ingestor::EvictLocked() {
       clock_->NowNanos() + std::clamp<int64_t>(*grace_ns_ / 10,
                                                core::kNanosPerSecond,
                                                60 * core::kNanosPerSecond);
-  // Snapshot first: an evicted job's final report is read from the store.
-  std::vector<storage::JobSnapshot> due =
-      live_->EvictionSnapshots(*grace_ns_, last_batch_id_);
-  if (!due.empty()) {
-    if (absl::Status s = store_->WriteSnapshots(due); !s.ok()) return s;
+  // Stored first, in one write with the new totals: an evicted job's
+  // final report is read from the store.
+  absl::StatusOr<LiveState::Eviction> due =
+      live_->PlanEviction(*grace_ns_, last_batch_id_);
+  if (!due.ok()) return due.status();
+  if (due->snapshots.empty()) return absl::OkStatus();
+  if (absl::Status s = store_->EvictJobs(due->snapshots, due->record);
+      !s.ok()) {
+    return s;
   }
-  stats_.evicted_jobs += live_->Evict(*grace_ns_, due);
+  stats_.evicted_jobs += live_->Evict(*std::move(due));
   return absl::OkStatus();
 }
 
@@ -94,18 +102,22 @@ absl::Status Ingestor::RetireLocked() {
   if (!DeleteFleetEvents(now - *retention_ns_).ok()) {
     ++stats_.fleet_state_errors;
   }
-  return RetireJobs(live_->RetirementsDue(now - *retention_ns_));
+  return RetireJobs(live_->RetirementsDue(now - *retention_ns_),
+                    /*evicted=*/false);
 }
 
-absl::Status Ingestor::RetireJobs(
-    const std::vector<storage::JobSnapshot>& due) {
+absl::Status Ingestor::RetireJobs(const std::vector<storage::JobSnapshot>& due,
+                                  bool evicted) {
   if (due.empty()) return absl::OkStatus();
   // Snapshot first: a crash before the deletion leaves events that the
-  // next recovery skips and deletes again.
-  if (absl::Status s = store_->WriteSnapshots(due); !s.ok()) return s;
+  // next recovery skips and deletes again. An evicted job's stays evicted
+  // (the totals are unchanged).
+  absl::Status s = evicted ? store_->EvictJobs(due, std::nullopt)
+                           : store_->WriteSnapshots(due);
+  if (!s.ok()) return s;
   std::vector<std::string> ids;
   for (const storage::JobSnapshot& d : due) ids.push_back(d.report.job_id);
-  if (absl::Status s = store_->DeleteJobEvents(ids); !s.ok()) return s;
+  if (s = store_->DeleteJobEvents(ids); !s.ok()) return s;
   for (const storage::JobSnapshot& d : due) live_->Retire(d);
   stats_.retired_jobs += static_cast<int64_t>(due.size());
   return absl::OkStatus();
@@ -140,7 +152,7 @@ absl::Status Ingestor::RetireEvicted(bool force) {
   absl::StatusOr<std::vector<storage::JobSnapshot>> due =
       StillEvicted(std::move(stored));
   if (!due.ok()) return due.status();
-  return RetireJobs(*due);
+  return RetireJobs(*due, /*evicted=*/true);
 }
 
 absl::StatusOr<std::vector<storage::JobSnapshot>> Ingestor::StillEvicted(

@@ -296,10 +296,11 @@ class Ingestor {
   // The retention of the jobs held in memory (and of the heartbeats).
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int64_t RetentionEvery() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Stores `due` (final snapshots with events_deleted) and deletes the
-  // jobs' raw events (LiveState::Retire for those in memory).
-  absl::Status RetireJobs(const std::vector<storage::JobSnapshot>& due)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stores `due` (final snapshots with events_deleted; held ones, or, if
+  // `evicted`, evicted ones) and deletes the jobs' raw events
+  // (LiveState::Retire for those in memory).
+  absl::Status RetireJobs(const std::vector<storage::JobSnapshot>& due,
+                          bool evicted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Of the snapshots `read` outside the lock, those of jobs still evicted
   // and stored unchanged, marked for retirement.
   absl::StatusOr<std::vector<storage::JobSnapshot>> StillEvicted(

@@ -78,6 +78,9 @@ class LiveState {
     // events its scan read.
     int64_t fleet_state_restored = 0;
     int64_t unreadable_fleet_states = 0;
+    // RestoreEvictedTotals: the record did not load; the totals were
+    // summed from every evicted snapshot instead.
+    int64_t evicted_totals_rebuilt = 0;
     int64_t fleet_batches_scanned = 0;
     // Capacity rebuilds after a late HOSTS/FLEET exclusion: those that
     // started from a fleet state record (the rest scan every batch), and
@@ -141,6 +144,11 @@ class LiveState {
   // Holds each ended job of `snapshots` as its final report; its stored
   // events in batches the snapshot covers are skipped.
   void LoadSnapshots(std::vector<storage::JobSnapshot> snapshots);
+  // Takes evicted_totals() from the stored record (storage/KEY_LAYOUT.md,
+  // "Evicted jobs") instead of from every evicted job; if the record does
+  // not load, sums the evicted snapshots (counted). Before Recover, which
+  // then reads the evicted snapshot of a job only if it came back.
+  absl::Status RestoreEvictedTotals();
   // Applies the stored heartbeats, then restores every stored job through
   // `through_batch` (the newest stored batch): from its newest stored state
   // that still fits plus the events after it (storage/KEY_LAYOUT.md).
@@ -182,15 +190,22 @@ class LiveState {
   // --- Eviction of ended jobs (live_state_recovery.cc). A job is due
   // once the newest applied event time is more than max(`grace_ns`, the
   // lateness) after its job_ended.
-  // Final snapshots (through `through_batch`) of the due jobs whose
-  // snapshot is not stored yet; the caller stores them, then calls Evict.
-  std::vector<storage::JobSnapshot> EvictionSnapshots(
-      int64_t grace_ns, uint64_t through_batch) const;
-  // Drops from memory the jobs of `stored` (from EvictionSnapshots, now
-  // stored) and the due jobs held as their stored final snapshot, adding
-  // their final reports to evicted_totals(). Returns how many.
-  int64_t Evict(int64_t grace_ns,
-                const std::vector<storage::JobSnapshot>& stored);
+  // What an eviction stores (EventStore::EvictJobs) before Evict: the
+  // final snapshots of the due jobs (through `through_batch` for those
+  // without a stored one), and evicted_totals() with them folded in (a
+  // job evicted before, and back since, revised: its evicted snapshot is
+  // read from the store if memory does not hold it), as its stored
+  // record. Changes nothing.
+  struct Eviction {
+    std::vector<storage::JobSnapshot> snapshots;
+    EndedJobTotals totals;
+    std::string record;  // StoredEvictedTotals, serialized
+  };
+  absl::StatusOr<Eviction> PlanEviction(int64_t grace_ns,
+                                        uint64_t through_batch) const;
+  // Drops the jobs of `eviction` (now stored) from memory and takes its
+  // totals. Returns how many.
+  int64_t Evict(Eviction eviction);
   const EndedJobTotals& evicted_totals() const { return evicted_; }
 
   // Final snapshots (events_deleted set) of the jobs held in memory that
@@ -501,7 +516,12 @@ class LiveState {
   // snapshots whose job is not in memory (none while nothing was evicted).
   absl::StatusOr<std::vector<storage::JobSnapshot>> EvictedSnapshots() const;
   // Adds `stored`, the final snapshot of `job`, to evicted_.
-  void Fold(const LiveJob& job, const storage::JobSnapshot& stored);
+  // Adds `stored`, the final snapshot of `job`, to `totals` (revises it,
+  // if `job` came back after an eviction).
+  // RestoreEvictedTotals without its record: adds every evicted snapshot
+  // (those of `all` not in `held`, and the evicted ones of `held`'s jobs).
+  absl::Status SumEvicted(const std::vector<storage::JobSnapshot>& all,
+                          const std::vector<storage::JobSnapshot>& held);
   storage::JobSnapshot Snapshot(const std::string& job_id, const LiveJob& job,
                                 uint64_t through_batch) const;
 

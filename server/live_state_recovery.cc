@@ -43,6 +43,54 @@ void LiveState::LoadSnapshots(std::vector<storage::JobSnapshot> snapshots) {
   }
 }
 
+absl::Status LiveState::RestoreEvictedTotals() {
+  std::optional<std::string> raw;
+  if (absl::Status s = store_->ReadMeta(storage::kEvictedTotalsMeta, &raw);
+      !s.ok()) {
+    return s;
+  }
+  internal::v1::StoredEvictedTotals record;
+  if (raw && record.ParseFromString(*raw)) {
+    absl::StatusOr<EndedJobTotals> totals = EndedJobTotals::FromRecord(record);
+    if (totals.ok()) {
+      evicted_ = *std::move(totals);
+      applied_through_ns_ =
+          std::max(applied_through_ns_, record.applied_through_ns());
+      return absl::OkStatus();
+    }
+  }
+  // No record: nothing was evicted (or a layout-5 store, whose snapshots
+  // are all held), unless it did not load: then every evicted snapshot.
+  std::vector<storage::JobSnapshot> all;
+  if (absl::Status s = store_->ReadSnapshots(&all); !s.ok()) return s;
+  std::vector<storage::JobSnapshot> held;
+  if (absl::Status s = store_->ReadHeldSnapshots(&held); !s.ok()) return s;
+  if (raw) ++stats_.evicted_totals_rebuilt;
+  return SumEvicted(all, held);
+}
+
+absl::Status LiveState::SumEvicted(
+    const std::vector<storage::JobSnapshot>& all,
+    const std::vector<storage::JobSnapshot>& held) {
+  std::set<std::string> held_ids;
+  for (const storage::JobSnapshot& s : held) held_ids.insert(s.report.job_id);
+  for (const storage::JobSnapshot& s : all) {
+    std::optional<storage::JobSnapshot> evicted;
+    if (!held_ids.count(s.report.job_id)) {
+      evicted = s;
+    } else if (absl::Status st =
+                   store_->ReadEvictedSnapshot(s.report.job_id, &evicted);
+               !st.ok()) {
+      return st;
+    }
+    if (evicted) {
+      evicted_.Add(evicted->report, evicted->ended_ns);
+      applied_through_ns_ = std::max(applied_through_ns_, evicted->ended_ns);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status LiveState::Recover(uint64_t through_batch) {
   last_batch_id_ = through_batch;
   absl::Status s = store_->ScanHeartbeatsAfter(
@@ -509,48 +557,43 @@ bool LiveState::EvictionDue(const LiveJob& job, int64_t grace_ns) const {
          applied_through_ns_ - *job.ended_ns > std::max(grace_ns, lateness_ns_);
 }
 
-std::vector<storage::JobSnapshot> LiveState::EvictionSnapshots(
+absl::StatusOr<LiveState::Eviction> LiveState::PlanEviction(
     int64_t grace_ns, uint64_t through_batch) const {
-  std::vector<storage::JobSnapshot> out;
+  Eviction out{{}, evicted_, ""};
   for (const auto& [job_id, job] : jobs_) {
-    if (!job.final && EvictionDue(job, grace_ns)) {
-      out.push_back(Snapshot(job_id, job, through_batch));
+    if (!EvictionDue(job, grace_ns)) continue;
+    out.snapshots.push_back(job.final ? *job.final
+                                      : Snapshot(job_id, job, through_batch));
+    // Evicted before and back since (maybe across a restart): the totals
+    // count its evicted snapshot, which this one replaces.
+    std::optional<storage::JobSnapshot> counted;
+    if (job.evicted) {
+      counted = *job.evicted;
+    } else if (evicted_.jobs() > 0) {
+      absl::Status s = store_->ReadEvictedSnapshot(job_id, &counted);
+      if (!s.ok()) return s;
+    }
+    const storage::JobSnapshot& now = out.snapshots.back();
+    if (counted) {
+      out.totals.Revise(counted->report, now.report, now.ended_ns);
+    } else {
+      out.totals.Add(now.report, now.ended_ns);
     }
   }
+  out.record = out.totals.ToRecord(applied_through_ns_).SerializeAsString();
   return out;
 }
 
-void LiveState::Fold(const LiveJob& job, const storage::JobSnapshot& stored) {
-  if (job.evicted) {  // counted when it was first evicted
-    evicted_.Revise(job.evicted->report, stored.report, stored.ended_ns);
-  } else {
-    evicted_.Add(stored.report, stored.ended_ns);
-  }
-}
-
-int64_t LiveState::Evict(int64_t grace_ns,
-                         const std::vector<storage::JobSnapshot>& stored) {
+int64_t LiveState::Evict(Eviction eviction) {
   for (auto& [id, job] : state_due_) job->state_due = false;
   state_due_.clear();  // points into jobs_; due again at their next event
   int64_t n = 0;
-  for (const storage::JobSnapshot& s : stored) {
-    auto it = jobs_.find(s.report.job_id);
-    if (it == jobs_.end()) continue;
-    Fold(it->second, s);
-    jobs_.erase(it);
+  for (const storage::JobSnapshot& s : eviction.snapshots) {
+    if (jobs_.erase(s.report.job_id) == 0) continue;
     jobs_sorted_ = false;
     ++n;
   }
-  for (auto it = jobs_.begin(); it != jobs_.end();) {
-    if (!it->second.final || !EvictionDue(it->second, grace_ns)) {
-      ++it;
-      continue;
-    }
-    Fold(it->second, *it->second.final);
-    it = jobs_.erase(it);
-    jobs_sorted_ = false;
-    ++n;
-  }
+  evicted_ = std::move(eviction.totals);
   return n;
 }
 

@@ -47,7 +47,7 @@ absl::Status StoreReplay::LoadShared() {
 absl::StatusOr<core::FleetReport> StoreReplay::Report(int64_t as_of_ns) {
   if (absl::Status s = LoadSnapshots(); !s.ok()) return s;
   std::vector<core::JobReport> jobs;
-  absl::Status s = store_->ScanJobsForRestore(
+  absl::Status s = store_->ScanAllJobs(
       [&](const std::string& job_id,
           std::vector<internal::v1::StoredJobState>* states,
           storage::JobEventsReader* events) {

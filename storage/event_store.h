@@ -24,6 +24,9 @@ inline bool IsFleetEvent(const v1::Event& e) {
   return e.has_heartbeat() || (e.has_exclusion() && e.job_id().empty());
 }
 
+// The meta record of the evicted jobs' totals (EvictJobs).
+inline constexpr char kEvictedTotalsMeta[] = "evicted";
+
 // How far behind the newest stored heartbeat a fleet event may be before
 // its batch is marked late (storage/KEY_LAYOUT.md, "Spaced fleet state
 // records"): EventStore::ScanFleetUntil stops where the newest heartbeat
@@ -148,11 +151,15 @@ class EventStore {
   // every job with stored events (ListJobs' order) with its stored states
   // (oldest first; those that do not parse left out) and a reader of its
   // events, both valid only during the call; stops at the first error.
+  // Leaves out the evicted jobs (EvictJobs) that have no events stored
+  // since their eviction: a restart takes them from their totals.
   using RestoreVisitor = std::function<absl::Status(
       const std::string& job_id,
       std::vector<internal::v1::StoredJobState>* states,
       JobEventsReader* events)>;
   virtual absl::Status ScanJobsForRestore(const RestoreVisitor& visit) = 0;
+  // The same pass with the evicted jobs too (reports from the store).
+  virtual absl::Status ScanAllJobs(const RestoreVisitor& visit) = 0;
 
   // Stores `states` (each under its job and through_batch) and deletes the
   // states of `remove` (job id, through_batch), in one atomic write.
@@ -171,12 +178,28 @@ class EventStore {
   virtual absl::Status WriteSnapshots(
       const std::vector<JobSnapshot>& snapshots) = 0;
 
-  // Every stored snapshot, in job id order.
+  // Every stored snapshot, in job id order: the held ones
+  // (WriteSnapshots) and the evicted ones (EvictJobs); a job with both (an
+  // evicted job that came back and ended again) gives its held one.
   virtual absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) = 0;
+  // The held snapshots only, in job id order (a restart).
+  virtual absl::Status ReadHeldSnapshots(std::vector<JobSnapshot>* out) = 0;
 
-  // The stored snapshot of `job_id` in `*out`, or nullopt if it has none.
+  // The stored snapshot of `job_id` in `*out` (its held one, else its
+  // evicted one), or nullopt if it has none.
   virtual absl::Status ReadSnapshot(const std::string& job_id,
                                     std::optional<JobSnapshot>* out) = 0;
+  // The evicted snapshot of `job_id` only, or nullopt.
+  virtual absl::Status ReadEvictedSnapshot(const std::string& job_id,
+                                           std::optional<JobSnapshot>* out) = 0;
+
+  // Jobs leaving memory (storage/KEY_LAYOUT.md, "Evicted jobs"), in one
+  // atomic write: stores each of `snapshots` as its job's evicted snapshot
+  // (replacing an earlier one), deletes its held snapshot and its job
+  // head, and writes `totals`, if set, as the meta record
+  // kEvictedTotalsMeta: the summed reports of every evicted snapshot.
+  virtual absl::Status EvictJobs(const std::vector<JobSnapshot>& snapshots,
+                                 const std::optional<std::string>& totals) = 0;
 
   // Retention: deletes the stored events and states of `job_ids`. Dead
   // letters, heartbeats and agent sequences stay.
@@ -185,7 +208,8 @@ class EventStore {
 
   // Cluster takeover from a partition snapshot, in one atomic write: for
   // each job of `import`, deletes everything stored of it (events, late
-  // marks, states, head, snapshot), then stores its imported state record
+  // marks, states, head, held snapshot; an evicted snapshot stays, as the
+  // totals count it), then stores its imported state record
   // with a head (so a restart restores it) or its final snapshot; and sets
   // the agent's high-water sequence.
   virtual absl::Status ImportJobs(const JobImport& import) = 0;

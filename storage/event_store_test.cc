@@ -336,6 +336,105 @@ TEST_P(EventStoreTest, ScanJobsForRestoreGivesEachJobItsStatesAndEvents) {
   EXPECT_EQ(seen, (std::vector<std::string>{"x:1:1:3", "y:1:0:1"}));
 }
 
+// A snapshot of job `id`, valid through batch `through`.
+JobSnapshot SnapshotOf(const std::string& id, uint64_t through) {
+  JobSnapshot s;
+  s.through_batch = through;
+  s.ended_ns = 20;
+  s.report.job_id = id;
+  s.report.state = core::JobStateKind::kEnded;
+  return s;
+}
+
+// The jobs a scan visits, each with how many of its events it can read.
+std::vector<std::string> Visited(
+    const std::function<absl::Status(const EventStore::RestoreVisitor&)>&
+        scan) {
+  std::vector<std::string> seen;
+  EXPECT_TRUE(scan([&](const std::string& job, auto*, JobEventsReader* events) {
+                std::vector<v1::Event> all;
+                EXPECT_TRUE(events->Read(0, 100, &all).ok());
+                seen.push_back(absl::StrCat(job, ":", all.size()));
+                return absl::OkStatus();
+              }).ok());
+  return seen;
+}
+
+// Layout 6 (storage/KEY_LAYOUT.md, "Evicted jobs"): an evicted job leaves
+// the held snapshots and the restart's scan in the write that stores its
+// evicted snapshot and the totals; reports still see all of it; a later
+// event of the job brings it back into the restart's scan.
+TEST_P(EventStoreTest, EvictJobsMovesTheJobOutOfTheRestartInOneWrite) {
+  Write("a", 1, R"(
+10:00:00 {"job_id":"x","step":{"step":1}}
+10:00:00 {"job_id":"y","step":{"step":1}}
+)");
+  ASSERT_TRUE(
+      store_->WriteSnapshots({SnapshotOf("x", 1), SnapshotOf("y", 1)}).ok());
+  ASSERT_TRUE(store_->EvictJobs({SnapshotOf("x", 1)}, "totals").ok());
+  if (rocks()) Reopen();
+  std::vector<JobSnapshot> held, all;
+  ASSERT_TRUE(store_->ReadHeldSnapshots(&held).ok());
+  ASSERT_TRUE(store_->ReadSnapshots(&all).ok());
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].report.job_id, "y");
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].report.job_id, "x");
+  std::optional<JobSnapshot> one;
+  ASSERT_TRUE(store_->ReadSnapshot("x", &one).ok());
+  EXPECT_TRUE(one.has_value());
+  ASSERT_TRUE(store_->ReadEvictedSnapshot("y", &one).ok());
+  EXPECT_FALSE(one.has_value());
+  std::optional<std::string> totals;
+  ASSERT_TRUE(store_->ReadMeta(kEvictedTotalsMeta, &totals).ok());
+  EXPECT_EQ(totals, "totals");
+  auto restore = [&](const EventStore::RestoreVisitor& v) {
+    return store_->ScanJobsForRestore(v);
+  };
+  auto every = [&](const EventStore::RestoreVisitor& v) {
+    return store_->ScanAllJobs(v);
+  };
+  EXPECT_EQ(Visited(restore), (std::vector<std::string>{"y:1"}));
+  EXPECT_EQ(Visited(every), (std::vector<std::string>{"x:1", "y:1"}));
+  Write("a", 2, "10:00:05 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  EXPECT_EQ(Visited(restore), (std::vector<std::string>{"x:2", "y:1"}));
+  EXPECT_EQ(Visited(every), (std::vector<std::string>{"x:2", "y:1"}));
+}
+
+// A job evicted, back and ended again has both snapshots: readers of every
+// snapshot get the held (newer) one once; its next eviction replaces the
+// evicted one. Retention keeps an evicted job in the reports' scan.
+TEST_P(EventStoreTest, AHeldSnapshotHidesTheEvictedOneUntilItIsEvicted) {
+  Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
+  ASSERT_TRUE(store_->EvictJobs({SnapshotOf("x", 1)}, std::nullopt).ok());
+  Write("a", 2, "10:00:05 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
+  ASSERT_TRUE(store_->WriteSnapshots({SnapshotOf("x", 2)}).ok());
+  std::vector<JobSnapshot> all;
+  ASSERT_TRUE(store_->ReadSnapshots(&all).ok());
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].through_batch, 2u);
+  std::optional<JobSnapshot> one;
+  ASSERT_TRUE(store_->ReadSnapshot("x", &one).ok());
+  EXPECT_EQ(one->through_batch, 2u);
+  ASSERT_TRUE(store_->ReadEvictedSnapshot("x", &one).ok());
+  EXPECT_EQ(one->through_batch, 1u);
+  ASSERT_TRUE(store_->EvictJobs({SnapshotOf("x", 2)}, std::nullopt).ok());
+  std::vector<JobSnapshot> held;
+  ASSERT_TRUE(store_->ReadHeldSnapshots(&held).ok());
+  EXPECT_TRUE(held.empty());
+  ASSERT_TRUE(store_->ReadSnapshot("x", &one).ok());
+  EXPECT_EQ(one->through_batch, 2u);
+  auto restore = [&](const EventStore::RestoreVisitor& v) {
+    return store_->ScanJobsForRestore(v);
+  };
+  EXPECT_TRUE(Visited(restore).empty());
+  ASSERT_TRUE(store_->DeleteJobEvents({"x"}).ok());
+  auto every = [&](const EventStore::RestoreVisitor& v) {
+    return store_->ScanAllJobs(v);
+  };
+  EXPECT_EQ(Visited(every), (std::vector<std::string>{"x:0"}));
+}
+
 // The step numbers of `job`'s events that ReadUntil(0, through, until)
 // gives, in order, through ScanJobsForRestore's reader.
 std::vector<int64_t> StepsUntil(EventStore* store, const std::string& job,
@@ -664,26 +763,29 @@ std::string RawLayout(const std::string& dir, const char* put = nullptr) {
 }
 
 // Layout 3 writes a job's head once, not with every batch: a layout-2
-// store (heads = newest batch) opens as layout 4 and reads the same; so
-// does a layout-3 one (values without high-water marks).
-TEST_F(RocksDbStoreTest, LayoutTwoAndThreeStoresOpenAsLayoutFive) {
+// store (heads = newest batch) opens as layout 6 and reads the same; so
+// does a layout-3 one (values without high-water marks), and a layout-5
+// one (no evicted jobs).
+TEST_F(RocksDbStoreTest, LayoutTwoToFiveStoresOpenAsLayoutSix) {
   Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
   Write("a", 2, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "5");
+  EXPECT_EQ(RawLayout(dir_), "6");
   EXPECT_EQ(RawLayout(dir_, "2"), "2");
   Reopen();
   EXPECT_EQ(JobSteps("x", 2), (std::vector<std::string>{"x:1", "x:2"}));
   Write("a", 3, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":3}}");
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "5");
+  EXPECT_EQ(RawLayout(dir_), "6");
   EXPECT_EQ(RawLayout(dir_, "3"), "3");  // layout 3 opens as 4 too
   Reopen();
   EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
   store_.reset();
-  EXPECT_EQ(RawLayout(dir_), "5");
+  EXPECT_EQ(RawLayout(dir_, "5"), "5");
   Reopen();
   EXPECT_EQ(JobSteps("x", 3), (std::vector<std::string>{"x:1", "x:2", "x:3"}));
+  store_.reset();
+  EXPECT_EQ(RawLayout(dir_), "6");
 }
 
 // A job_events value written before StoredJobEvents.min_event_ns (events

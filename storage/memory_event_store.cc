@@ -53,13 +53,7 @@ absl::Status MemoryEventStore::ListJobs(const JobVisitor& visit) {
   std::set<std::string> jobs;  // visit without the lock, like an iterator
   {
     absl::MutexLock lock(&mu_);
-    for (const auto& batch : batches_) {
-      for (const v1::Event& e : batch) {
-        if (!IsFleetEvent(e) && e.body_case() != v1::Event::BODY_NOT_SET) {
-          jobs.insert(e.job_id());
-        }
-      }
-    }
+    jobs = JobsLocked(/*from_batch=*/0);
     jobs.insert(imported_.begin(), imported_.end());
   }
   for (const std::string& job_id : jobs) {
@@ -68,16 +62,52 @@ absl::Status MemoryEventStore::ListJobs(const JobVisitor& visit) {
   return absl::OkStatus();
 }
 
+std::set<std::string> MemoryEventStore::JobsLocked(size_t from_batch) const {
+  std::set<std::string> jobs;
+  for (size_t b = from_batch; b < batches_.size(); ++b) {
+    for (const v1::Event& e : batches_[b]) {
+      if (!IsFleetEvent(e) && e.body_case() != v1::Event::BODY_NOT_SET) {
+        jobs.insert(e.job_id());
+      }
+    }
+  }
+  return jobs;
+}
+
 absl::Status MemoryEventStore::ScanJobsForRestore(const RestoreVisitor& visit) {
-  return ListJobs([&](const std::string& job_id) {
+  return ScanJobs(/*all=*/false, visit);
+}
+
+absl::Status MemoryEventStore::ScanAllJobs(const RestoreVisitor& visit) {
+  return ScanJobs(/*all=*/true, visit);
+}
+
+absl::Status MemoryEventStore::ScanJobs(bool all, const RestoreVisitor& visit) {
+  std::set<std::string> jobs;
+  {
+    absl::MutexLock lock(&mu_);
+    jobs = JobsLocked(0);
+    jobs.insert(imported_.begin(), imported_.end());
+    for (const auto& [job_id, at] : evicted_at_) {
+      // As RocksDB's: an evicted job has no head until a later event.
+      if (!all && !imported_.count(job_id) && !JobsLocked(at).count(job_id)) {
+        jobs.erase(job_id);
+      }
+    }
+    if (all) {
+      for (const auto& [job_id, s] : evicted_) jobs.insert(job_id);
+    }
+  }
+  for (const std::string& job_id : jobs) {
     std::vector<internal::v1::StoredJobState> states;
     int unreadable = 0;
     if (absl::Status s = ReadJobStates(job_id, &states, &unreadable); !s.ok()) {
       return s;
     }
     ReadJobReader reader(this, job_id);
-    return visit(job_id, &states, &reader);
-  });
+    if (absl::Status s = visit(job_id, &states, &reader); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status MemoryEventStore::ScanHeartbeatsAfter(uint64_t after_batch,
@@ -200,6 +230,16 @@ absl::Status MemoryEventStore::WriteSnapshots(
 
 absl::Status MemoryEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
   absl::MutexLock lock(&mu_);
+  std::map<std::string, const JobSnapshot*> all;
+  for (const auto& [id, s] : evicted_) all[id] = &s;
+  for (const auto& [id, s] : snapshots_) all[id] = &s;  // the held one wins
+  for (const auto& [id, s] : all) out->push_back(*s);
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::ReadHeldSnapshots(
+    std::vector<JobSnapshot>* out) {
+  absl::MutexLock lock(&mu_);
   for (const auto& [id, s] : snapshots_) out->push_back(s);
   return absl::OkStatus();
 }
@@ -207,12 +247,39 @@ absl::Status MemoryEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
 absl::Status MemoryEventStore::ReadSnapshot(const std::string& job_id,
                                             std::optional<JobSnapshot>* out) {
   absl::MutexLock lock(&mu_);
-  auto it = snapshots_.find(job_id);
-  if (it == snapshots_.end()) {
-    out->reset();
-  } else {
+  out->reset();
+  if (auto it = snapshots_.find(job_id); it != snapshots_.end()) {
     *out = it->second;
+  } else if (auto e = evicted_.find(job_id); e != evicted_.end()) {
+    *out = e->second;
   }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::ReadEvictedSnapshot(
+    const std::string& job_id, std::optional<JobSnapshot>* out) {
+  absl::MutexLock lock(&mu_);
+  out->reset();
+  if (auto e = evicted_.find(job_id); e != evicted_.end()) *out = e->second;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::EvictJobs(
+    const std::vector<JobSnapshot>& snapshots,
+    const std::optional<std::string>& totals) {
+  absl::MutexLock lock(&mu_);
+  if (!next_failure_.ok()) {
+    absl::Status failure = next_failure_;
+    next_failure_ = absl::OkStatus();
+    return failure;
+  }
+  for (const JobSnapshot& s : snapshots) {
+    evicted_[s.report.job_id] = s;
+    snapshots_.erase(s.report.job_id);
+    evicted_at_[s.report.job_id] = batches_.size();
+    imported_.erase(s.report.job_id);  // its head goes too
+  }
+  if (totals) meta_[kEvictedTotalsMeta] = *totals;
   return absl::OkStatus();
 }
 
@@ -245,7 +312,7 @@ absl::Status MemoryEventStore::ImportJobs(const JobImport& import) {
   for (const std::string& job_id : jobs) snapshots_.erase(job_id);
   for (const auto& s : import.states) {
     states_[s.job_id()][s.through_batch()] = s;
-    imported_.insert(s.job_id());
+    imported_.insert(s.job_id());  // with a head, evicted or not
   }
   for (const JobSnapshot& s : import.finals) snapshots_[s.report.job_id] = s;
   agents_[import.agent_id] = import.sequence;

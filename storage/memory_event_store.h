@@ -26,6 +26,7 @@ class MemoryEventStore : public EventStore {
                                    const BatchVisitor& visit) override;
   absl::Status DeleteFleetEvents(uint64_t through_batch) override;
   absl::Status ScanJobsForRestore(const RestoreVisitor& visit) override;
+  absl::Status ScanAllJobs(const RestoreVisitor& visit) override;
   absl::Status WriteJobStates(
       const std::vector<internal::v1::StoredJobState>& states,
       const std::vector<std::pair<std::string, uint64_t>>& remove) override;
@@ -35,8 +36,14 @@ class MemoryEventStore : public EventStore {
   absl::Status WriteSnapshots(
       const std::vector<JobSnapshot>& snapshots) override;
   absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) override;
+  absl::Status ReadHeldSnapshots(std::vector<JobSnapshot>* out) override;
   absl::Status ReadSnapshot(const std::string& job_id,
                             std::optional<JobSnapshot>* out) override;
+  absl::Status ReadEvictedSnapshot(const std::string& job_id,
+                                   std::optional<JobSnapshot>* out) override;
+  // Fails like Write after FailNextWrite.
+  absl::Status EvictJobs(const std::vector<JobSnapshot>& snapshots,
+                         const std::optional<std::string>& totals) override;
   absl::Status DeleteJobEvents(
       const std::vector<std::string>& job_ids) override;
   absl::Status ImportJobs(const JobImport& import) override;
@@ -59,6 +66,9 @@ class MemoryEventStore : public EventStore {
   std::map<std::string, uint64_t> agents_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::DeadLetter> dead_letters_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, JobSnapshot> snapshots_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, JobSnapshot> evicted_ ABSL_GUARDED_BY(mu_);
+  // Evicted jobs and the batch count then: no head until a later event.
+  std::map<std::string, size_t> evicted_at_ ABSL_GUARDED_BY(mu_);
   // job id -> through_batch -> state
   std::map<std::string, std::map<uint64_t, internal::v1::StoredJobState>>
       states_ ABSL_GUARDED_BY(mu_);
@@ -66,6 +76,10 @@ class MemoryEventStore : public EventStore {
   std::map<std::string, std::string> meta_ ABSL_GUARDED_BY(mu_);
   // Jobs imported with a state record (listed with those that have events).
   std::set<std::string> imported_ ABSL_GUARDED_BY(mu_);
+  // The jobs with events in batches from index `from_batch` on.
+  std::set<std::string> JobsLocked(size_t from_batch) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ScanJobs(bool all, const RestoreVisitor& visit);
   // Clears the stored events and states of `job_ids`.
   void DeleteLocked(const std::vector<std::string>& job_ids)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

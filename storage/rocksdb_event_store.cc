@@ -21,13 +21,13 @@ namespace goodput::storage {
 namespace {
 
 constexpr const char* kFamilyNames[] = {
-    "default",   "batches",    "job_events", "agents",  "dead_letters",
-    "snapshots", "job_states", "job_heads",  "job_late"};
+    "default",   "batches",    "job_events", "agents",   "dead_letters",
+    "snapshots", "job_states", "job_heads",  "job_late", "evicted"};
 
 // The layout this code reads and writes (storage/KEY_LAYOUT.md); a store
 // without the key is layout 1 and is migrated at open.
 constexpr char kLayoutKey[] = "schema_version";
-constexpr char kLayout[] = "5";
+constexpr char kLayout[] = "6";
 // A batch with a fleet event older than the newest heartbeat before it
 // less kFleetLateNanos: kFleetLatePrefix + batch id, in `default`.
 constexpr char kFleetLatePrefix[] = "fleet_late/";
@@ -396,6 +396,50 @@ void CollectStates(rocksdb::Iterator* it, const std::string& prefix,
   }
 }
 
+// ScanJobs' iterators over the per-job families, visited job by job in
+// prefix order: each job's states, and a reader of its events.
+class JobScan {
+ public:
+  JobScan(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* states,
+          rocksdb::ColumnFamilyHandle* events,
+          rocksdb::ColumnFamilyHandle* late, std::atomic<int64_t>* visited)
+      : states_(db->NewIterator(FullScan(), states)),
+        events_(db->NewIterator(FullScan(), events)),
+        late_(db->NewIterator(FullScan(), late)),
+        visited_(visited) {
+    states_->SeekToFirst();
+  }
+
+  absl::Status Visit(const std::string& prefix,
+                     const EventStore::RestoreVisitor& visit) {
+    found_.clear();
+    while (states_->Valid() && states_->key().compare(prefix) < 0) {
+      states_->Next();  // states of jobs without events (deleted)
+    }
+    int unreadable = 0;  // left out (restores read more events instead)
+    CollectStates(states_.get(), prefix, &found_, &unreadable);
+    // A head names a job, not its newest batch (layout 3): seek.
+    IteratorJobReader reader(events_.get(), late_.get(), prefix,
+                             std::numeric_limits<uint64_t>::max(), visited_);
+    return visit(prefix.substr(4), &found_, &reader);
+  }
+
+  absl::Status status() const {
+    for (const auto* it : {&states_, &events_, &late_}) {
+      if (absl::Status s = FromRocks((*it)->status(), "scan jobs for restore");
+          !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::unique_ptr<rocksdb::Iterator> states_, events_, late_;
+  std::atomic<int64_t>* visited_;
+  std::vector<internal::v1::StoredJobState> found_;
+};
+
 // The job prefix (len + job_id) of job_events and job_states keys. With it
 // RocksDB keeps an insert hint per job in the memtable, so that a job's next
 // key (a later batch id, always after its last) goes in next to the last
@@ -549,11 +593,12 @@ absl::Status RocksDbEventStore::CheckLayout() {
   rocksdb::Status got =
       db_->Get(rocksdb::ReadOptions(), handles_[kDefault], kLayoutKey, &layout);
   if (got.ok() && layout == kLayout) return EnsureJobHeads();
-  if (got.ok() && layout != "2" && layout != "3" && layout != "4") {
+  if (got.ok() && layout != "2" && layout != "3" && layout != "4" &&
+      layout != "5") {
     return absl::FailedPreconditionError(absl::StrCat(
         "store: layout version \"", layout,
         "\" is not one this goodputd "
-        "reads (it reads 1 to 5, storage/KEY_LAYOUT.md); use the goodputd "
+        "reads (it reads 1 to 6, storage/KEY_LAYOUT.md); use the goodputd "
         "that wrote it"));
   }
   if (!got.ok() && !got.IsNotFound()) {
@@ -566,7 +611,8 @@ absl::Status RocksDbEventStore::CheckLayout() {
   // layout 3's job_events values (no high-water marks) are valid layout-4
   // values, which a read never stops at; layout 4's batches (no
   // fleet_high_ns) are valid layout-5 batches, which ScanFleetUntil never
-  // stops at.
+  // stops at; a layout-5 store has evicted no job into `evicted` (its
+  // final snapshots are all held: the first restart evicts them).
   absl::Status s = FromRocks(db_->Put(rocksdb::WriteOptions(),
                                       handles_[kDefault], kLayoutKey, kLayout),
                              "write layout version");
@@ -790,16 +836,31 @@ absl::Status RocksDbEventStore::ListJobs(const JobVisitor& visit) {
 
 absl::Status RocksDbEventStore::ScanJobsForRestore(
     const RestoreVisitor& visit) {
+  return ScanJobs(/*evicted=*/{}, visit);
+}
+
+absl::Status RocksDbEventStore::ScanAllJobs(const RestoreVisitor& visit) {
+  // The evicted jobs have no head (EvictJobs): their prefixes, in order.
+  std::vector<std::string> evicted;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(FullScan(), handles_[kEvicted]));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    evicted.push_back(JobPrefix(it->key().ToString()));
+  }
+  if (absl::Status s = FromRocks(it->status(), "scan evicted"); !s.ok()) {
+    return s;
+  }
+  std::sort(evicted.begin(), evicted.end());
+  return ScanJobs(evicted, visit);
+}
+
+absl::Status RocksDbEventStore::ScanJobs(
+    const std::vector<std::string>& evicted, const RestoreVisitor& visit) {
   std::unique_ptr<rocksdb::Iterator> heads(
       db_->NewIterator(FullScan(), handles_[kJobHeads]));
-  std::unique_ptr<rocksdb::Iterator> states(
-      db_->NewIterator(FullScan(), handles_[kJobStates]));
-  std::unique_ptr<rocksdb::Iterator> events(
-      db_->NewIterator(FullScan(), handles_[kJobEvents]));
-  std::unique_ptr<rocksdb::Iterator> late(
-      db_->NewIterator(FullScan(), handles_[kJobLate]));
-  states->SeekToFirst();
-  std::vector<internal::v1::StoredJobState> found;
+  JobScan scan(db_.get(), handles_[kJobStates], handles_[kJobEvents],
+               handles_[kJobLate], &job_values_visited_);
+  auto next = evicted.begin();
   for (heads->SeekToFirst(); heads->Valid(); heads->Next()) {
     const std::string prefix = heads->key().ToString();
     if (prefix.size() < 4 ||
@@ -807,27 +868,20 @@ absl::Status RocksDbEventStore::ScanJobsForRestore(
         heads->value().size() != 8) {
       return absl::DataLossError("rocksdb job_heads: malformed record");
     }
-    found.clear();
-    while (states->Valid() && states->key().compare(prefix) < 0) {
-      states->Next();  // states of jobs without events (deleted)
+    for (; next != evicted.end() && *next <= prefix; ++next) {
+      if (*next == prefix) continue;  // came back: it has a head
+      if (absl::Status s = scan.Visit(*next, visit); !s.ok()) return s;
     }
-    int unreadable = 0;  // left out (restores read more events instead)
-    CollectStates(states.get(), prefix, &found, &unreadable);
-    // A head names a job, not its newest batch (layout 3): seek.
-    IteratorJobReader reader(events.get(), late.get(), prefix,
-                             std::numeric_limits<uint64_t>::max(),
-                             &job_values_visited_);
-    if (absl::Status s = visit(prefix.substr(4), &found, &reader); !s.ok()) {
-      return s;
-    }
+    if (absl::Status s = scan.Visit(prefix, visit); !s.ok()) return s;
   }
-  for (rocksdb::Iterator* it : {heads.get(), states.get(), events.get()}) {
-    if (absl::Status s = FromRocks(it->status(), "scan jobs for restore");
-        !s.ok()) {
-      return s;
-    }
+  for (; next != evicted.end(); ++next) {
+    if (absl::Status s = scan.Visit(*next, visit); !s.ok()) return s;
   }
-  return absl::OkStatus();
+  if (absl::Status s = FromRocks(heads->status(), "scan jobs for restore");
+      !s.ok()) {
+    return s;
+  }
+  return scan.status();
 }
 
 absl::Status RocksDbEventStore::ScanHeartbeatsAfter(uint64_t after_batch,
@@ -986,14 +1040,42 @@ absl::Status RocksDbEventStore::WriteSnapshots(
 }
 
 absl::Status RocksDbEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
+  std::vector<JobSnapshot> held, evicted;
+  if (absl::Status s = ReadFamily(kSnapshots, &held); !s.ok()) return s;
+  if (absl::Status s = ReadFamily(kEvicted, &evicted); !s.ok()) return s;
+  auto id_less = [](const JobSnapshot& a, const JobSnapshot& b) {
+    return a.report.job_id < b.report.job_id;
+  };
+  // Both in job id order; a job in both gives its held one (first).
+  std::merge(std::make_move_iterator(held.begin()),
+             std::make_move_iterator(held.end()),
+             std::make_move_iterator(evicted.begin()),
+             std::make_move_iterator(evicted.end()), std::back_inserter(*out),
+             id_less);
+  out->erase(std::unique(out->begin(), out->end(),
+                         [](const JobSnapshot& a, const JobSnapshot& b) {
+                           return a.report.job_id == b.report.job_id;
+                         }),
+             out->end());
+  return absl::OkStatus();
+}
+
+absl::Status RocksDbEventStore::ReadHeldSnapshots(
+    std::vector<JobSnapshot>* out) {
+  return ReadFamily(kSnapshots, out);
+}
+
+absl::Status RocksDbEventStore::ReadFamily(Family family,
+                                           std::vector<JobSnapshot>* out) {
   std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(FullScan(), handles_[kSnapshots]));
+      db_->NewIterator(FullScan(), handles_[family]));
   internal::v1::JobSnapshot record;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     if (!record.ParseFromArray(it->value().data(),
                                static_cast<int>(it->value().size()))) {
-      return absl::DataLossError(absl::StrCat(
-          "rocksdb snapshots: job ", it->key().ToString(), " does not parse"));
+      return absl::DataLossError(absl::StrCat("rocksdb ", kFamilyNames[family],
+                                              ": job ", it->key().ToString(),
+                                              " does not parse"));
     }
     if (absl::Status s = FromRecord(record, &out->emplace_back()); !s.ok()) {
       return s;
@@ -1004,18 +1086,59 @@ absl::Status RocksDbEventStore::ReadSnapshots(std::vector<JobSnapshot>* out) {
 
 absl::Status RocksDbEventStore::ReadSnapshot(const std::string& job_id,
                                              std::optional<JobSnapshot>* out) {
+  if (absl::Status s = ReadOne(kSnapshots, job_id, out); !s.ok() || *out) {
+    return s;
+  }
+  return ReadOne(kEvicted, job_id, out);
+}
+
+absl::Status RocksDbEventStore::ReadEvictedSnapshot(
+    const std::string& job_id, std::optional<JobSnapshot>* out) {
+  return ReadOne(kEvicted, job_id, out);
+}
+
+absl::Status RocksDbEventStore::ReadOne(Family family,
+                                        const std::string& job_id,
+                                        std::optional<JobSnapshot>* out) {
   out->reset();
   std::string value;
   rocksdb::Status s =
-      db_->Get(rocksdb::ReadOptions(), handles_[kSnapshots], job_id, &value);
+      db_->Get(rocksdb::ReadOptions(), handles_[family], job_id, &value);
   if (s.IsNotFound()) return absl::OkStatus();
   if (!s.ok()) return FromRocks(s, "read snapshot");
   internal::v1::JobSnapshot record;
   if (!record.ParseFromString(value)) {
-    return absl::DataLossError(
-        absl::StrCat("rocksdb snapshots: job ", job_id, " does not parse"));
+    return absl::DataLossError(absl::StrCat(
+        "rocksdb ", kFamilyNames[family], ": job ", job_id, " does not parse"));
   }
   return FromRecord(record, &out->emplace());
+}
+
+absl::Status RocksDbEventStore::EvictJobs(
+    const std::vector<JobSnapshot>& snapshots,
+    const std::optional<std::string>& totals) {
+  rocksdb::WriteBatch wb;
+  for (const JobSnapshot& s : snapshots) {
+    const std::string& id = s.report.job_id;
+    wb.Put(handles_[kEvicted], id, ToRecord(s).SerializeAsString());
+    wb.Delete(handles_[kSnapshots], id);
+    wb.Delete(handles_[kJobHeads], JobPrefix(id));
+  }
+  if (totals) {
+    wb.Put(handles_[kDefault], absl::StrCat("meta/", kEvictedTotalsMeta),
+           *totals);
+  }
+  {
+    // Before the write: a head the cache names must exist (a later event
+    // of the job writes its head again).
+    std::lock_guard<std::mutex> lock(marks_mu_);
+    for (const JobSnapshot& s : snapshots) {
+      marks_.erase(JobPrefix(s.report.job_id));
+    }
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(db_->Write(wo, &wb), "evict jobs");
 }
 
 absl::Status RocksDbEventStore::DeleteJobEvents(

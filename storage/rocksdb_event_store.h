@@ -77,6 +77,7 @@ class RocksDbEventStore : public EventStore {
                               const BatchVisitor& visit) override;
   absl::Status DeleteFleetEvents(uint64_t through_batch) override;
   absl::Status ScanJobsForRestore(const RestoreVisitor& visit) override;
+  absl::Status ScanAllJobs(const RestoreVisitor& visit) override;
   absl::Status WriteJobStates(
       const std::vector<internal::v1::StoredJobState>& states,
       const std::vector<std::pair<std::string, uint64_t>>& remove) override;
@@ -86,8 +87,13 @@ class RocksDbEventStore : public EventStore {
   absl::Status WriteSnapshots(
       const std::vector<JobSnapshot>& snapshots) override;
   absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) override;
+  absl::Status ReadHeldSnapshots(std::vector<JobSnapshot>* out) override;
   absl::Status ReadSnapshot(const std::string& job_id,
                             std::optional<JobSnapshot>* out) override;
+  absl::Status ReadEvictedSnapshot(const std::string& job_id,
+                                   std::optional<JobSnapshot>* out) override;
+  absl::Status EvictJobs(const std::vector<JobSnapshot>& snapshots,
+                         const std::optional<std::string>& totals) override;
   absl::Status DeleteJobEvents(
       const std::vector<std::string>& job_ids) override;
   absl::Status ImportJobs(const JobImport& import) override;
@@ -112,9 +118,19 @@ class RocksDbEventStore : public EventStore {
     kJobStates,
     kJobHeads,
     kJobLate,
+    kEvicted,
     kCount
   };
 
+  // ScanJobsForRestore's pass over the heads, with the jobs of `evicted`
+  // (prefixes, sorted) merged in.
+  absl::Status ScanJobs(const std::vector<std::string>& evicted,
+                        const RestoreVisitor& visit);
+  // Every snapshot of `family` (snapshots or evicted), in job id order.
+  absl::Status ReadFamily(Family family, std::vector<JobSnapshot>* out);
+  // The snapshot of `job_id` in `family`, or nullopt.
+  absl::Status ReadOne(Family family, const std::string& job_id,
+                       std::optional<JobSnapshot>* out);
   // The memtable options of `family` (insert hints for the per-job ones).
   static rocksdb::ColumnFamilyOptions FamilyOptions(Family family);
   RocksDbEventStore(rocksdb::DB* db,
