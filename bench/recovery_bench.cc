@@ -30,8 +30,9 @@
 //                 touched; what a restore without state records would read);
 //        parse    the same plus StoredJobEvents::ParseFromArray per value;
 //        list     RocksDbEventStore::ListJobs (one seek per job);
-//        recover  LiveState::LoadSnapshots + Recover (Recover's work: each
-//                 job from its newest state record plus the events after);
+//        recover  LiveState::RestoreEvictedTotals + LoadSnapshots (the
+//                 held ones) + Recover (Recover's work: each job from its
+//                 newest state record plus the events after);
 //        capacity a past as-of's capacity alone, as of the first heartbeat
 //                 + 5 min and the newest - 1 h: from the spaced fleet state
 //                 records (server::FleetHistory) and from every batch (the
@@ -424,9 +425,12 @@ void PhaseRecover(const std::string& dir) {
   Timer t0;
   auto store = OpenStore(dir);
   server::LiveState live(&config, 5 * core::kNanosPerSecond, store.get());
-  std::vector<storage::JobSnapshot> snapshots;
-  absl::Status s = store->ReadSnapshots(&snapshots);
+  // As Ingestor::Recover: the evicted jobs as their totals, then the held
+  // snapshots (layout 6).
+  absl::Status s = live.RestoreEvictedTotals();
   if (!s.ok()) Die(s);
+  std::vector<storage::JobSnapshot> snapshots;
+  if (s = store->ReadHeldSnapshots(&snapshots); !s.ok()) Die(s);
   live.LoadSnapshots(std::move(snapshots));
   if (s = live.Recover(store->LastBatchId()); !s.ok()) Die(s);
   std::printf(
