@@ -145,9 +145,9 @@ class LiveState {
   // events in batches the snapshot covers are skipped.
   void LoadSnapshots(std::vector<storage::JobSnapshot> snapshots);
   // Takes evicted_totals() from the stored record (storage/KEY_LAYOUT.md,
-  // "Evicted jobs") instead of from every evicted job; if the record does
-  // not load, sums the evicted snapshots (counted). Before Recover, which
-  // then reads the evicted snapshot of a job only if it came back.
+  // "Evicted jobs") instead of from every evicted job; none without a
+  // record (nothing evicted yet); if it does not load, sums the evicted
+  // snapshots (counted). Before LoadSnapshots and Recover.
   absl::Status RestoreEvictedTotals();
   // Applies the stored heartbeats, then restores every stored job through
   // `through_batch` (the newest stored batch): from its newest stored state
@@ -515,9 +515,6 @@ class LiveState {
   // The stored snapshots of the evicted jobs: those of the store's
   // snapshots whose job is not in memory (none while nothing was evicted).
   absl::StatusOr<std::vector<storage::JobSnapshot>> EvictedSnapshots() const;
-  // Adds `stored`, the final snapshot of `job`, to evicted_.
-  // Adds `stored`, the final snapshot of `job`, to `totals` (revises it,
-  // if `job` came back after an eviction).
   // RestoreEvictedTotals without its record: adds every evicted snapshot
   // (those of `all` not in `held`, and the evicted ones of `held`'s jobs).
   absl::Status SumEvicted(const std::vector<storage::JobSnapshot>& all,

@@ -49,8 +49,11 @@ absl::Status LiveState::RestoreEvictedTotals() {
       !s.ok()) {
     return s;
   }
+  // No record: nothing was evicted yet (a layout-5 store's snapshots are
+  // all held: the restart loads them and evicts those past the grace).
+  if (!raw) return absl::OkStatus();
   internal::v1::StoredEvictedTotals record;
-  if (raw && record.ParseFromString(*raw)) {
+  if (record.ParseFromString(*raw)) {
     absl::StatusOr<EndedJobTotals> totals = EndedJobTotals::FromRecord(record);
     if (totals.ok()) {
       evicted_ = *std::move(totals);
@@ -59,13 +62,13 @@ absl::Status LiveState::RestoreEvictedTotals() {
       return absl::OkStatus();
     }
   }
-  // No record: nothing was evicted (or a layout-5 store, whose snapshots
-  // are all held), unless it did not load: then every evicted snapshot.
+  // A record that does not load (torn, another version): every evicted
+  // snapshot, once.
+  ++stats_.evicted_totals_rebuilt;
   std::vector<storage::JobSnapshot> all;
   if (absl::Status s = store_->ReadSnapshots(&all); !s.ok()) return s;
   std::vector<storage::JobSnapshot> held;
   if (absl::Status s = store_->ReadHeldSnapshots(&held); !s.ok()) return s;
-  if (raw) ++stats_.evicted_totals_rebuilt;
   return SumEvicted(all, held);
 }
 
