@@ -137,15 +137,12 @@ absl::Status Ingestor::RetireEvicted(bool force) {
     horizon_ns = now - *retention_ns_;
     hook = fault_hook_;
   }
-  // Outside the ingest lock: every stored snapshot, to find the due ones.
+  // Outside the ingest lock: the due ones, by the end-time index.
   std::vector<storage::JobSnapshot> stored;
-  if (absl::Status s = store_->ReadSnapshots(&stored); !s.ok()) return s;
-  stored.erase(std::remove_if(stored.begin(), stored.end(),
-                              [horizon_ns](const storage::JobSnapshot& s) {
-                                return s.events_deleted ||
-                                       s.ended_ns >= horizon_ns;
-                              }),
-               stored.end());
+  if (absl::Status s = store_->ReadEvictedEndedBefore(horizon_ns, &stored);
+      !s.ok()) {
+    return s;
+  }
   if (hook) hook("retire_read");
   if (stored.empty()) return absl::OkStatus();
   absl::MutexLock lock(&mu_);

@@ -193,10 +193,18 @@ class EventStore {
   virtual absl::Status ReadEvictedSnapshot(const std::string& job_id,
                                            std::optional<JobSnapshot>* out) = 0;
 
+  // The evicted snapshots of the jobs that ended before `before_ns` and
+  // still have their events (not events_deleted), oldest end first: what
+  // the retention of evicted jobs reads (an index by end time), not every
+  // evicted job.
+  virtual absl::Status ReadEvictedEndedBefore(
+      int64_t before_ns, std::vector<JobSnapshot>* out) = 0;
+
   // Jobs leaving memory (storage/KEY_LAYOUT.md, "Evicted jobs"), in one
   // atomic write: stores each of `snapshots` as its job's evicted snapshot
   // (replacing an earlier one), deletes its held snapshot and its job
-  // head, and writes `totals`, if set, as the meta record
+  // head, indexes it by end time (unless events_deleted: then its index
+  // key goes), and writes `totals`, if set, as the meta record
   // kEvictedTotalsMeta: the summed reports of every evicted snapshot.
   virtual absl::Status EvictJobs(const std::vector<JobSnapshot>& snapshots,
                                  const std::optional<std::string>& totals) = 0;

@@ -401,6 +401,31 @@ TEST_P(EventStoreTest, EvictJobsMovesTheJobOutOfTheRestartInOneWrite) {
   EXPECT_EQ(Visited(every), (std::vector<std::string>{"x:2", "y:1"}));
 }
 
+// The retention of evicted jobs reads those that ended before its horizon
+// (an index by end time, negative times in order too), not every evicted
+// job; a retired one leaves the index.
+TEST_P(EventStoreTest, EvictedJobsAreFoundByTheirEndTime) {
+  JobSnapshot a = SnapshotOf("a", 1), b = SnapshotOf("b", 1),
+              c = SnapshotOf("c", 1);
+  a.ended_ns = -5;
+  b.ended_ns = 30;
+  c.ended_ns = 10;
+  ASSERT_TRUE(store_->EvictJobs({b, c, a}, std::nullopt).ok());
+  auto ids = [&](int64_t before) {
+    std::vector<JobSnapshot> due;
+    EXPECT_TRUE(store_->ReadEvictedEndedBefore(before, &due).ok());
+    std::vector<std::string> out;
+    for (const JobSnapshot& s : due) out.push_back(s.report.job_id);
+    return out;
+  };
+  EXPECT_EQ(ids(30), (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(ids(-5), (std::vector<std::string>{}));
+  c.events_deleted = true;
+  ASSERT_TRUE(store_->EvictJobs({c}, std::nullopt).ok());
+  if (rocks()) Reopen();
+  EXPECT_EQ(ids(100), (std::vector<std::string>{"a", "b"}));
+}
+
 // A job evicted, back and ended again has both snapshots: readers of every
 // snapshot get the held (newer) one once; its next eviction replaces the
 // evicted one. Retention keeps an evicted job in the reports' scan.

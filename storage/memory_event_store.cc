@@ -264,6 +264,20 @@ absl::Status MemoryEventStore::ReadEvictedSnapshot(
   return absl::OkStatus();
 }
 
+absl::Status MemoryEventStore::ReadEvictedEndedBefore(
+    int64_t before_ns, std::vector<JobSnapshot>* out) {
+  absl::MutexLock lock(&mu_);
+  std::vector<const JobSnapshot*> due;
+  for (const auto& [id, s] : evicted_) {
+    if (s.ended_ns < before_ns && !s.events_deleted) due.push_back(&s);
+  }
+  std::stable_sort(due.begin(), due.end(), [](const auto* a, const auto* b) {
+    return a->ended_ns < b->ended_ns;
+  });
+  for (const JobSnapshot* s : due) out->push_back(*s);
+  return absl::OkStatus();
+}
+
 absl::Status MemoryEventStore::EvictJobs(
     const std::vector<JobSnapshot>& snapshots,
     const std::optional<std::string>& totals) {

@@ -41,6 +41,8 @@ class MemoryEventStore : public EventStore {
                             std::optional<JobSnapshot>* out) override;
   absl::Status ReadEvictedSnapshot(const std::string& job_id,
                                    std::optional<JobSnapshot>* out) override;
+  absl::Status ReadEvictedEndedBefore(int64_t before_ns,
+                                      std::vector<JobSnapshot>* out) override;
   // Fails like Write after FailNextWrite.
   absl::Status EvictJobs(const std::vector<JobSnapshot>& snapshots,
                          const std::optional<std::string>& totals) override;

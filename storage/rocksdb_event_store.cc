@@ -31,6 +31,10 @@ constexpr char kLayout[] = "6";
 // A batch with a fleet event older than the newest heartbeat before it
 // less kFleetLateNanos: kFleetLatePrefix + batch id, in `default`.
 constexpr char kFleetLatePrefix[] = "fleet_late/";
+// The evicted jobs by end time (layout 6): kEvictedEndPrefix + the end
+// time (u64, sign bit flipped, so byte order is time order) + job id, in
+// `default`, empty; only those whose events retention has not deleted.
+constexpr char kEvictedEndPrefix[] = "evicted_end/";
 // Set once job_heads holds a key for every job with stored events.
 constexpr char kHeadsKey[] = "job_heads_complete";
 
@@ -41,6 +45,15 @@ rocksdb::ReadOptions FullScan() {
   rocksdb::ReadOptions options;
   options.fill_cache = false;
   return options;
+}
+
+// kEvictedEndPrefix + the end time, the start of an evicted_end/ key.
+std::string EvictedEndKey(int64_t ended_ns) {
+  std::string key = kEvictedEndPrefix;
+  const uint64_t flipped =
+      static_cast<uint64_t>(ended_ns) ^ (uint64_t{1} << 63);
+  for (int i = 7; i >= 0; --i) key.push_back(char((flipped >> (8 * i)) & 0xff));
+  return key;
 }
 
 // The one place RocksDB errors become absl::Status.
@@ -1114,6 +1127,22 @@ absl::Status RocksDbEventStore::ReadOne(Family family,
   return FromRecord(record, &out->emplace());
 }
 
+absl::Status RocksDbEventStore::ReadEvictedEndedBefore(
+    int64_t before_ns, std::vector<JobSnapshot>* out) {
+  const std::string limit = EvictedEndKey(before_ns);
+  const size_t id_at = limit.size();
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kDefault]));
+  for (it->Seek(kEvictedEndPrefix); it->Valid() && it->key().compare(limit) < 0;
+       it->Next()) {
+    std::optional<JobSnapshot> s;
+    const std::string id = it->key().ToString().substr(id_at);
+    if (absl::Status st = ReadOne(kEvicted, id, &s); !st.ok()) return st;
+    if (s && !s->events_deleted) out->push_back(*std::move(s));
+  }
+  return FromRocks(it->status(), "scan evicted_end");
+}
+
 absl::Status RocksDbEventStore::EvictJobs(
     const std::vector<JobSnapshot>& snapshots,
     const std::optional<std::string>& totals) {
@@ -1123,6 +1152,12 @@ absl::Status RocksDbEventStore::EvictJobs(
     wb.Put(handles_[kEvicted], id, ToRecord(s).SerializeAsString());
     wb.Delete(handles_[kSnapshots], id);
     wb.Delete(handles_[kJobHeads], JobPrefix(id));
+    const std::string end_key = EvictedEndKey(s.ended_ns) + id;
+    if (s.events_deleted) {
+      wb.Delete(handles_[kDefault], end_key);
+    } else {
+      wb.Put(handles_[kDefault], end_key, "");
+    }
   }
   if (totals) {
     wb.Put(handles_[kDefault], absl::StrCat("meta/", kEvictedTotalsMeta),
