@@ -425,6 +425,11 @@ void Intake::HandleLine(Connection* c, absl::string_view line) {
     return;
   }
   decoder_.limits().now_ns = clock_->NowNanos();
+  codec::PlainStep step;
+  if (plain_decoder_.Decode(line, decoder_.limits(), &step)) {
+    batcher_->AddPlainStep(step);  // serialized into the batch, no Event
+    return Count(Outcome::kAccepted, c, "");
+  }
   v1::Event event;
   absl::Status s = decoder_.DecodeLine(line, &event);
   if (absl::IsNotFound(s)) {

@@ -1,9 +1,11 @@
 // Intake: the agent's Unix-socket server for JSON Lines (SPEC section 5).
 // Any number of local clients connect to `socket_path` (mode 0666) and
-// write events, one JSON object per '\n'-terminated line. Each line goes
-// through codec::LineDecoder (now_ns from the Clock); good events go to the
-// EventSink (the Batcher, or the ShardRouter), bad ones are counted and logged
-// as "socket: line N: reason" (rate-limited). Lines longer than
+// write events, one JSON object per '\n'-terminated line. A plain step line
+// (codec::PlainStepDecoder) goes to the EventSink's AddPlainStep as it is
+// (no v1::Event built); every other line through codec::LineDecoder, both
+// with now_ns from the Clock; good events go to the EventSink (the Batcher,
+// or the ShardRouter), bad ones are counted and logged as "socket: line N:
+// reason" (rate-limited). Lines longer than
 // `max_line_bytes` are rejected without being buffered whole, and a line left
 // without its '\n' when the client disconnects is dropped and counted. Plain
 // clients get nothing back; ack-mode clients get acks (below).
@@ -52,6 +54,7 @@
 #include "agent/event_sink.h"
 #include "agent/log_limiter.h"
 #include "codec/line_decoder.h"
+#include "codec/plain_step.h"
 #include "util/clock.h"
 #include "util/logger.h"
 
@@ -190,6 +193,7 @@ class Intake {
 
   // Used by the I/O thread only.
   codec::LineDecoder decoder_;
+  codec::PlainStepDecoder plain_decoder_;  // tried first: the plain steps
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<char> read_buffer_;
   int64_t next_id_ = 1;

@@ -90,35 +90,44 @@ uint32_t LittleEndian32(absl::string_view four) {
   return v;
 }
 
+// `events` as a Batch's events fields (tag, length, event), the form
+// Spool::AppendWire takes.
+std::string EventsWire(const std::vector<v1::Event>& events) {
+  size_t total = 0;
+  for (const v1::Event& e : events) {
+    const size_t size = e.ByteSizeLong();
+    total += 1 + CodedOutputStream::VarintSize32(size) + size;
+  }
+  std::string out(total, '\0');
+  auto* p = reinterpret_cast<uint8_t*>(out.data());
+  for (const v1::Event& e : events) {
+    *p++ = kEventsTag;
+    p = CodedOutputStream::WriteVarint32ToArray(e.GetCachedSize(), p);
+    p = e.SerializeWithCachedSizesToArray(p);
+  }
+  return out;
+}
+
 // A batch file: the header, then exactly Batch::SerializeAsString() of the
 // batch (agent_id, sequence, events, event_ids: fields in number order, as
-// protobuf writes them), encoded without building a Batch (no copy of the
-// events, no 500 allocations and frees per batch).
+// protobuf writes them), with the events fields as given (`events_wire`,
+// already serialized: no Batch built, no events copied).
 std::string EncodeBatchFile(const std::string& agent_id, uint64_t sequence,
-                            const std::vector<v1::Event>& events,
+                            absl::string_view events_wire,
                             const std::vector<uint64_t>& ids) {
   v1::Batch head;
   head.set_agent_id(agent_id);
   head.set_sequence(sequence);
-  std::vector<uint32_t> sizes;
-  sizes.reserve(events.size());
-  size_t total = kHeaderBytes + head.ByteSizeLong();
-  for (const v1::Event& e : events) {
-    sizes.push_back(static_cast<uint32_t>(e.ByteSizeLong()));
-    total += 1 + CodedOutputStream::VarintSize32(sizes.back()) + sizes.back();
-  }
   v1::Batch tail;
   tail.mutable_event_ids()->Assign(ids.begin(), ids.end());
-  total += tail.ByteSizeLong();
-  std::string out(total, '\0');
+  const size_t head_size = head.ByteSizeLong();
+  std::string out(
+      kHeaderBytes + head_size + events_wire.size() + tail.ByteSizeLong(),
+      '\0');
   auto* p = reinterpret_cast<uint8_t*>(&out[kHeaderBytes]);
   p = head.SerializeWithCachedSizesToArray(p);
-  for (size_t i = 0; i < events.size(); ++i) {
-    *p++ = kEventsTag;
-    p = CodedOutputStream::WriteVarint32ToArray(sizes[i], p);
-    p = events[i].SerializeWithCachedSizesToArray(p);
-  }
-  tail.SerializeWithCachedSizesToArray(p);
+  std::memcpy(p, events_wire.data(), events_wire.size());
+  tail.SerializeWithCachedSizesToArray(p + events_wire.size());
   std::memcpy(&out[0], kBatchMagic.data(), 4);
   std::string crc;
   AppendLittleEndian32(Crc32c(absl::string_view(out).substr(kHeaderBytes)),
@@ -399,25 +408,33 @@ absl::StatusOr<uint64_t> Spool::Append(std::vector<v1::Event> events,
 absl::StatusOr<uint64_t> Spool::Append(std::vector<v1::Event> events,
                                        int64_t received_ns,
                                        std::vector<uint64_t> ids) {
-  if (events.empty()) return absl::InvalidArgumentError("empty batch");
-  if (!ids.empty() && ids.size() != events.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "batch of ", events.size(), " events with ", ids.size(), " ids"));
+  return AppendWire(EventsWire(events), events.size(), received_ns,
+                    std::move(ids));
+}
+
+absl::StatusOr<uint64_t> Spool::AppendWire(absl::string_view events_wire,
+                                           size_t count, int64_t received_ns,
+                                           std::vector<uint64_t> ids) {
+  if (count == 0) return absl::InvalidArgumentError("empty batch");
+  if (!ids.empty() && ids.size() != count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch of ", count, " events with ", ids.size(), " ids"));
   }
   syncer_->AwaitRoom();
   absl::StatusOr<uint64_t> sequence =
-      WriteBatch(std::move(events), received_ns, std::move(ids));
+      WriteBatch(events_wire, received_ns, std::move(ids));
   if (sequence.ok() && listener_) listener_();
   return sequence;
 }
 
-absl::StatusOr<uint64_t> Spool::WriteBatch(std::vector<v1::Event> events,
+absl::StatusOr<uint64_t> Spool::WriteBatch(absl::string_view events_wire,
                                            int64_t received_ns,
                                            std::vector<uint64_t> ids) {
   absl::MutexLock lock(&mu_);
   const uint64_t sequence = last_sequence_ + 1;
   if (ids_ == nullptr) ids.clear();
-  const std::string data = EncodeBatchFile(agent_id_, sequence, events, ids);
+  const std::string data =
+      EncodeBatchFile(agent_id_, sequence, events_wire, ids);
   if (bytes_ + data.size() > max_bytes_) {
     full_ = true;
     return absl::ResourceExhaustedError(absl::StrFormat(

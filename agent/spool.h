@@ -129,6 +129,13 @@ class Spool {
   absl::StatusOr<uint64_t> Append(std::vector<v1::Event> events,
                                   int64_t received_ns,
                                   std::vector<uint64_t> ids);
+  // The same with the `count` events already serialized as a Batch's
+  // events fields, one after another (tag 3, length, the Event's bytes;
+  // the batcher's form): the file is byte for byte what Append writes for
+  // those events. The bytes are not parsed (the batcher wrote them).
+  absl::StatusOr<uint64_t> AppendWire(absl::string_view events_wire,
+                                      size_t count, int64_t received_ns,
+                                      std::vector<uint64_t> ids);
 
   // Makes every batch appended so far durable against a power loss: waits
   // for their files' fsyncs, then one directory fsync (none if nothing was
@@ -183,7 +190,7 @@ class Spool {
   // path (for errors).
   absl::StatusOr<std::string> ReadPayload(uint64_t sequence,
                                           std::string* path) const;
-  absl::StatusOr<uint64_t> WriteBatch(std::vector<v1::Event> events,
+  absl::StatusOr<uint64_t> WriteBatch(absl::string_view events_wire,
                                       int64_t received_ns,
                                       std::vector<uint64_t> ids);
 
