@@ -46,7 +46,8 @@ std::string Join(const std::string& dir, absl::string_view name) {
   return absl::StrCat(dir, "/", name);
 }
 
-// tmp file (written, and fsync'ed if `sync`), read back and compared,
+// tmp file (written, and fsync'ed if `sync`), read back and compared
+// (without `sync` through the descriptor that wrote it: WriteFileVerified),
 // renamed into place. Nothing is left behind on error. The rename is
 // durable only after the directory's next fsync.
 absl::Status WriteFileRenamed(FileSystem* fs, const std::string& dir,
@@ -55,8 +56,8 @@ absl::Status WriteFileRenamed(FileSystem* fs, const std::string& dir,
   const std::string path = Join(dir, name);
   const std::string tmp = absl::StrCat(path, kTmpSuffix);
   absl::Status s =
-      sync ? fs->WriteFile(tmp, data) : fs->WriteFileUnsynced(tmp, data);
-  if (s.ok()) {
+      sync ? fs->WriteFile(tmp, data) : fs->WriteFileVerified(tmp, data);
+  if (s.ok() && sync) {
     absl::StatusOr<std::string> back = fs->ReadFile(tmp);
     if (!back.ok()) s = back.status();
     if (back.ok() && *back != data) {
