@@ -11,7 +11,7 @@ namespace {
 // A Batch's own fields: agent_id (a 36-byte UUID) and sequence, tagged.
 constexpr uint64_t kBatchOverheadBytes = 64;
 // Batch.events: field 3, length-delimited.
-constexpr char kEventsTag = (3 << 3) | 2;
+constexpr uint8_t kEventsTag = (3 << 3) | 2;
 using google::protobuf::io::CodedOutputStream;
 
 }  // namespace
@@ -33,25 +33,19 @@ void Batcher::Add(v1::Event event) { AddWithId(std::move(event), 0); }
 
 void Batcher::AddWithId(v1::Event event, uint64_t id) {
   if (event.host().empty()) event.set_host(options_.host);
-  const size_t size = event.ByteSizeLong();
-  AddSerialized(size, id, [&](std::string* wire) {
-    const size_t at = wire->size();
-    wire->resize(at + size);
-    event.SerializeWithCachedSizesToArray(
-        reinterpret_cast<uint8_t*>(&(*wire)[at]));
-  });
+  AddSerialized(event.ByteSizeLong(), id,
+                [&](uint8_t* p) { event.SerializeWithCachedSizesToArray(p); });
 }
 
 void Batcher::AddPlainStep(const codec::PlainStep& step) {
   codec::PlainStep filled = step;
   if (filled.host.empty()) filled.host = options_.host;
-  AddSerialized(codec::PlainStepWireSize(filled), 0, [&](std::string* wire) {
-    codec::AppendPlainStepWire(filled, wire);
-  });
+  AddSerialized(codec::PlainStepWireSize(filled), 0,
+                [&](uint8_t* p) { codec::WritePlainStepWire(filled, p); });
 }
 
 void Batcher::AddSerialized(size_t size, uint64_t id,
-                            absl::FunctionRef<void(std::string*)> write) {
+                            absl::FunctionRef<void(uint8_t*)> write) {
   const uint64_t bytes = EventBytes(size);
   bool started = false;
   {
@@ -63,11 +57,7 @@ void Batcher::AddSerialized(size_t size, uint64_t id,
       bytes_ = kBatchOverheadBytes;
       started = true;
     }
-    char head[1 + 5] = {kEventsTag};  // the tag and a varint32
-    const auto* end = CodedOutputStream::WriteVarint32ToArray(
-        static_cast<uint32_t>(size), reinterpret_cast<uint8_t*>(head + 1));
-    wire_.append(head, reinterpret_cast<const char*>(end) - head);
-    write(&wire_);
+    AppendEventLocked(size, write);
     ++count_;
     ids_.push_back(id);
     has_ids_ = has_ids_ || id != 0;
@@ -77,6 +67,17 @@ void Batcher::AddSerialized(size_t size, uint64_t id,
     }
   }
   if (started && options_.on_batch_started) options_.on_batch_started();
+}
+
+void Batcher::AppendEventLocked(size_t size,
+                                absl::FunctionRef<void(uint8_t*)> write) {
+  // The events field's tag and length, then the event.
+  const size_t at = wire_.size();
+  wire_.resize(at + 1 + CodedOutputStream::VarintSize32(size) + size);
+  auto* p = reinterpret_cast<uint8_t*>(&wire_[at]);
+  *p++ = kEventsTag;
+  write(
+      CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(size), p));
 }
 
 void Batcher::Poll() {

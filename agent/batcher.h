@@ -96,11 +96,14 @@ class Batcher : public EventSink {
   Stats stats() const;
 
  private:
-  // Adds an event of `size` serialized bytes that `write` appends to a
-  // string, with its id (0: none).
+  // Adds an event of `size` serialized bytes, which `write` writes at the
+  // address it is given, with its id (0: none).
   void AddSerialized(size_t size, uint64_t id,
-                     absl::FunctionRef<void(std::string*)> write)
+                     absl::FunctionRef<void(uint8_t*)> write)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Appends its events field (tag, length, the bytes `write` writes).
+  void AppendEventLocked(size_t size, absl::FunctionRef<void(uint8_t*)> write)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReportDrop(size_t events, const absl::Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

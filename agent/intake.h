@@ -162,7 +162,12 @@ class Intake {
   void LogLimited(const std::string& line);
   // Reads what `c` sent; false when the connection is finished.
   bool ReadFrom(Connection* c);
+  // ProcessLines, then PublishCounts.
   void ProcessChunk(Connection* c, absl::string_view data);
+  void ProcessLines(Connection* c, absl::string_view data);
+  // Adds the accepted and blank lines counted since the last call to
+  // stats_.
+  void PublishCounts();
   void HandleLine(Connection* c, absl::string_view line);
   // An ack-mode line: {"id":...,"event":...}.
   void HandleAckLine(Connection* c, absl::string_view line);
@@ -197,6 +202,8 @@ class Intake {
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<char> read_buffer_;
   int64_t next_id_ = 1;
+  int64_t accepted_unpublished_ = 0;  // lines counted, not yet in stats_
+  int64_t blank_unpublished_ = 0;
   bool waiting_ = false;  // new clients wait in the backlog now
 
   std::atomic<bool> stopping_{false};

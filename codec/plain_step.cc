@@ -260,10 +260,7 @@ size_t PlainStepWireSize(const PlainStep& step) {
          MessageFieldSize(VarintFieldSize(step.step));
 }
 
-void AppendPlainStepWire(const PlainStep& step, std::string* out) {
-  const size_t start = out->size();
-  out->resize(start + PlainStepWireSize(step));
-  auto* p = reinterpret_cast<uint8_t*>(&(*out)[start]);
+uint8_t* WritePlainStepWire(const PlainStep& step, uint8_t* p) {
   // Fields in number order, as protobuf serializes them.
   p = WriteHead(kTimeTag, TimeSize(step), p);
   p = WriteVarintField(kFirstVarintTag, step.seconds, p);
@@ -272,7 +269,13 @@ void AppendPlainStepWire(const PlainStep& step, std::string* out) {
   p = WriteStringField(kHostTag, step.host, p);
   p = WriteStringField(kAttemptTag, step.attempt, p);
   p = WriteHead(kStepTag, VarintFieldSize(step.step), p);
-  WriteVarintField(kFirstVarintTag, step.step, p);
+  return WriteVarintField(kFirstVarintTag, step.step, p);
+}
+
+void AppendPlainStepWire(const PlainStep& step, std::string* out) {
+  const size_t start = out->size();
+  out->resize(start + PlainStepWireSize(step));
+  WritePlainStepWire(step, reinterpret_cast<uint8_t*>(&(*out)[start]));
 }
 
 }  // namespace codec

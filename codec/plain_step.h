@@ -71,8 +71,11 @@ void PlainStepToEvent(const PlainStep& step, v1::Event* out);
 
 // The size of PlainStepToEvent's event serialized (ByteSizeLong).
 size_t PlainStepWireSize(const PlainStep& step);
-// Appends that event serialized to `*out`, byte for byte what
-// SerializeAsString writes for it, without building it.
+// Writes that event serialized at `p` (PlainStepWireSize bytes), byte for
+// byte what SerializeAsString writes for it, without building it; returns
+// the end.
+uint8_t* WritePlainStepWire(const PlainStep& step, uint8_t* p);
+// The same appended to `*out`.
 void AppendPlainStepWire(const PlainStep& step, std::string* out);
 
 }  // namespace codec
