@@ -572,18 +572,39 @@ absl::Status Spool::RemoveLocked(std::map<uint64_t, Entry>::iterator it) {
 }
 
 absl::Status Spool::Ack(uint64_t sequence) {
-  absl::MutexLock lock(&mu_);
-  // Deleting needs no directory fsync: a file that reappears after a crash
-  // is sent again and the server answers it as a duplicate. The ids of
-  // what goes must be durable first: they are the only record left.
-  if (ids_ != nullptr && !pending_.empty() &&
-      pending_.begin()->first <= sequence) {
-    absl::Status s = ids_->Sync();
-    if (!s.ok()) return s;
+  std::vector<std::pair<uint64_t, Entry>> gone;
+  {
+    absl::MutexLock lock(&mu_);
+    // Deleting needs no directory fsync: a file that reappears after a
+    // crash is sent again and the server answers it as a duplicate. The ids
+    // of what goes must be durable first: they are the only record left.
+    if (ids_ != nullptr && !pending_.empty() &&
+        pending_.begin()->first <= sequence) {
+      absl::Status s = ids_->Sync();
+      if (!s.ok()) return s;
+    }
+    while (!pending_.empty() && pending_.begin()->first <= sequence) {
+      bytes_ -= pending_.begin()->second.bytes;
+      gone.push_back(std::move(*pending_.begin()));
+      pending_.erase(pending_.begin());
+      full_ = false;  // space was freed: let the next Append try
+    }
   }
-  while (!pending_.empty() && pending_.begin()->first <= sequence) {
-    absl::Status s = RemoveLocked(pending_.begin());
-    if (!s.ok()) return s;
+  return RemoveAcked(std::move(gone));
+}
+
+absl::Status Spool::RemoveAcked(std::vector<std::pair<uint64_t, Entry>> gone) {
+  // Outside mu_: on a disk mounted with `discard` an unlink waits for the
+  // blocks' discard, and Append (the intake thread) must not wait for it.
+  for (size_t i = 0; i < gone.size(); ++i) {
+    absl::Status s = fs_->Remove(Join(dir_, gone[i].second.file));
+    if (s.ok() || absl::IsNotFound(s)) continue;
+    absl::MutexLock lock(&mu_);  // the rest stays pending, as before
+    for (; i < gone.size(); ++i) {
+      bytes_ += gone[i].second.bytes;
+      pending_.insert(std::move(gone[i]));
+    }
+    return s;
   }
   return absl::OkStatus();
 }

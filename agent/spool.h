@@ -52,6 +52,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -162,7 +163,10 @@ class Spool {
   absl::StatusOr<std::string> ReadWire(uint64_t sequence) const;
 
   // The server acknowledged `sequence`: deletes it and every pending batch
-  // below it. Acking a sequence that is not pending is not an error.
+  // below it (their files once they left the pending list, outside the
+  // lock: Append does not wait for the unlinks). A failed unlink is
+  // returned and leaves that batch and the ones above it pending. Acking a
+  // sequence that is not pending is not an error.
   absl::Status Ack(uint64_t sequence);
 
   // Deletes the one batch `sequence` (e.g. an unreadable file).
@@ -200,6 +204,10 @@ class Spool {
   // Records a failed Append: full for ENOSPC, failing otherwise.
   absl::Status NoteWriteError(absl::Status s)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ack's deletions, outside mu_; the entries from the first that fails
+  // are pending again.
+  absl::Status RemoveAcked(std::vector<std::pair<uint64_t, Entry>> gone)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Removes the file of `it` and forgets it.
   absl::Status RemoveLocked(std::map<uint64_t, Entry>::iterator it)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
