@@ -3,17 +3,21 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
 
 namespace goodput::agent {
 namespace {
 
 // A Batch's own fields: agent_id (a 36-byte UUID) and sequence, tagged.
 constexpr uint64_t kBatchOverheadBytes = 64;
+// Batch.events: field 3, length-delimited.
+constexpr uint8_t kEventsTag = (3 << 3) | 2;
+using google::protobuf::io::CodedOutputStream;
 
 }  // namespace
 
-uint64_t Batcher::EventBytes(const v1::Event& event) {
-  return event.ByteSizeLong() + 1 + 10;  // tag, length varint (<= 10)
+uint64_t Batcher::EventBytes(size_t size) {
+  return size + 1 + 10;  // tag, length varint (<= 10)
 }
 
 Batcher::Batcher(Options options, Spool* spool, Clock* clock)
@@ -22,36 +26,58 @@ Batcher::Batcher(Options options, Spool* spool, Clock* clock)
       clock_(clock),
       drop_log_(clock, absl::Minutes(1), 1),
       commit_log_(clock, absl::Minutes(1), 1) {
-  events_.reserve(options_.batch_events);
+  ids_.reserve(options_.batch_events);
 }
 
 void Batcher::Add(v1::Event event) { AddWithId(std::move(event), 0); }
 
 void Batcher::AddWithId(v1::Event event, uint64_t id) {
   if (event.host().empty()) event.set_host(options_.host);
-  const uint64_t bytes = EventBytes(event);
+  AddSerialized(event.ByteSizeLong(), id,
+                [&](uint8_t* p) { event.SerializeWithCachedSizesToArray(p); });
+}
+
+void Batcher::AddPlainStep(const codec::PlainStep& step) {
+  codec::PlainStep filled = step;
+  if (filled.host.empty()) filled.host = options_.host;
+  AddSerialized(codec::PlainStepWireSize(filled), 0,
+                [&](uint8_t* p) { codec::WritePlainStepWire(filled, p); });
+}
+
+void Batcher::AddSerialized(size_t size, uint64_t id,
+                            absl::FunctionRef<void(uint8_t*)> write) {
+  const uint64_t bytes = EventBytes(size);
   bool started = false;
   {
     absl::MutexLock lock(&mu_);
     // Split before the event that would take the batch over batch_bytes.
-    if (!events_.empty() && bytes_ + bytes > options_.batch_bytes) {
-      FlushLocked();
-    }
-    if (events_.empty()) {
+    if (count_ > 0 && bytes_ + bytes > options_.batch_bytes) FlushLocked();
+    if (count_ == 0) {
       first_ns_ = clock_->NowNanos();
       bytes_ = kBatchOverheadBytes;
       started = true;
     }
-    events_.push_back(std::move(event));
+    AppendEventLocked(size, write);
+    ++count_;
     ids_.push_back(id);
     has_ids_ = has_ids_ || id != 0;
     bytes_ += bytes;
-    if (events_.size() >= options_.batch_events ||
-        bytes_ >= options_.batch_bytes) {
+    if (count_ >= options_.batch_events || bytes_ >= options_.batch_bytes) {
       FlushLocked();
     }
   }
   if (started && options_.on_batch_started) options_.on_batch_started();
+}
+
+void Batcher::AppendEventLocked(size_t size,
+                                absl::FunctionRef<void(uint8_t*)> write) {
+  // The events field's tag and length, then the event.
+  const size_t at = wire_.size();
+  wire_.resize(at + 1 + CodedOutputStream::VarintSize32(size) + size);
+  auto* p = reinterpret_cast<uint8_t*>(&wire_[at]);
+  *p++ = kEventsTag;
+  write(
+      CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(size), p));
 }
 
 void Batcher::Poll() {
@@ -59,7 +85,7 @@ void Batcher::Poll() {
   const int64_t delay = absl::ToInt64Nanoseconds(options_.batch_delay);
   {
     absl::MutexLock lock(&mu_);
-    if (!events_.empty() && now - first_ns_ >= delay) FlushLocked();
+    if (count_ > 0 && now - first_ns_ >= delay) FlushLocked();
     if (now - last_commit_ns_ < delay) return;
     last_commit_ns_ = now;
   }
@@ -102,13 +128,13 @@ absl::Status Batcher::Commit() {
 
 std::optional<int64_t> Batcher::DeadlineNanos() const {
   absl::MutexLock lock(&mu_);
-  if (events_.empty()) return std::nullopt;
+  if (count_ == 0) return std::nullopt;
   return first_ns_ + absl::ToInt64Nanoseconds(options_.batch_delay);
 }
 
 size_t Batcher::buffered() const {
   absl::MutexLock lock(&mu_);
-  return events_.size();
+  return count_;
 }
 
 Batcher::Stats Batcher::stats() const {
@@ -125,18 +151,16 @@ void Batcher::Stats::Add(const Stats& o) {
 }
 
 void Batcher::FlushLocked() {
-  if (events_.empty()) return;
-  const size_t n = events_.size();
-  std::vector<v1::Event> batch;
-  batch.swap(events_);
-  events_.reserve(options_.batch_events);
-  std::vector<uint64_t> ids;
-  ids.swap(ids_);
-  if (!has_ids_) ids.clear();
+  if (count_ == 0) return;
+  const size_t n = count_;
+  std::vector<uint64_t> ids;  // empty unless an event has an id
+  if (has_ids_) ids = ids_;
+  ids_.clear();
   has_ids_ = false;
   const SpoolStats before = spool_->Stats();  // only this batcher appends
-  absl::StatusOr<uint64_t> seq =
-      spool_->Append(std::move(batch), first_ns_, ids);
+  absl::StatusOr<uint64_t> seq = spool_->AppendWire(wire_, n, first_ns_, ids);
+  wire_.clear();  // keeps its capacity for the next batch
+  count_ = 0;
   if (!seq.ok()) {
     if (options_.ids != nullptr) options_.ids->Release(ids);
     dropped_since_sync_ = seq.status();

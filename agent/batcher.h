@@ -1,4 +1,6 @@
-// Batcher: gathers accepted events into batches for the Spool. A batch is
+// Batcher: gathers accepted events into batches for the Spool, serialized
+// as they come (the batch's events fields, Spool::AppendWire's form; a
+// plain step line's event without building a v1::Event). A batch is
 // written when it holds `batch_events` events or when the next event would
 // take its serialized size over `batch_bytes` (in Add: the batch is split on
 // that event's boundary; an event larger than `batch_bytes` goes alone), or
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "agent/event_ids.h"
@@ -61,9 +64,9 @@ class Batcher : public EventSink {
     void Add(const Stats& o);
   };
 
-  // An upper bound of what `event` adds to a serialized Batch: its bytes
-  // plus the field's tag and length.
-  static uint64_t EventBytes(const v1::Event& event);
+  // An upper bound of what an event of `size` serialized bytes adds to a
+  // serialized Batch: its bytes plus the field's tag and length.
+  static uint64_t EventBytes(size_t size);
 
   Batcher(Options options, Spool* spool, Clock* clock);
   Batcher(const Batcher&) = delete;
@@ -72,6 +75,7 @@ class Batcher : public EventSink {
   // Takes one accepted event; writes the batch when it is full.
   void Add(v1::Event event) override;
   void AddWithId(v1::Event event, uint64_t id) override;
+  void AddPlainStep(const codec::PlainStep& step) override;
   // Flush, then not OK if any batch was dropped since the last Sync or the
   // spool's Commit failed: a power loss now loses nothing accepted before.
   absl::Status Sync() override;
@@ -92,6 +96,14 @@ class Batcher : public EventSink {
   Stats stats() const;
 
  private:
+  // Adds an event of `size` serialized bytes, which `write` writes at the
+  // address it is given, with its id (0: none).
+  void AddSerialized(size_t size, uint64_t id,
+                     absl::FunctionRef<void(uint8_t*)> write)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Appends its events field (tag, length, the bytes `write` writes).
+  void AppendEventLocked(size_t size, absl::FunctionRef<void(uint8_t*)> write)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReportDrop(size_t events, const absl::Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -109,12 +121,15 @@ class Batcher : public EventSink {
   LogLimiter commit_log_ ABSL_GUARDED_BY(mu_);
 
   mutable absl::Mutex mu_;
-  std::vector<v1::Event> events_ ABSL_GUARDED_BY(mu_);
-  std::vector<uint64_t> ids_ ABSL_GUARDED_BY(mu_);  // of events_, 0: none
+  // The batch's events, serialized as its events fields (tag, length,
+  // Event), and how many; the buffer is kept from batch to batch.
+  std::string wire_ ABSL_GUARDED_BY(mu_);
+  size_t count_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<uint64_t> ids_ ABSL_GUARDED_BY(mu_);  // of the events, 0: none
   bool has_ids_ ABSL_GUARDED_BY(mu_) = false;       // any of ids_ is not 0
   absl::Status dropped_since_sync_ ABSL_GUARDED_BY(mu_);
-  int64_t first_ns_ ABSL_GUARDED_BY(mu_) = 0;  // arrival of events_[0]
-  uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;    // Batch bytes of events_
+  int64_t first_ns_ ABSL_GUARDED_BY(mu_) = 0;  // arrival of the first event
+  uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;    // Batch bytes, upper bound
   Stats stats_ ABSL_GUARDED_BY(mu_);
   int64_t dropped_unlogged_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t last_commit_ns_ ABSL_GUARDED_BY(mu_) = 0;  // Poll's last Commit

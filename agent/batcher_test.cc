@@ -1,9 +1,16 @@
 #include "agent/batcher.h"
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "agent/testing/test_util.h"
+#include "codec/line_decoder.h"
+#include "codec/plain_step.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/fault_injecting_file_system.h"
@@ -35,6 +42,45 @@ v1::Event BigEvent(int i) {
     (*labels)[absl::StrCat("label-", l)] = std::string(256, 'a' + l % 26);
   }
   return e;
+}
+
+// A valid line: mostly plain steps (host and attempt or not, quoted step
+// or not), some steps with amounts and some other events.
+std::string RandomLine(std::mt19937& rng) {
+  const int kind = static_cast<int>(rng() % 10);
+  const std::string time =
+      absl::StrCat(R"("time":"2026-11-22T10:)", 10 + rng() % 50, ":0",
+                   rng() % 10, ".", rng() % 1000, "Z\"");
+  const std::string job = absl::StrCat(R"("job_id":"job-)", rng() % 1000, "\"");
+  const std::string host =
+      rng() % 2 ? absl::StrCat(R"(,"host":"h-)", rng() % 9, "\"") : "";
+  const std::string attempt = rng() % 3 == 0 ? R"(,"attempt":"a-1")" : "";
+  const uint64_t step = rng() % 3 == 0 ? 0 : rng() % 100000;
+  if (kind == 0) {
+    return absl::StrCat("{", time, ",", job, host, R"(,"checkpoint":{"step":)",
+                        step, "}}");
+  }
+  if (kind == 1) {
+    return absl::StrCat("{", time, ",", job, host, R"(,"step":{"step":)", step,
+                        R"(,"flops":1e15}})");
+  }
+  return absl::StrCat("{", time, ",", job, host, attempt,
+                      kind % 2 ? R"(,"step":{"step":")" : R"(,"step":{"step":)",
+                      step, kind % 2 ? "\"}}" : "}}");
+}
+
+// The names of the files in `dir`.
+std::vector<std::string> FilesOf(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.is_regular_file()) out.push_back(e.path().filename().string());
+  }
+  return out;
+}
+
+std::string ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 class BatcherTest : public ::testing::Test {
@@ -190,6 +236,52 @@ TEST_F(BatcherTest, AnEventOverBatchBytesGoesAlone) {
   ASSERT_THAT(spool_->Pending(), ElementsAre(1, 2, 3));
   EXPECT_EQ(spool_->Read(2)->events_size(), 1);
   EXPECT_EQ(spool_->Read(2)->events(0).job_id(), "job-0");
+}
+
+// The intake's fast path (AddPlainStep for plain step lines, Add of
+// LineDecoder's event for the others) writes batch files byte for byte as
+// Add of LineDecoder's event for every line does: random lines, plain and
+// not, with and without a host, split by count and by bytes.
+TEST(BatcherWireTest, PlainStepsSpoolTheBytesOfTheirDecodedEvents) {
+  testing::TempDir fast_dir, full_dir;
+  FakeClock clock{kStart};
+  auto fast = Spool::Open({fast_dir.path()});
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  {  // the same identity, so the files can be compared whole
+    std::ofstream(full_dir.File("agent_id")) << (*fast)->agent_id() << "\n";
+  }
+  auto full = Spool::Open({full_dir.path()});
+  ASSERT_TRUE(full.ok()) << full.status();
+  Batcher::Options options{7, absl::Milliseconds(200), "host-1"};
+  options.batch_bytes = 500;
+  Batcher fast_batcher(options, fast->get(), &clock);
+  Batcher full_batcher(options, full->get(), &clock);
+  codec::LineDecoder decoder;
+  codec::PlainStepDecoder plain;
+  std::mt19937 rng(15);
+  int plain_lines = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string line = RandomLine(rng);
+    v1::Event event;
+    ASSERT_TRUE(decoder.DecodeLine(line, &event).ok()) << line;
+    full_batcher.Add(event);
+    codec::PlainStep step;
+    if (plain.Decode(line, decoder.limits(), &step)) {
+      fast_batcher.AddPlainStep(step);
+      ++plain_lines;
+    } else {
+      fast_batcher.Add(std::move(event));
+    }
+  }
+  fast_batcher.Flush();
+  full_batcher.Flush();
+  EXPECT_GT(plain_lines, 1000);
+  ASSERT_GT((*full)->Pending().size(), 250u);
+  ASSERT_EQ((*fast)->Pending(), (*full)->Pending());
+  for (const std::string& name : FilesOf(full_dir.path())) {
+    EXPECT_EQ(ReadWhole(fast_dir.File(name)), ReadWhole(full_dir.File(name)))
+        << name;
+  }
 }
 
 TEST_F(BatcherTest, FlushWritesAPartialBatch) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "codec/plain_step.h"
 #include "proto/event.pb.h"
 
 namespace goodput::agent {
@@ -21,6 +22,14 @@ class EventSink {
   // it in the spool. Sinks without a spool ignore the id.
   virtual void AddWithId(v1::Event event, uint64_t id) {
     (void)id;
+    Add(std::move(event));
+  }
+  // Takes the event of a plain step line (codec::PlainStepDecoder), as
+  // Add of its codec::PlainStepToEvent would; `step`'s strings need only
+  // outlive the call. A Batcher serializes it without building the Event.
+  virtual void AddPlainStep(const codec::PlainStep& step) {
+    v1::Event event;
+    codec::PlainStepToEvent(step, &event);
     Add(std::move(event));
   }
   // Writes what the sink holds to its spool now (the ack mode's group

@@ -369,6 +369,20 @@ bool Intake::ReadFrom(Connection* c) {
 }
 
 void Intake::ProcessChunk(Connection* c, absl::string_view data) {
+  ProcessLines(c, data);
+  PublishCounts();
+}
+
+void Intake::PublishCounts() {
+  if (accepted_unpublished_ == 0 && blank_unpublished_ == 0) return;
+  absl::MutexLock lock(&mu_);
+  stats_.accepted_lines += accepted_unpublished_;
+  stats_.blank_lines += blank_unpublished_;
+  accepted_unpublished_ = 0;
+  blank_unpublished_ = 0;
+}
+
+void Intake::ProcessLines(Connection* c, absl::string_view data) {
   while (!data.empty()) {
     const size_t nl = data.find('\n');
     const bool complete = nl != absl::string_view::npos;
@@ -425,6 +439,11 @@ void Intake::HandleLine(Connection* c, absl::string_view line) {
     return;
   }
   decoder_.limits().now_ns = clock_->NowNanos();
+  codec::PlainStep step;
+  if (plain_decoder_.Decode(line, decoder_.limits(), &step)) {
+    batcher_->AddPlainStep(step);  // serialized into the batch, no Event
+    return Count(Outcome::kAccepted, c, "");
+  }
   v1::Event event;
   absl::Status s = decoder_.DecodeLine(line, &event);
   if (absl::IsNotFound(s)) {
@@ -556,25 +575,21 @@ void Intake::CloseAll() {
 
 void Intake::Count(Outcome outcome, const Connection* c,
                    absl::string_view reason) {
+  // The good lines of a chunk are published once, at its end (no lock a
+  // line): ProcessChunk.
+  if (outcome == Outcome::kAccepted) {
+    ++accepted_unpublished_;
+    return;
+  }
+  if (outcome == Outcome::kBlank) {
+    ++blank_unpublished_;
+    return;
+  }
   {
     absl::MutexLock lock(&mu_);
-    switch (outcome) {
-      case Outcome::kAccepted:
-        ++stats_.accepted_lines;
-        return;
-      case Outcome::kBlank:
-        ++stats_.blank_lines;
-        return;
-      case Outcome::kInvalid:
-        ++stats_.invalid_lines;
-        break;
-      case Outcome::kTooLong:
-        ++stats_.too_long_lines;
-        break;
-      case Outcome::kPartial:
-        ++stats_.partial_lines;
-        break;
-    }
+    ++(outcome == Outcome::kInvalid   ? stats_.invalid_lines
+       : outcome == Outcome::kTooLong ? stats_.too_long_lines
+                                      : stats_.partial_lines);
   }
   int64_t suppressed = 0;
   if (!reject_log_.Allow(&suppressed)) return;

@@ -1,9 +1,11 @@
 // Intake: the agent's Unix-socket server for JSON Lines (SPEC section 5).
 // Any number of local clients connect to `socket_path` (mode 0666) and
-// write events, one JSON object per '\n'-terminated line. Each line goes
-// through codec::LineDecoder (now_ns from the Clock); good events go to the
-// EventSink (the Batcher, or the ShardRouter), bad ones are counted and logged
-// as "socket: line N: reason" (rate-limited). Lines longer than
+// write events, one JSON object per '\n'-terminated line. A plain step line
+// (codec::PlainStepDecoder) goes to the EventSink's AddPlainStep as it is
+// (no v1::Event built); every other line through codec::LineDecoder, both
+// with now_ns from the Clock; good events go to the EventSink (the Batcher,
+// or the ShardRouter), bad ones are counted and logged as "socket: line N:
+// reason" (rate-limited). Lines longer than
 // `max_line_bytes` are rejected without being buffered whole, and a line left
 // without its '\n' when the client disconnects is dropped and counted. Plain
 // clients get nothing back; ack-mode clients get acks (below).
@@ -52,6 +54,7 @@
 #include "agent/event_sink.h"
 #include "agent/log_limiter.h"
 #include "codec/line_decoder.h"
+#include "codec/plain_step.h"
 #include "util/clock.h"
 #include "util/logger.h"
 
@@ -159,7 +162,12 @@ class Intake {
   void LogLimited(const std::string& line);
   // Reads what `c` sent; false when the connection is finished.
   bool ReadFrom(Connection* c);
+  // ProcessLines, then PublishCounts.
   void ProcessChunk(Connection* c, absl::string_view data);
+  void ProcessLines(Connection* c, absl::string_view data);
+  // Adds the accepted and blank lines counted since the last call to
+  // stats_.
+  void PublishCounts();
   void HandleLine(Connection* c, absl::string_view line);
   // An ack-mode line: {"id":...,"event":...}.
   void HandleAckLine(Connection* c, absl::string_view line);
@@ -190,9 +198,12 @@ class Intake {
 
   // Used by the I/O thread only.
   codec::LineDecoder decoder_;
+  codec::PlainStepDecoder plain_decoder_;  // tried first: the plain steps
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<char> read_buffer_;
   int64_t next_id_ = 1;
+  int64_t accepted_unpublished_ = 0;  // lines counted, not yet in stats_
+  int64_t blank_unpublished_ = 0;
   bool waiting_ = false;  // new clients wait in the backlog now
 
   std::atomic<bool> stopping_{false};

@@ -144,6 +144,38 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Plain step lines take the fast path only inside the time window of the
+// agent's clock: one at the edge is accepted, one a nanosecond beyond either
+// edge goes to LineDecoder, which rejects it naming the time.
+TEST_F(IntakeTest, PlainStepLinesOutsideTheTimeWindowAreRejectedByTime) {
+  const std::string log = tmp_.File("log");
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  ASSERT_GE(fd, 0);
+  StartIntake(1 << 20, 256, fd);
+  const codec::ValidationLimits limits;
+  const auto line = [&](int64_t ns) {
+    return absl::StrCat(
+        R"({"time":")",
+        absl::FormatTime("%Y-%m-%d%ET%H:%M:%E*SZ", absl::FromUnixNanos(ns),
+                         absl::UTCTimeZone()),
+        R"(","job_id":"j","step":{"step":1}})", "\n");
+  };
+  const int64_t now = clock_.NowNanos();
+  SendAndClose(
+      line(now + limits.max_future_ns) + line(now + limits.max_future_ns + 1) +
+      line(now - limits.max_age_ns) + line(now - limits.max_age_ns - 1));
+  ASSERT_TRUE(AwaitClosed(1));
+  EXPECT_EQ(intake_->stats().accepted_lines, 2);
+  EXPECT_EQ(intake_->stats().invalid_lines, 2);
+  EXPECT_EQ(Spooled().size(), 2u);
+  const std::string text = ReadFile(log);
+  EXPECT_THAT(text, ::testing::HasSubstr("line 2: time: more than 300s in the "
+                                         "future"));
+  EXPECT_THAT(text, ::testing::HasSubstr("line 4: time: more than"));
+  intake_.reset();
+  ::close(fd);
+}
+
 TEST_F(IntakeTest, TheEndOfABurstOfBadLinesIsLoggedOnceItsIntervalEnds) {
   const std::string log = tmp_.File("log");
   const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);

@@ -19,6 +19,11 @@ void ShardRouter::AddWithId(v1::Event event, uint64_t id) {
   shards_[to.back()]->AddWithId(std::move(event), id);
 }
 
+void ShardRouter::AddPlainStep(const codec::PlainStep& step) {
+  // A plain step always has a job_id: ShardsFor's one shard.
+  shards_[map_.ShardOf(step.job_id)]->AddPlainStep(step);
+}
+
 absl::Status ShardRouter::Sync() {
   absl::Status result;
   for (EventSink* shard : shards_) result.Update(shard->Sync());

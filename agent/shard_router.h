@@ -22,6 +22,7 @@ class ShardRouter : public EventSink {
 
   void Add(v1::Event event) override;
   void AddWithId(v1::Event event, uint64_t id) override;
+  void AddPlainStep(const codec::PlainStep& step) override;
   // Syncs every shard; the first error.
   absl::Status Sync() override;
 

@@ -59,6 +59,33 @@ TEST(ShardRouterTest, SendsEachJobToItsShardAndHeartbeatsToAll) {
   EXPECT_EQ(total, 30u);
 }
 
+// A plain step line's event (the intake's fast path) goes to the shard of
+// its job, as the Event decoded from it would, and arrives as that Event
+// (RecordingSink has EventSink's AddPlainStep).
+TEST(ShardRouterTest, SendsAPlainStepToTheShardOfItsJob) {
+  const ShardMap map({"a:1", "b:2", "c:3"});
+  RecordingSink sinks[3];
+  ShardRouter router(map, {&sinks[0], &sinks[1], &sinks[2]});
+  std::vector<std::string> jobs;
+  for (int i = 0; i < 30; ++i) jobs.push_back(absl::StrCat("job-", i));
+  for (int i = 0; i < 30; ++i) {
+    codec::PlainStep step;
+    step.seconds = 1795341600 + i;
+    step.job_id = jobs[i];
+    step.step = i;
+    router.AddPlainStep(step);
+  }
+  size_t total = 0;
+  for (size_t s = 0; s < 3; ++s) {
+    for (const v1::Event& e : sinks[s].events) {
+      EXPECT_EQ(map.ShardOf(e.job_id()), s) << e.job_id();
+      EXPECT_EQ(e.time().seconds() - 1795341600, e.step().step());
+    }
+    total += sinks[s].events.size();
+  }
+  EXPECT_EQ(total, 30u);
+}
+
 TEST(ShardSpoolDirTest, OneShardKeepsTheOldLayout) {
   EXPECT_EQ(ShardSpoolDir("/var/spool", 0, 1), "/var/spool");
   EXPECT_EQ(ShardSpoolDir("/var/spool", 2, 3), "/var/spool/shard-2");

@@ -52,6 +52,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -129,6 +130,13 @@ class Spool {
   absl::StatusOr<uint64_t> Append(std::vector<v1::Event> events,
                                   int64_t received_ns,
                                   std::vector<uint64_t> ids);
+  // The same with the `count` events already serialized as a Batch's
+  // events fields, one after another (tag 3, length, the Event's bytes;
+  // the batcher's form): the file is byte for byte what Append writes for
+  // those events. The bytes are not parsed (the batcher wrote them).
+  absl::StatusOr<uint64_t> AppendWire(absl::string_view events_wire,
+                                      size_t count, int64_t received_ns,
+                                      std::vector<uint64_t> ids);
 
   // Makes every batch appended so far durable against a power loss: waits
   // for their files' fsyncs, then one directory fsync (none if nothing was
@@ -155,7 +163,10 @@ class Spool {
   absl::StatusOr<std::string> ReadWire(uint64_t sequence) const;
 
   // The server acknowledged `sequence`: deletes it and every pending batch
-  // below it. Acking a sequence that is not pending is not an error.
+  // below it (their files once they left the pending list, outside the
+  // lock: Append does not wait for the unlinks). A failed unlink is
+  // returned and leaves that batch and the ones above it pending. Acking a
+  // sequence that is not pending is not an error.
   absl::Status Ack(uint64_t sequence);
 
   // Deletes the one batch `sequence` (e.g. an unreadable file).
@@ -183,7 +194,7 @@ class Spool {
   // path (for errors).
   absl::StatusOr<std::string> ReadPayload(uint64_t sequence,
                                           std::string* path) const;
-  absl::StatusOr<uint64_t> WriteBatch(std::vector<v1::Event> events,
+  absl::StatusOr<uint64_t> WriteBatch(absl::string_view events_wire,
                                       int64_t received_ns,
                                       std::vector<uint64_t> ids);
 
@@ -193,6 +204,10 @@ class Spool {
   // Records a failed Append: full for ENOSPC, failing otherwise.
   absl::Status NoteWriteError(absl::Status s)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ack's deletions, outside mu_; the entries from the first that fails
+  // are pending again.
+  absl::Status RemoveAcked(std::vector<std::pair<uint64_t, Entry>> gone)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Removes the file of `it` and forgets it.
   absl::Status RemoveLocked(std::map<uint64_t, Entry>::iterator it)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -413,6 +413,70 @@ TEST(SpoolSyncTest, AppendLeavesTheFsyncToTheSyncerAndCommitWaitsForIt) {
   opener.join();
 }
 
+// Remove of a batch file waits for `gate` while `gated`, or fails (EIO)
+// while `fail`.
+class SlowRemoveFileSystem : public PosixFileSystem {
+ public:
+  absl::Status Remove(const std::string& path) override {
+    if (gated && absl::StrContains(path, "/batch-")) {
+      in_remove.Notify();
+      gate.WaitForNotification();
+    }
+    if (fail) return absl::ErrnoToStatus(EIO, absl::StrCat("unlink ", path));
+    return PosixFileSystem::Remove(path);
+  }
+  std::atomic<bool> gated{false};
+  std::atomic<bool> fail{false};
+  absl::Notification in_remove;
+  absl::Notification gate;
+};
+
+// Ack deletes the files outside the spool's lock: an Append (the intake)
+// goes on while an unlink waits (a disk mounted with `discard`).
+TEST(SpoolAckTest, AppendDoesNotWaitForTheUnlinksOfAnAck) {
+  TempDir tmp;
+  SlowRemoveFileSystem fs;
+  auto spool = Spool::Open({tmp.path(), uint64_t{1} << 30, &fs});
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  ASSERT_TRUE((*spool)->Append(Events(2), 1).ok());
+  fs.gated = true;
+  std::thread ack([&] { EXPECT_TRUE((*spool)->Ack(1).ok()); });
+  fs.in_remove.WaitForNotification();
+  absl::Notification appended;
+  std::thread append([&] {
+    EXPECT_EQ(*(*spool)->Append(Events(1), 2), 2u);
+    appended.Notify();
+  });
+  // Bounded only so that a regression fails instead of hanging.
+  EXPECT_TRUE(appended.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_THAT((*spool)->Pending(), ElementsAre(2));  // 1 already gone
+  fs.gate.Notify();
+  ack.join();
+  append.join();
+  EXPECT_EQ(Files(tmp.path())
+                .count("batch-00000000000000000001-0000000000000000001.pb"),
+            0u);
+}
+
+// A failed unlink leaves the batch pending (sent again, answered as a
+// duplicate) with its bytes counted, as before.
+TEST(SpoolAckTest, AFailedUnlinkLeavesTheBatchPending) {
+  TempDir tmp;
+  SlowRemoveFileSystem fs;
+  auto spool = Spool::Open({tmp.path(), uint64_t{1} << 30, &fs});
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*spool)->Append(Events(2), i).ok());
+  const uint64_t bytes = (*spool)->Stats().bytes;
+  fs.fail = true;
+  EXPECT_FALSE((*spool)->Ack(2).ok());
+  EXPECT_THAT((*spool)->Pending(), ElementsAre(1, 2, 3));
+  EXPECT_EQ((*spool)->Stats().bytes, bytes);
+  fs.fail = false;
+  ASSERT_TRUE((*spool)->Ack(2).ok());
+  EXPECT_THAT((*spool)->Pending(), ElementsAre(3));
+  EXPECT_LT((*spool)->Stats().bytes, bytes);
+}
+
 TEST(SpoolSyncTest, AKilledAgentSkipsTheRestOfItsReservedBlock) {
   TempDir tmp;
   TempDir killed;

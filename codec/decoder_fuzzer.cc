@@ -3,7 +3,8 @@
 // byte for byte after deterministic serialization, so -0.0 vs 0.0 and NaN
 // payloads count), or rejected by both; otherwise the harness traps. An
 // input PlainStepDecoder takes must be the reference's Event, valid under
-// the default limits.
+// the default limits, and AppendPlainStepWire must write that Event's bytes
+// (what goodput-agent spools for the line).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -39,6 +40,9 @@ void CheckPlainStep(bool taken, const goodput::codec::PlainStep& step,
   goodput::v1::Event event;
   goodput::codec::PlainStepToEvent(step, &event);
   if (Deterministic(event) != Deterministic(*reference)) __builtin_trap();
+  std::string wire;
+  goodput::codec::AppendPlainStepWire(step, &wire);
+  if (wire != Deterministic(*reference)) __builtin_trap();
 }
 
 }  // namespace

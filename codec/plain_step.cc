@@ -5,7 +5,9 @@
 #include <cstring>
 #include <string>
 
+#include "absl/numeric/int128.h"
 #include "codec/rfc3339.h"
+#include "google/protobuf/io/coded_stream.h"
 
 namespace goodput {
 namespace codec {
@@ -138,13 +140,75 @@ bool ReadMembers(absl::string_view s, absl::string_view* time, PlainStep* out) {
   return Eat(&s, '}') && s.empty() && (seen & kRequired) == kRequired;
 }
 
-// ValidateEvent's checks that a plain step can fail. Its time needs none:
-// ParseRfc3339Strict's years 0002..9998 are inside protobuf's range.
+// ValidateEvent's window around limits.now_ns (CheckTime), if set.
+bool InTimeWindow(const PlainStep& step, const ValidationLimits& limits) {
+  if (!limits.now_ns.has_value()) return true;
+  const absl::int128 at = absl::int128(step.seconds) * 1000000000 + step.nanos;
+  const absl::int128 now = *limits.now_ns;
+  if (limits.max_age_ns > 0 && at < now - limits.max_age_ns) return false;
+  return at <= now + limits.max_future_ns;
+}
+
+// ValidateEvent's checks that a plain step can fail. Its time needs no
+// range check: ParseRfc3339Strict's years 0002..9998 are inside protobuf's.
 bool Valid(const PlainStep& step, const ValidationLimits& limits) {
   const size_t max = limits.max_string_bytes;
-  return !limits.now_ns.has_value() && !step.job_id.empty() &&
-         step.job_id.size() <= max && step.host.size() <= max &&
-         step.attempt.size() <= max && step.step <= limits.max_step;
+  return !step.job_id.empty() && step.job_id.size() <= max &&
+         step.host.size() <= max && step.attempt.size() <= max &&
+         step.step <= limits.max_step && InTimeWindow(step, limits);
+}
+
+// v1::Event's fields (proto/event.proto) as tags: time 1, job_id 2, host
+// 3, attempt 4 (length-delimited), step 14; in Timestamp and Step the
+// varints seconds 1, nanos 2 and step 1.
+constexpr uint8_t kTimeTag = (1 << 3) | 2;
+constexpr uint8_t kJobIdTag = (2 << 3) | 2;
+constexpr uint8_t kHostTag = (3 << 3) | 2;
+constexpr uint8_t kAttemptTag = (4 << 3) | 2;
+constexpr uint8_t kStepTag = (14 << 3) | 2;
+constexpr uint8_t kFirstVarintTag = (1 << 3) | 0;
+constexpr uint8_t kSecondVarintTag = (2 << 3) | 0;
+using google::protobuf::io::CodedOutputStream;
+
+// A proto3 varint field (absent when 0; negative int32/int64 as 10 bytes).
+size_t VarintFieldSize(int64_t v) {
+  return v == 0 ? 0 : 1 + CodedOutputStream::VarintSize64(uint64_t(v));
+}
+
+size_t StringFieldSize(absl::string_view s) {
+  return s.empty() ? 0
+                   : 1 + CodedOutputStream::VarintSize32(s.size()) + s.size();
+}
+
+size_t TimeSize(const PlainStep& s) {
+  return VarintFieldSize(s.seconds) + VarintFieldSize(s.nanos);
+}
+
+// A length-delimited field that is always written (a set submessage).
+size_t MessageFieldSize(size_t size) {
+  return 1 + CodedOutputStream::VarintSize32(static_cast<uint32_t>(size)) +
+         size;
+}
+
+uint8_t* WriteVarintField(uint8_t tag, int64_t v, uint8_t* p) {
+  if (v == 0) return p;
+  *p++ = tag;
+  return CodedOutputStream::WriteVarint64ToArray(uint64_t(v), p);
+}
+
+uint8_t* WriteStringField(uint8_t tag, absl::string_view s, uint8_t* p) {
+  if (s.empty()) return p;
+  *p++ = tag;
+  p = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(s.size()),
+                                              p);
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+
+uint8_t* WriteHead(uint8_t tag, size_t size, uint8_t* p) {
+  *p++ = tag;
+  return CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(size),
+                                                 p);
 }
 
 }  // namespace
@@ -188,6 +252,30 @@ void PlainStepToEvent(const PlainStep& step, v1::Event* out) {
   out->set_host(std::string(step.host));
   out->set_attempt(std::string(step.attempt));
   out->mutable_step()->set_step(step.step);
+}
+
+size_t PlainStepWireSize(const PlainStep& step) {
+  return MessageFieldSize(TimeSize(step)) + StringFieldSize(step.job_id) +
+         StringFieldSize(step.host) + StringFieldSize(step.attempt) +
+         MessageFieldSize(VarintFieldSize(step.step));
+}
+
+uint8_t* WritePlainStepWire(const PlainStep& step, uint8_t* p) {
+  // Fields in number order, as protobuf serializes them.
+  p = WriteHead(kTimeTag, TimeSize(step), p);
+  p = WriteVarintField(kFirstVarintTag, step.seconds, p);
+  p = WriteVarintField(kSecondVarintTag, step.nanos, p);
+  p = WriteStringField(kJobIdTag, step.job_id, p);
+  p = WriteStringField(kHostTag, step.host, p);
+  p = WriteStringField(kAttemptTag, step.attempt, p);
+  p = WriteHead(kStepTag, VarintFieldSize(step.step), p);
+  return WriteVarintField(kFirstVarintTag, step.step, p);
+}
+
+void AppendPlainStepWire(const PlainStep& step, std::string* out) {
+  const size_t start = out->size();
+  out->resize(start + PlainStepWireSize(step));
+  WritePlainStepWire(step, reinterpret_cast<uint8_t*>(&(*out)[start]));
 }
 
 }  // namespace codec

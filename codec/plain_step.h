@@ -6,13 +6,16 @@
 // (time, job_id, host, attempt, step.step; the four amounts +0.0), already
 // valid under the limits, or declines; a declined line means nothing and
 // goes to LineDecoder. A PlainStep is a plain value whose strings point into
-// the decoded line. PlainStepDecoder remembers the last time it parsed (one
-// per thread); the free functions are pure and safe from any thread.
+// the decoded line; AppendPlainStepWire serializes its event without
+// building one (goodput-agent's intake). PlainStepDecoder remembers the last
+// time it parsed (one per thread); the free functions are pure and safe from
+// any thread.
 #ifndef GOODPUT_CODEC_PLAIN_STEP_H_
 #define GOODPUT_CODEC_PLAIN_STEP_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "codec/event_validator.h"
@@ -35,7 +38,8 @@ struct PlainStep {
 // "attempt", each once and in any order; whose strings are printable ASCII
 // without '"' or '\\'; whose "step" is {"step":N} with N 1 to 18 digits,
 // quoted or a JSON integer; and which ValidateEvent accepts under `limits`
-// (limits.now_ns must be unset). Then `*out` is the event. False otherwise,
+// (with limits.now_ns set, the time must be inside its window, as
+// ValidateEvent checks it). Then `*out` is the event. False otherwise,
 // `*out` unspecified.
 bool DecodePlainStep(absl::string_view line, const ValidationLimits& limits,
                      PlainStep* out);
@@ -64,6 +68,15 @@ class PlainStepDecoder {
 // `step` as the v1::Event LineDecoder gives for its line (`*out` cleared
 // first).
 void PlainStepToEvent(const PlainStep& step, v1::Event* out);
+
+// The size of PlainStepToEvent's event serialized (ByteSizeLong).
+size_t PlainStepWireSize(const PlainStep& step);
+// Writes that event serialized at `p` (PlainStepWireSize bytes), byte for
+// byte what SerializeAsString writes for it, without building it; returns
+// the end.
+uint8_t* WritePlainStepWire(const PlainStep& step, uint8_t* p);
+// The same appended to `*out`.
+void AppendPlainStepWire(const PlainStep& step, std::string* out);
 
 }  // namespace codec
 }  // namespace goodput

@@ -1,10 +1,13 @@
 #include "codec/plain_step.h"
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codec/line_decoder.h"
 #include "codec/testing/spec_lines.h"
 #include "gtest/gtest.h"
@@ -21,8 +24,9 @@ std::string Line(const std::string& members) {
 }
 
 // The property: a line DecodePlainStep takes decodes under LineDecoder to
-// the same event, bit for bit; one LineDecoder rejects, it declines.
-// Returns whether DecodePlainStep took it.
+// the same event, bit for bit, and AppendPlainStepWire writes that event's
+// bytes; one LineDecoder rejects, it declines. Returns whether
+// DecodePlainStep took it.
 bool TakenAsLineDecoderDecodes(const std::string& line,
                                const ValidationLimits& limits = {}) {
   PlainStep plain;
@@ -34,6 +38,10 @@ bool TakenAsLineDecoderDecodes(const std::string& line,
   v1::Event got;
   PlainStepToEvent(plain, &got);
   EXPECT_EQ(got.SerializeAsString(), expected.SerializeAsString()) << line;
+  std::string wire = "prefix";
+  AppendPlainStepWire(plain, &wire);
+  EXPECT_EQ(wire, "prefix" + expected.SerializeAsString()) << line;
+  EXPECT_EQ(PlainStepWireSize(plain), expected.ByteSizeLong()) << line;
   return true;
 }
 
@@ -138,20 +146,85 @@ TEST(PlainStepTest, ADecoderParsesEachNewTime) {
                              {}, &s));
 }
 
-TEST(PlainStepTest, DeclinesUnderAClockOrStricterLimits) {
+TEST(PlainStepTest, DeclinesUnderStricterLimits) {
   const std::string line = Line(R"("job_id":"job-1","step":{"step":"9"})");
-  ValidationLimits clock;
-  clock.now_ns = int64_t{1795341719} * 1000000000;
   ValidationLimits short_strings;
   short_strings.max_string_bytes = 4;
   ValidationLimits low_steps;
   low_steps.max_step = 8;
   PlainStep s;
-  EXPECT_FALSE(DecodePlainStep(line, clock, &s));
   EXPECT_FALSE(DecodePlainStep(line, short_strings, &s));
   EXPECT_FALSE(DecodePlainStep(line, low_steps, &s));
   low_steps.max_step = 9;
   EXPECT_TRUE(TakenAsLineDecoderDecodes(line, low_steps));
+}
+
+// Under a clock (the agent's intake) a line is taken exactly when its time
+// is inside ValidateEvent's window: the edges are taken, a nanosecond
+// beyond either is declined, as LineDecoder rejects it.
+TEST(PlainStepTest, TakesUnderAClockExactlyInsideTheWindow) {
+  const std::string line = Line(R"("job_id":"job-1","step":{"step":"9"})");
+  const int64_t at = int64_t{1795341719} * 1000000000 + 982000000;
+  ValidationLimits limits;
+  const auto taken = [&](int64_t now_ns) {
+    limits.now_ns = now_ns;
+    PlainStep s;
+    const bool plain = DecodePlainStep(line, limits, &s);
+    v1::Event e;
+    EXPECT_EQ(plain, LineDecoder(limits).DecodeLine(line, &e).ok()) << now_ns;
+    return plain && TakenAsLineDecoderDecodes(line, limits);
+  };
+  EXPECT_TRUE(taken(at));
+  EXPECT_TRUE(taken(at - limits.max_future_ns));
+  EXPECT_FALSE(taken(at - limits.max_future_ns - 1));
+  EXPECT_TRUE(taken(at + limits.max_age_ns));
+  EXPECT_FALSE(taken(at + limits.max_age_ns + 1));
+  limits.max_age_ns = 0;  // no age limit
+  EXPECT_TRUE(taken(at + limits.max_future_ns * 1000));
+}
+
+// Many random plain lines (negative and zero times, zero steps, absent and
+// present host and attempt, any key order): each is taken and its wire
+// bytes are LineDecoder's event's.
+TEST(PlainStepTest, RandomPlainLinesEncodeAsLineDecoderDecodes) {
+  std::mt19937_64 rng(16);
+  const auto pick = [&](int n) { return static_cast<int>(rng() % n); };
+  const auto word = [&](int max) {
+    std::string w(pick(max) + 1, 'a');
+    for (char& c : w) c = static_cast<char>(0x20 + pick(95));
+    for (char& c : w) c = (c == '"' || c == '\\') ? 'x' : c;
+    return w;
+  };
+  const std::vector<std::string> times = {
+      "1970-01-01T00:00:00Z",          "1970-01-01T00:00:00.000000001Z",
+      "1969-12-31T23:59:59.5Z",        "0002-01-01T00:00:00Z",
+      "2026-11-22T10:01:59.982+01:00", "9998-12-31T23:59:59.999999999Z"};
+  int taken = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<std::string> members = {
+        absl::StrCat(R"("time":")", times[pick(times.size())], "\""),
+        absl::StrCat(pick(2) ? R"("job_id":")" : R"("jobId":")", word(300),
+                     "\""),
+        absl::StrCat(
+            R"("step":{"step":)",
+            std::vector<std::string>{"0", "1", "127", "128", "\"999999999999\"",
+                                     "1000000000000"}[pick(6)],
+            "}")};
+    if (pick(2)) members.push_back(absl::StrCat(R"("host":")", word(20), "\""));
+    if (pick(2)) {
+      members.push_back(absl::StrCat(R"("attempt":")", word(200), "\""));
+    }
+    std::shuffle(members.begin(), members.end(), rng);
+    const std::string line =
+        absl::StrCat("{", absl::StrJoin(members, ","), "}");
+    PlainStep s;
+    v1::Event e;
+    EXPECT_EQ(DecodePlainStep(line, {}, &s),
+              LineDecoder().DecodeLine(line, &e).ok())
+        << line;
+    taken += TakenAsLineDecoderDecodes(line);
+  }
+  EXPECT_GT(taken, 1500);  // the rest: a job_id over 256 bytes or step > max
 }
 
 TEST(PlainStepTest, SpecLinesDecodeAsLineDecoderDecodes) {

@@ -1,6 +1,6 @@
 // FileSystem: the narrow set of file operations the agent's spool needs
-// (write with or without fsync, file and directory fsync, rename, read,
-// list, size, remove, lock), so
+// (write with or without fsync or read-back, file and directory fsync,
+// rename, read, list, size, remove, lock), so
 // tests can put a fault-injecting fake (util/fault_injecting_file_system.h)
 // under the spool. The real one is util/posix_file_system.h. Paths are plain
 // strings; errors are absl::Status built from errno (ENOSPC and EDQUOT are
@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
 namespace goodput {
@@ -39,6 +40,19 @@ class FileSystem {
   // a killed process, not a power loss) until SyncFile.
   virtual absl::Status WriteFileUnsynced(const std::string& path,
                                          absl::string_view data) = 0;
+  // WriteFileUnsynced, then the file read back and compared with `data`:
+  // DataLoss if it holds other bytes (a torn write), the file left as it
+  // is. This one reads it with ReadFile; PosixFileSystem reads it back
+  // through the descriptor it wrote with (one open, not two).
+  virtual absl::Status WriteFileVerified(const std::string& path,
+                                         absl::string_view data) {
+    absl::Status s = WriteFileUnsynced(path, data);
+    if (!s.ok()) return s;
+    absl::StatusOr<std::string> back = ReadFile(path);
+    if (!back.ok()) return back.status();
+    if (*back == data) return absl::OkStatus();
+    return TornWrite(path, back->size(), data.size());
+  }
   // Makes the data of the file `path` durable (fdatasync): NotFound if it
   // does not exist.
   virtual absl::Status SyncFile(const std::string& path) = 0;
@@ -61,6 +75,15 @@ class FileSystem {
   // the process, so a killed holder never leaves it stale.
   virtual absl::StatusOr<std::unique_ptr<Lock>> LockFile(
       const std::string& path, absl::string_view owner) = 0;
+
+ protected:
+  // WriteFileVerified's error: `read` bytes read back of `written`.
+  static absl::Status TornWrite(const std::string& path, uint64_t read,
+                                uint64_t written) {
+    return absl::DataLossError(
+        absl::StrCat("write ", path, ": read back ", read, " of ", written,
+                     " bytes, not what was written (torn write)"));
+  }
 };
 
 }  // namespace goodput

@@ -73,6 +73,33 @@ TEST_F(FileSystemTest, UnsyncedWriteTakesWriteFaultsAndSyncFileTheFsyncFault) {
   EXPECT_TRUE(faulty_.SyncFile(Path("u")).ok());
 }
 
+// WriteFileVerified reads back through the descriptor it wrote with and
+// compares: a file that reads back other bytes is DataLoss; a shorter or
+// longer file than before is replaced whole.
+TEST_F(FileSystemTest, VerifiedWriteComparesWhatItReadsBack) {
+  const std::string big(200 * 1000, 'b');  // several pread chunks
+  ASSERT_TRUE(posix_.WriteFileVerified(Path("v"), big).ok());
+  EXPECT_EQ(*posix_.ReadFile(Path("v")), big);
+  ASSERT_TRUE(posix_.WriteFileVerified(Path("v"), "short").ok());
+  EXPECT_EQ(*posix_.ReadFile(Path("v")), "short");
+  // /dev/zero takes the write and reads back zeros.
+  absl::Status s = posix_.WriteFileVerified("/dev/zero", "data");
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr("torn write"));
+  // Zeros as written, then more of them: not the file that was written.
+  EXPECT_TRUE(absl::IsDataLoss(
+      posix_.WriteFileVerified("/dev/zero", std::string(3, '\0'))));
+  s = posix_.WriteFileVerified("/dev/full", "x");
+  EXPECT_TRUE(absl::IsResourceExhausted(s)) << s;
+  EXPECT_TRUE(absl::IsNotFound(posix_.WriteFileVerified(Path("no/v"), "x")));
+  // The fault-injecting one (FileSystem's own): a torn write is caught.
+  faulty_.Inject(Fault::kTornWrite);
+  s = faulty_.WriteFileVerified(Path("t"), "abcdef");
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr("read back 3 of 6 bytes"));
+  EXPECT_TRUE(faulty_.WriteFileVerified(Path("t"), "abcdef").ok());
+}
+
 TEST_F(FileSystemTest, FullDiskIsResourceExhausted) {
   // /dev/full answers every write with ENOSPC.
   absl::Status s = posix_.WriteFile("/dev/full", "x");

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <utility>
 
@@ -68,6 +69,25 @@ absl::StatusOr<std::string> ReadAll(int fd, const std::string& path) {
   }
 }
 
+// Whether the open file `fd` holds exactly `data`, read from its start
+// (pread); `*read`: how many bytes were read.
+absl::StatusOr<bool> HoldsExactly(int fd, absl::string_view data,
+                                  const std::string& path, uint64_t* read) {
+  char buf[65536];
+  *read = 0;
+  while (true) {
+    const ssize_t n = ::pread(fd, buf, sizeof(buf), static_cast<off_t>(*read));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Errno("read back", path);
+    if (n == 0) return *read == data.size();
+    const auto got = static_cast<size_t>(n);
+    const bool same = *read + got <= data.size() &&
+                      std::memcmp(buf, data.data() + *read, got) == 0;
+    *read += got;
+    if (!same) return false;
+  }
+}
+
 class PosixLock : public FileSystem::Lock {
  public:
   explicit PosixLock(int fd) : fd_(fd) {}
@@ -110,6 +130,24 @@ absl::Status PosixFileSystem::Write(const std::string& path,
   if (fd < 0) return Errno("open", path);
   absl::Status s = WriteAll(fd, data, path);
   if (s.ok() && sync && ::fsync(fd) != 0) s = Errno("fsync", path);
+  if (!s.ok()) {
+    CloseKeepingErrno(fd);
+    return s;
+  }
+  if (::close(fd) != 0) return Errno("close", path);
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::WriteFileVerified(const std::string& path,
+                                                absl::string_view data) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("open", path);
+  absl::Status s = WriteAll(fd, data, path);
+  uint64_t read = 0;
+  absl::StatusOr<bool> same = s.ok() ? HoldsExactly(fd, data, path, &read)
+                                     : absl::StatusOr<bool>(false);
+  if (s.ok() && !same.ok()) s = same.status();
+  if (s.ok() && !*same) s = TornWrite(path, read, data.size());
   if (!s.ok()) {
     CloseKeepingErrno(fd);
     return s;

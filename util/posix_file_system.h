@@ -18,6 +18,8 @@ class PosixFileSystem : public FileSystem {
                          absl::string_view data) override;
   absl::Status WriteFileUnsynced(const std::string& path,
                                  absl::string_view data) override;
+  absl::Status WriteFileVerified(const std::string& path,
+                                 absl::string_view data) override;
   absl::Status SyncFile(const std::string& path) override;
   absl::Status Rename(const std::string& from, const std::string& to) override;
   absl::Status SyncDir(const std::string& dir) override;
