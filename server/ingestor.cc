@@ -384,6 +384,7 @@ void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
   write->accepted.reserve(batch.events_size());
   for (int i = 0; i < batch.events_size(); ++i) {
     const v1::Event& e = batch.events(i);
+    if (OtherShardsHeartbeat(e)) continue;
     absl::Status s = codec::ValidateEvent(e, limits_);
     if (!s.ok() && job_limits_ != nullptr) job_limits_->CountInvalidEvent(s);
     bool held = false;
@@ -601,6 +602,20 @@ void Ingestor::set_fault_hook(FaultHook hook) {
 void Ingestor::set_limits(IngestLimits* limits) {
   absl::MutexLock lock(&mu_);
   job_limits_ = limits;
+}
+
+bool Ingestor::OtherShardsHeartbeat(const v1::Event& e) {
+  if (!shard_ || !e.has_heartbeat() ||
+      CapacityShardOf(e.host(), shard_->count) == shard_->index) {
+    return false;
+  }
+  ++stats_.other_shard_heartbeats;
+  return true;
+}
+
+void Ingestor::set_shard(ShardPosition shard) {
+  absl::MutexLock lock(&mu_);
+  shard_ = shard;
 }
 
 void Ingestor::set_check_event_times(bool check) {

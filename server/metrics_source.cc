@@ -129,6 +129,12 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
       "deleted (a spaced fleet state record keeps the capacity before them).",
       MetricKind::kCounter);
   AddSample(&fleet_deleted, {}, s.fleet_batches_deleted);
+  auto other_shard = NewFamily(
+      "goodput_heartbeats_other_shard_total",
+      "Host heartbeats left out because their host's capacity shard is "
+      "another (--shard=I/N; an agent that sends them to every shard).",
+      MetricKind::kCounter);
+  AddSample(&other_shard, {}, s.other_shard_heartbeats);
   auto pending = NewFamily(
       "goodput_job_rebuilds_pending",
       "Jobs waiting in the late-event rebuild queue (their series lag until "
@@ -138,6 +144,7 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
   out->push_back(std::move(restores));
   out->push_back(std::move(read));
   out->push_back(std::move(records));
+  out->push_back(std::move(other_shard));
   out->push_back(std::move(fleet));
   out->push_back(std::move(fleet_deleted));
   out->push_back(std::move(pending));
