@@ -284,6 +284,10 @@ absl::StatusOr<v1::Ack> Ingestor::IngestLocked(v1::Batch* batch_ptr,
   last_batch_id_ = *batch_id;
   stats_.accepted_events += ack.accepted();
   stats_.rejected_events += ack.rejections_size();
+  // The rest were left out (OtherShardsHeartbeat).
+  stats_.other_shard_heartbeats += int64_t{batch.events_size()} -
+                                   int64_t{ack.accepted()} -
+                                   ack.rejections_size();
   SaveSnapshots();
   SaveJobStates(/*all=*/false);
   // Best effort: a restart scans more.
@@ -604,13 +608,9 @@ void Ingestor::set_limits(IngestLimits* limits) {
   job_limits_ = limits;
 }
 
-bool Ingestor::OtherShardsHeartbeat(const v1::Event& e) {
-  if (!shard_ || !e.has_heartbeat() ||
-      CapacityShardOf(e.host(), shard_->count) == shard_->index) {
-    return false;
-  }
-  ++stats_.other_shard_heartbeats;
-  return true;
+bool Ingestor::OtherShardsHeartbeat(const v1::Event& e) const {
+  return shard_ && e.has_heartbeat() &&
+         CapacityShardOf(e.host(), shard_->count) != shard_->index;
 }
 
 void Ingestor::set_shard(ShardPosition shard) {

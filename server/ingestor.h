@@ -251,9 +251,8 @@ class Ingestor {
   // Fills `write` and `ack` with the judgement of each event of `batch`.
   void Judge(v1::Batch* batch, storage::BatchWrite* write, v1::Ack* ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Whether `e` is a heartbeat of another shard's host (set_shard);
-  // counts it.
-  bool OtherShardsHeartbeat(const v1::Event& e)
+  // Whether `e` is a heartbeat of another shard's host (set_shard).
+  bool OtherShardsHeartbeat(const v1::Event& e) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A duplicate's ack, or AlreadyExists if its events differ from those of
   // the batch acknowledged under its sequence (`print`).
