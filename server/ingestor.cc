@@ -280,6 +280,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestLocked(v1::Batch* batch_ptr,
   acked = batch.sequence();
   fingerprints_.Record(batch.agent_id(), batch.sequence(), print);
   if (fault_hook_) fault_hook_("after_store");
+  SeeHeartbeats(batch.agent_id(), write.accepted, now_ns);
   live_->ApplyBatch(*batch_id, &write.accepted);
   last_batch_id_ = *batch_id;
   stats_.accepted_events += ack.accepted();
@@ -365,6 +366,16 @@ void Ingestor::SeeAgent(const std::string& agent, int64_t now_ns) {
   ExpireAgents(now_ns);
 }
 
+void Ingestor::SeeHeartbeats(const std::string& agent,
+                             const std::vector<v1::Event>& accepted,
+                             int64_t now_ns) {
+  for (const v1::Event& e : accepted) {
+    if (!e.has_heartbeat()) continue;
+    stats_.agent_last_heartbeat_ns[agent] = now_ns;
+    return;
+  }
+}
+
 void Ingestor::ExpireAgents(int64_t now_ns) {
   if (!agent_series_ttl_ns_) return;
   std::map<std::string, int64_t>& seen = stats_.agent_last_seen_ns;
@@ -372,6 +383,7 @@ void Ingestor::ExpireAgents(int64_t now_ns) {
     const bool silent = now_ns - it->second > *agent_series_ttl_ns_;
     stats_.expired_agent_series += silent ? 1 : 0;
     if (silent) fingerprints_.Forget(it->first);
+    if (silent) stats_.agent_last_heartbeat_ns.erase(it->first);
     it = silent ? seen.erase(it) : std::next(it);
   }
 }

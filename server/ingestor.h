@@ -32,6 +32,10 @@ struct IngestStats {
   int64_t rejected_events = 0;  // kept as dead letters
   int64_t failed_batches = 0;   // not stored (the agent retries)
   std::map<std::string, int64_t> agent_last_seen_ns;  // server clock
+  // Of the agents' last stored batch with a heartbeat (a subset of the
+  // above: with a shard list, only the pipeline of the host's capacity
+  // shard sends them; GoodputAgentSilent watches these).
+  std::map<std::string, int64_t> agent_last_heartbeat_ns;
   int64_t expired_agent_series = 0;  // agents dropped from the map above
   int64_t sequence_jumps = 0;        // batches refused by the jump limit
   // Batches refused because an acknowledged sequence came with other
@@ -263,6 +267,11 @@ class Ingestor {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records `agent`'s batch at `now_ns`, then ExpireAgents if due.
   void SeeAgent(const std::string& agent, int64_t now_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records `agent`'s batch at `now_ns` as its last heartbeat if
+  // `accepted` has one.
+  void SeeHeartbeats(const std::string& agent,
+                     const std::vector<v1::Event>& accepted, int64_t now_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Forgets agents silent longer than the series TTL.
   void ExpireAgents(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -955,6 +955,31 @@ TEST_F(IngestorTest, AShardKeepsOnlyItsHostsHeartbeatsAndTheyAddUp) {
   EXPECT_EQ(sum, want);                                         // exactly
 }
 
+// GoodputAgentSilent watches the agents' last stored heartbeat: an agent
+// pipeline that sends only job events (its host's heartbeats go to another
+// shard), or whose heartbeats this shard leaves out, has none.
+TEST_F(IngestorTest, AnAgentsLastHeartbeatIsKeptOnlyIfOneWasStored) {
+  const std::vector<v1::Event> beats = Heartbeats();
+  ingestor_->set_shard(ShardPosition{0, 3});
+  std::vector<v1::Event> own, others;
+  for (const v1::Event& e : beats) {
+    (CapacityShardOf(e.host(), 3) == 0 ? own : others).push_back(e);
+  }
+  ASSERT_FALSE(own.empty());
+  clock_.Advance(core::kNanosPerSecond);
+  Send({own[0]}, 1, "capacity-pipeline");
+  Send({others[0]}, 1, "old-agent");
+  Send(ParseEvents(Timeline(R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+)")),
+       1, "job-pipeline");
+  const IngestStats stats = ingestor_->stats();
+  EXPECT_EQ(stats.agent_last_seen_ns.size(), 3u);
+  EXPECT_EQ(stats.agent_last_heartbeat_ns,
+            (std::map<std::string, int64_t>{
+                {"capacity-pipeline", clock_.NowNanos()}}));
+}
+
 TEST_F(IngestorTest, EndedJobRecoversFromItsSnapshotAlone) {
   auto ended = ParseEvents(Timeline(R"(
 10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}

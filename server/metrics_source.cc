@@ -61,6 +61,13 @@ void AddHealthFamilies(const IngestStats& s, const LiveState::Stats& live,
   for (const auto& [agent, ns] : s.agent_last_seen_ns) {
     AddSample(&seen, {{"agent_id", agent}}, static_cast<double>(ns) * 1e-9);
   }
+  auto beat = NewFamily("goodput_agent_last_heartbeat_timestamp_seconds",
+                        "Server time of the agent's last batch with a host "
+                        "heartbeat.",
+                        MetricKind::kGauge);
+  for (const auto& [agent, ns] : s.agent_last_heartbeat_ns) {
+    AddSample(&beat, {{"agent_id", agent}}, static_cast<double>(ns) * 1e-9);
+  }
   auto lag = NewFamily("goodput_ingest_lag_seconds",
                        "Server time minus the newest applied event time.",
                        MetricKind::kGauge);
@@ -69,6 +76,7 @@ void AddHealthFamilies(const IngestStats& s, const LiveState::Stats& live,
   }
   out->push_back(std::move(late));
   out->push_back(std::move(seen));
+  out->push_back(std::move(beat));
   out->push_back(std::move(lag));
 }
 
