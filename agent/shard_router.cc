@@ -12,7 +12,9 @@ ShardRouter::ShardRouter(ShardMap map, std::vector<EventSink*> shards)
 void ShardRouter::Add(v1::Event event) { AddWithId(std::move(event), 0); }
 
 void ShardRouter::AddWithId(v1::Event event, uint64_t id) {
-  const std::vector<size_t> to = map_.ShardsFor(event.job_id());
+  const std::vector<size_t> to =
+      event.has_heartbeat() ? map_.ShardsFor(event.job_id(), event.host())
+                            : map_.ShardsFor(event.job_id());
   for (size_t i = 0; i + 1 < to.size(); ++i) {
     shards_[to[i]]->AddWithId(event, id);
   }

@@ -1,7 +1,8 @@
 // ShardRouter: the agent's routing by job (docs/scaling.md). Sends each
 // event to the sink of the shard that owns its job_id (ShardMap::ShardOf,
-// the rule goodputctl uses too) and a heartbeat, which has no job_id, to
-// every shard's sink, so every shard knows the fleet's capacity. Does not
+// the rule goodputctl uses too), a host heartbeat to its host's capacity
+// shard only (ShardMap::CapacityShardOf: the shards' capacities add up to
+// the fleet's), and a HOSTS or FLEET exclusion to every shard. Does not
 // own the sinks (one Batcher per shard, each with its own spool and
 // uplink). Thread-safe: immutable after construction.
 #ifndef GOODPUT_AGENT_SHARD_ROUTER_H_

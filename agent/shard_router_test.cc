@@ -39,24 +39,37 @@ v1::Event JobEvent(const std::string& job_id) {
   return e;
 }
 
-TEST(ShardRouterTest, SendsEachJobToItsShardAndHeartbeatsToAll) {
+TEST(ShardRouterTest, SendsEachJobToItsShardAndAHeartbeatToItsHostsShard) {
   const ShardMap map({"a:1", "b:2", "c:3"});
   RecordingSink sinks[3];
   ShardRouter router(map, {&sinks[0], &sinks[1], &sinks[2]});
   for (int i = 0; i < 30; ++i) router.Add(JobEvent(absl::StrCat("job-", i)));
-  v1::Event heartbeat;
-  heartbeat.mutable_heartbeat()->set_chips(8);
-  router.Add(heartbeat);
-  size_t total = 0;
+  for (int h = 0; h < 30; ++h) {
+    v1::Event heartbeat;
+    heartbeat.set_host(absl::StrCat("host-", h));
+    heartbeat.mutable_heartbeat()->set_chips(8);
+    router.Add(heartbeat);
+  }
+  v1::Event exclusion;  // of hosts: every shard
+  exclusion.mutable_exclusion()->set_scope(v1::Exclusion::HOSTS);
+  router.Add(exclusion);
+  size_t jobs = 0, heartbeats = 0;
   for (size_t s = 0; s < 3; ++s) {
     ASSERT_FALSE(sinks[s].events.empty());
-    EXPECT_TRUE(sinks[s].events.back().has_heartbeat()) << s;
+    EXPECT_TRUE(sinks[s].events.back().has_exclusion()) << s;
     for (size_t i = 0; i + 1 < sinks[s].events.size(); ++i) {
-      EXPECT_EQ(map.ShardOf(sinks[s].events[i].job_id()), s);
+      const v1::Event& e = sinks[s].events[i];
+      if (e.has_heartbeat()) {
+        EXPECT_EQ(map.CapacityShardOf(e.host()), s) << e.host();
+        ++heartbeats;
+      } else {
+        EXPECT_EQ(map.ShardOf(e.job_id()), s);
+        ++jobs;
+      }
     }
-    total += sinks[s].events.size() - 1;
   }
-  EXPECT_EQ(total, 30u);
+  EXPECT_EQ(jobs, 30u);
+  EXPECT_EQ(heartbeats, 30u);  // each once
 }
 
 // A plain step line's event (the intake's fast path) goes to the shard of
@@ -124,7 +137,12 @@ class ShardedAgentTest : public ::testing::Test {
   testing::RecordingSleeper sleeper_;
 };
 
-TEST_F(ShardedAgentTest, EachShardGetsItsJobsAndEveryHeartbeat) {
+// 1 if shard `s` of `map` keeps the heartbeats of the test agent's host.
+int64_t HeartbeatsOn(const ShardMap& map, size_t s) {
+  return map.CapacityShardOf("host-1") == s ? 1 : 0;
+}
+
+TEST_F(ShardedAgentTest, EachShardGetsItsJobsAndItsHostsHeartbeats) {
   auto agent = Agent::Start(Flags(), &clock_, &sleeper_);
   ASSERT_TRUE(agent.ok()) << agent.status();
   ASSERT_EQ((*agent)->shards(), 3u);
@@ -139,17 +157,17 @@ TEST_F(ShardedAgentTest, EachShardGetsItsJobsAndEveryHeartbeat) {
   std::set<std::string> agent_ids;
   int64_t steps = 0;
   for (size_t s = 0; s < 3; ++s) {
-    // Every shard got the heartbeat and exactly its own jobs' steps.
-    int64_t want = 0;
+    // Exactly its own jobs' steps, and the heartbeat if the host is its.
+    int64_t want = HeartbeatsOn(map, s);
     for (int j = 0; j < 12; ++j) {
       if (map.ShardOf(absl::StrCat("job-", j)) == s) want += 5;
     }
     ASSERT_TRUE(servers_[s].Await(
         [&](const Stats& st) {
-          return static_cast<int64_t>(st.events.size()) == want + 1;
+          return static_cast<int64_t>(st.events.size()) == want;
         },
         kTimeout))
-        << "shard " << s << " want " << want + 1 << " events, has "
+        << "shard " << s << " want " << want << " events, has "
         << servers_[s].stats().events.size();
     const Stats st = servers_[s].stats();
     int heartbeats = 0;
@@ -161,7 +179,7 @@ TEST_F(ShardedAgentTest, EachShardGetsItsJobsAndEveryHeartbeat) {
       EXPECT_EQ(map.ShardOf(e.job_id()), s) << e.job_id();
       ++steps;
     }
-    EXPECT_EQ(heartbeats, 1) << s;
+    EXPECT_EQ(heartbeats, HeartbeatsOn(map, s)) << s;
     ASSERT_EQ(st.high_water.size(), 1u);
     agent_ids.insert(st.high_water.begin()->first);
     EXPECT_EQ(st.high_water.begin()->first, (*agent)->spool(s).agent_id());
@@ -178,18 +196,20 @@ TEST_F(ShardedAgentTest, AShardDownBlocksOnlyItself) {
   ASSERT_TRUE(agent.ok()) << agent.status();
   const ShardMap map = *ShardMap::Parse(Flags().server, "--server");
   std::string lines;
-  int64_t on_down = 0;
+  int64_t jobs_on[3] = {0, 0, 0};
   for (int j = 0; j < 12; ++j) {
     lines += testing::StepLine(absl::StrCat("job-", j), 1);
-    if (map.ShardOf(absl::StrCat("job-", j)) == 1) ++on_down;
+    ++jobs_on[map.ShardOf(absl::StrCat("job-", j))];
   }
-  ASSERT_GT(on_down, 0);
+  const int64_t on_down = jobs_on[1] + HeartbeatsOn(map, 1);
+  ASSERT_GT(jobs_on[1], 0);
   Send(lines);
   for (size_t s : {0u, 2u}) {
     ASSERT_TRUE(testing::WaitFor(
         [&] {
           return (*agent)->spool(s).Pending().empty() &&
-                 servers_[s].stats().events.size() > 1;
+                 static_cast<int64_t>(servers_[s].stats().events.size()) ==
+                     HeartbeatsOn(map, s) + jobs_on[s];
         },
         kTimeout));
   }
@@ -198,7 +218,7 @@ TEST_F(ShardedAgentTest, AShardDownBlocksOnlyItself) {
   ASSERT_TRUE(servers_[1].Start(servers_[1].port()).ok());
   ASSERT_TRUE(servers_[1].Await(
       [&](const Stats& st) {
-        return static_cast<int64_t>(st.events.size()) == on_down + 1;
+        return static_cast<int64_t>(st.events.size()) == on_down;
       },
       kTimeout));
   ASSERT_TRUE(testing::WaitFor(

@@ -83,7 +83,8 @@ struct Outbox {
 };
 
 // One outbox per shard of --server (one for a single server): each event
-// goes to the shard of its job_id, a heartbeat (no job_id) to every shard.
+// goes to the shard of its job_id, a heartbeat to its host's capacity shard
+// and a HOSTS or FLEET exclusion (no job_id) to every shard.
 std::vector<Outbox> Route(std::vector<v1::Event> events,
                           std::vector<Source> sources, const ShardMap& shards) {
   if (shards.size() == 1) {
@@ -93,7 +94,9 @@ std::vector<Outbox> Route(std::vector<v1::Event> events,
   for (const std::string& address : shards.addresses())
     out.push_back(Outbox{address, {}, {}});
   for (size_t i = 0; i < events.size(); ++i) {
-    for (size_t s : shards.ShardsFor(events[i].job_id())) {
+    const v1::Event& e = events[i];
+    for (size_t s : e.has_heartbeat() ? shards.ShardsFor(e.job_id(), e.host())
+                                      : shards.ShardsFor(e.job_id())) {
       out[s].events.push_back(events[i]);
       out[s].sources.push_back(sources[i]);
     }

@@ -128,21 +128,33 @@ absl::StatusOr<core::JobsView> FetchJobs(const ShardMap& shards,
   return report::MergeJobsViews(*views, filter);
 }
 
+// How `shards`' capacities merge, from what each `answers` says it covers
+// (report::CapacityMergeOf).
+template <typename Answer>
+absl::StatusOr<report::CapacityMerge> CapacityMergeOf(
+    const ShardMap& shards, const std::vector<Answer>& answers) {
+  std::vector<std::string> hosts;
+  for (const Answer& a : answers) hosts.push_back(a.capacity_hosts());
+  return report::CapacityMergeOf(shards.addresses(), hosts);
+}
+
 absl::StatusOr<core::FleetView> FetchFleet(const ShardMap& shards,
                                            const TlsFlagValues& tls,
                                            const v1::FleetRequest& request) {
-  auto views = ForEachShard<core::FleetView>(
-      shards,
-      [&](const std::string& address) -> absl::StatusOr<core::FleetView> {
-        auto r =
-            CallOne(address, tls, &Stub::Fleet, request, shards.size() > 1);
-        if (!r.ok()) return r.status();
-        auto view = report::FleetViewFromProto(*r);
-        if (!view.ok()) return Named(address, view.status());
-        return view;
+  auto answers =
+      ForEachShard<v1::FleetResponse>(shards, [&](const std::string& address) {
+        return CallOne(address, tls, &Stub::Fleet, request, shards.size() > 1);
       });
-  if (!views.ok()) return views.status();
-  return report::MergeFleetViews(*views, kWorstJobs);
+  if (!answers.ok()) return answers.status();
+  absl::StatusOr<report::CapacityMerge> how = CapacityMergeOf(shards, *answers);
+  if (!how.ok()) return how.status();
+  std::vector<core::FleetView> views;
+  for (size_t i = 0; i < answers->size(); ++i) {
+    auto view = report::FleetViewFromProto((*answers)[i]);
+    if (!view.ok()) return Named(shards.address(i), view.status());
+    views.push_back(*std::move(view));
+  }
+  return report::MergeFleetViews(views, kWorstJobs, *how);
 }
 
 }  // namespace
@@ -189,7 +201,9 @@ absl::StatusOr<v1::SummaryResponse> FetchSummary(const ShardMap& shards,
                        shards.size() > 1);
       });
   if (!answers.ok()) return answers.status();
-  return report::MergeSummaries(*answers, request.worst_jobs());
+  absl::StatusOr<report::CapacityMerge> how = CapacityMergeOf(shards, *answers);
+  if (!how.ok()) return how.status();
+  return report::MergeSummaries(*answers, request.worst_jobs(), *how);
 }
 
 int PrintReport(const ShardMap& shards, const v1::ReportRequest& request,

@@ -31,6 +31,10 @@ struct MetricsOptions {
   size_t max_job_series = 1000;
   int64_t ended_job_grace_ns = 900 * kNanosPerSecond;
   std::vector<std::string> segment_labels;  // --segment_labels keys
+  // --shard's "I/N": the capacity counter's `capacity_shard` label, so that
+  // the recording rules add the shards' capacities (docs/scaling.md);
+  // empty: no such label.
+  std::string capacity_shard;
 };
 
 // The FleetMetricsState layout that SaveState writes and LoadState reads.

@@ -113,7 +113,13 @@ void FleetMetrics::FleetFamilies(std::vector<MetricFamilyData>* out) const {
   auto capacity = NewFamily("goodput_capacity_chip_seconds_total",
                             "Host capacity chip-seconds from heartbeats.",
                             MetricKind::kCounter);
-  for (const auto& [a, v] : capacity_) Add(&capacity, {{"accelerator", a}}, v);
+  for (const auto& [a, v] : capacity_) {
+    MetricLabels labels = {{"accelerator", a}};
+    if (!options_.capacity_shard.empty()) {
+      labels = With(labels, "capacity_shard", options_.capacity_shard);
+    }
+    Add(&capacity, labels, v);
+  }
   auto jobs = NewFamily("goodput_jobs", "Jobs by state.", MetricKind::kGauge);
   for (const auto& [s, v] : jobs_by_state_) Add(&jobs, {{"state", s}}, v);
   auto no_chips = NewFamily("goodput_jobs_without_chips",

@@ -532,6 +532,29 @@ TEST(FleetMetricsTest, ARebuildNeverLowersCountersAndCountsTheClamp) {
             20);
 }
 
+// goodputd --shard=I/N: the capacity counter carries capacity_shard, so
+// the recording rules add the shards' own hosts' capacities up; without
+// it the counter has no such label (cluster instances: taken once).
+TEST(FleetMetricsTest, AShardLabelsItsCapacity) {
+  Config config;
+  MetricsOptions options;
+  options.capacity_shard = "1/3";
+  FleetMetrics shard(&config, options);
+  shard.Begin();
+  shard.Finish({{"tpu-v5p", 320}}, T("2026-11-22T10:00:40Z"));
+  EXPECT_EQ(*Value(shard.Families(), "goodput_capacity_chip_seconds_total",
+                   {{"accelerator", "tpu-v5p"}, {"capacity_shard", "1/3"}}),
+            320);
+  FleetMetrics one(&config, MetricsOptions());
+  one.Begin();
+  one.Finish({{"tpu-v5p", 320}}, T("2026-11-22T10:00:40Z"));
+  for (const MetricFamilyData& f : one.Families()) {
+    if (f.name != "goodput_capacity_chip_seconds_total") continue;
+    ASSERT_EQ(f.samples.size(), 1u);
+    EXPECT_EQ(f.samples[0].labels, (MetricLabels{{"accelerator", "tpu-v5p"}}));
+  }
+}
+
 TEST(FleetMetricsTest, CapacityRatiosOverTheWindow) {
   Config config;
   FleetMetrics metrics(&config, MetricsOptions());

@@ -114,6 +114,8 @@ def _ingest_families():
         "goodput_dead_letters_total": ("counter", [("", _counter(0.5))]),
         "goodput_agent_last_seen_timestamp_seconds": (
             "gauge", [('agent_id="agent-1"', lambda t: time.time())]),
+        "goodput_agent_last_heartbeat_timestamp_seconds": (
+            "gauge", [('agent_id="agent-1"', lambda t: time.time())]),
         "goodput_ingest_lag_seconds": ("gauge", [("", _const(0.5))]),
         "goodput_limit_rejected_total": ("counter", [
             ('limit="%s"' % limit, _counter(0.1 if limit == "agent_rate"

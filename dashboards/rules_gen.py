@@ -80,8 +80,11 @@ def _ratio_rules(level, window):
     ]
     if level in ("fleet", "accelerator"):
         rules += [
-            # Every shard gets every heartbeat (docs/scaling.md): take
-            # the capacity once, the max over the shards, then sum.
+            # A shard (goodputd --shard=I/N) exports its own hosts'
+            # capacity, labelled capacity_shard="I/N": the max without
+            # instance keeps the shards apart and the sum adds them up.
+            # Cluster instances (and older shards) export every host's,
+            # unlabelled: the max takes it once (docs/scaling.md).
             _rule(name("capacity_chip_seconds"),
                   "%s(max without (instance, goodputd_grpc) "
                   "(rate(goodput_capacity_chip_seconds_total[%s])))" %

@@ -34,6 +34,45 @@ void CapacityToProto(const core::FleetReport& report,
   }
 }
 
+absl::StatusOr<CapacityMerge> CapacityMergeOf(
+    const std::vector<std::string>& addresses,
+    const std::vector<std::string>& capacity_hosts) {
+  const size_t n = addresses.size();
+  if (n <= 1) return CapacityMerge::kSum;
+  if (std::all_of(capacity_hosts.begin(), capacity_hosts.end(),
+                  [](const std::string& h) { return h == "all"; })) {
+    return CapacityMerge::kOnce;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const std::string want = absl::StrCat(i, "/", n);
+    if (capacity_hosts[i] == want) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        addresses[i], " (entry ", i + 1, " of the ", n,
+        "-shard list) keeps the heartbeats of hosts \"", capacity_hosts[i],
+        "\", not of shard ", want,
+        ": start each shard with --shard=I/N, I its entry (from 0) and N "
+        "the list's length (docs/scaling.md)"));
+  }
+  return CapacityMerge::kSum;
+}
+
+namespace {
+
+// The shards' capacities merged as `how`.
+std::map<std::string, double> MergeCapacity(
+    const std::vector<ShardAnswer>& shards, CapacityMerge how) {
+  std::map<std::string, double> capacity;
+  for (const ShardAnswer& shard : shards) {
+    for (const auto& [accelerator, v] : shard.report.capacity_chip_seconds()) {
+      capacity[accelerator] += v;
+    }
+    if (how == CapacityMerge::kOnce) break;
+  }
+  return capacity;
+}
+
+}  // namespace
+
 absl::StatusOr<core::FleetReport> MergeShardReports(
     const std::vector<ShardAnswer>& shards, int64_t as_of_ns,
     std::optional<int64_t> since_ns) {
@@ -55,14 +94,17 @@ absl::StatusOr<core::FleetReport> MergeShardReports(
       jobs.push_back(*std::move(job));
     }
   }
-  std::map<std::string, double> capacity;
-  if (!shards.empty()) {
-    const auto& c = shards[0].report.capacity_chip_seconds();
-    capacity.insert(c.begin(), c.end());
+  std::vector<std::string> addresses, hosts;
+  for (const ShardAnswer& shard : shards) {
+    addresses.push_back(shard.address);
+    hosts.push_back(shard.report.capacity_hosts());
   }
+  absl::StatusOr<CapacityMerge> how = CapacityMergeOf(addresses, hosts);
+  if (!how.ok()) return how.status();
   core::Config config;
   if (since_ns) config.since_ns = *since_ns;
-  return core::BuildFleetReport(config, as_of_ns, std::move(jobs), capacity);
+  return core::BuildFleetReport(config, as_of_ns, std::move(jobs),
+                                MergeCapacity(shards, *how));
 }
 
 core::JobsView MergeJobsViews(const std::vector<core::JobsView>& shards,
@@ -80,7 +122,8 @@ core::JobsView MergeJobsViews(const std::vector<core::JobsView>& shards,
   return out;
 }
 
-void AddTotals(const core::Totals& from, core::Totals* to) {
+void AddTotals(const core::Totals& from, core::Totals* to,
+               CapacityMerge capacity) {
   for (int i = 0; i < core::kNumCategories; ++i) {
     to->chip_seconds[i] += from.chip_seconds[i];
     to->cost_usd[i] += from.cost_usd[i];
@@ -91,7 +134,10 @@ void AddTotals(const core::Totals& from, core::Totals* to) {
   to->total_chip_seconds += from.total_chip_seconds;
   to->ideal_chip_seconds += from.ideal_chip_seconds;
   to->costed_productive_chip_seconds += from.costed_productive_chip_seconds;
-  if (!to->capacity_chip_seconds) {
+  if (capacity == CapacityMerge::kSum && from.capacity_chip_seconds) {
+    to->capacity_chip_seconds =
+        to->capacity_chip_seconds.value_or(0) + *from.capacity_chip_seconds;
+  } else if (!to->capacity_chip_seconds) {
     to->capacity_chip_seconds = from.capacity_chip_seconds;
   }
   to->jobs += from.jobs;
@@ -100,7 +146,7 @@ void AddTotals(const core::Totals& from, core::Totals* to) {
 }
 
 core::FleetView MergeFleetViews(const std::vector<core::FleetView>& shards,
-                                size_t worst) {
+                                size_t worst, CapacityMerge capacity) {
   if (shards.size() == 1) return shards[0];
   core::FleetView out;
   if (shards.empty()) return out;
@@ -109,9 +155,9 @@ core::FleetView MergeFleetViews(const std::vector<core::FleetView>& shards,
   out.by = shards[0].by;
   std::vector<const core::JobReport*> jobs;
   for (const core::FleetView& shard : shards) {
-    AddTotals(shard.fleet, &out.fleet);
+    AddTotals(shard.fleet, &out.fleet, capacity);
     for (const auto& [value, totals] : shard.segments) {
-      AddTotals(totals, &out.segments[value]);
+      AddTotals(totals, &out.segments[value], capacity);
     }
     for (const core::JobReport& job : shard.worst_jobs) jobs.push_back(&job);
   }
@@ -160,7 +206,8 @@ absl::Status MergeWorst(const std::vector<v1::SummaryResponse>& shards,
 }  // namespace
 
 absl::StatusOr<v1::SummaryResponse> MergeSummaries(
-    const std::vector<v1::SummaryResponse>& shards, size_t worst) {
+    const std::vector<v1::SummaryResponse>& shards, size_t worst,
+    CapacityMerge capacity) {
   if (shards.size() == 1) return shards[0];
   core::Totals sums;
   v1::SummaryResponse out;
@@ -168,7 +215,7 @@ absl::StatusOr<v1::SummaryResponse> MergeSummaries(
   for (const v1::SummaryResponse& shard : shards) {
     absl::StatusOr<core::Totals> totals = TotalsFromProto(shard.fleet());
     if (!totals.ok()) return totals.status();
-    AddTotals(*totals, &sums);
+    AddTotals(*totals, &sums, capacity);
     for (const auto& [state, n] : shard.jobs_by_state()) {
       (*out.mutable_jobs_by_state())[state] += n;
     }

@@ -3,8 +3,10 @@
 // drill-down views of several shards. goodputd writes the form (streamed
 // by Query.Report); goodputctl merges, also the answers of a single server
 // (a shard list of one): it concatenates the
-// jobs (disjoint: each job lives on the shard of its job_id), takes the
-// capacity once (every shard has every heartbeat) and aggregates with
+// jobs (disjoint: each job lives on the shard of its job_id), sums the
+// capacity (disjoint: each host's heartbeats live on its capacity shard),
+// or takes it once from cluster instances (each applies every heartbeat),
+// and aggregates with
 // core::BuildFleetReport, the function replay and goodputd use, so the
 // merged report equals the report of one server holding every event.
 // Stateless, thread-safe functions.
@@ -29,6 +31,20 @@ v1::ShardReport ToShardReport(const core::FleetReport& report);
 void CapacityToProto(const core::FleetReport& report,
                      google::protobuf::Map<std::string, double>* out);
 
+// How the shards' capacities combine: added up (each covers its own hosts)
+// or taken once (each covers every host).
+enum class CapacityMerge { kSum, kOnce };
+
+// The merge of the capacities of a list of shards (`addresses`, in list
+// order) from what each says it covers (`capacity_hosts`, ShardReport's):
+// kSum when entry I of N entries says "I/N" (goodputd --shard=I/N) or the
+// list has one entry; kOnce when every entry says "all" (cluster mode);
+// else FailedPrecondition naming the first entry that does not fit and
+// the flag that fixes it, since a sum or a max would then be wrong.
+absl::StatusOr<CapacityMerge> CapacityMergeOf(
+    const std::vector<std::string>& addresses,
+    const std::vector<std::string>& capacity_hosts);
+
 // One shard's answer and the address it came from (for errors).
 struct ShardAnswer {
   std::string address;
@@ -38,7 +54,7 @@ struct ShardAnswer {
 // The report of all `shards` as of `as_of_ns` over [since_ns, as_of_ns]:
 // FailedPrecondition naming the job and both shards if a job is on two
 // (agents disagree on the shard list); InvalidArgument for a malformed
-// shard job. Capacity comes from the first shard.
+// shard job; CapacityMergeOf's error. Capacity: CapacityMergeOf's merge.
 absl::StatusOr<core::FleetReport> MergeShardReports(
     const std::vector<ShardAnswer>& shards, int64_t as_of_ns,
     std::optional<int64_t> since_ns);
@@ -52,23 +68,26 @@ core::JobsView MergeJobsViews(const std::vector<core::JobsView>& shards,
                               const core::JobFilter& filter);
 
 // The `fleet` view of all shards from each shard's view of the same
-// dimension: totals summed per set (capacity, the same on every shard,
-// taken once), the `worst` jobs of all. Equal to one server's up to
-// floating-point rounding of the sums.
+// dimension: totals summed per set (capacity merged as `capacity`), the
+// `worst` jobs of all. Equal to one server's up to floating-point rounding
+// of the sums.
 core::FleetView MergeFleetViews(const std::vector<core::FleetView>& shards,
-                                size_t worst);
+                                size_t worst, CapacityMerge capacity);
 
 // The summary of all shards: totals summed (then ratios and badput from
 // the sums), jobs by state summed, the `worst` (0 = 10) jobs of all, the
 // ingest counters summed but `agents` and `last_agent_seen`, the largest
-// of any shard (an agent may send to every shard). One summary is kept as
-// it is. InvalidArgument for a malformed one.
+// of any shard (an agent may send to every shard), the capacity merged as
+// `capacity`. One summary is kept as it is. InvalidArgument for a
+// malformed one.
 absl::StatusOr<v1::SummaryResponse> MergeSummaries(
-    const std::vector<v1::SummaryResponse>& shards, size_t worst);
+    const std::vector<v1::SummaryResponse>& shards, size_t worst,
+    CapacityMerge capacity);
 
-// Adds `from`'s sums and counts to `to`; the capacity is taken from `from`
-// if `to` has none (every shard knows the same capacity).
-void AddTotals(const core::Totals& from, core::Totals* to);
+// Adds `from`'s sums and counts to `to`; the capacity is added (kSum) or
+// taken from `from` if `to` has none (kOnce).
+void AddTotals(const core::Totals& from, core::Totals* to,
+               CapacityMerge capacity);
 
 // The filter of a Query.Jobs request (goodputd's and goodputctl's over a
 // shard list): InvalidArgument naming a bad state, a bad dimension, then a

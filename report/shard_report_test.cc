@@ -1,6 +1,7 @@
 // Merging shard reports gives the report of one server with every event:
-// examples/fleet.jsonl split by job over three "shards" (three replays)
-// and merged equals its replay, byte for byte.
+// examples/fleet.jsonl split by job, and its heartbeats by host, over three
+// "shards" (three replays) and merged equals its replay, byte for byte
+// (capacity too: the shards' capacities add up to the fleet's exactly).
 #include "report/shard_report.h"
 
 #include <fstream>
@@ -57,17 +58,34 @@ core::FleetReport Replay(const std::string& text,
   return result->report;
 }
 
-// The lines of `lines` each shard of `map` gets (heartbeats to all).
+// The lines of `lines` each shard of `map` gets: a job's events its job's
+// shard, a heartbeat its host's capacity shard, others (HOSTS or FLEET
+// exclusions) every shard.
 std::vector<std::string> Split(const std::vector<std::string>& lines,
                                const ShardMap& map) {
   std::vector<std::string> out(map.size());
   for (const std::string& line : lines) {
-    const std::string job = nlohmann::json::parse(line).value("job_id", "");
-    for (size_t s = 0; s < map.size(); ++s) {
-      if (job.empty() || map.ShardOf(job) == s) out[s] += line + "\n";
-    }
+    const nlohmann::json e = nlohmann::json::parse(line);
+    const std::string job = e.value("job_id", "");
+    const std::vector<size_t> to = e.contains("heartbeat")
+                                       ? map.ShardsFor(job, e.value("host", ""))
+                                       : map.ShardsFor(job);
+    for (size_t s : to) out[s] += line + "\n";
   }
   return out;
+}
+
+// Replays of the shards of `lines` as of `t`, over [since, t].
+std::vector<core::FleetReport> ReplayShards(
+    const std::vector<std::string>& lines, const ShardMap& map, int64_t t,
+    std::optional<int64_t> since) {
+  std::vector<core::FleetReport> parts;
+  for (const std::string& part : Split(lines, map)) {
+    parts.push_back(Replay(part, t, since));
+    EXPECT_TRUE(parts.back().fleet.capacity_chip_seconds.value_or(0) > 0)
+        << "shard " << parts.size() - 1 << " has no host";
+  }
+  return parts;
 }
 
 class ShardReportTest : public ::testing::TestWithParam<bool> {};
@@ -87,11 +105,13 @@ TEST_P(ShardReportTest, MergedShardsEqualOneServer) {
   const ShardMap map({"a:1", "b:2", "c:3"});
   std::vector<ShardAnswer> answers;
   size_t jobs = 0;
+  const std::vector<core::FleetReport> parts =
+      ReplayShards(lines, map, t, since);
   for (size_t s = 0; s < map.size(); ++s) {
-    const core::FleetReport part = Replay(Split(lines, map)[s], t, since);
-    ASSERT_FALSE(part.jobs.empty()) << "shard " << s << " has no job";
-    jobs += part.jobs.size();
-    answers.push_back({map.address(s), ToShardReport(part)});
+    ASSERT_FALSE(parts[s].jobs.empty()) << "shard " << s << " has no job";
+    jobs += parts[s].jobs.size();
+    answers.push_back({map.address(s), ToShardReport(parts[s])});
+    answers.back().report.set_capacity_hosts(absl::StrCat(s, "/3"));
   }
   EXPECT_EQ(jobs, whole.jobs.size());
   absl::StatusOr<core::FleetReport> merged =
@@ -134,10 +154,8 @@ TEST_P(ShardReportTest, MergedViewsEqualOneServers) {
                  : std::nullopt;
   const core::FleetReport whole = Replay(all, t, since);
   const ShardMap map({"a:1", "b:2", "c:3"});
-  std::vector<core::FleetReport> parts;
-  for (size_t s = 0; s < map.size(); ++s) {
-    parts.push_back(Replay(Split(lines, map)[s], t, since));
-  }
+  const std::vector<core::FleetReport> parts =
+      ReplayShards(lines, map, t, since);
   core::Config config;
   for (core::JobSort sort : {core::JobSort::kLost, core::JobSort::kJobId,
                              core::JobSort::kChips, core::JobSort::kMpg}) {
@@ -160,7 +178,7 @@ TEST_P(ShardReportTest, MergedViewsEqualOneServers) {
     fleets.push_back(*core::MakeFleetView(part, "accelerator", 5));
   }
   const core::FleetView want = *core::MakeFleetView(whole, "accelerator", 5);
-  const core::FleetView got = MergeFleetViews(fleets, 5);
+  const core::FleetView got = MergeFleetViews(fleets, 5, CapacityMerge::kSum);
   ExpectTotalsNear(got.fleet, want.fleet);
   ASSERT_EQ(got.segments.size(), want.segments.size());
   for (const auto& [value, totals] : want.segments) {
@@ -178,14 +196,16 @@ TEST(MergeSummariesTest, MergedSummariesEqualOneServers) {
   const core::FleetReport whole = Replay(all, t, std::nullopt);
   const ShardMap map({"a:1", "b:2", "c:3"});
   std::vector<v1::SummaryResponse> parts;
-  for (size_t s = 0; s < map.size(); ++s) {
-    parts.push_back(
-        SummaryFromReport(Replay(Split(lines, map)[s], t, std::nullopt), 3));
+  for (const core::FleetReport& part :
+       ReplayShards(lines, map, t, std::nullopt)) {
+    const size_t s = parts.size();
+    parts.push_back(SummaryFromReport(part, 3));
     parts.back().mutable_ingest()->set_accepted_events(10);
     parts.back().mutable_ingest()->set_agents(static_cast<int64_t>(s + 1));
   }
   const v1::SummaryResponse want = SummaryFromReport(whole, 3);
-  absl::StatusOr<v1::SummaryResponse> got = MergeSummaries(parts, 3);
+  absl::StatusOr<v1::SummaryResponse> got =
+      MergeSummaries(parts, 3, CapacityMerge::kSum);
   ASSERT_TRUE(got.ok()) << got.status();
   ExpectTotalsNear(*TotalsFromProto(got->fleet()),
                    *TotalsFromProto(want.fleet()));
@@ -206,6 +226,64 @@ TEST(MergeSummariesTest, MergedSummariesEqualOneServers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTimeAndWindow, ShardReportTest, ::testing::Bool());
+
+// Capacity adds up over shards that each keep their own hosts' heartbeats
+// and is taken once from cluster instances, which each keep every one.
+TEST(CapacityMergeTest, SumsOwnHostsTakesEveryHostOnce) {
+  const std::vector<std::string> list = {"a:1", "b:2", "c:3"};
+  EXPECT_EQ(*CapacityMergeOf(list, {"0/3", "1/3", "2/3"}), CapacityMerge::kSum);
+  EXPECT_EQ(*CapacityMergeOf(list, {"all", "all", "all"}),
+            CapacityMerge::kOnce);
+  EXPECT_EQ(*CapacityMergeOf({"a:1"}, {""}), CapacityMerge::kSum);
+  EXPECT_EQ(*CapacityMergeOf({"a:1"}, {"all"}), CapacityMerge::kSum);
+}
+
+// A shard without --shard (or older: it may hold every host's heartbeats),
+// or one whose --shard is not its entry in the list, fails the merge by
+// name: a sum would count hosts twice or miss some.
+TEST(CapacityMergeTest, AShardThatDoesNotFitIsNamed) {
+  const std::vector<std::string> list = {"a:1", "b:2", "c:3"};
+  EXPECT_EQ(CapacityMergeOf(list, {"0/3", "", "2/3"}).status().message(),
+            "b:2 (entry 2 of the 3-shard list) keeps the heartbeats of hosts "
+            "\"\", not of shard 1/3: start each shard with --shard=I/N, I its "
+            "entry (from 0) and N the list's length (docs/scaling.md)");
+  EXPECT_EQ(CapacityMergeOf(list, {"0/3", "2/3", "1/3"}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(CapacityMergeOf(list, {"0/2", "1/2", "2/3"}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(CapacityMergeOf(list, {"all", "1/3", "2/3"}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  std::vector<ShardAnswer> answers(3);
+  for (size_t s = 0; s < 3; ++s) answers[s].address = list[s];
+  answers[0].report.set_capacity_hosts("0/3");
+  EXPECT_EQ(MergeShardReports(answers, 0, std::nullopt).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+// Fleet views and summaries of cluster instances (each every host's
+// capacity) take it once; of shards (each its own hosts') add it up.
+TEST(CapacityMergeTest, ViewsAndSummariesMergeCapacityAsTold) {
+  core::FleetView view;
+  view.fleet.capacity_chip_seconds = 100;
+  view.segments["tpu"].capacity_chip_seconds = 100;
+  EXPECT_EQ(MergeFleetViews({view, view}, 0, CapacityMerge::kOnce)
+                .fleet.capacity_chip_seconds,
+            100);
+  const core::FleetView sum =
+      MergeFleetViews({view, view, core::FleetView()}, 0, CapacityMerge::kSum);
+  EXPECT_EQ(sum.fleet.capacity_chip_seconds, 200);
+  EXPECT_EQ(sum.segments.at("tpu").capacity_chip_seconds, 200);
+  v1::SummaryResponse part;
+  *part.mutable_fleet() = TotalsToProto(view.fleet);
+  EXPECT_EQ(MergeSummaries({part, part}, 0, CapacityMerge::kSum)
+                ->fleet()
+                .capacity_chip_seconds(),
+            200);
+  EXPECT_EQ(MergeSummaries({part, part}, 0, CapacityMerge::kOnce)
+                ->fleet()
+                .capacity_chip_seconds(),
+            100);
+}
 
 // Jobs of 8 chips, each one productive minute, by (id, accelerator).
 std::vector<core::JobReport> ProductiveMinutes(

@@ -99,6 +99,7 @@ absl::Status Goodputd::OpenAndRecover(Clock* clock) {
   ingestor_->set_ended_job_grace(options_.metrics.ended_job_grace_ns);
   ingestor_->set_max_sequence_jump(options_.max_sequence_jump);
   ingestor_->set_agent_series_ttl(options_.agent_series_ttl_ns);
+  if (options_.shard) ingestor_->set_shard(*options_.shard);
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
   health_->Watch(ingestor_.get());
   // Recovery's transient memory (every stored snapshot and state) is
@@ -131,6 +132,7 @@ void Goodputd::MakeServices(Clock* clock) {
   query_service_ =
       std::make_unique<QueryService>(ingestor_.get(), store_.get(), clock,
                                      admission_.get(), query_pool_.get());
+  query_service_->set_capacity_hosts(CapacityHosts());
   query_service_->set_segment_rate([this](const std::string& accelerator) {
     MetricsSource* source = ready_source_.load();
     return source == nullptr ? 0.0 : source->InterruptionRate(accelerator);
@@ -337,9 +339,17 @@ absl::Status Goodputd::StartHttp() {
   return absl::OkStatus();
 }
 
+std::string Goodputd::CapacityHosts() const {
+  if (!options_.cluster.urls.empty()) return "all";
+  if (!options_.shard) return "";
+  return absl::StrCat(options_.shard->index, "/", options_.shard->count);
+}
+
 void Goodputd::PublishMetrics(Clock* clock) {
+  core::MetricsOptions metrics = options_.metrics;
+  if (options_.shard) metrics.capacity_shard = CapacityHosts();
   metrics_source_ = std::make_unique<MetricsSource>(
-      &options_.config, options_.metrics, ingestor_.get(), clock, limits_.get(),
+      &options_.config, metrics, ingestor_.get(), clock, limits_.get(),
       tokens_.get(), store_.get(), guard_.get(), log_);
   metrics_source_->set_store_damage(store_damaged_, store_lost_batches_);
   metrics_source_->set_streams(streams_.get());

@@ -35,6 +35,7 @@
 #include "util/clock.h"
 #include "util/grpc_credentials.h"
 #include "util/logger.h"
+#include "util/shard_map.h"
 
 namespace goodput::server {
 
@@ -104,6 +105,10 @@ struct GoodputdOptions {
   // go to the replicated log, and this instance applies the partitions it
   // holds. `cluster.urls` empty: the embedded mode.
   ClusterOptions cluster;
+  // --shard=I/N (docs/scaling.md): entry I of an N-shard --server list;
+  // keeps only its own hosts' heartbeats (Ingestor::set_shard) and says so
+  // in its answers and its capacity counter's labels. nullopt: every one.
+  std::optional<ShardPosition> shard;
   // Tests: called with the metrics port once /healthz and /readyz are
   // served and the store is open, before the live state is recovered.
   std::function<void(int metrics_port)> before_recovery;
@@ -160,6 +165,10 @@ class Goodputd {
   absl::Status JoinCluster();
   // How this instance calls the others (its TLS flags; docs/security.md).
   absl::StatusOr<std::unique_ptr<PeerClient>> MakePeerClient() const;
+  // What the answers say of whose heartbeats the capacity covers
+  // (QueryService::set_capacity_hosts): "all" in cluster mode, "I/N" with
+  // --shard, else empty.
+  std::string CapacityHosts() const;
   void PublishMetrics(Clock* clock);
   // /metrics' families, or Unavailable until recovery is done.
   absl::StatusOr<std::vector<core::MetricFamilyData>> CollectMetrics() const;

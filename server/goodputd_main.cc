@@ -41,7 +41,7 @@ struct Flags {
       shutdown_grace, log_format, catalog, cluster, cluster_partitions,
       cluster_lease_ttl, cluster_id, cluster_replicas, cluster_advertise,
       cluster_tls_ca, cluster_tls_server_name, cluster_snapshot_events,
-      cluster_snapshot_interval;
+      cluster_snapshot_interval, shard;
   goodput::server::SecurityFlags security;
 };
 
@@ -192,6 +192,21 @@ absl::Status ParseCluster(const Flags& flags,
                                   absl::Seconds(1), &c->lease_ttl_ns);
 }
 
+// --shard=I/N (docs/scaling.md); not with --cluster, whose instances each
+// apply every heartbeat.
+absl::Status ParseShard(const Flags& flags,
+                        goodput::server::GoodputdOptions* options) {
+  if (!flags.shard) return absl::OkStatus();
+  if (flags.cluster) {
+    return absl::InvalidArgumentError(
+        "--shard: not with --cluster (every instance keeps every heartbeat)");
+  }
+  auto shard = goodput::ParseShardPosition(*flags.shard, "--shard");
+  if (!shard.ok()) return shard.status();
+  options->shard = *shard;
+  return absl::OkStatus();
+}
+
 // Fills `options` from `flags`; an error names the flag.
 absl::Status ToOptions(const Flags& flags,
                        goodput::server::GoodputdOptions* options) {
@@ -228,6 +243,7 @@ absl::Status ToOptions(const Flags& flags,
   if (absl::Status s = ParseCluster(flags, &options->cluster); !s.ok()) {
     return s;
   }
+  if (absl::Status s = ParseShard(flags, options); !s.ok()) return s;
   return ToMetricsOptions(flags, options);
 }
 
@@ -283,6 +299,10 @@ void AddFlags(goodput::FlagParser* parser, Flags* flags) {
   parser->AddString("log_format", "text|json", &flags->log_format,
                     "log lines: text (default) or one JSON object per line "
                     "(time, level, component, message, fields)");
+  parser->AddString("shard", "I/N", &flags->shard,
+                    "this server is entry I (from 0) of the agents' N-entry "
+                    "--server list: keep only the heartbeats of its own "
+                    "hosts (docs/scaling.md; default: every heartbeat)");
   parser->AddString("cluster", "nats://HOST:PORT[,...]", &flags->cluster,
                     "cluster mode on NATS JetStream: agents' batches go to "
                     "a replicated log, instances share its partitions "

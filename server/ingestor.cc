@@ -289,10 +289,15 @@ absl::StatusOr<v1::Ack> Ingestor::IngestLocked(v1::Batch* batch_ptr,
   acked = batch.sequence();
   fingerprints_.Record(batch.agent_id(), batch.sequence(), print);
   if (fault_hook_) fault_hook_("after_store");
+  SeeHeartbeats(batch.agent_id(), write.accepted, now_ns);
   live_->ApplyBatch(*batch_id, &write.accepted);
   last_batch_id_ = *batch_id;
   stats_.accepted_events += ack.accepted();
   stats_.rejected_events += ack.rejections_size();
+  // The rest were left out (OtherShardsHeartbeat).
+  stats_.other_shard_heartbeats += int64_t{batch.events_size()} -
+                                   int64_t{ack.accepted()} -
+                                   ack.rejections_size();
   SaveSnapshots();
   SaveJobStates(/*all=*/false);
   // Best effort: a restart scans more.
@@ -370,6 +375,16 @@ void Ingestor::SeeAgent(const std::string& agent, int64_t now_ns) {
   ExpireAgents(now_ns);
 }
 
+void Ingestor::SeeHeartbeats(const std::string& agent,
+                             const std::vector<v1::Event>& accepted,
+                             int64_t now_ns) {
+  for (const v1::Event& e : accepted) {
+    if (!e.has_heartbeat()) continue;
+    stats_.agent_last_heartbeat_ns[agent] = now_ns;
+    return;
+  }
+}
+
 void Ingestor::ExpireAgents(int64_t now_ns) {
   if (!agent_series_ttl_ns_) return;
   std::map<std::string, int64_t>& seen = stats_.agent_last_seen_ns;
@@ -377,6 +392,7 @@ void Ingestor::ExpireAgents(int64_t now_ns) {
     const bool silent = now_ns - it->second > *agent_series_ttl_ns_;
     stats_.expired_agent_series += silent ? 1 : 0;
     if (silent) fingerprints_.Forget(it->first);
+    if (silent) stats_.agent_last_heartbeat_ns.erase(it->first);
     it = silent ? seen.erase(it) : std::next(it);
   }
 }
@@ -393,6 +409,7 @@ void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
   write->accepted.reserve(batch.events_size());
   for (int i = 0; i < batch.events_size(); ++i) {
     const v1::Event& e = batch.events(i);
+    if (OtherShardsHeartbeat(e)) continue;
     absl::Status s = codec::ValidateEvent(e, limits_);
     if (!s.ok() && job_limits_ != nullptr) job_limits_->CountInvalidEvent(s);
     bool held = false;
@@ -610,6 +627,16 @@ void Ingestor::set_fault_hook(FaultHook hook) {
 void Ingestor::set_limits(IngestLimits* limits) {
   absl::MutexLock lock(&mu_);
   job_limits_ = limits;
+}
+
+bool Ingestor::OtherShardsHeartbeat(const v1::Event& e) const {
+  return shard_ && e.has_heartbeat() &&
+         CapacityShardOf(e.host(), shard_->count) != shard_->index;
+}
+
+void Ingestor::set_shard(ShardPosition shard) {
+  absl::MutexLock lock(&mu_);
+  shard_ = shard;
 }
 
 void Ingestor::set_check_event_times(bool check) {

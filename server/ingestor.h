@@ -20,6 +20,7 @@
 #include "server/live_state.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
+#include "util/shard_map.h"
 
 namespace goodput::server {
 
@@ -31,6 +32,10 @@ struct IngestStats {
   int64_t rejected_events = 0;  // kept as dead letters
   int64_t failed_batches = 0;   // not stored (the agent retries)
   std::map<std::string, int64_t> agent_last_seen_ns;  // server clock
+  // Of the agents' last stored batch with a heartbeat (a subset of the
+  // above: with a shard list, only the pipeline of the host's capacity
+  // shard sends them; GoodputAgentSilent watches these).
+  std::map<std::string, int64_t> agent_last_heartbeat_ns;
   int64_t expired_agent_series = 0;  // agents dropped from the map above
   int64_t sequence_jumps = 0;        // batches refused by the jump limit
   // Batches refused because an acknowledged sequence came with other
@@ -46,6 +51,9 @@ struct IngestStats {
                                      // more), and failed heartbeat deletions
   int64_t fleet_batches_deleted = 0;  // batches whose heartbeats retention
                                       // deleted
+  // Heartbeats of hosts whose capacity shard is another (set_shard):
+  // neither stored nor answered, their own shard keeps them.
+  int64_t other_shard_heartbeats = 0;
 };
 
 // What probes ask of the ingest path (ServerHealth), kept apart from the
@@ -206,6 +214,13 @@ class Ingestor {
   // side turns it off: the accepting instance checked them on receipt, and
   // a partition may be applied long after (a takeover replays its log).
   void set_check_event_times(bool check);
+  // goodputd --shard=I/N: a heartbeat whose host's capacity shard
+  // (goodput::CapacityShardOf) is not I is left out of the batch (not
+  // stored, neither accepted nor rejected in the ack; counted in
+  // IngestStats::other_shard_heartbeats), so that the shards' capacities add
+  // up even when an agent sends every heartbeat to every shard. Default: keep
+  // every heartbeat.
+  void set_shard(ShardPosition shard);
   void set_fault_hook(FaultHook hook);
   // Applies --max_jobs from `limits` and counts the validator's size-limit
   // rejections there (not owned; null = no limit).
@@ -240,6 +255,9 @@ class Ingestor {
   // Fills `write` and `ack` with the judgement of each event of `batch`.
   void Judge(v1::Batch* batch, storage::BatchWrite* write, v1::Ack* ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether `e` is a heartbeat of another shard's host (set_shard).
+  bool OtherShardsHeartbeat(const v1::Event& e) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A duplicate's ack, or AlreadyExists if its events differ from those of
   // the batch acknowledged under its sequence (`print`).
   absl::StatusOr<v1::Ack> Duplicate(const v1::Batch& batch, uint64_t print)
@@ -249,6 +267,11 @@ class Ingestor {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records `agent`'s batch at `now_ns`, then ExpireAgents if due.
   void SeeAgent(const std::string& agent, int64_t now_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records `agent`'s batch at `now_ns` as its last heartbeat if
+  // `accepted` has one.
+  void SeeHeartbeats(const std::string& agent,
+                     const std::vector<v1::Event>& accepted, int64_t now_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Forgets agents silent longer than the series TTL.
   void ExpireAgents(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -323,6 +346,7 @@ class Ingestor {
   WindowStats window_stats_ ABSL_GUARDED_BY(mu_);
   uint64_t last_batch_id_ ABSL_GUARDED_BY(mu_) = 0;
   bool check_event_times_ ABSL_GUARDED_BY(mu_) = true;
+  std::optional<ShardPosition> shard_ ABSL_GUARDED_BY(mu_);
   std::optional<int64_t> retention_ns_ ABSL_GUARDED_BY(mu_);
   int64_t next_retention_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
   std::optional<int64_t> grace_ns_ ABSL_GUARDED_BY(mu_);

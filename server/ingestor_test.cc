@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 
@@ -883,6 +884,100 @@ TEST_F(IngestorTest, RetentionDeletesTheHeartbeatsARecordCovers) {
 )")),
        ++seq_);
   EXPECT_EQ(live_->stats().capacity_rebuilds_inexact, 1);
+}
+
+// Heartbeats of 12 hosts a minute for an hour (8 chips each, two
+// accelerators), as an agent that sends every heartbeat to every shard.
+std::vector<v1::Event> Heartbeats() {
+  std::vector<v1::Event> beats;
+  const int64_t ten = T("2026-11-22T10:00:00Z") / core::kNanosPerSecond;
+  for (int m = 0; m < 60; ++m) {
+    for (int h = 0; h < 12; ++h) {
+      v1::Event& e = beats.emplace_back();
+      e.mutable_time()->set_seconds(ten + 60 * m + h);
+      e.set_host(absl::StrCat("host-", h));
+      e.mutable_heartbeat()->set_chips(8);
+      e.mutable_heartbeat()->set_accelerator(h % 2 ? "tpu-v5p" : "h100");
+    }
+  }
+  return beats;
+}
+
+// Issue 16: with --shard=I/N a shard stores and applies only the
+// heartbeats of its own hosts (their capacity shard is I), even from an
+// agent that sends each to every shard; the others are left out of the
+// batch (neither accepted nor rejected) and counted. The N shards'
+// capacities then add up exactly to one server's with every heartbeat.
+TEST_F(IngestorTest, AShardKeepsOnlyItsHostsHeartbeatsAndTheyAddUp) {
+  const std::vector<v1::Event> beats = Heartbeats();
+  Send(beats, ++seq_);  // one server, no --shard: every heartbeat
+  std::map<std::string, double> want, sum;
+  const core::FleetReport whole = LiveReport(kAsOf);
+  for (const auto& [a, t] : whole.segments.at("accelerator")) {
+    want[a] = *t.capacity_chip_seconds;
+  }
+  int64_t stored_total = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    storage::MemoryEventStore store;
+    LiveState live(&config_, kLateness, &store);
+    Ingestor shard(&store, &live, &clock_, codec::ValidationLimits());
+    shard.set_shard(ShardPosition{i, 3});
+    ASSERT_TRUE(shard.Recover().ok());
+    v1::Batch batch;
+    batch.set_agent_id("old-agent");
+    batch.set_sequence(1);
+    for (const v1::Event& e : beats) *batch.add_events() = e;
+    absl::StatusOr<v1::Ack> ack = shard.Ingest(batch);
+    ASSERT_TRUE(ack.ok()) << ack.status();
+    EXPECT_EQ(ack->rejections_size(), 0);
+    int64_t stored = 0;
+    ASSERT_TRUE(store
+                    .ScanHeartbeats([&](uint64_t, std::vector<v1::Event>* e) {
+                      for (const v1::Event& b : *e) {
+                        EXPECT_EQ(CapacityShardOf(b.host(), 3), i) << b.host();
+                      }
+                      stored += static_cast<int64_t>(e->size());
+                      return absl::OkStatus();
+                    })
+                    .ok());
+    EXPECT_GT(stored, 0) << "shard " << i;
+    EXPECT_EQ(ack->accepted(), stored);
+    EXPECT_EQ(shard.stats().other_shard_heartbeats,
+              static_cast<int64_t>(beats.size()) - stored);
+    stored_total += stored;
+    absl::StatusOr<core::FleetReport> r = shard.Report(kAsOf, std::nullopt);
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (const auto& [a, t] : r->segments.at("accelerator")) {
+      sum[a] += t.capacity_chip_seconds.value_or(0);
+    }
+  }
+  EXPECT_EQ(stored_total, static_cast<int64_t>(beats.size()));  // each once
+  EXPECT_EQ(sum, want);                                         // exactly
+}
+
+// GoodputAgentSilent watches the agents' last stored heartbeat: an agent
+// pipeline that sends only job events (its host's heartbeats go to another
+// shard), or whose heartbeats this shard leaves out, has none.
+TEST_F(IngestorTest, AnAgentsLastHeartbeatIsKeptOnlyIfOneWasStored) {
+  const std::vector<v1::Event> beats = Heartbeats();
+  ingestor_->set_shard(ShardPosition{0, 3});
+  std::vector<v1::Event> own, others;
+  for (const v1::Event& e : beats) {
+    (CapacityShardOf(e.host(), 3) == 0 ? own : others).push_back(e);
+  }
+  ASSERT_FALSE(own.empty());
+  clock_.Advance(core::kNanosPerSecond);
+  Send({own[0]}, 1, "capacity-pipeline");
+  Send({others[0]}, 1, "old-agent");
+  Send(ParseEvents(Timeline(R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+)")),
+       1, "job-pipeline");
+  const IngestStats stats = ingestor_->stats();
+  EXPECT_EQ(stats.agent_last_seen_ns.size(), 3u);
+  EXPECT_EQ(stats.agent_last_heartbeat_ns,
+            (std::map<std::string, int64_t>{
+                {"capacity-pipeline", clock_.NowNanos()}}));
 }
 
 TEST_F(IngestorTest, EndedJobRecoversFromItsSnapshotAlone) {

@@ -61,6 +61,13 @@ void AddHealthFamilies(const IngestStats& s, const LiveState::Stats& live,
   for (const auto& [agent, ns] : s.agent_last_seen_ns) {
     AddSample(&seen, {{"agent_id", agent}}, static_cast<double>(ns) * 1e-9);
   }
+  auto beat = NewFamily("goodput_agent_last_heartbeat_timestamp_seconds",
+                        "Server time of the agent's last batch with a host "
+                        "heartbeat.",
+                        MetricKind::kGauge);
+  for (const auto& [agent, ns] : s.agent_last_heartbeat_ns) {
+    AddSample(&beat, {{"agent_id", agent}}, static_cast<double>(ns) * 1e-9);
+  }
   auto lag = NewFamily("goodput_ingest_lag_seconds",
                        "Server time minus the newest applied event time.",
                        MetricKind::kGauge);
@@ -69,6 +76,7 @@ void AddHealthFamilies(const IngestStats& s, const LiveState::Stats& live,
   }
   out->push_back(std::move(late));
   out->push_back(std::move(seen));
+  out->push_back(std::move(beat));
   out->push_back(std::move(lag));
 }
 
@@ -129,6 +137,12 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
       "deleted (a spaced fleet state record keeps the capacity before them).",
       MetricKind::kCounter);
   AddSample(&fleet_deleted, {}, s.fleet_batches_deleted);
+  auto other_shard = NewFamily(
+      "goodput_heartbeats_other_shard_total",
+      "Host heartbeats left out because their host's capacity shard is "
+      "another (--shard=I/N; an agent that sends them to every shard).",
+      MetricKind::kCounter);
+  AddSample(&other_shard, {}, s.other_shard_heartbeats);
   auto pending = NewFamily(
       "goodput_job_rebuilds_pending",
       "Jobs waiting in the late-event rebuild queue (their series lag until "
@@ -138,6 +152,7 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
   out->push_back(std::move(restores));
   out->push_back(std::move(read));
   out->push_back(std::move(records));
+  out->push_back(std::move(other_shard));
   out->push_back(std::move(fleet));
   out->push_back(std::move(fleet_deleted));
   out->push_back(std::move(pending));

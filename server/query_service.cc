@@ -69,6 +69,7 @@ grpc::Status WriteChunks(FetchedReport& report, size_t chunk_jobs,
   SetHeader(report.as_of_ns, report.since_ns, all.jobs_size(), &chunk);
   *chunk.mutable_part()->mutable_capacity_chip_seconds() =
       all.capacity_chip_seconds();
+  chunk.mutable_part()->set_capacity_hosts(all.capacity_hosts());
   auto* jobs = all.mutable_jobs();
   size_t next = 0;
   do {
@@ -91,6 +92,7 @@ grpc::Status WriteChunks(FetchedReport& report, size_t chunk_jobs,
 // would from a built message. No message is built per job, and nothing is
 // allocated per job (the part's bytes, one chunk's, are reused).
 grpc::Status WriteCoreChunks(const core::FleetReport& report, size_t chunk_jobs,
+                             const std::string& capacity_hosts,
                              grpc::ServerWriter<v1::ReportChunk>* writer) {
   const size_t total = report.jobs.size();
   std::string part;
@@ -102,6 +104,7 @@ grpc::Status WriteCoreChunks(const core::FleetReport& report, size_t chunk_jobs,
       SetHeader(report.as_of_ns, report.since_ns, total, &chunk);
       v1::ShardReport capacity;
       report::CapacityToProto(report, capacity.mutable_capacity_chip_seconds());
+      capacity.set_capacity_hosts(capacity_hosts);
       part = capacity.SerializeAsString();  // then the jobs: one ShardReport
       used = part.size();
     }
@@ -121,7 +124,7 @@ grpc::Status WriteCoreChunks(const core::FleetReport& report, size_t chunk_jobs,
 
 // The members' reports as one: their jobs (each once: FailedPrecondition
 // naming a job two sent) and the first one's capacity (every member applies
-// every heartbeat), as of and since as the first.
+// every heartbeat: "all"), as of and since as the first.
 absl::StatusOr<FetchedReport> Concat(std::vector<FetchedReport> parts) {
   FetchedReport out;
   if (parts.empty()) return out;
@@ -129,6 +132,7 @@ absl::StatusOr<FetchedReport> Concat(std::vector<FetchedReport> parts) {
   out.since_ns = parts[0].since_ns;
   *out.shard.mutable_capacity_chip_seconds() =
       parts[0].shard.capacity_chip_seconds();
+  out.shard.set_capacity_hosts(parts[0].shard.capacity_hosts());
   std::set<std::string> seen;
   for (FetchedReport& part : parts) {
     for (v1::JobReport& job : *part.shard.mutable_jobs()) {
@@ -260,8 +264,10 @@ absl::StatusOr<FetchedReport> QueryService::LocalReport(
   absl::StatusOr<core::FleetReport> report =
       LocalFleetReport(request, cancelled);
   if (!report.ok()) return report.status();
-  return FetchedReport{report->as_of_ns, report->since_ns,
-                       report::ToShardReport(*report)};
+  FetchedReport out{report->as_of_ns, report->since_ns,
+                    report::ToShardReport(*report)};
+  out.shard.set_capacity_hosts(capacity_hosts_);
+  return out;
 }
 
 absl::StatusOr<FetchedReport> QueryService::FanOutReport(
@@ -292,7 +298,7 @@ grpc::Status QueryService::Report(grpc::ServerContext* context,
     absl::StatusOr<core::FleetReport> report = Local<core::FleetReport>(
         context, [&] { return LocalFleetReport(one, cancelled); });
     if (!report.ok()) return ToGrpc(report.status());
-    return WriteCoreChunks(*report, chunk_jobs, writer);
+    return WriteCoreChunks(*report, chunk_jobs, capacity_hosts_, writer);
   });
 }
 
@@ -398,7 +404,9 @@ absl::StatusOr<v1::FleetResponse> QueryService::LocalFleet(
       Since(request.has_since(), request.since()),
       request.by().empty() ? "accelerator" : request.by(), cancelled);
   if (!view.ok()) return view.status();
-  return report::FleetViewToProto(*view);
+  v1::FleetResponse out = report::FleetViewToProto(*view);
+  out.set_capacity_hosts(capacity_hosts_);
+  return out;
 }
 
 absl::StatusOr<v1::FleetResponse> QueryService::FanOutFleet(
@@ -417,8 +425,10 @@ absl::StatusOr<v1::FleetResponse> QueryService::FanOutFleet(
     if (!view.ok()) return view.status();
     views.push_back(*std::move(view));
   }
-  return report::FleetViewToProto(
-      report::MergeFleetViews(views, kFleetWorstJobs));
+  v1::FleetResponse out = report::FleetViewToProto(report::MergeFleetViews(
+      views, kFleetWorstJobs, report::CapacityMerge::kOnce));
+  out.set_capacity_hosts(capacity_hosts_);
+  return out;
 }
 
 grpc::Status QueryService::Fleet(grpc::ServerContext* context,
@@ -452,6 +462,7 @@ absl::StatusOr<v1::SummaryResponse> QueryService::LocalSummary(
   }
   v1::SummaryResponse out = report::SummaryFromReport(*report, worst);
   *out.mutable_ingest() = Counters(ingestor_->stats());
+  out.set_capacity_hosts(capacity_hosts_);
   return out;
 }
 
@@ -465,7 +476,10 @@ absl::StatusOr<v1::SummaryResponse> QueryService::FanOutSummary(
             return cluster_.peers->Summary(address, *context, request);
           });
   if (!parts.ok()) return parts.status();
-  return report::MergeSummaries(*parts, request.worst_jobs());
+  absl::StatusOr<v1::SummaryResponse> out = report::MergeSummaries(
+      *parts, request.worst_jobs(), report::CapacityMerge::kOnce);
+  if (out.ok()) out->set_capacity_hosts(capacity_hosts_);
+  return out;
 }
 
 grpc::Status QueryService::Summary(grpc::ServerContext* context,

@@ -79,6 +79,13 @@ class QueryService final : public v1::Query::Service {
   // Call before serving, with set_job_filter.
   void set_cluster(Cluster cluster) { cluster_ = std::move(cluster); }
 
+  // Call before serving: what the answers say of whose heartbeats the
+  // capacity covers (ShardReport.capacity_hosts: "I/N" for --shard, "all"
+  // in cluster mode; empty by default).
+  void set_capacity_hosts(std::string hosts) {
+    capacity_hosts_ = std::move(hosts);
+  }
+
   // Call before serving: Drilldown::set_segment_rate for Job's advice.
   void set_segment_rate(Drilldown::SegmentRate rate) {
     drilldown_.set_segment_rate(std::move(rate));
@@ -171,6 +178,7 @@ class QueryService final : public v1::Query::Service {
   FaultHook fault_hook_;
   std::function<JobFilter()> make_job_filter_;
   Cluster cluster_;
+  std::string capacity_hosts_;
 };
 
 }  // namespace goodput::server

@@ -48,6 +48,10 @@ TEST(GoodputdFlagsTest, BadNumbersAndDurationsNameTheFlag) {
             "--cluster_lease_ttl: want a duration of at least 1s"},
            {"--cluster=nats://127.0.0.1:1 --cluster_partitions=0",
             "--cluster_partitions: want an integer in [1, "},
+           {"--shard=3/3", "--shard: \"3/3\": want I/N with 0 <= I < N"},
+           {"--shard=1", "--shard: \"1\": want I/N with 0 <= I < N"},
+           {"--cluster=nats://127.0.0.1:1 --shard=0/2",
+            "--shard: not with --cluster"},
        }) {
     std::vector<std::string> argv = {GOODPUTD_PATH, "--data_dir=" + dir + "/d"};
     for (size_t at = 0, end; at < c.flag.size(); at = end + 1) {

@@ -2,13 +2,15 @@
 // --server list, a goodput-sim fleet streamed through them, and one shard
 // killed (SIGKILL) mid-stream and restarted on the same data dir and port.
 // At the end `goodputctl --server=a,b,c report` equals the replay of every
-// event (nothing lost, nothing counted twice), and each shard holds exactly
-// the jobs the shard map gives it. Synchronized on ports, sockets and
+// event (nothing lost, nothing counted twice; capacity the sum of the
+// shards'), and each shard holds exactly the jobs the shard map gives it
+// and only some hosts' capacity. Synchronized on ports, sockets and
 // reports, never on sleeps.
 #include <signal.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -28,11 +30,13 @@ namespace goodput {
 namespace {
 
 using ::goodput::testing::Eventually;
+using ::goodput::testing::HttpGet;
 using ::goodput::testing::IsUnixSocket;
 using ::goodput::testing::JsonNear;
 using ::goodput::testing::RestartablePort;
 using ::goodput::testing::RunCapture;
 using ::goodput::testing::Subprocess;
+using ::goodput::testing::WaitForLogInt;
 using ::goodput::testing::WaitForPort;
 using ::goodput::testing::WriteUnixSocket;
 using Json = nlohmann::json;
@@ -52,19 +56,21 @@ class ShardTest : public ::testing::Test {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
 
-  // Starts shard `i` on `port` (0: any) with its own data dir; each start
-  // logs to a new file so the port read is this run's.
-  void StartShard(int i, int port) {
+  // Starts shard `i` on `port` (0: any) with its own data dir and, if
+  // `shard_flag`, --shard=i/3; each start logs to a new file so the port
+  // read is this run's.
+  void StartShard(int i, int port, bool shard_flag = true) {
     const std::string log =
         absl::StrCat(dir_, "/goodputd-", i, "-", ++starts_, ".log");
-    shards_[i] = std::make_unique<Subprocess>(
-        std::vector<std::string>{
-            GOODPUTD_PATH, absl::StrCat("--data_dir=", dir_, "/db-", i),
-            absl::StrCat("--grpc_address=127.0.0.1:", port),
-            "--metrics_address=127.0.0.1:0"},
-        log);
+    std::vector<std::string> args = {
+        GOODPUTD_PATH, absl::StrCat("--data_dir=", dir_, "/db-", i),
+        absl::StrCat("--grpc_address=127.0.0.1:", port),
+        "--metrics_address=127.0.0.1:0"};
+    if (shard_flag) args.push_back(absl::StrCat("--shard=", i, "/", kShards));
+    shards_[i] = std::make_unique<Subprocess>(args, log);
     ports_[i] = WaitForPort(log, 30);
     ASSERT_GT(ports_[i], 0) << "goodputd did not start; see " << log;
+    metrics_ports_[i] = WaitForLogInt(log, "metrics on port ([0-9]+)", 30);
     if (port != 0) {
       ASSERT_EQ(ports_[i], port);
     }
@@ -111,6 +117,46 @@ class ShardTest : public ::testing::Test {
     return jobs;
   }
 
+  // The fleet capacity of `report` (--json), in its chip-time unit:
+  // allocated over capacity SG (core::ComputeRatios); -1 if none.
+  static double Capacity(const Json& report) {
+    if (report.is_discarded() || report["fleet"]["sg_capacity"].is_null()) {
+      return -1;
+    }
+    const Json& c = report["fleet"]["chip_seconds"];
+    const double allocated =
+        c["total"].get<double>() - c["excluded"].get<double>() -
+        c["queued"].get<double>() - c["recovery"].get<double>();
+    return allocated / report["fleet"]["sg_capacity"].get<double>();
+  }
+
+  // Each shard has some hosts' capacity, none every host's, and the
+  // shards' add up to `want`'s (the replay's).
+  void ExpectCapacityAddsUp(const Json& want, const std::string& as_of) {
+    const double fleet = Capacity(want);
+    double sum = 0;
+    for (int i = 0; i < kShards; ++i) {
+      const double c = Capacity(Json::parse(
+          Ctl({"--server=" + Address(i), "report", "--json", as_of}), nullptr,
+          false));
+      EXPECT_GT(c, 0) << "shard " << i;
+      EXPECT_LT(c, 0.9 * fleet) << "shard " << i << " has every host's";
+      sum += c;
+    }
+    EXPECT_NEAR(sum, fleet, 1e-6 * fleet);
+  }
+
+  // The events shard `i` accepted (stored) since it started, from its
+  // goodput_ingest_events_total{result="accepted"}; -1 if none.
+  double Accepted(int i) {
+    const std::string text = HttpGet(metrics_ports_[i], "/metrics");
+    const std::string name =
+        "goodput_ingest_events_total{result=\"accepted\"} ";
+    const size_t at = text.find(name);
+    if (at == std::string::npos) return -1;
+    return std::strtod(text.c_str() + at + name.size(), nullptr);
+  }
+
   // Batch files waiting in the agents' spools for shard `i`.
   int SpooledFor(int i) const {
     int n = 0;
@@ -127,6 +173,7 @@ class ShardTest : public ::testing::Test {
   std::string dir_;
   int starts_ = 0;
   int ports_[kShards] = {};
+  int metrics_ports_[kShards] = {};
   std::unique_ptr<Subprocess> shards_[kShards];
   std::vector<std::unique_ptr<Subprocess>> agents_;
 };
@@ -221,6 +268,7 @@ TEST_F(ShardTest, MergedReportEqualsReplayAcrossAShardRestart) {
     total += jobs.size();
   }
   EXPECT_EQ(total, want["jobs"].size());
+  ExpectCapacityAddsUp(want, as_of);
 
   // The drill-downs over the list agree with the merged report.
   const Json jobs = Json::parse(
@@ -262,10 +310,50 @@ TEST_F(ShardTest, SendRoutesByJob) {
     }
   }
   EXPECT_EQ(total, want["jobs"].size());
+  // Each shard stored exactly its jobs' events, its hosts' heartbeats and
+  // every HOSTS or FLEET exclusion: each heartbeat once in the fleet.
+  std::vector<double> want_stored(kShards);
+  int heartbeats = 0;
+  std::ifstream in(fleet);
+  for (std::string line; std::getline(in, line);) {
+    const Json e = Json::parse(line);
+    const std::string job = e.value("job_id", "");
+    const bool beat = e.contains("heartbeat");
+    heartbeats += beat;
+    for (size_t s :
+         beat ? map.ShardsFor(job, e.value("host", "")) : map.ShardsFor(job)) {
+      ++want_stored[s];
+    }
+  }
+  ASSERT_GT(heartbeats, 100);
+  for (int i = 0; i < kShards; ++i) {
+    EXPECT_EQ(Accepted(i), want_stored[i]) << "shard " << i;
+  }
   const std::string letters = Ctl({"--server=" + List(), "dead-letters"});
   EXPECT_NE(letters.find("# " + Address(2) + "\n0 dead letters"),
             std::string::npos)
       << letters;
+}
+
+// A shard started without --shard (it may hold any host's heartbeats, e.g.
+// from agents that send them to every shard) fails the merge, naming it
+// and the flag: a sum could count hosts twice.
+TEST_F(ShardTest, AShardWithoutItsShardFlagIsNamed) {
+  for (int i = 0; i < kShards; ++i) StartShard(i, 0, /*shard_flag=*/i != 1);
+  for (const char* command : {"report", "fleet"}) {
+    std::string out;
+    const int code =
+        RunCapture({GOODPUTCTL_PATH, "--server=" + List(), command, "--json"},
+                   dir_ + "/ctl.log", &out);
+    EXPECT_NE(code, 0) << command;
+    std::ifstream log(dir_ + "/ctl.log");
+    const std::string text((std::istreambuf_iterator<char>(log)),
+                           std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find(Address(1) + " (entry 2 of the 3-shard list)"),
+              std::string::npos)
+        << command << ": " << text;
+    EXPECT_NE(text.find("--shard=I/N"), std::string::npos) << text;
+  }
 }
 
 }  // namespace

@@ -45,11 +45,36 @@ size_t ShardMap::ShardOf(absl::string_view job_id) const {
       Fnv1a64(job_id), static_cast<int32_t>(addresses_.size())));
 }
 
-std::vector<size_t> ShardMap::ShardsFor(absl::string_view job_id) const {
+size_t ShardMap::CapacityShardOf(absl::string_view host) const {
+  return goodput::CapacityShardOf(host, addresses_.size());
+}
+
+std::vector<size_t> ShardMap::ShardsFor(
+    absl::string_view job_id,
+    std::optional<absl::string_view> heartbeat_host) const {
+  if (heartbeat_host) return {CapacityShardOf(*heartbeat_host)};
   if (!job_id.empty()) return {ShardOf(job_id)};
   std::vector<size_t> all(addresses_.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   return all;
+}
+
+absl::StatusOr<ShardPosition> ParseShardPosition(absl::string_view text,
+                                                 absl::string_view flag) {
+  std::vector<absl::string_view> parts = absl::StrSplit(text, '/');
+  ShardPosition p;
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &p.index) ||
+      !absl::SimpleAtoi(parts[1], &p.count) || p.count < 1 ||
+      p.count > 1u << 30 || p.index >= p.count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": \"", text, "\": want I/N with 0 <= I < N"));
+  }
+  return p;
+}
+
+size_t CapacityShardOf(absl::string_view host, size_t count) {
+  return static_cast<size_t>(
+      JumpConsistentHash(Fnv1a64(host), static_cast<int32_t>(count)));
 }
 
 uint64_t Fnv1a64(absl::string_view bytes) {

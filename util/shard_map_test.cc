@@ -55,14 +55,45 @@ TEST(ShardMapTest, PinnedPlacements) {
   EXPECT_EQ(map.ShardOf("train-llm-7b"), 2u);
   EXPECT_EQ(JumpConsistentHash(Fnv1a64("job-1"), 10), 8);
   EXPECT_EQ(JumpConsistentHash(Fnv1a64("serve-a"), 10), 5);
+  // Hosts' capacity shards, by the same rule.
+  EXPECT_EQ(map.CapacityShardOf("host-1"), 0u);
+  EXPECT_EQ(map.CapacityShardOf("host-2"), 1u);
 }
 
-TEST(ShardMapTest, AJobGoesToItsShardAHeartbeatToEveryShard) {
+TEST(ShardMapTest, AJobGoesToItsShardAHeartbeatToItsHostsShard) {
   ShardMap shards({"a:1", "b:2", "c:3"});
   EXPECT_THAT(shards.ShardsFor("llm-7"),
               ::testing::ElementsAre(shards.ShardOf("llm-7")));
+  // An exclusion of hosts or of the fleet (no job_id): every shard.
   EXPECT_THAT(shards.ShardsFor(""), ::testing::ElementsAre(0, 1, 2));
   EXPECT_THAT(ShardMap({"a:1"}).ShardsFor(""), ::testing::ElementsAre(0));
+  // A heartbeat: its host's capacity shard only, whatever its job_id.
+  EXPECT_THAT(shards.ShardsFor("", "host-1"), ::testing::ElementsAre(0));
+  EXPECT_THAT(shards.ShardsFor("", "host-2"), ::testing::ElementsAre(1));
+  EXPECT_THAT(shards.ShardsFor("x", "host-2"), ::testing::ElementsAre(1));
+}
+
+TEST(ShardMapTest, SpreadsHostsOverEveryShard) {
+  std::map<size_t, int> count;
+  for (int i = 0; i < 3000; ++i) {
+    ++count[CapacityShardOf(absl::StrCat("host-", i), 3)];
+  }
+  ASSERT_EQ(count.size(), 3u);
+  for (const auto& [shard, n] : count) EXPECT_GT(n, 800) << shard;
+  EXPECT_EQ(ShardMap({"a:1", "b:2", "c:3"}).CapacityShardOf("host-7"),
+            CapacityShardOf("host-7", 3));
+}
+
+TEST(ShardMapTest, ParsesAShardPosition) {
+  auto p = ParseShardPosition("2/3", "--shard");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->index, 2u);
+  EXPECT_EQ(p->count, 3u);
+  for (const char* bad : {"3/3", "1", "a/3", "1/0", "-1/3", "1/3/4", ""}) {
+    EXPECT_EQ(ParseShardPosition(bad, "--shard").status().message(),
+              absl::StrCat("--shard: \"", bad, "\": want I/N with 0 <= I < N"))
+        << bad;
+  }
 }
 
 TEST(ShardMapTest, ParsesAList) {

@@ -22,6 +22,7 @@ void Take(v1::ReportChunk& chunk, bool first, FetchedReport* out,
     out->shard.mutable_jobs()->Reserve(static_cast<int>(*announced));
     *out->shard.mutable_capacity_chip_seconds() =
         chunk.part().capacity_chip_seconds();
+    out->shard.set_capacity_hosts(chunk.part().capacity_hosts());
   }
   // The parsed jobs change hands by pointer (both on the heap): no message
   // is made or swapped per job.
