@@ -3,16 +3,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
 
 namespace goodput::agent {
 namespace {
 
 // A Batch's own fields: agent_id (a 36-byte UUID) and sequence, tagged.
 constexpr uint64_t kBatchOverheadBytes = 64;
-// Batch.events: field 3, length-delimited.
-constexpr uint8_t kEventsTag = (3 << 3) | 2;
-using google::protobuf::io::CodedOutputStream;
 
 }  // namespace
 
@@ -71,13 +67,7 @@ void Batcher::AddSerialized(size_t size, uint64_t id,
 
 void Batcher::AppendEventLocked(size_t size,
                                 absl::FunctionRef<void(uint8_t*)> write) {
-  // The events field's tag and length, then the event.
-  const size_t at = wire_.size();
-  wire_.resize(at + 1 + CodedOutputStream::VarintSize32(size) + size);
-  auto* p = reinterpret_cast<uint8_t*>(&wire_[at]);
-  *p++ = kEventsTag;
-  write(
-      CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(size), p));
+  AppendEventsField(size, write, &wire_);
 }
 
 void Batcher::Poll() {

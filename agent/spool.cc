@@ -99,12 +99,12 @@ std::string EventsWire(const std::vector<v1::Event>& events) {
     const size_t size = e.ByteSizeLong();
     total += 1 + CodedOutputStream::VarintSize32(size) + size;
   }
-  std::string out(total, '\0');
-  auto* p = reinterpret_cast<uint8_t*>(out.data());
+  std::string out;
+  out.reserve(total);
   for (const v1::Event& e : events) {
-    *p++ = kEventsTag;
-    p = CodedOutputStream::WriteVarint32ToArray(e.GetCachedSize(), p);
-    p = e.SerializeWithCachedSizesToArray(p);
+    AppendEventsField(
+        e.GetCachedSize(),
+        [&e](uint8_t* p) { e.SerializeWithCachedSizesToArray(p); }, &out);
   }
   return out;
 }
@@ -324,6 +324,16 @@ absl::StatusOr<std::unique_ptr<FileSystem::Lock>> LockSpoolDir(
 }
 
 }  // namespace
+
+void AppendEventsField(size_t size, absl::FunctionRef<void(uint8_t*)> write,
+                       std::string* wire) {
+  const size_t at = wire->size();
+  wire->resize(at + 1 + CodedOutputStream::VarintSize32(size) + size);
+  auto* p = reinterpret_cast<uint8_t*>(&(*wire)[at]);
+  *p++ = kEventsTag;
+  write(
+      CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(size), p));
+}
 
 absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(const Options& options) {
   std::unique_ptr<FileSystem> own_fs;

@@ -55,6 +55,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -238,6 +239,12 @@ class Spool {
   uint64_t dead_letters_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t sync_errors_ ABSL_GUARDED_BY(mu_) = 0;
 };
+
+// Appends one Batch events field to `wire` (tag 3, the length `size`, then
+// the event's `size` bytes, which `write` puts at the pointer it gets): the
+// form Spool::AppendWire takes.
+void AppendEventsField(size_t size, absl::FunctionRef<void(uint8_t*)> write,
+                       std::string* wire);
 
 }  // namespace goodput::agent
 
