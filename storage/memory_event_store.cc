@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "storage/read_job_reader.h"
@@ -10,9 +11,7 @@ namespace goodput::storage {
 
 absl::StatusOr<uint64_t> MemoryEventStore::Write(const BatchWrite& batch) {
   absl::MutexLock lock(&mu_);
-  if (!next_failure_.ok()) {
-    absl::Status failure = next_failure_;
-    next_failure_ = absl::OkStatus();
+  if (absl::Status failure = TakeFailureLocked(); !failure.ok()) {
     return failure;
   }
   batches_.push_back(batch.accepted);
@@ -282,9 +281,7 @@ absl::Status MemoryEventStore::EvictJobs(
     const std::vector<JobSnapshot>& snapshots,
     const std::optional<std::string>& totals) {
   absl::MutexLock lock(&mu_);
-  if (!next_failure_.ok()) {
-    absl::Status failure = next_failure_;
-    next_failure_ = absl::OkStatus();
+  if (absl::Status failure = TakeFailureLocked(); !failure.ok()) {
     return failure;
   }
   for (const JobSnapshot& s : snapshots) {
@@ -331,6 +328,10 @@ absl::Status MemoryEventStore::ImportJobs(const JobImport& import) {
   for (const JobSnapshot& s : import.finals) snapshots_[s.report.job_id] = s;
   agents_[import.agent_id] = import.sequence;
   return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::TakeFailureLocked() {
+  return std::exchange(next_failure_, absl::OkStatus());
 }
 
 void MemoryEventStore::FailNextWrite(absl::Status status) {

@@ -78,6 +78,8 @@ class MemoryEventStore : public EventStore {
   std::map<std::string, std::string> meta_ ABSL_GUARDED_BY(mu_);
   // Jobs imported with a state record (listed with those that have events).
   std::set<std::string> imported_ ABSL_GUARDED_BY(mu_);
+  // The failure FailNextWrite set (OK if none), cleared.
+  absl::Status TakeFailureLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The jobs with events in batches from index `from_batch` on.
   std::set<std::string> JobsLocked(size_t from_batch) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

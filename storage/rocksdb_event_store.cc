@@ -47,6 +47,20 @@ rocksdb::ReadOptions FullScan() {
   return options;
 }
 
+// The JobSnapshot stored under `job_id` in `family` (snapshots or
+// evicted), parsed through `record`; DataLoss naming both if it does not
+// parse.
+absl::Status ParseSnapshot(const char* family, const rocksdb::Slice& job_id,
+                           const rocksdb::Slice& value,
+                           internal::v1::JobSnapshot* record,
+                           JobSnapshot* out) {
+  if (!record->ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+    return absl::DataLossError(absl::StrCat(
+        "rocksdb ", family, ": job ", job_id.ToString(), " does not parse"));
+  }
+  return FromRecord(*record, out);
+}
+
 // kEvictedEndPrefix + the end time, the start of an evicted_end/ key.
 std::string EvictedEndKey(int64_t ended_ns) {
   std::string key = kEvictedEndPrefix;
@@ -1082,15 +1096,12 @@ absl::Status RocksDbEventStore::ReadFamily(Family family,
                                            std::vector<JobSnapshot>* out) {
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(FullScan(), handles_[family]));
-  internal::v1::JobSnapshot record;
+  internal::v1::JobSnapshot record;  // reused: its parts stay allocated
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    if (!record.ParseFromArray(it->value().data(),
-                               static_cast<int>(it->value().size()))) {
-      return absl::DataLossError(absl::StrCat("rocksdb ", kFamilyNames[family],
-                                              ": job ", it->key().ToString(),
-                                              " does not parse"));
-    }
-    if (absl::Status s = FromRecord(record, &out->emplace_back()); !s.ok()) {
+    if (absl::Status s =
+            ParseSnapshot(kFamilyNames[family], it->key(), it->value(), &record,
+                          &out->emplace_back());
+        !s.ok()) {
       return s;
     }
   }
@@ -1120,11 +1131,8 @@ absl::Status RocksDbEventStore::ReadOne(Family family,
   if (s.IsNotFound()) return absl::OkStatus();
   if (!s.ok()) return FromRocks(s, "read snapshot");
   internal::v1::JobSnapshot record;
-  if (!record.ParseFromString(value)) {
-    return absl::DataLossError(absl::StrCat(
-        "rocksdb ", kFamilyNames[family], ": job ", job_id, " does not parse"));
-  }
-  return FromRecord(record, &out->emplace());
+  return ParseSnapshot(kFamilyNames[family], job_id, value, &record,
+                       &out->emplace());
 }
 
 absl::Status RocksDbEventStore::ReadEvictedEndedBefore(
