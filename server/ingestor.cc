@@ -79,10 +79,11 @@ absl::Status Ingestor::EvictLocked() {
   // final report is read from the store.
   absl::StatusOr<LiveState::Eviction> due =
       live_->PlanEviction(*grace_ns_, last_batch_id_);
-  if (!due.ok()) return due.status();
-  if (due->snapshots.empty()) return absl::OkStatus();
-  if (absl::Status s = store_->EvictJobs(due->snapshots, due->record);
-      !s.ok()) {
+  absl::Status s = due.status();
+  if (s.ok() && due->snapshots.empty()) return absl::OkStatus();
+  if (s.ok()) s = store_->EvictJobs(due->snapshots, due->record);
+  if (!s.ok()) {  // nothing changed: the next check plans again
+    ++stats_.eviction_errors;
     return s;
   }
   stats_.evicted_jobs += live_->Evict(*std::move(due));

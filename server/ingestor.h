@@ -44,6 +44,8 @@ struct IngestStats {
   int64_t snapshot_errors = 0;       // failed snapshot writes (restart replays)
   int64_t retired_jobs = 0;          // jobs whose raw events retention deleted
   int64_t evicted_jobs = 0;          // ended jobs dropped from memory
+  int64_t eviction_errors = 0;       // failed eviction checks (kept in
+                                     // memory; retried at the next check)
   int64_t states_written = 0;        // running jobs' state records stored
   int64_t state_errors = 0;          // failed state writes (restores read more)
   int64_t fleet_states_written = 0;  // fleet state records (meta/fleet)
@@ -119,7 +121,9 @@ class Ingestor {
   // Checked on Recover and on ingest at most every clamp(grace / 10, 1 s,
   // 60 s) of the clock. Call before Recover.
   void set_ended_job_grace(std::optional<int64_t> grace_ns);
-  // Evicts the jobs due now (no-op without a grace).
+  // Evicts the jobs due now (no-op without a grace). On an error nothing
+  // left memory (IngestStats::eviction_errors counts it; the ingest path's
+  // check acks its batch anyway and the next check evicts them).
   absl::Status EvictEndedJobs();
   // Rebuilds jobs queued by late events, reading up to about `budget`
   // stored events (LiveState::DrainRebuilds), under the ingest lock;

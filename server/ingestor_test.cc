@@ -645,6 +645,131 @@ TEST_P(ReportCutTest, AJobEvictedAgainAfterTheCutRetakesTheReportUnderTheLock) {
 
 INSTANTIATE_TEST_SUITE_P(WholeAndWindow, ReportCutTest, ::testing::Bool());
 
+// Issue 16 item 1: a failed eviction write (EventStore::EvictJobs) takes
+// nothing from memory and counts nothing; a later check evicts the jobs
+// once, with the totals of a run whose write never failed. "old" ends at
+// 10:00:20; "running" moves the applied event time past its grace.
+class FailedEvictionTest : public IngestorTest {
+ protected:
+  static constexpr int64_t kGrace = 60 * core::kNanosPerSecond;
+  void SetUp() override { Start(); }
+  // A new store with both jobs sent, one batch each; the first batch's
+  // check found nothing due, the next is 6 s (kGrace / 10) of the clock
+  // later.
+  void Start() {
+    store_ = std::make_unique<storage::MemoryEventStore>();
+    seq_ = 0;
+    Restart();
+    ingestor_->set_ended_job_grace(kGrace);
+    events_ = JobEvents("old", R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING","labels":{"team":"a"}}}
+10:00:05 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:20 {"job_ended":{"outcome":"SUCCEEDED"}}
+)");
+    Send(events_, ++seq_);
+    std::vector<v1::Event> running = JobEvents("running", R"(
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:10:00 {"step":{"step":2}}
+10:10:10 {"step":{"step":3}}
+)");
+    Send(running, ++seq_);
+    events_.insert(events_.end(), running.begin(), running.end());
+    ASSERT_EQ(live_->job_count(), 2u);
+  }
+  // The evicted totals in memory, a line per group.
+  std::vector<std::string> Totals() {
+    std::vector<std::string> out;
+    live_->evicted_totals().ForEach([&](const EndedJobTotals::Group& g) {
+      out.push_back(absl::StrCat(g.totals.job_id, " ", g.jobs, " ",
+                                 g.totals.total_ns, " ", g.newest_ended_ns, " ",
+                                 g.totals.last_step.value_or(-1)));
+    });
+    return out;
+  }
+  // The stored record of the evicted totals.
+  std::optional<std::string> Record() {
+    std::optional<std::string> value;
+    EXPECT_TRUE(store_->ReadMeta(storage::kEvictedTotalsMeta, &value).ok());
+    return value;
+  }
+  std::vector<v1::Event> events_;
+};
+
+TEST_F(FailedEvictionTest, KeepsTheJobsAndTheNextCheckEvictsThemOnce) {
+  // The run whose write does not fail.
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+  ASSERT_EQ(ingestor_->stats().evicted_jobs, 1);
+  const core::FleetReport want = LiveReport(kAsOf);
+  ExpectEqualReports(want, Replay(events_, config_, kAsOf));
+  const std::vector<std::string> want_totals = Totals();
+  ASSERT_EQ(want_totals.size(), 1u);
+  const std::optional<std::string> want_record = Record();
+  ASSERT_TRUE(want_record.has_value());
+
+  Start();
+  store_->FailNextWrite(absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->EvictEndedJobs(),
+            absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->stats().eviction_errors, 1);
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
+  EXPECT_EQ(live_->job_count(), 2u);
+  EXPECT_TRUE(Totals().empty());
+  EXPECT_EQ(Record(), std::nullopt);
+  std::optional<storage::JobSnapshot> evicted;
+  ASSERT_TRUE(store_->ReadEvictedSnapshot("old", &evicted).ok());
+  EXPECT_FALSE(evicted.has_value());
+  ExpectEqualReports(LiveReport(kAsOf), want);
+
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());  // nothing more due
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
+  EXPECT_EQ(ingestor_->stats().eviction_errors, 1);
+  EXPECT_EQ(live_->job_count(), 1u);
+  EXPECT_EQ(Totals(), want_totals);
+  EXPECT_EQ(Record(), want_record);
+  ExpectEqualReports(LiveReport(kAsOf), want);
+  Restart();
+  EXPECT_EQ(Totals(), want_totals);
+  ExpectEqualReports(LiveReport(kAsOf), want);
+}
+
+// The ingest path's check: the batch that triggered it is durable, so it
+// is acked (a redelivery is a duplicate) and no store failure is reported
+// to the health probe; the check is retried 6 s of the clock later.
+TEST_F(FailedEvictionTest,
+       OnTheIngestPathTheBatchIsAckedAndTheNextCheckEvicts) {
+  clock_.Advance(6 * core::kNanosPerSecond);
+  ingestor_->set_fault_hook([&](const char* point) {
+    if (std::string(point) != "after_store") return;
+    store_->FailNextWrite(absl::UnavailableError("disk on fire"));
+  });
+  const std::vector<v1::Event> step =
+      JobEvents("running", R"(10:10:20 {"step":{"step":4}})");
+  const uint64_t step_seq = ++seq_;
+  EXPECT_EQ(Send(step, step_seq).accepted(), 1u);
+  ingestor_->set_fault_hook(nullptr);
+  events_.push_back(step[0]);
+  EXPECT_EQ(ingestor_->stats().failed_batches, 0);
+  EXPECT_EQ(ingestor_->health().store_failures_in_a_row, 0);
+  EXPECT_EQ(ingestor_->stats().eviction_errors, 1);
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
+  EXPECT_EQ(live_->job_count(), 2u);
+  const core::FleetReport want = Replay(events_, config_, kAsOf);
+  ExpectEqualReports(LiveReport(kAsOf), want);
+  EXPECT_TRUE(Send(step, step_seq).duplicate());
+  Send({}, ++seq_);  // before the next check
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
+
+  clock_.Advance(6 * core::kNanosPerSecond);
+  Send({}, ++seq_);
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
+  EXPECT_EQ(live_->job_count(), 1u);
+  EXPECT_EQ(live_->evicted_totals().jobs(), 1);
+  ExpectEqualReports(LiveReport(kAsOf), want);
+}
+
 // Recovery groups each job's stored events and applies them in runs; it
 // must end where the live path ended, with disorder and late events, and
 // again from the snapshots the first restart wrote.
@@ -1255,6 +1380,32 @@ TEST_F(RetentionTest, EventsOfADeletedJobAreRejected) {
   ASSERT_EQ(ack.rejections_size(), 1);
   EXPECT_THAT(ack.rejections(0).reason(),
               HasSubstr("raw events were deleted by --retention"));
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+}
+
+// Issue 16 item 1: a failed write of an evicted job's retired snapshot
+// (EvictJobs) deletes none of its events; the next check retires it once.
+TEST_F(RetentionTest, AFailedWriteOfAnEvictedJobsRetirementDeletesNothing) {
+  ingestor_->set_ended_job_grace(0);
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+  ASSERT_EQ(ingestor_->stats().evicted_jobs, 1);
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  store_->FailNextWrite(absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->EnforceRetention(),
+            absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 0);
+  EXPECT_EQ(Stored("old").size(), 4u);
+  std::optional<storage::JobSnapshot> evicted;
+  ASSERT_TRUE(store_->ReadEvictedSnapshot("old", &evicted).ok());
+  ASSERT_TRUE(evicted.has_value());
+  EXPECT_FALSE(evicted->events_deleted);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  EXPECT_TRUE(Stored("old").empty());
+  EXPECT_EQ(live_->evicted_totals().jobs(), 1);
   ExpectEqualReports(LiveReport(kAsOf), before_);
 }
 
