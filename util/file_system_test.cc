@@ -1,6 +1,8 @@
 // PosixFileSystem on a temporary directory, and the faults of
 // FaultInjectingFileSystem on top of it.
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -98,6 +100,36 @@ TEST_F(FileSystemTest, VerifiedWriteComparesWhatItReadsBack) {
   EXPECT_TRUE(absl::IsDataLoss(s)) << s;
   EXPECT_THAT(s.message(), HasSubstr("read back 3 of 6 bytes"));
   EXPECT_TRUE(faulty_.WriteFileVerified(Path("t"), "abcdef").ok());
+}
+
+// Issue 16 item 2: VerifyReadBack on a real file whose bytes differ from
+// the expected ones at one offset, the size being the same (which no
+// device gives WriteFileVerified), in the first and in a later pread chunk.
+TEST_F(FileSystemTest, VerifyReadBackNamesTheFirstByteThatDiffers) {
+  std::string data(200 * 1000, 'b');  // several pread chunks
+  data[7] = 'x';
+  ASSERT_TRUE(posix_.WriteFileUnsynced(Path("r"), data).ok());
+  const int fd = ::open(Path("r").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_TRUE(PosixFileSystem::VerifyReadBack(fd, data, Path("r")).ok());
+  for (size_t at :
+       {size_t{7}, size_t{0}, size_t{150 * 1000}, data.size() - 1}) {
+    std::string expected = data;
+    expected[at] = 'c';
+    absl::Status s = PosixFileSystem::VerifyReadBack(fd, expected, Path("r"));
+    EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+    EXPECT_EQ(s.message(),
+              absl::StrCat("write ", Path("r"), ": the byte at offset ", at,
+                           " reads back other than written (torn write)"));
+  }
+  absl::Status s = PosixFileSystem::VerifyReadBack(fd, data + "b", Path("r"));
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr("read back 200000 of 200001 bytes"));
+  s = PosixFileSystem::VerifyReadBack(fd, data.substr(0, data.size() - 1),
+                                      Path("r"));
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr("read back 200000 of 199999 bytes"));
+  ::close(fd);
 }
 
 TEST_F(FileSystemTest, FullDiskIsResourceExhausted) {

@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -69,23 +71,15 @@ absl::StatusOr<std::string> ReadAll(int fd, const std::string& path) {
   }
 }
 
-// Whether the open file `fd` holds exactly `data`, read from its start
-// (pread); `*read`: how many bytes were read.
-absl::StatusOr<bool> HoldsExactly(int fd, absl::string_view data,
-                                  const std::string& path, uint64_t* read) {
-  char buf[65536];
-  *read = 0;
-  while (true) {
-    const ssize_t n = ::pread(fd, buf, sizeof(buf), static_cast<off_t>(*read));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Errno("read back", path);
-    if (n == 0) return *read == data.size();
-    const auto got = static_cast<size_t>(n);
-    const bool same = *read + got <= data.size() &&
-                      std::memcmp(buf, data.data() + *read, got) == 0;
-    *read += got;
-    if (!same) return false;
+// The offset of the first byte of `got` that differs from `want` (at
+// least as long); nullopt if none does.
+std::optional<size_t> FirstDifference(absl::string_view got,
+                                      absl::string_view want) {
+  if (std::memcmp(got.data(), want.data(), got.size()) == 0) {
+    return std::nullopt;
   }
+  return std::mismatch(got.begin(), got.end(), want.begin()).first -
+         got.begin();
 }
 
 class PosixLock : public FileSystem::Lock {
@@ -143,17 +137,38 @@ absl::Status PosixFileSystem::WriteFileVerified(const std::string& path,
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Errno("open", path);
   absl::Status s = WriteAll(fd, data, path);
-  uint64_t read = 0;
-  absl::StatusOr<bool> same = s.ok() ? HoldsExactly(fd, data, path, &read)
-                                     : absl::StatusOr<bool>(false);
-  if (s.ok() && !same.ok()) s = same.status();
-  if (s.ok() && !*same) s = TornWrite(path, read, data.size());
+  if (s.ok()) s = VerifyReadBack(fd, data, path);
   if (!s.ok()) {
     CloseKeepingErrno(fd);
     return s;
   }
   if (::close(fd) != 0) return Errno("close", path);
   return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::VerifyReadBack(int fd, absl::string_view expected,
+                                             const std::string& path) {
+  char buf[65536];
+  uint64_t read = 0;
+  while (true) {
+    const ssize_t n = ::pread(fd, buf, sizeof(buf), static_cast<off_t>(read));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Errno("read back", path);
+    if (n == 0) break;
+    const absl::string_view got(buf, static_cast<size_t>(n));
+    if (read + got.size() > expected.size()) {
+      return TornWrite(path, read + got.size(), expected.size());
+    }
+    if (std::optional<size_t> at =
+            FirstDifference(got, expected.substr(read, got.size()))) {
+      return absl::DataLossError(
+          absl::StrCat("write ", path, ": the byte at offset ", read + *at,
+                       " reads back other than written (torn write)"));
+    }
+    read += got.size();
+  }
+  if (read == expected.size()) return absl::OkStatus();
+  return TornWrite(path, read, expected.size());
 }
 
 absl::Status PosixFileSystem::SyncFile(const std::string& path) {

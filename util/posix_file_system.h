@@ -32,6 +32,13 @@ class PosixFileSystem : public FileSystem {
   absl::StatusOr<std::unique_ptr<Lock>> LockFile(
       const std::string& path, absl::string_view owner) override;
 
+  // WriteFileVerified's check of the open file `fd` (of `path`), read
+  // from its start with pread: OK if it holds exactly `expected`, else
+  // DataLoss naming `path` and the bytes read back, or the offset of the
+  // first byte that differs.
+  static absl::Status VerifyReadBack(int fd, absl::string_view expected,
+                                     const std::string& path);
+
  private:
   // WriteFile (`sync`) or WriteFileUnsynced.
   absl::Status Write(const std::string& path, absl::string_view data,
