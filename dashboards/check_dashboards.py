@@ -17,7 +17,8 @@ For every dashboard in dashboards/grafana/:
 The same metric-name check runs on every expr of the rules files, and every
 alert must have a `severity` label, `summary`, `description`, `runbook` and a
 goodputctl `command`, and a promtool test case where it fires and one where
-it does not (tests/*_test.yml).
+it does not (tests/*_test.yml). A panel that shows what an alert judges
+(PANEL_ALERTS) reads the same metrics as the alert's expr.
 With --ts_out=DIR it also writes DIR/<dashboard>.ts for check/typecheck.sh.
 With --prometheus=URL it also runs every panel query (instant, variables
 replaced by sample values) against that Prometheus and requires series with
@@ -63,6 +64,12 @@ ELASTIC_SERIES = {"goodput_fleet_slice_efficiency_ratio",
 # interruptions; docs/semantics.md "Checkpoint advice"): the same.
 ADVICE_SERIES = {"goodput_job_checkpoint_interval_advised_seconds",
                  "goodput_job_checkpoint_interval_actual_seconds"}
+# Panels that show what an alert judges, by (dashboard, title): they read
+# the metrics of its expr and no others. Issue 16: a sharded agent's
+# pipelines to the shards other than its host's capacity shard send no
+# heartbeats and are idle while the host is; its last batch is no liveness.
+PANEL_ALERTS = {("fleet_overview", "Agents: time since last heartbeat"):
+                "GoodputAgentSilent"}
 VARIABLE = re.compile(r"\$(?:\{(\w+)(?::\w+)?\}|(\w+))")
 
 
@@ -157,6 +164,26 @@ def check_alerts(problems):
         if (name, " []") not in cases:
             problems.append("tests: no case where %s does not fire" % name)
     return len(blocks)
+
+
+def check_panel_alerts(dashboards, rule_list, problems):
+    """Each PANEL_ALERTS panel reads exactly its alert's metrics."""
+    alerts = {label.split(": ", 1)[1]: metric_names(expr)
+              for label, expr in rule_list
+              if label.startswith("alerts.yml: ")}
+    for (name, title), alert in sorted(PANEL_ALERTS.items()):
+        panels = [p for p in all_panels(dashboards.get(name, {}))
+                  if p.get("title") == title]
+        if len(panels) != 1 or alert not in alerts:
+            problems.append("%s: panel %r or alert %s not found (once)" %
+                            (name, title, alert))
+            continue
+        got = set().union(*[metric_names(t.get("expr", ""))
+                            for t in panels[0].get("targets", [])])
+        if got != alerts[alert]:
+            problems.append("%s: panel %r reads %s, but %s judges %s" %
+                            (name, title, sorted(got), alert,
+                             sorted(alerts[alert])))
 
 
 def all_panels(dashboard):
@@ -361,9 +388,10 @@ def main():
     if not paths:
         problems.append("no dashboards in dashboards/grafana/")
     exprs = []
+    dashboards = {}
     for path in paths:
         name = os.path.splitext(os.path.basename(path))[0]
-        dashboard = json.load(open(path))
+        dashboard = dashboards[name] = json.load(open(path))
         check_layout(name, dashboard, problems)
         exprs += check_targets(name, dashboard, problems)
         if args.ts_out:
@@ -371,6 +399,7 @@ def main():
             with open(os.path.join(args.ts_out, name + ".ts"), "w") as f:
                 f.write(typescript(name, dashboard, problems))
     check_names(exprs, known, problems)
+    check_panel_alerts(dashboards, rule_list, problems)
     if not args.skip_promtool:
         check_parse(exprs, args.promtool, problems)
     if args.prometheus:

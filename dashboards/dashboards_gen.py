@@ -316,10 +316,16 @@ def _fleet_ingest(b):
                          "[5m]))", "{{result}}"),
                   target("sum(rate(goodput_dead_letters_total[5m]))",
                          "dead letters")], "ops", w=8)
-    b.timeseries("Agents: time since last batch", "Per agent, the newest "
-                 "goodputd instance that heard from it.",
+    b.timeseries("Agents: time since last heartbeat", "Per agent, since "
+                 "the newest heartbeat any goodputd instance stored from it: "
+                 "what GoodputAgentSilent watches (above 600 s for 5m). "
+                 "Agents with --chips send one every 60 s; with a shard "
+                 "list only the pipeline to the host's capacity shard does, "
+                 "so the pipelines to other shards (idle while the host "
+                 "runs none of their jobs) are not shown, nor are agents "
+                 "without --chips.",
                  [target("time() - max by (agent_id) "
-                         "(goodput_agent_last_seen_timestamp_seconds)",
+                         "(goodput_agent_last_heartbeat_timestamp_seconds)",
                          "{{agent_id}}")], "s", w=8)
     b.timeseries("Ingest lag and capped job series", "Server time minus the "
                  "newest applied event time; job series the cap suppressed.",
