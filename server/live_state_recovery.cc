@@ -493,6 +493,7 @@ void LiveState::ImportJobs(const storage::JobImport& import) {
   for (const StoredJobState& state : import.states) {
     auto it = JobEntry(state.job_id());
     LiveJob& job = it->second;
+    KeepForWalks(it->first, job);
     job.evicted.reset();
     job.final.reset();
     if (!LoadState(state, {}, &job)) {
@@ -509,7 +510,9 @@ void LiveState::ImportJobs(const storage::JobImport& import) {
     ++stats_.imported_jobs;
   }
   for (const storage::JobSnapshot& s : import.finals) {
-    LiveJob& job = JobFor(s.report.job_id);
+    auto it = JobEntry(s.report.job_id);
+    LiveJob& job = it->second;
+    KeepForWalks(it->first, job);
     ResetJob(&job, core::JobTracker(s.report.job_id, config_));
     job.evicted.reset();
     ++job.generation;
@@ -592,7 +595,10 @@ int64_t LiveState::Evict(Eviction eviction) {
   state_due_.clear();  // points into jobs_; due again at their next event
   int64_t n = 0;
   for (const storage::JobSnapshot& s : eviction.snapshots) {
-    if (jobs_.erase(s.report.job_id) == 0) continue;
+    auto it = jobs_.find(s.report.job_id);
+    if (it == jobs_.end()) continue;
+    KeepForWalks(it->first, it->second);
+    jobs_.erase(it);
     jobs_sorted_ = false;
     ++n;
   }
@@ -618,6 +624,7 @@ void LiveState::Retire(const storage::JobSnapshot& snapshot) {
   auto it = jobs_.find(snapshot.report.job_id);
   if (it == jobs_.end()) return;  // evicted: only in the store
   LiveJob& job = it->second;
+  KeepForWalks(it->first, job);
   job.windows = core::JobWindows(snapshot.report.job_id, config_, grid_);
   std::vector<Pending>().swap(job.buffer);
   job.view.reset();
