@@ -654,17 +654,9 @@ INSTANTIATE_TEST_SUITE_P(WholeAndWindow, ReportCutTest, ::testing::Bool());
 class ReportWalkTest : public IngestorTest,
                        public ::testing::WithParamInterface<bool> {
  protected:
+  // The jobs come in the order e, d, b, c with reports in between, so that
+  // the walk's id order is merged from jobs added since the last report.
   void SetUp() override {
-    for (const char* job : {"b", "c", "d"}) {
-      SendAll(JobEvents(job, R"(
-10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
-10:00:00 {"started":{}}
-10:00:00 {"activity":{"kind":"TRAINING"}}
-10:05:00 {"step":{"step":1}}
-10:05:30 {"step":{"step":2}}
-)"),
-              100);
-    }
     SendAll(JobEvents("e", R"(
 10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
 10:00:00 {"started":{}}
@@ -675,6 +667,17 @@ class ReportWalkTest : public IngestorTest,
 10:02:00 {"job_ended":{"outcome":"SUCCEEDED"}}
 )"),
             100);
+    for (const char* job : {"d", "b", "c"}) {
+      Ask(GetParam());
+      SendAll(JobEvents(job, R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:05:00 {"step":{"step":1}}
+10:05:30 {"step":{"step":2}}
+)"),
+              100);
+    }
     ingestor_->set_report_walk_jobs(1);
   }
 

@@ -294,7 +294,8 @@ LiveState::JobMap::iterator LiveState::JobEntry(const std::string& job_id) {
         jobs_.emplace(job_id, LiveJob(core::JobWindows(job_id, config_, grid_)))
             .first;
     it->second.born = next_born_++;
-    jobs_sorted_ = false;
+    if (!sort_all_jobs_) added_jobs_.push_back(JobRef{&*it, it->second.born});
+    NoteJobsChanged();
   }
   return it;
 }
@@ -706,18 +707,50 @@ absl::Status LiveState::TakeWindow(
   return absl::OkStatus();
 }
 
-const std::vector<LiveState::JobRef>& LiveState::SortedJobs() const {
-  if (jobs_sorted_) return sorted_jobs_;
+void LiveState::NoteJobsChanged() {
+  if (added_jobs_.size() + erased_jobs_.size() <= jobs_.size()) return;
+  sort_all_jobs_ = true;
   sorted_jobs_.clear();
-  sorted_jobs_.reserve(jobs_.size());
-  for (const auto& entry : jobs_) {
-    sorted_jobs_.push_back(JobRef{&entry, entry.second.born});
+  added_jobs_.clear();
+  erased_jobs_.clear();
+}
+
+const std::vector<LiveState::JobRef>& LiveState::SortedJobs() const {
+  if (sort_all_jobs_) {
+    for (const auto& entry : jobs_) {
+      added_jobs_.push_back(JobRef{&entry, entry.second.born});
+    }
+    sort_all_jobs_ = false;
   }
-  std::sort(sorted_jobs_.begin(), sorted_jobs_.end(),
-            [](const JobRef& a, const JobRef& b) {
-              return a.entry->first < b.entry->first;
-            });
-  jobs_sorted_ = true;
+  if (!erased_jobs_.empty()) {
+    auto erased = [this](const JobRef& r) {
+      return erased_jobs_.count(r.born) > 0;
+    };
+    sorted_jobs_.erase(
+        std::remove_if(sorted_jobs_.begin(), sorted_jobs_.end(), erased),
+        sorted_jobs_.end());
+    added_jobs_.erase(
+        std::remove_if(added_jobs_.begin(), added_jobs_.end(), erased),
+        added_jobs_.end());
+    erased_jobs_.clear();
+  }
+  if (added_jobs_.empty()) return sorted_jobs_;
+  auto by_id = [](const JobRef& a, const JobRef& b) {
+    return a.entry->first < b.entry->first;
+  };
+  std::sort(added_jobs_.begin(), added_jobs_.end(), by_id);
+  std::vector<JobRef> merged;
+  merged.reserve(sorted_jobs_.size() + added_jobs_.size());
+  auto from = sorted_jobs_.begin();
+  for (const JobRef& add : added_jobs_) {  // O(log jobs) compares each
+    auto at = std::upper_bound(from, sorted_jobs_.end(), add, by_id);
+    merged.insert(merged.end(), from, at);
+    merged.push_back(add);
+    from = at;
+  }
+  merged.insert(merged.end(), from, sorted_jobs_.end());
+  sorted_jobs_.swap(merged);
+  added_jobs_.clear();
   return sorted_jobs_;
 }
 

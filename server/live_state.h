@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -439,8 +440,9 @@ class LiveState {
   }
   void KeepForWalksSlow(const std::string& job_id, const LiveJob& job);
   JobMap::iterator JobEntry(const std::string& job_id);  // created if new
-  // jobs_' entries in job id order (the fleet report's), made by the first
-  // report after a job was added or erased (map nodes do not move).
+  // jobs_' entries in job id order (the fleet report's), brought up to date
+  // by the first report after a job was added or erased (map nodes do not
+  // move).
   const std::vector<JobRef>& SortedJobs() const;
   LiveJob& JobFor(const std::string& job_id);
   // Buffers `e` (moving from it) or marks its job for rebuild; returns the
@@ -538,7 +540,7 @@ class LiveState {
   // Loads `state` into `job` if it fits `tail` (the job's stored events
   // after it) and parses; false (counted) if not.
   // Replaces `job` by a fresh one on `tracker`, keeping what is not about
-  // its events (eviction snapshot, generation, state_due).
+  // its events (eviction snapshot, generation, state_due, born).
   void ResetJob(LiveJob* job, core::JobTracker tracker);
   bool LoadState(const internal::v1::StoredJobState& state,
                  const std::vector<v1::Event>& tail, LiveJob* job);
@@ -581,10 +583,18 @@ class LiveState {
   const int64_t lateness_ns_;
   storage::EventStore* store_;
   JobMap jobs_;
+  // jobs_ in id order as of the last SortedJobs, which merges in the jobs
+  // added since (unsorted) and drops those erased since (by `born`): the
+  // lock a report takes first costs O(jobs added) compares, not a sort.
   mutable std::vector<JobRef> sorted_jobs_;
-  mutable bool jobs_sorted_ = true;  // sorted_jobs_ is jobs_ in order
-  uint64_t next_born_ = 0;           // LiveJob::born of the next new entry
-  std::vector<Walk*> walks_;         // registered (BeginWalk to EndWalk)
+  mutable std::vector<JobRef> added_jobs_;
+  mutable std::unordered_set<uint64_t> erased_jobs_;
+  // Set when more jobs were added and erased since than are held: the next
+  // SortedJobs sorts jobs_ anew (so that neither list outgrows jobs_).
+  mutable bool sort_all_jobs_ = false;
+  void NoteJobsChanged();
+  uint64_t next_born_ = 0;    // LiveJob::born of the next new entry
+  std::vector<Walk*> walks_;  // registered (BeginWalk to EndWalk)
   core::CapacityTracker capacity_;
   SharedExclusions shared_;  // HOSTS and FLEET exclusions, stored
   std::unordered_map<std::string, int64_t> host_last_ns_;

@@ -330,10 +330,12 @@ void LiveState::ResetJob(LiveJob* job, core::JobTracker tracker) {
   std::unique_ptr<storage::JobSnapshot> evicted = std::move(job->evicted);
   const uint64_t generation = job->generation;
   const bool state_due = job->state_due;
+  const uint64_t born = job->born;
   *job = LiveJob(core::JobWindows(std::move(tracker), config_, grid_));
   job->evicted = std::move(evicted);
   job->generation = generation;
   job->state_due = state_due;
+  job->born = born;
 }
 
 bool LiveState::LoadState(const StoredJobState& state,
@@ -598,8 +600,9 @@ int64_t LiveState::Evict(Eviction eviction) {
     auto it = jobs_.find(s.report.job_id);
     if (it == jobs_.end()) continue;
     KeepForWalks(it->first, it->second);
+    if (!sort_all_jobs_) erased_jobs_.insert(it->second.born);
     jobs_.erase(it);
-    jobs_sorted_ = false;
+    NoteJobsChanged();
     ++n;
   }
   evicted_ = std::move(eviction.totals);
