@@ -258,7 +258,10 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
         "batch: agent_id and a sequence from 1 are required, got agent_id \"",
         batch.agent_id(), "\" sequence ", batch.sequence()));
   }
+  ingest_waiting_.fetch_add(1, std::memory_order_relaxed);
   absl::MutexLock lock(&mu_);
+  ingest_waiting_.fetch_sub(1, std::memory_order_relaxed);
+  ++ingest_turns_;
   const int64_t now_ns = clock_->NowNanos();
   SetBusySince(now_ns);
   absl::StatusOr<v1::Ack> ack = IngestLocked(batch_ptr, now_ns);
@@ -516,6 +519,16 @@ absl::StatusOr<Ingestor::Walked> Ingestor::WalkLocked(
   return Take(walk, edge_ns);
 }
 
+// A report's walk takes the ingest lock again once no batch waits for it
+// or one batch had it since: a walk that released the lock would otherwise
+// often take it back before the woken ingest thread runs, and a steady
+// queue of batches does not starve the report. (The batch's count drops
+// under the lock, so the condition is checked again when it releases it.)
+bool Ingestor::WalkMayGo(WalkTurn* turn) {
+  return turn->waiting->load(std::memory_order_relaxed) == 0 ||
+         *turn->turns != turn->seen;
+}
+
 absl::StatusOr<Ingestor::Walked> Ingestor::Walk(
     LiveState::Walk* walk, std::optional<int64_t> edge_ns,
     const FaultHook& hook, const std::function<bool()>& cancelled) {
@@ -529,9 +542,10 @@ absl::StatusOr<Ingestor::Walked> Ingestor::Walk(
       s = absl::CancelledError("report: the request was cancelled");
     }
     if (!s.ok()) break;
-    mu_.Unlock();  // a batch may go in between two steps
+    WalkTurn turn{&ingest_waiting_, &ingest_turns_, ingest_turns_};
+    mu_.Unlock();  // a batch goes in between two steps
     if (hook) hook("report_walk");
-    mu_.Lock();
+    mu_.LockWhen(absl::Condition(&WalkMayGo, &turn));
   }
   EndWalk(walk, edge_ns.has_value(), s);
   mu_.Unlock();

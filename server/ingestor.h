@@ -1,6 +1,7 @@
 #ifndef GOODPUT_SERVER_INGESTOR_H_
 #define GOODPUT_SERVER_INGESTOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -370,6 +371,15 @@ class Ingestor {
   BatchFingerprints fingerprints_ ABSL_GUARDED_BY(mu_);
   FaultHook fault_hook_ ABSL_GUARDED_BY(mu_);
   size_t walk_jobs_ ABSL_GUARDED_BY(mu_) = 256;
+  // Batches waiting for mu_, and how many had it: Walk lets one go first.
+  std::atomic<int> ingest_waiting_{0};
+  uint64_t ingest_turns_ ABSL_GUARDED_BY(mu_) = 0;
+  struct WalkTurn {
+    const std::atomic<int>* waiting;
+    const uint64_t* turns;  // ingest_turns_
+    uint64_t seen;          // ingest_turns_ when the walk released mu_
+  };
+  static bool WalkMayGo(WalkTurn* turn);
   IngestLimits* job_limits_ ABSL_GUARDED_BY(mu_) = nullptr;
   IngestStats stats_ ABSL_GUARDED_BY(mu_);
   WindowStats window_stats_ ABSL_GUARDED_BY(mu_);
