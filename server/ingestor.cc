@@ -259,7 +259,10 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
         "batch: agent_id and a sequence from 1 are required, got agent_id \"",
         batch.agent_id(), "\" sequence ", batch.sequence()));
   }
+  ingest_waiting_.fetch_add(1, std::memory_order_relaxed);
   absl::MutexLock lock(&mu_);
+  ingest_waiting_.fetch_sub(1, std::memory_order_relaxed);
+  ++ingest_turns_;
   const int64_t now_ns = clock_->NowNanos();
   SetBusySince(now_ns);
   absl::StatusOr<v1::Ack> ack = IngestLocked(batch_ptr, now_ns);
@@ -457,74 +460,131 @@ absl::StatusOr<core::FleetReport> Ingestor::ReportAt(
     bool exact_since, bool locked) {
   core::Config config;
   uint64_t through_batch = 0;
-  std::optional<LiveState::HeldReport> held;
-  std::optional<LiveState::WindowParts> parts;
+  std::unique_ptr<LiveState::Walk> walk;
   FaultHook hook;
+  absl::StatusOr<Walked> walked = absl::UnavailableError("no live answer");
   {
     absl::MutexLock lock(&mu_);
     config = live_->config();
     through_batch = last_batch_id_;
     hook = fault_hook_;
-    const bool now = as_of_ns >= live_->applied_through_ns();
-    if (now && !since_ns) {
-      live_->FinishRebuilds();
-      held = live_->Held(as_of_ns);
-      if (locked) {
-        return FromHeld(config, as_of_ns, *std::move(held), segments);
-      }
-    } else if (now && !exact_since) {
-      absl::StatusOr<std::optional<LiveState::WindowParts>> p =
-          LiveWindow(as_of_ns, &*since_ns, locked);
-      if (!p.ok()) return p.status();
-      parts = *std::move(p);
+    walk = BeginWalk(as_of_ns, &since_ns, exact_since);
+    if (walk && locked) {  // a retake: all of it under the lock
+      walked = WalkLocked(walk.get(), since_ns);
     }
   }
   // Outside the ingest lock: the store up to this batch is a fixed cut.
-  if (hook && (held || parts)) hook("report_cut");
-  if (held) return FromHeld(config, as_of_ns, *std::move(held), segments);
+  if (walk && !locked) {
+    if (hook) hook("report_cut");
+    walked = Walk(walk.get(), since_ns, hook, cancelled);
+  }
   if (since_ns) config.since_ns = *since_ns;
-  if (parts) {
-    if (!locked) {
-      if (absl::Status s = AddEvicted(*since_ns, &*parts); !s.ok()) return s;
-    }
+  if (walked.ok() && walked->held) {
+    return core::BuildFleetReport(config, as_of_ns,
+                                  std::move(walked->held->jobs),
+                                  walked->held->capacity, segments);
+  }
+  if (walked.ok()) {
     return WindowFromParts(std::move(config), through_batch, as_of_ns,
-                           *std::move(parts), cancelled, segments);
+                           *std::move(walked->parts), cancelled, segments);
+  }
+  // No live answer (a past as-of, an exact or off-grid window) or a window
+  // whose job waits for its rebuild: replay the store.
+  if (walk && !absl::IsFailedPrecondition(walked.status())) {
+    return walked.status();
   }
   StoreReplay replay(store_, std::move(config), through_batch, cancelled);
   return replay.Report(as_of_ns);
 }
 
-absl::StatusOr<std::optional<LiveState::WindowParts>> Ingestor::LiveWindow(
-    int64_t as_of_ns, int64_t* since_ns, bool locked) {
-  std::optional<int64_t> edge = live_->window_grid().Snap(*since_ns, as_of_ns);
-  if (!edge) return std::nullopt;
-  *since_ns = *edge;
+std::unique_ptr<LiveState::Walk> Ingestor::BeginWalk(
+    int64_t as_of_ns, std::optional<int64_t>* since_ns, bool exact_since) {
+  if (as_of_ns < live_->applied_through_ns()) return nullptr;  // a past one
+  std::optional<int64_t> edge;
+  if (*since_ns) {
+    if (exact_since) return nullptr;
+    edge = live_->window_grid().Snap(**since_ns, as_of_ns);
+    if (!edge) return nullptr;  // off the grid
+    *since_ns = edge;
+  }
   live_->FinishRebuilds();
-  absl::StatusOr<LiveState::WindowParts> parts =
-      live_->WindowJobs(as_of_ns, *edge);
-  if (!parts.ok() && !absl::IsFailedPrecondition(parts.status())) {
-    return parts.status();
-  }
-  ++(parts.ok() ? window_stats_.live : window_stats_.replayed);
-  if (!parts.ok()) return std::nullopt;  // a job waits for its rebuild
-  if (locked) {
-    if (absl::Status s = AddEvicted(*edge, &*parts); !s.ok()) return s;
-  }
-  return *std::move(parts);
+  return live_->BeginWalk(as_of_ns, edge);
 }
 
-absl::StatusOr<core::FleetReport> Ingestor::FromHeld(
-    const core::Config& config, int64_t as_of_ns, LiveState::HeldReport held,
-    core::FleetSegments segments) {
-  held.evicted.AddHeld(held.jobs);
+absl::StatusOr<Ingestor::Walked> Ingestor::WalkLocked(
+    LiveState::Walk* walk, std::optional<int64_t> edge_ns) {
+  absl::StatusOr<bool> done =
+      live_->WalkSome(walk, std::numeric_limits<size_t>::max());
+  EndWalk(walk, edge_ns.has_value(), done.status());
+  if (!done.ok()) return done.status();
+  return Take(walk, edge_ns);
+}
+
+// A report's walk takes the ingest lock again once no batch waits for it
+// or one batch had it since: a walk that released the lock would otherwise
+// often take it back before the woken ingest thread runs, and a steady
+// queue of batches does not starve the report. (The batch's count drops
+// under the lock, so the condition is checked again when it releases it.)
+bool Ingestor::WalkMayGo(WalkTurn* turn) {
+  return turn->waiting->load(std::memory_order_relaxed) == 0 ||
+         *turn->turns != turn->seen;
+}
+
+absl::StatusOr<Ingestor::Walked> Ingestor::Walk(
+    LiveState::Walk* walk, std::optional<int64_t> edge_ns,
+    const FaultHook& hook, const std::function<bool()>& cancelled) {
+  absl::Status s;
+  mu_.Lock();
+  for (;;) {
+    absl::StatusOr<bool> done = live_->WalkSome(walk, walk_jobs_);
+    s = done.status();
+    if (s.ok() && *done) break;
+    if (s.ok() && cancelled && cancelled()) {
+      s = absl::CancelledError("report: the request was cancelled");
+    }
+    if (!s.ok()) break;
+    WalkTurn turn{&ingest_waiting_, &ingest_turns_, ingest_turns_};
+    mu_.Unlock();  // a batch goes in between two steps
+    if (hook) hook("report_walk");
+    mu_.LockWhen(absl::Condition(&WalkMayGo, &turn));
+  }
+  EndWalk(walk, edge_ns.has_value(), s);
+  mu_.Unlock();
+  if (!s.ok()) return s;
+  return Take(walk, edge_ns);
+}
+
+void Ingestor::EndWalk(LiveState::Walk* walk, bool window,
+                       const absl::Status& walked) {
+  live_->EndWalk(walk);
+  if (window && !absl::IsCancelled(walked)) {
+    ++(walked.ok() ? window_stats_.live : window_stats_.replayed);
+  }
+}
+
+absl::StatusOr<Ingestor::Walked> Ingestor::Take(
+    LiveState::Walk* walk, std::optional<int64_t> edge_ns) {
+  Walked out;
+  if (!edge_ns) {
+    out.held = LiveState::TakeHeld(walk);
+    absl::Status s = AddEvicted(&*out.held);
+    if (!s.ok()) return s;
+    return out;
+  }
+  out.parts = LiveState::TakeParts(walk);
+  if (absl::Status s = AddEvicted(*edge_ns, &*out.parts); !s.ok()) return s;
+  return out;
+}
+
+absl::Status Ingestor::AddEvicted(LiveState::HeldReport* held) {
+  held->evicted.AddHeld(held->jobs);
   absl::StatusOr<std::vector<storage::JobSnapshot>> evicted =
-      held.evicted.Read(store_);
+      held->evicted.Read(store_);
   if (!evicted.ok()) return evicted.status();
   for (storage::JobSnapshot& s : *evicted) {
-    held.jobs.push_back(std::move(s.report));
+    held->jobs.push_back(std::move(s.report));
   }
-  return core::BuildFleetReport(config, as_of_ns, std::move(held.jobs),
-                                held.capacity, segments);
+  return absl::OkStatus();
 }
 
 absl::Status Ingestor::AddEvicted(int64_t edge_ns,
@@ -623,6 +683,11 @@ void Ingestor::set_agent_series_ttl(std::optional<int64_t> ttl_ns) {
 void Ingestor::set_fault_hook(FaultHook hook) {
   absl::MutexLock lock(&mu_);
   fault_hook_ = std::move(hook);
+}
+
+void Ingestor::set_report_walk_jobs(size_t jobs) {
+  absl::MutexLock lock(&mu_);
+  walk_jobs_ = std::max<size_t>(jobs, 1);
 }
 
 void Ingestor::set_limits(IngestLimits* limits) {

@@ -1,6 +1,7 @@
 #ifndef GOODPUT_SERVER_INGESTOR_H_
 #define GOODPUT_SERVER_INGESTOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -82,8 +83,9 @@ class Ingestor {
   // with "after_store" once it is durable and before its ack;
   // "before_states" and "after_states" around a write of running jobs'
   // state records (after the batch's write, before its ack); "report_cut"
-  // when a report as of now has taken the live state's part and released
-  // the ingest lock, before it reads the evicted jobs from the store;
+  // when a report as of now has taken its cut of the live state and
+  // released the ingest lock, before it walks the jobs; "report_walk"
+  // between two holds of the lock by that walk (set_report_walk_jobs);
   // "retire_read" when RetireEvicted has read the snapshots, before it
   // takes the lock.
   using FaultHook = std::function<void(const char* point)>;
@@ -226,6 +228,10 @@ class Ingestor {
   // every heartbeat.
   void set_shard(ShardPosition shard);
   void set_fault_hook(FaultHook hook);
+  // How many jobs a report as of now reports per hold of the ingest lock
+  // (LiveState::WalkSome; default 256, at least 1): ingest waits on a
+  // report for at most that many jobs' reports.
+  void set_report_walk_jobs(size_t jobs);
   // Applies --max_jobs from `limits` and counts the validator's size-limit
   // rejections there (not owned; null = no limit).
   void set_limits(IngestLimits* limits);
@@ -287,19 +293,42 @@ class Ingestor {
       int64_t as_of_ns, std::optional<int64_t> since_ns,
       const std::function<bool()>& cancelled, core::FleetSegments segments,
       bool exact_since, bool locked);
-  // The live --since window's parts for `*since_ns` snapped down to the
-  // window grid (which it sets), with the evicted jobs if `locked`; nullopt
-  // when the live state cannot answer (off the grid, or a job waits for its
-  // rebuild): the caller replays the store.
-  absl::StatusOr<std::optional<LiveState::WindowParts>> LiveWindow(
-      int64_t as_of_ns, int64_t* since_ns, bool locked)
+  // Under mu_: the walk of a report as of now (LiveState::BeginWalk) for
+  // `*since_ns` (nullopt: the whole report; else snapped down to the
+  // window grid, which it sets), after the queued rebuilds; nullptr when
+  // the live state cannot answer (a past as-of, an exact or off-grid
+  // window): the caller replays the store.
+  std::unique_ptr<LiveState::Walk> BeginWalk(int64_t as_of_ns,
+                                             std::optional<int64_t>* since_ns,
+                                             bool exact_since)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The report as of now from `held` (LiveState::Held) and the evicted
-  // jobs' snapshots.
-  absl::StatusOr<core::FleetReport> FromHeld(const core::Config& config,
-                                             int64_t as_of_ns,
-                                             LiveState::HeldReport held,
-                                             core::FleetSegments segments);
+  // A walk's result with the evicted jobs added: `held` for the whole
+  // report, `parts` for a window.
+  struct Walked {
+    std::optional<LiveState::HeldReport> held;
+    std::optional<LiveState::WindowParts> parts;
+  };
+  // Walks `walk` (of the window from `edge_ns`, or the whole report)
+  // walk_jobs_ jobs per hold of mu_, calling `hook` ("report_walk") between
+  // two holds; Cancelled once `cancelled` says so; FailedPrecondition if a
+  // window's job waits for its rebuild. Then ends it and takes its result.
+  absl::StatusOr<Walked> Walk(LiveState::Walk* walk,
+                              std::optional<int64_t> edge_ns,
+                              const FaultHook& hook,
+                              const std::function<bool()>& cancelled)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The same in one hold of mu_ (a retake), the evicted jobs read under it.
+  absl::StatusOr<Walked> WalkLocked(LiveState::Walk* walk,
+                                    std::optional<int64_t> edge_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Unregisters `walk` and counts how a window was answered.
+  void EndWalk(LiveState::Walk* walk, bool window, const absl::Status& walked)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A done walk's result with the evicted jobs' snapshots added.
+  absl::StatusOr<Walked> Take(LiveState::Walk* walk,
+                              std::optional<int64_t> edge_ns);
+  // Adds the evicted jobs' final reports to `held` (LiveState::Held's).
+  absl::Status AddEvicted(LiveState::HeldReport* held);
   // Adds the evicted jobs' snapshots within the window since `edge_ns` to
   // `parts` (LiveState::FinalInWindow; those it cuts to from_store).
   absl::Status AddEvicted(int64_t edge_ns, LiveState::WindowParts* parts);
@@ -345,6 +374,16 @@ class Ingestor {
   std::map<std::string, uint64_t> agent_sequence_ ABSL_GUARDED_BY(mu_);
   BatchFingerprints fingerprints_ ABSL_GUARDED_BY(mu_);
   FaultHook fault_hook_ ABSL_GUARDED_BY(mu_);
+  size_t walk_jobs_ ABSL_GUARDED_BY(mu_) = 256;
+  // Batches waiting for mu_, and how many had it: Walk lets one go first.
+  std::atomic<int> ingest_waiting_{0};
+  uint64_t ingest_turns_ ABSL_GUARDED_BY(mu_) = 0;
+  struct WalkTurn {
+    const std::atomic<int>* waiting;
+    const uint64_t* turns;  // ingest_turns_
+    uint64_t seen;          // ingest_turns_ when the walk released mu_
+  };
+  static bool WalkMayGo(WalkTurn* turn);
   IngestLimits* job_limits_ ABSL_GUARDED_BY(mu_) = nullptr;
   IngestStats stats_ ABSL_GUARDED_BY(mu_);
   WindowStats window_stats_ ABSL_GUARDED_BY(mu_);

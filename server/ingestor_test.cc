@@ -16,6 +16,7 @@
 #include "core/testing/random_fleet.h"
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
+#include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
 #include "server/fleet_history.h"
 #include "server/store_replay.h"
@@ -769,6 +770,153 @@ TEST_F(FailedEvictionTest,
   EXPECT_EQ(live_->evicted_totals().jobs(), 1);
   ExpectEqualReports(LiveReport(kAsOf), want);
 }
+
+
+// Issue 12 item 4: a report as of now walks the jobs a few per hold of the
+// ingest lock (here one), and batches go in between two steps
+// ("report_walk"). Whatever they do to a job the walk has not reached yet,
+// the report is the one as of its cut. Jobs b, c, d run; e ended at 10:02
+// (its grace is long enough to keep it in memory until a test evicts it).
+class ReportWalkTest : public IngestorTest,
+                       public ::testing::WithParamInterface<bool> {
+ protected:
+  // The jobs come in the order e, d, b, c with reports in between, so that
+  // the walk's id order is merged from jobs added since the last report.
+  void SetUp() override {
+    SendAll(JobEvents("e", R"(
+10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:30 {"step":{"step":1}}
+10:01:30 {"step":{"step":2}}
+10:01:30 {"checkpoint":{"step":2}}
+10:02:00 {"job_ended":{"outcome":"SUCCEEDED"}}
+)"),
+            100);
+    for (const char* job : {"d", "b", "c"}) {
+      Ask(GetParam());
+      SendAll(JobEvents(job, R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:05:00 {"step":{"step":1}}
+10:05:30 {"step":{"step":2}}
+)"),
+              100);
+    }
+    ingestor_->set_report_walk_jobs(1);
+  }
+
+  core::FleetReport Ask(bool window) {
+    auto r = window ? ingestor_->Report(kNow, T("2026-11-22T10:01:20Z"),
+                                        nullptr, core::FleetSegments::kAll,
+                                        /*exact_since=*/false)
+                    : ingestor_->Report(kNow, std::nullopt);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : core::FleetReport();
+  }
+  // Asks with `between` run at the first "report_walk" (b walked, c, d and
+  // e not yet); expects the report asked just before, and a different one
+  // after (so that `between` changed what it asks).
+  void ExpectTheCutsReport(const std::function<void()>& between) {
+    const core::FleetReport before = Ask(GetParam());
+    ASSERT_EQ(before.jobs.size(), 4u);
+    int steps = 0;
+    ingestor_->set_fault_hook([&](const char* point) {
+      if (std::string(point) == "report_walk" && steps++ == 0) between();
+    });
+    const core::FleetReport got = Ask(GetParam());
+    ingestor_->set_fault_hook(nullptr);
+    EXPECT_EQ(steps, 3);  // four jobs, one per step
+    ExpectEqualReports(got, before);
+    EXPECT_EQ(live_->walk_count(), 0u);
+    const core::FleetReport after = Ask(GetParam());
+    EXPECT_TRUE(Differ(after, before));
+  }
+  // Whether ExpectEqualReports finds a difference (not failing the test).
+  static bool Differ(const core::FleetReport& a, const core::FleetReport& b) {
+    ::testing::TestPartResultArray differences;
+    {
+      ::testing::ScopedFakeTestPartResultReporter reporter(
+          ::testing::ScopedFakeTestPartResultReporter::
+              INTERCEPT_ONLY_CURRENT_THREAD,
+          &differences);
+      ExpectEqualReports(a, b);
+    }
+    return differences.size() > 0;
+  }
+  void Send1(const std::string& job, const std::string& line) {
+    EXPECT_EQ(Send(JobEvents(job, line), ++seq_).accepted(), 1u);
+  }
+  static constexpr int64_t kNow = (1795341600LL + 360) * core::kNanosPerSecond;
+};
+
+// The parameter: the live --since window (true) or the whole report.
+TEST_P(ReportWalkTest, AStepOfAJobNotWalkedYetIsNotInTheReport) {
+  ExpectTheCutsReport([&] {
+    Send1("c", R"(10:05:50 {"step":{"step":3}})");
+    Send1("b", R"(10:05:50 {"step":{"step":3}})");  // walked already
+  });
+  EXPECT_EQ(Ask(GetParam()).jobs.at(1).last_step, 3);
+}
+
+TEST_P(ReportWalkTest, AJobAddedDuringTheWalkIsNotInIt) {
+  ExpectTheCutsReport([&] {
+    Send1("bz",
+          R"(10:05:40 {"job_submitted":{"chips":2,"workload":"TRAINING"}})");
+  });
+  EXPECT_EQ(Ask(GetParam()).jobs.size(), 5u);
+}
+
+// A preemption 3.5 min older than d's newest event: d is rebuilt in the
+// same batch, after the walk kept its answer.
+TEST_P(ReportWalkTest, ALateEventRebuildsAJobAfterTheWalkKeptIt) {
+  const int64_t rebuilds = live_->stats().late_rebuilds;
+  ExpectTheCutsReport([&] {
+    Send1("d", R"(10:02:00 {"interruption":{"reason":"PREEMPTED"}})");
+  });
+  EXPECT_EQ(live_->stats().late_rebuilds, rebuilds + 1);
+}
+
+TEST_P(ReportWalkTest, AJobEvictedDuringTheWalkKeepsItsAnswer) {
+  ingestor_->set_ended_job_grace(0);
+  ExpectTheCutsReport([&] {
+    ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+    ASSERT_EQ(ingestor_->stats().evicted_jobs, 1);
+    Send1("d", R"(10:05:50 {"step":{"step":3}})");  // so that `after` differs
+  });
+}
+
+TEST_P(ReportWalkTest, AFleetExclusionDuringTheWalkIsNotInTheReport) {
+  ExpectTheCutsReport([&] {
+    EXPECT_EQ(Send(ParseEvents(Timeline(R"(
+10:05:40 {"exclusion":{"scope":"FLEET","until":"2026-11-22T10:05:55Z","reason":"r"}}
+)")),
+                   ++seq_)
+                  .accepted(),
+              1u);
+  });
+}
+
+TEST_P(ReportWalkTest, ACancelledWalkStopsAndLeavesNothingRegistered) {
+  int steps = 0;
+  ingestor_->set_fault_hook([&](const char* point) {
+    if (std::string(point) == "report_walk") ++steps;
+  });
+  auto r = ingestor_->Report(
+      kNow,
+      GetParam() ? std::optional<int64_t>(T("2026-11-22T10:01:20Z"))
+                 : std::nullopt,
+      [&] { return steps >= 1; }, core::FleetSegments::kAll, false);
+  ingestor_->set_fault_hook(nullptr);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled) << r.status();
+  EXPECT_EQ(steps, 1);
+  EXPECT_EQ(live_->walk_count(), 0u);
+  Send1("c", R"(10:05:50 {"step":{"step":3}})");  // no walk keeps answers
+  EXPECT_EQ(Ask(GetParam()).jobs.at(1).last_step, 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(WholeAndWindow, ReportWalkTest, ::testing::Bool());
 
 // Recovery groups each job's stored events and applies them in runs; it
 // must end where the live path ended, with disorder and late events, and

@@ -67,6 +67,14 @@ void PrefetchView(const Job& job) {
   if (job.view != nullptr) PrefetchLines(&job.view->live(), 8);
 }
 
+// Prefetches the jobs of `jobs` (a walk's cut; every entry still held)
+// after the i-th.
+template <typename Ref>
+void PrefetchAhead(const std::vector<Ref>& jobs, size_t i) {
+  if (i + 2 < jobs.size()) PrefetchJob(jobs[i + 2].entry->second);
+  if (i + 1 < jobs.size()) PrefetchView(jobs[i + 1].entry->second);
+}
+
 }  // namespace
 
 LiveState::LiveState(const core::Config* config, int64_t lateness_ns,
@@ -263,6 +271,7 @@ std::pair<const std::string*, LiveState::LiveJob*> LiveState::Take(
     if (evicted_.jobs() > 0) Revive(it->first, &it->second);
   }
   LiveJob& job = it->second;
+  KeepForWalks(it->first, job);
   ++job.generation;
   ++job.since_state;
   const int64_t t = core::EventTimeNanos(*e);
@@ -284,7 +293,9 @@ LiveState::JobMap::iterator LiveState::JobEntry(const std::string& job_id) {
     it =
         jobs_.emplace(job_id, LiveJob(core::JobWindows(job_id, config_, grid_)))
             .first;
-    jobs_sorted_ = false;
+    it->second.born = next_born_++;
+    if (!sort_all_jobs_) added_jobs_.push_back(JobRef{&*it, it->second.born});
+    NoteJobsChanged();
   }
   return it;
 }
@@ -311,6 +322,9 @@ void LiveState::TakeShared(
     std::vector<std::pair<const std::string*, LiveJob*>>* touched) {
   const int64_t t = core::EventTimeNanos(e);
   const int64_t until = SharedExclusions::UntilNanos(e);
+  if (!walks_.empty()) {  // before `e` is pending for any job (rare)
+    for (const auto& [id, job] : jobs_) KeepForWalksSlow(id, job);
+  }
   KeepShared(e, last_batch_id_);
   for (auto& [id, job] : jobs_) {
     if (job.ended_ns && *job.ended_ns <= t) continue;  // ended before it
@@ -368,6 +382,7 @@ void LiveState::ReviveCovered(
       continue;  // it cannot cover the job
     }
     auto it = JobEntry(s.report.job_id);
+    KeepForWalks(it->first, it->second);
     Revive(it->first, &it->second);
     touched->emplace_back(&it->first, &it->second);
   }
@@ -485,6 +500,7 @@ void LiveState::ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t,
 
 void LiveState::Rebuild(const std::string& job_id, uint64_t through_batch,
                         LiveJob* job) {
+  KeepForWalks(job_id, *job);
   ++stats_.late_rebuilds;
   Restore(job_id, through_batch, job);
 }
@@ -547,22 +563,10 @@ absl::StatusOr<core::FleetReport> LiveState::Report(
 }
 
 LiveState::HeldReport LiveState::Held(int64_t as_of_ns) const {
-  HeldReport held;
-  if (evicted_.jobs() > 0) held.evicted = EvictedAtCut(last_batch_id_);
-  held.jobs.reserve(jobs_.size());
-  const std::vector<const JobMap::value_type*>& sorted = SortedJobs();
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    if (i + 2 < sorted.size()) PrefetchJob(sorted[i + 2]->second);
-    if (i + 1 < sorted.size()) PrefetchView(sorted[i + 1]->second);
-    const LiveJob& job = sorted[i]->second;
-    if (!HasJobEvent(job, as_of_ns)) {  // nothing at or before as_of
-      held.evicted.AddHeld(sorted[i]->first);
-      continue;
-    }
-    held.jobs.push_back(ReportJob(job, as_of_ns));
-  }
-  held.capacity = capacity_.ChipSeconds(as_of_ns);
-  return held;
+  Walk walk;
+  StartWalk(as_of_ns, std::nullopt, &walk);
+  (void)WalkSome(&walk, walk.jobs.size());  // cannot fail without a window
+  return TakeHeld(&walk);
 }
 
 absl::StatusOr<std::optional<core::JobReport>> LiveState::FinalInWindow(
@@ -590,26 +594,102 @@ absl::StatusOr<std::optional<core::JobReport>> LiveState::WindowJob(
 
 absl::StatusOr<LiveState::WindowParts> LiveState::WindowJobs(
     int64_t as_of_ns, int64_t edge_ns) const {
-  core::Config windowed = *config_;
-  windowed.since_ns = edge_ns;
-  WindowParts parts;
-  if (evicted_.jobs() > 0) parts.evicted = EvictedAtCut(last_batch_id_);
-  parts.jobs.reserve(jobs_.size());
-  for (const JobMap::value_type* entry : SortedJobs()) {
-    const LiveJob& job = entry->second;
-    if (job.rebuild) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("job ", entry->first, " waits for its rebuild"));
+  Walk walk;
+  StartWalk(as_of_ns, edge_ns, &walk);
+  absl::StatusOr<bool> done = WalkSome(&walk, walk.jobs.size());
+  if (!done.ok()) return done.status();
+  return TakeParts(&walk);
+}
+
+void LiveState::StartWalk(int64_t as_of_ns, std::optional<int64_t> edge_ns,
+                          Walk* walk) const {
+  walk->as_of_ns = as_of_ns;
+  if (edge_ns) {
+    walk->windowed = *config_;
+    walk->windowed->since_ns = *edge_ns;
+  } else {
+    walk->capacity = capacity_.ChipSeconds(as_of_ns);
+  }
+  walk->born_limit = next_born_;
+  walk->jobs = SortedJobs();
+  if (evicted_.jobs() > 0) walk->parts.evicted = EvictedAtCut(last_batch_id_);
+  walk->parts.jobs.reserve(walk->jobs.size());
+}
+
+std::unique_ptr<LiveState::Walk> LiveState::BeginWalk(
+    int64_t as_of_ns, std::optional<int64_t> edge_ns) {
+  auto walk = std::make_unique<Walk>();
+  StartWalk(as_of_ns, edge_ns, walk.get());
+  walks_.push_back(walk.get());
+  return walk;
+}
+
+void LiveState::EndWalk(Walk* walk) {
+  walks_.erase(std::remove(walks_.begin(), walks_.end(), walk), walks_.end());
+}
+
+absl::StatusOr<bool> LiveState::WalkSome(Walk* walk, size_t n) const {
+  const size_t end = std::min(walk->jobs.size(), walk->next + n);
+  const std::string* id = nullptr;
+  for (size_t& i = walk->next; i < end; ++i) {
+    auto kept = walk->kept.find(walk->jobs[i].born);
+    absl::Status s;
+    if (kept != walk->kept.end()) {  // changed or dropped since the cut
+      id = &kept->second.first;
+      s = TakeAnswer(*id, std::move(kept->second.second), walk);
+    } else {
+      if (walk->kept.empty()) PrefetchAhead(walk->jobs, i);
+      const JobMap::value_type& entry = *walk->jobs[i].entry;
+      id = &entry.first;
+      s = TakeAnswer(*id, AnswerOf(entry.second, *walk), walk);
     }
-    if (!HasJobEvent(job, as_of_ns)) {
-      parts.evicted.AddHeld(entry->first);
-      continue;
-    }
-    absl::Status s =
-        TakeWindow(entry->first, WindowJob(job, as_of_ns, windowed), &parts);
     if (!s.ok()) return s;
   }
-  return parts;
+  if (id != nullptr) walk->last_id = *id;
+  return walk->next == walk->jobs.size();
+}
+
+LiveState::WalkAnswer LiveState::AnswerOf(const LiveJob& job,
+                                          const Walk& walk) const {
+  WalkAnswer a;
+  if (walk.windowed && job.rebuild) {
+    a.waits_rebuild = true;
+  } else if (!HasJobEvent(job, walk.as_of_ns)) {
+    a.report = std::nullopt;
+  } else if (walk.windowed) {
+    a.report = WindowJob(job, walk.as_of_ns, *walk.windowed);
+  } else {
+    a.report = ReportJob(job, walk.as_of_ns);
+  }
+  return a;
+}
+
+absl::Status LiveState::TakeAnswer(const std::string& job_id, WalkAnswer answer,
+                                   Walk* walk) {
+  if (answer.waits_rebuild) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job_id, " waits for its rebuild"));
+  }
+  return TakeWindow(job_id, std::move(answer.report), &walk->parts);
+}
+
+void LiveState::KeepForWalksSlow(const std::string& job_id,
+                                 const LiveJob& job) {
+  for (Walk* walk : walks_) {
+    if (job.born >= walk->born_limit) continue;               // not in its cut
+    if (walk->next > 0 && job_id <= walk->last_id) continue;  // reported
+    if (walk->kept.count(job.born) > 0) continue;  // kept as of the cut
+    walk->kept.emplace(job.born, std::make_pair(job_id, AnswerOf(job, *walk)));
+  }
+}
+
+LiveState::HeldReport LiveState::TakeHeld(Walk* walk) {
+  return HeldReport{std::move(walk->parts.jobs), std::move(walk->capacity),
+                    std::move(walk->parts.evicted)};
+}
+
+LiveState::WindowParts LiveState::TakeParts(Walk* walk) {
+  return std::move(walk->parts);
 }
 
 absl::Status LiveState::TakeWindow(
@@ -627,15 +707,50 @@ absl::Status LiveState::TakeWindow(
   return absl::OkStatus();
 }
 
-const std::vector<const LiveState::JobMap::value_type*>& LiveState::SortedJobs()
-    const {
-  if (jobs_sorted_) return sorted_jobs_;
+void LiveState::NoteJobsChanged() {
+  if (added_jobs_.size() + erased_jobs_.size() <= jobs_.size()) return;
+  sort_all_jobs_ = true;
   sorted_jobs_.clear();
-  sorted_jobs_.reserve(jobs_.size());
-  for (const auto& entry : jobs_) sorted_jobs_.push_back(&entry);
-  std::sort(sorted_jobs_.begin(), sorted_jobs_.end(),
-            [](const auto* a, const auto* b) { return a->first < b->first; });
-  jobs_sorted_ = true;
+  added_jobs_.clear();
+  erased_jobs_.clear();
+}
+
+const std::vector<LiveState::JobRef>& LiveState::SortedJobs() const {
+  if (sort_all_jobs_) {
+    for (const auto& entry : jobs_) {
+      added_jobs_.push_back(JobRef{&entry, entry.second.born});
+    }
+    sort_all_jobs_ = false;
+  }
+  if (!erased_jobs_.empty()) {
+    auto erased = [this](const JobRef& r) {
+      return erased_jobs_.count(r.born) > 0;
+    };
+    sorted_jobs_.erase(
+        std::remove_if(sorted_jobs_.begin(), sorted_jobs_.end(), erased),
+        sorted_jobs_.end());
+    added_jobs_.erase(
+        std::remove_if(added_jobs_.begin(), added_jobs_.end(), erased),
+        added_jobs_.end());
+    erased_jobs_.clear();
+  }
+  if (added_jobs_.empty()) return sorted_jobs_;
+  auto by_id = [](const JobRef& a, const JobRef& b) {
+    return a.entry->first < b.entry->first;
+  };
+  std::sort(added_jobs_.begin(), added_jobs_.end(), by_id);
+  std::vector<JobRef> merged;
+  merged.reserve(sorted_jobs_.size() + added_jobs_.size());
+  auto from = sorted_jobs_.begin();
+  for (const JobRef& add : added_jobs_) {  // O(log jobs) compares each
+    auto at = std::upper_bound(from, sorted_jobs_.end(), add, by_id);
+    merged.insert(merged.end(), from, at);
+    merged.push_back(add);
+    from = at;
+  }
+  merged.insert(merged.end(), from, sorted_jobs_.end());
+  sorted_jobs_.swap(merged);
+  added_jobs_.clear();
   return sorted_jobs_;
 }
 

@@ -5,12 +5,14 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -270,6 +272,32 @@ class LiveState {
   // rebuild.
   absl::StatusOr<WindowParts> WindowJobs(int64_t as_of_ns,
                                          int64_t edge_ns) const;
+
+  // Held or WindowJobs a few jobs per hold of the ingest lock (issue 12
+  // item 4), so that ingest waits on a report for a few jobs' reports, not
+  // every job's. BeginWalk takes the cut: the held jobs in id order (jobs
+  // added later are not in it), the capacity, whether jobs were evicted.
+  // WalkSome reports the next jobs. Until EndWalk, ingest first keeps the
+  // answer as of the cut of any job it is about to change or drop before
+  // the walk reached it, and the walk takes that answer: the result is
+  // Held's or WindowJobs' at the cut. The caller owns the walk; this points
+  // to it from BeginWalk to EndWalk, and every call is under the caller's
+  // ingest lock.
+  struct Walk;
+  // A walk as of `as_of_ns` (as Report's exactness: FinishRebuilds first)
+  // of the whole report (`edge_ns` nullopt: Held) or of the --since window
+  // from `edge_ns` (WindowJobs).
+  std::unique_ptr<Walk> BeginWalk(int64_t as_of_ns,
+                                  std::optional<int64_t> edge_ns);
+  // Reports up to `n` more jobs of `walk`: true once every job is.
+  // FailedPrecondition (a window) if a job waits for its rebuild.
+  absl::StatusOr<bool> WalkSome(Walk* walk, size_t n) const;
+  // Unregisters `walk` (begun by BeginWalk; done or not).
+  void EndWalk(Walk* walk);
+  size_t walk_count() const { return walks_.size(); }  // registered now
+  // A done walk's result: Held's (`edge_ns` nullopt) or WindowJobs'.
+  static HeldReport TakeHeld(Walk* walk);
+  static WindowParts TakeParts(Walk* walk);
   // A job's final snapshot `s` within the window since `edge_ns`: its whole
   // report if the window holds all of it, nullopt if it ended before the
   // window; FailedPrecondition if the window cuts it (as StoreReplay).
@@ -351,7 +379,8 @@ class LiveState {
     bool rebuild = false;             // its tracker is stale: rebuild it
     bool queued = false;              // in rebuild_queue_
     uint64_t generation = 0;          // events taken (for ForEachJob)
-    bool snapshot_due = false;        // ended and changed since its snapshot
+    uint64_t born = 0;  // unique: the order in which jobs_ entries were made
+    bool snapshot_due = false;  // ended and changed since its snapshot
     // Set: the job is this final snapshot alone (tracker and buffer empty).
     std::unique_ptr<storage::JobSnapshot> final;
     // Set: the job was evicted with this snapshot and a late event brought
@@ -384,10 +413,37 @@ class LiveState {
     std::optional<std::pair<int64_t, int>> import_floor;
   };
   using JobMap = std::unordered_map<std::string, LiveJob>;
+  // A held job as a walk's cut names it: its map entry (valid while the
+  // job is held) and its `born`.
+  struct JobRef {
+    const JobMap::value_type* entry;
+    uint64_t born;
+  };
+  // A job's part of a walk as of its cut (Walk).
+  struct WalkAnswer {
+    bool waits_rebuild = false;  // a window's job queued for its rebuild
+    // Its report (nullopt: no event by then, or none in the window);
+    // FailedPrecondition if the window cuts a job that keeps no window.
+    absl::StatusOr<std::optional<core::JobReport>> report;
+  };
+  // Takes the cut into `walk` (BeginWalk's; not registered).
+  void StartWalk(int64_t as_of_ns, std::optional<int64_t> edge_ns,
+                 Walk* walk) const;
+  WalkAnswer AnswerOf(const LiveJob& job, const Walk& walk) const;
+  // Adds `job_id`'s `answer` to `walk`'s result.
+  static absl::Status TakeAnswer(const std::string& job_id, WalkAnswer answer,
+                                 Walk* walk);
+  // Before ingest changes or drops held job `job` (`job_id`): keeps its
+  // answer as of the cut of each registered walk that has not reached it.
+  void KeepForWalks(const std::string& job_id, const LiveJob& job) {
+    if (!walks_.empty()) KeepForWalksSlow(job_id, job);
+  }
+  void KeepForWalksSlow(const std::string& job_id, const LiveJob& job);
   JobMap::iterator JobEntry(const std::string& job_id);  // created if new
-  // jobs_' entries in job id order (the fleet report's), made by the first
-  // report after a job was added or erased (map nodes do not move).
-  const std::vector<const JobMap::value_type*>& SortedJobs() const;
+  // jobs_' entries in job id order (the fleet report's), brought up to date
+  // by the first report after a job was added or erased (map nodes do not
+  // move).
+  const std::vector<JobRef>& SortedJobs() const;
   LiveJob& JobFor(const std::string& job_id);
   // Buffers `e` (moving from it) or marks its job for rebuild; returns the
   // job and its id (the map's key) if a job was touched.
@@ -484,7 +540,7 @@ class LiveState {
   // Loads `state` into `job` if it fits `tail` (the job's stored events
   // after it) and parses; false (counted) if not.
   // Replaces `job` by a fresh one on `tracker`, keeping what is not about
-  // its events (eviction snapshot, generation, state_due).
+  // its events (eviction snapshot, generation, state_due, born).
   void ResetJob(LiveJob* job, core::JobTracker tracker);
   bool LoadState(const internal::v1::StoredJobState& state,
                  const std::vector<v1::Event>& tail, LiveJob* job);
@@ -527,8 +583,18 @@ class LiveState {
   const int64_t lateness_ns_;
   storage::EventStore* store_;
   JobMap jobs_;
-  mutable std::vector<const JobMap::value_type*> sorted_jobs_;
-  mutable bool jobs_sorted_ = true;  // sorted_jobs_ is jobs_ in order
+  // jobs_ in id order as of the last SortedJobs, which merges in the jobs
+  // added since (unsorted) and drops those erased since (by `born`): the
+  // lock a report takes first costs O(jobs added) compares, not a sort.
+  mutable std::vector<JobRef> sorted_jobs_;
+  mutable std::vector<JobRef> added_jobs_;
+  mutable std::unordered_set<uint64_t> erased_jobs_;
+  // Set when more jobs were added and erased since than are held: the next
+  // SortedJobs sorts jobs_ anew (so that neither list outgrows jobs_).
+  mutable bool sort_all_jobs_ = false;
+  void NoteJobsChanged();
+  uint64_t next_born_ = 0;    // LiveJob::born of the next new entry
+  std::vector<Walk*> walks_;  // registered (BeginWalk to EndWalk)
   core::CapacityTracker capacity_;
   SharedExclusions shared_;  // HOSTS and FLEET exclusions, stored
   std::unordered_map<std::string, int64_t> host_last_ns_;
@@ -556,6 +622,19 @@ class LiveState {
   void RunRebuilds(int64_t* credit, int64_t weight);
   int64_t applied_through_ns_ = 0;
   Stats stats_;
+};
+
+struct LiveState::Walk {
+  int64_t as_of_ns = 0;
+  std::optional<core::Config> windowed;  // set: a --since window
+  uint64_t born_limit = 0;   // jobs born at or after it came after the cut
+  std::vector<JobRef> jobs;  // held at the cut, in id order
+  size_t next = 0;           // jobs[next] is the next to report
+  std::string last_id;       // of jobs[next - 1]: ids after it are ahead
+  // Answers kept by ingest, by the job's `born`, with the job's id.
+  std::unordered_map<uint64_t, std::pair<std::string, WalkAnswer>> kept;
+  std::map<std::string, double> capacity;  // at the cut
+  WindowParts parts;  // the result so far (the whole report: jobs, evicted)
 };
 
 }  // namespace goodput::server

@@ -330,10 +330,12 @@ void LiveState::ResetJob(LiveJob* job, core::JobTracker tracker) {
   std::unique_ptr<storage::JobSnapshot> evicted = std::move(job->evicted);
   const uint64_t generation = job->generation;
   const bool state_due = job->state_due;
+  const uint64_t born = job->born;
   *job = LiveJob(core::JobWindows(std::move(tracker), config_, grid_));
   job->evicted = std::move(evicted);
   job->generation = generation;
   job->state_due = state_due;
+  job->born = born;
 }
 
 bool LiveState::LoadState(const StoredJobState& state,
@@ -493,6 +495,7 @@ void LiveState::ImportJobs(const storage::JobImport& import) {
   for (const StoredJobState& state : import.states) {
     auto it = JobEntry(state.job_id());
     LiveJob& job = it->second;
+    KeepForWalks(it->first, job);
     job.evicted.reset();
     job.final.reset();
     if (!LoadState(state, {}, &job)) {
@@ -509,7 +512,9 @@ void LiveState::ImportJobs(const storage::JobImport& import) {
     ++stats_.imported_jobs;
   }
   for (const storage::JobSnapshot& s : import.finals) {
-    LiveJob& job = JobFor(s.report.job_id);
+    auto it = JobEntry(s.report.job_id);
+    LiveJob& job = it->second;
+    KeepForWalks(it->first, job);
     ResetJob(&job, core::JobTracker(s.report.job_id, config_));
     job.evicted.reset();
     ++job.generation;
@@ -592,8 +597,12 @@ int64_t LiveState::Evict(Eviction eviction) {
   state_due_.clear();  // points into jobs_; due again at their next event
   int64_t n = 0;
   for (const storage::JobSnapshot& s : eviction.snapshots) {
-    if (jobs_.erase(s.report.job_id) == 0) continue;
-    jobs_sorted_ = false;
+    auto it = jobs_.find(s.report.job_id);
+    if (it == jobs_.end()) continue;
+    KeepForWalks(it->first, it->second);
+    if (!sort_all_jobs_) erased_jobs_.insert(it->second.born);
+    jobs_.erase(it);
+    NoteJobsChanged();
     ++n;
   }
   evicted_ = std::move(eviction.totals);
@@ -618,6 +627,7 @@ void LiveState::Retire(const storage::JobSnapshot& snapshot) {
   auto it = jobs_.find(snapshot.report.job_id);
   if (it == jobs_.end()) return;  // evicted: only in the store
   LiveJob& job = it->second;
+  KeepForWalks(it->first, job);
   job.windows = core::JobWindows(snapshot.report.job_id, config_, grid_);
   std::vector<Pending>().swap(job.buffer);
   job.view.reset();

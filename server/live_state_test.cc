@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/testing/expect.h"
 #include "core/testing/timeline.h"
 #include "gmock/gmock.h"
@@ -306,6 +307,42 @@ TEST_F(LiveStateTest, StateRecordsFollowThePolicy) {
   EXPECT_EQ(put[0].job_id(), "other");
   EXPECT_EQ(live_.stats().states_taken, 2);
   EXPECT_TRUE(remove.empty());
+}
+
+// Reports list every held job once, in id order, while jobs come and leave
+// between them (LiveState::SortedJobs merges the jobs added since the last
+// report and drops the evicted ones; after more changes than jobs held it
+// sorts them all anew). Each round adds three jobs, in an order unlike
+// their ids, and ends one; ended jobs leave memory (grace 0).
+TEST_F(LiveStateTest, ReportsFollowJobsThatComeAndLeave) {
+  for (int round = 0; round < 12; ++round) {
+    std::string batch;
+    for (int k : {2, 0, 1}) {
+      const std::string id =
+          absl::StrCat("j", (round * 7 + k * 5) % 40, "-", round);
+      const std::string at = absl::StrFormat("10:%02d:00", round);
+      batch +=
+          absl::StrCat(at, R"( {"job_id":")", id, R"(","started":{}})", "\n");
+      if (k == 0) {
+        batch +=
+            absl::StrFormat("10:%02d:10", round) +
+            absl::StrCat(R"( {"job_id":")", id,
+                         R"(","job_ended":{"outcome":"SUCCEEDED"}})", "\n");
+      }
+    }
+    Apply(Events(batch));
+    // No reports in rounds 2-6: more jobs came and left since than are
+    // held, so the next report sorts them anew; the others merge.
+    if (round < 2 || round > 6) {
+      ExpectEqualsReplay(absl::StrFormat("2026-11-22T10:%02d:30Z", round));
+    }
+    auto due = live_.PlanEviction(0, sequence_);
+    ASSERT_TRUE(due.ok()) << due.status();
+    ASSERT_TRUE(store_.EvictJobs(due->snapshots, due->record).ok());
+    live_.Evict(*std::move(due));
+  }
+  ExpectEqualsReplay("2026-11-22T10:11:30Z");
+  EXPECT_GT(live_.evicted_totals().jobs(), 0);
 }
 
 }  // namespace

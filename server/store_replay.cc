@@ -47,10 +47,10 @@ absl::Status StoreReplay::LoadShared() {
 absl::StatusOr<core::FleetReport> StoreReplay::Report(int64_t as_of_ns) {
   if (absl::Status s = LoadSnapshots(); !s.ok()) return s;
   std::vector<core::JobReport> jobs;
-  absl::Status s = store_->ScanAllJobs(
-      [&](const std::string& job_id,
-          std::vector<internal::v1::StoredJobState>* states,
-          storage::JobEventsReader* events) {
+  absl::Status s =
+      store_->ScanAllJobs([&](const std::string& job_id,
+                              std::vector<internal::v1::StoredJobState>* states,
+                              storage::JobEventsReader* events) {
         if (cancelled_ && cancelled_()) {
           return absl::CancelledError("report: the request was cancelled");
         }
