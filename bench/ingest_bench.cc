@@ -10,6 +10,14 @@
 //       dir, WAL on, fsync per batch only with --fsync), waiting for every
 //       ack. Prints events/s of each, medians and their ratio.
 //
+//   ingest_bench store [--jobs=1000 --steps=1000 --batch=500 --reps=3]
+//       RocksDB alone: the throughput mode's batches as the BatchWrites the
+//       ingestor hands the store (every event accepted), written one after
+//       another by RocksDbEventStore::Write on this thread into a fresh
+//       store per rep (WAL on, no fsync): no gRPC, no judge, no live state,
+//       no job state records. Prints events/s of the wall time and of this
+//       thread's CPU time (flush and compaction run on RocksDB's threads).
+//
 //   ingest_bench stream --target=HOST:PORT [--jobs --steps --batch
 //                        --in_flight --agent_id=bench-stream]
 //       The same load generator against a separate goodputd process.
@@ -68,6 +76,8 @@
 #include "core/event_order.h"
 #include "nlohmann/json.hpp"
 #include "server/goodputd.h"
+#include "storage/event_store.h"
+#include "storage/rocksdb_event_store.h"
 
 namespace goodput::bench {
 namespace {
@@ -200,6 +210,66 @@ int Throughput(const Args& args) {
       "median: sink %.0f events/s, goodputd %.0f events/s, "
       "goodputd/sink = %.3f\n",
       sink, gd, gd / sink);
+  return 0;
+}
+
+// The BatchWrites Ingestor::Judge makes of `batches` when it accepts every
+// event.
+std::vector<storage::BatchWrite> ToBatchWrites(
+    const std::vector<v1::Batch>& batches, int64_t received_ns) {
+  std::vector<storage::BatchWrite> out(batches.size());
+  for (size_t i = 0; i < batches.size(); ++i) {
+    out[i].agent_id = batches[i].agent_id();
+    out[i].sequence = batches[i].sequence();
+    out[i].received_ns = received_ns;
+    out[i].accepted.assign(batches[i].events().begin(),
+                           batches[i].events().end());
+  }
+  return out;
+}
+
+// Writes `writes` into a fresh store; prints and returns the wall events/s.
+double StoreRep(int rep, const std::vector<storage::BatchWrite>& writes,
+                size_t events) {
+  const std::string dir = MakeTempDir();
+  auto store = storage::RocksDbEventStore::Open(dir, {});
+  if (!store.ok()) Die(store.status());
+  const double cpu0 = ThreadCpuSeconds();
+  const SteadyClock::time_point start = SteadyClock::now();
+  for (const storage::BatchWrite& w : writes) {
+    if (auto id = (*store)->Write(w); !id.ok()) Die(id.status());
+  }
+  const double wall = SecondsSince(start);
+  const double cpu = ThreadCpuSeconds() - cpu0;
+  std::printf(
+      "store#%d  batches=%zu events=%zu time=%.3fs -> %.0f events/s; "
+      "writer thread CPU %.3fs -> %.0f events/s; store dir %.1f MiB\n",
+      rep, writes.size(), events, wall, events / wall, cpu, events / cpu,
+      DirBytes(dir) / 1048576.0);
+  std::fflush(stdout);
+  store->reset();
+  std::filesystem::remove_all(dir);
+  return events / wall;
+}
+
+int Store(const Args& args) {
+  const int jobs = static_cast<int>(args.Int("jobs", 1000));
+  const int64_t steps = args.Int("steps", 1000);
+  const size_t batch = static_cast<size_t>(args.Int("batch", 500));
+  const int reps = static_cast<int>(args.Int("reps", 3));
+  const std::vector<v1::Event> events = Fleet(jobs, steps);
+  const int64_t now_ns = MaxEventTimeNanos(events) + core::kNanosPerSecond;
+  const std::vector<storage::BatchWrite> writes =
+      ToBatchWrites(MakeBatches(events, batch, kAgentId), now_ns);
+  std::printf(
+      "load: Fleet(%d, %lld) = %zu events in %zu BatchWrites of %zu; "
+      "WAL on, fsync=off\n",
+      jobs, static_cast<long long>(steps), events.size(), writes.size(), batch);
+  std::vector<double> rates;
+  for (int rep = 1; rep <= reps; ++rep) {
+    rates.push_back(StoreRep(rep, writes, events.size()));
+  }
+  std::printf("median: store %.0f events/s\n", Percentile(rates, 0.5));
   return 0;
 }
 
@@ -567,6 +637,7 @@ int Main(int argc, char** argv) {
   const auto& pos = args.positional();
   const std::string mode = pos.empty() ? "" : pos[0];
   if (mode == "throughput") return Throughput(args);
+  if (mode == "store") return Store(args);
   if (mode == "stream") return Stream(args);
   if (mode == "agent") return Agent(args);
   if (mode == "sink") return Sink(args);
@@ -574,7 +645,7 @@ int Main(int argc, char** argv) {
   if (mode == "queries") return Queries(args);
   std::fprintf(stderr,
                "usage: ingest_bench "
-               "throughput|stream|agent|sink|latency|queries "
+               "throughput|store|stream|agent|sink|latency|queries "
                "[flags] "
                "(see the comment at the top of bench/ingest_bench.cc)\n");
   return 2;
