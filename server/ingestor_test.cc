@@ -1556,6 +1556,36 @@ TEST_F(RetentionTest, AFailedWriteOfAnEvictedJobsRetirementDeletesNothing) {
   ExpectEqualReports(LiveReport(kAsOf), before_);
 }
 
+// The same for a job held in memory: a failed deletion leaves it unretired
+// in memory, so the next check retires it again; a kill between the two
+// writes (its snapshot stored with events_deleted, its events not deleted)
+// is finished by the recovery.
+TEST_F(RetentionTest, AFailedDeletionOfAHeldJobsEventsIsRetried) {
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  store_->FailNextDelete(absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->EnforceRetention(),
+            absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(Stored("old").size(), 4u);
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_TRUE(Stored("old").empty());
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+}
+
+TEST_F(RetentionTest, AHeldJobsDeletionCutShortByAKillIsFinishedAtRestart) {
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  store_->FailNextDelete(absl::UnavailableError("killed"));
+  EXPECT_FALSE(ingestor_->EnforceRetention().ok());
+  std::optional<storage::JobSnapshot> held;
+  ASSERT_TRUE(store_->ReadSnapshot("old", &held).ok());
+  ASSERT_TRUE(held.has_value());
+  EXPECT_TRUE(held->events_deleted);
+  Restart();  // no retention set: the recovery alone deletes them
+  EXPECT_TRUE(Stored("old").empty());
+  EXPECT_EQ(Stored("running").size(), 2u);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+}
+
 // A failed deletion of an evicted job's events, after its retired snapshot
 // (events_deleted) was stored, is retried at the next check: the job stays
 // in the end-time index until its events are gone, and its report and the
