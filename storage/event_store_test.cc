@@ -208,8 +208,8 @@ TEST_P(EventStoreTest, JobStatesRoundTripInBatchOrderAndAreRemoved) {
   ASSERT_TRUE(store_->ReadJobStates("j", &read, &unreadable).ok());
   ASSERT_EQ(read.size(), 1u);
   EXPECT_EQ(read[0].through_batch(), 9u);
-  ASSERT_TRUE(
-      store_->DeleteJobEvents(Retired("j")).ok());  // retention takes them
+  // Retention takes them.
+  ASSERT_TRUE(store_->DeleteJobEvents(Retired("j")).ok());
   read.clear();
   ASSERT_TRUE(store_->ReadJobStates("j", &read, &unreadable).ok());
   EXPECT_TRUE(read.empty());
