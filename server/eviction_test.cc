@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -365,6 +366,35 @@ TEST_F(TwoJobsTest, RetentionStillDeletesTheEventsOfEvictedJobs) {
   auto job = drilldown_->Job("old", kAsOf, DefaultJobWindows(), 0);
   ASSERT_TRUE(job.ok()) << job.status();
   EXPECT_THAT(job->note, HasSubstr("raw events deleted"));
+  Restart();
+  ExpectEqualReports(Report(kAsOf), before);
+}
+
+// goodputd killed between the two writes of an evicted job's retirement
+// (its snapshot stored with events_deleted, its events not deleted yet):
+// the check after the restart deletes the events, and the report and the
+// evicted totals stay.
+TEST_F(TwoJobsTest, ARetirementCutShortByAKillIsFinishedAfterTheRestart) {
+  ASSERT_EQ(live_->job_count(), 1u);
+  const core::FleetReport before = Report(kAsOf);
+  std::optional<storage::JobSnapshot> retired;
+  ASSERT_TRUE(store_->ReadEvictedSnapshot("old", &retired).ok());
+  ASSERT_TRUE(retired.has_value());
+  retired->events_deleted = true;
+  retired->through_batch = std::numeric_limits<uint64_t>::max();
+  ASSERT_TRUE(store_->EvictJobs({*retired}, std::nullopt).ok());
+  Restart();  // the kill: no deletion
+  std::vector<v1::Event> stored;
+  ASSERT_TRUE(store_->ReadJob("old", 0, 1000, &stored).ok());
+  ASSERT_EQ(stored.size(), 4u);
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  ASSERT_TRUE(ingestor_->RetireEvicted(/*force=*/true).ok());
+  stored.clear();
+  ASSERT_TRUE(store_->ReadJob("old", 0, 1000, &stored).ok());
+  EXPECT_TRUE(stored.empty());
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  EXPECT_EQ(live_->evicted_totals().jobs(), 1);
+  ExpectEqualReports(Report(kAsOf), before);
   Restart();
   ExpectEqualReports(Report(kAsOf), before);
 }

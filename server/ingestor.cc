@@ -33,7 +33,7 @@ absl::Status Ingestor::Recover() {
   if (!s.ok()) return s;
   SaveSnapshots();
   SaveJobStates(/*all=*/false);
-  std::vector<std::string> leftovers = live_->TakeLeftoverDeletions();
+  std::vector<storage::JobSnapshot> leftovers = live_->TakeLeftoverDeletions();
   if (!leftovers.empty()) {
     if (s = store_->DeleteJobEvents(leftovers); !s.ok()) return s;
   }
@@ -110,17 +110,24 @@ absl::Status Ingestor::RetireLocked() {
 absl::Status Ingestor::RetireJobs(const std::vector<storage::JobSnapshot>& due,
                                   bool evicted) {
   if (due.empty()) return absl::OkStatus();
-  // Snapshot first: a crash before the deletion leaves events that the
-  // next recovery skips and deletes again. An evicted job's stays evicted
-  // (the totals are unchanged).
+  // Snapshot first. A deletion that fails or is cut short by a crash is
+  // done again: a held job's at the next check (it is not retired in
+  // memory yet) or by the next recovery (its snapshot says so but it still
+  // has a head); an evicted job's by the next RetireEvicted (it stays in
+  // the end-time index until its events are deleted). An evicted job's
+  // snapshot stays evicted (the totals are unchanged).
   absl::Status s = evicted ? store_->EvictJobs(due, std::nullopt)
                            : store_->WriteSnapshots(due);
   if (!s.ok()) return s;
-  std::vector<std::string> ids;
-  for (const storage::JobSnapshot& d : due) ids.push_back(d.report.job_id);
-  if (s = store_->DeleteJobEvents(ids); !s.ok()) return s;
-  for (const storage::JobSnapshot& d : due) live_->Retire(d);
-  stats_.retired_jobs += static_cast<int64_t>(due.size());
+  return DeleteRetired(due);
+}
+
+absl::Status Ingestor::DeleteRetired(
+    const std::vector<storage::JobSnapshot>& retired) {
+  if (retired.empty()) return absl::OkStatus();
+  if (absl::Status s = store_->DeleteJobEvents(retired); !s.ok()) return s;
+  for (const storage::JobSnapshot& d : retired) live_->Retire(d);
+  stats_.retired_jobs += static_cast<int64_t>(retired.size());
   return absl::OkStatus();
 }
 
@@ -147,15 +154,15 @@ absl::Status Ingestor::RetireEvicted(bool force) {
   if (hook) hook("retire_read");
   if (stored.empty()) return absl::OkStatus();
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<std::vector<storage::JobSnapshot>> due =
-      StillEvicted(std::move(stored));
+  absl::StatusOr<EvictedDue> due = StillEvicted(std::move(stored));
   if (!due.ok()) return due.status();
-  return RetireJobs(*due, /*evicted=*/true);
+  if (absl::Status s = DeleteRetired(due->unfinished); !s.ok()) return s;
+  return RetireJobs(due->fresh, /*evicted=*/true);
 }
 
-absl::StatusOr<std::vector<storage::JobSnapshot>> Ingestor::StillEvicted(
+absl::StatusOr<Ingestor::EvictedDue> Ingestor::StillEvicted(
     std::vector<storage::JobSnapshot> read) {
-  std::vector<storage::JobSnapshot> due;
+  EvictedDue due;
   for (storage::JobSnapshot& s : read) {
     // Back in memory since the read: RetireLocked's, once it ends again.
     if (live_->has_job(s.report.job_id)) continue;
@@ -164,13 +171,15 @@ absl::StatusOr<std::vector<storage::JobSnapshot>> Ingestor::StillEvicted(
         !st.ok()) {
       return st;
     }
-    // Stored again since (brought back and evicted again): the next check.
-    if (!now || now->events_deleted || now->through_batch != s.through_batch) {
+    if (now && now->events_deleted) {  // its deletion failed or was cut short
+      due.unfinished.push_back(*std::move(now));
       continue;
     }
+    // Stored again since (brought back and evicted again): the next check.
+    if (!now || now->through_batch != s.through_batch) continue;
     s.through_batch = std::numeric_limits<uint64_t>::max();
     s.events_deleted = true;
-    due.push_back(std::move(s));
+    due.fresh.push_back(std::move(s));
   }
   return due;
 }

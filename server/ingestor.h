@@ -353,13 +353,21 @@ class Ingestor {
   absl::Status RetireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int64_t RetentionEvery() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Stores `due` (final snapshots with events_deleted; held ones, or, if
-  // `evicted`, evicted ones) and deletes the jobs' raw events
-  // (LiveState::Retire for those in memory).
+  // `evicted`, evicted ones), then DeleteRetired.
   absl::Status RetireJobs(const std::vector<storage::JobSnapshot>& due,
                           bool evicted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Of the snapshots `read` outside the lock, those of jobs still evicted
-  // and stored unchanged, marked for retirement.
-  absl::StatusOr<std::vector<storage::JobSnapshot>> StillEvicted(
+  // Deletes the raw events of the jobs of `retired` (their stored final
+  // snapshots, events_deleted) and retires those in memory.
+  absl::Status DeleteRetired(const std::vector<storage::JobSnapshot>& retired)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Of the snapshots `read` outside the lock: those of jobs still evicted
+  // and stored unchanged, marked for retirement (`fresh`), and those
+  // stored retired whose events were not deleted yet (`unfinished`).
+  struct EvictedDue {
+    std::vector<storage::JobSnapshot> fresh;
+    std::vector<storage::JobSnapshot> unfinished;
+  };
+  absl::StatusOr<EvictedDue> StillEvicted(
       std::vector<storage::JobSnapshot> read)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -771,7 +771,6 @@ TEST_F(FailedEvictionTest,
   ExpectEqualReports(LiveReport(kAsOf), want);
 }
 
-
 // Issue 12 item 4: a report as of now walks the jobs a few per hold of the
 // ingest lock (here one), and batches go in between two steps
 // ("report_walk"). Whatever they do to a job the walk has not reached yet,
@@ -1554,6 +1553,67 @@ TEST_F(RetentionTest, AFailedWriteOfAnEvictedJobsRetirementDeletesNothing) {
   EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
   EXPECT_TRUE(Stored("old").empty());
   EXPECT_EQ(live_->evicted_totals().jobs(), 1);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+}
+
+// The same for a job held in memory: a failed deletion leaves it unretired
+// in memory, so the next check retires it again; a kill between the two
+// writes (its snapshot stored with events_deleted, its events not deleted)
+// is finished by the recovery.
+TEST_F(RetentionTest, AFailedDeletionOfAHeldJobsEventsIsRetried) {
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  store_->FailNextDelete(absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->EnforceRetention(),
+            absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(Stored("old").size(), 4u);
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_TRUE(Stored("old").empty());
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+}
+
+TEST_F(RetentionTest, AHeldJobsDeletionCutShortByAKillIsFinishedAtRestart) {
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  store_->FailNextDelete(absl::UnavailableError("killed"));
+  EXPECT_FALSE(ingestor_->EnforceRetention().ok());
+  std::optional<storage::JobSnapshot> held;
+  ASSERT_TRUE(store_->ReadSnapshot("old", &held).ok());
+  ASSERT_TRUE(held.has_value());
+  EXPECT_TRUE(held->events_deleted);
+  Restart();  // no retention set: the recovery alone deletes them
+  EXPECT_TRUE(Stored("old").empty());
+  EXPECT_EQ(Stored("running").size(), 2u);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+}
+
+// A failed deletion of an evicted job's events, after its retired snapshot
+// (events_deleted) was stored, is retried at the next check: the job stays
+// in the end-time index until its events are gone, and its report and the
+// evicted totals do not change.
+TEST_F(RetentionTest, AFailedDeletionOfAnEvictedJobsEventsIsRetried) {
+  ingestor_->set_ended_job_grace(0);
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+  ASSERT_EQ(ingestor_->stats().evicted_jobs, 1);
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  store_->FailNextDelete(absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->EnforceRetention(),
+            absl::UnavailableError("disk on fire"));
+  std::optional<storage::JobSnapshot> evicted;
+  ASSERT_TRUE(store_->ReadEvictedSnapshot("old", &evicted).ok());
+  ASSERT_TRUE(evicted.has_value());
+  EXPECT_TRUE(evicted->events_deleted);
+  EXPECT_EQ(Stored("old").size(), 4u);
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 0);
+
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_TRUE(Stored("old").empty());
+  EXPECT_EQ(Stored("running").size(), 2u);
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());  // done: not again
+  EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  EXPECT_EQ(live_->evicted_totals().jobs(), 1);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+  Restart();
   ExpectEqualReports(LiveReport(kAsOf), before_);
 }
 

@@ -155,9 +155,10 @@ class LiveState {
   // `through_batch` (the newest stored batch): from its newest stored state
   // that still fits plus the events after it (storage/KEY_LAYOUT.md).
   absl::Status Recover(uint64_t through_batch);
-  // Jobs whose events were deleted by retention but still had stored events
-  // (a deletion cut short); the caller deletes them again.
-  std::vector<std::string> TakeLeftoverDeletions();
+  // The final snapshots of the jobs whose events were deleted by retention
+  // but still had stored events (a deletion cut short); the caller deletes
+  // them again.
+  std::vector<storage::JobSnapshot> TakeLeftoverDeletions();
 
   // --- Running jobs' states (live_state_recovery.cc).
   // Records of the jobs due for one under the StatePolicy (every job held
@@ -602,7 +603,7 @@ class LiveState {
   bool capacity_stale_ = false;  // a shared exclusion came late for it
   EndedJobTotals evicted_;
   uint64_t arrivals_ = 0;
-  std::vector<std::string> leftover_deletions_;
+  std::vector<storage::JobSnapshot> leftover_deletions_;
   StatePolicy policy_;
   // Jobs due for a state record since the last TakeJobStates (map nodes
   // are stable until a job is erased, which clears this first).

@@ -111,10 +111,18 @@ absl::Status LiveState::Recover(uint64_t through_batch) {
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
-  std::sort(leftover_deletions_.begin(), leftover_deletions_.end());
-  leftover_deletions_.erase(
-      std::unique(leftover_deletions_.begin(), leftover_deletions_.end()),
-      leftover_deletions_.end());
+  auto by_id = [](const storage::JobSnapshot& a,
+                  const storage::JobSnapshot& b) {
+    return a.report.job_id < b.report.job_id;
+  };
+  auto same_id = [](const storage::JobSnapshot& a,
+                    const storage::JobSnapshot& b) {
+    return a.report.job_id == b.report.job_id;
+  };
+  std::sort(leftover_deletions_.begin(), leftover_deletions_.end(), by_id);
+  leftover_deletions_.erase(std::unique(leftover_deletions_.begin(),
+                                        leftover_deletions_.end(), same_id),
+                            leftover_deletions_.end());
   return absl::OkStatus();
 }
 
@@ -223,7 +231,7 @@ void LiveState::RecoverJob(const std::string& job_id, uint64_t through_batch,
   LiveJob& job = it->second;
   if (job.final) {
     if (job.final->events_deleted) {
-      leftover_deletions_.push_back(job_id);
+      leftover_deletions_.push_back(*job.final);
       return;
     }
     std::vector<v1::Event> tail;
@@ -523,7 +531,7 @@ void LiveState::ImportJobs(const storage::JobImport& import) {
   }
 }
 
-std::vector<std::string> LiveState::TakeLeftoverDeletions() {
+std::vector<storage::JobSnapshot> LiveState::TakeLeftoverDeletions() {
   return std::move(leftover_deletions_);
 }
 

@@ -194,25 +194,29 @@ class EventStore {
                                            std::optional<JobSnapshot>* out) = 0;
 
   // The evicted snapshots of the jobs that ended before `before_ns` and
-  // still have their events (not events_deleted), oldest end first: what
-  // the retention of evicted jobs reads (an index by end time), not every
-  // evicted job.
+  // whose events retention has not deleted, oldest end first: what the
+  // retention of evicted jobs reads (an index by end time), not every
+  // evicted job. A snapshot marked events_deleted is listed until
+  // DeleteJobEvents deleted its job's events (a retirement that failed or
+  // was cut short between its two writes).
   virtual absl::Status ReadEvictedEndedBefore(
       int64_t before_ns, std::vector<JobSnapshot>* out) = 0;
 
   // Jobs leaving memory (storage/KEY_LAYOUT.md, "Evicted jobs"), in one
   // atomic write: stores each of `snapshots` as its job's evicted snapshot
   // (replacing an earlier one), deletes its held snapshot and its job
-  // head, indexes it by end time (unless events_deleted: then its index
-  // key goes), and writes `totals`, if set, as the meta record
-  // kEvictedTotalsMeta: the summed reports of every evicted snapshot.
+  // head, indexes it by end time (unless events_deleted: then an index key
+  // stays until DeleteJobEvents), and writes `totals`, if set, as the meta
+  // record kEvictedTotalsMeta: the summed reports of every evicted snapshot.
   virtual absl::Status EvictJobs(const std::vector<JobSnapshot>& snapshots,
                                  const std::optional<std::string>& totals) = 0;
 
-  // Retention: deletes the stored events and states of `job_ids`. Dead
-  // letters, heartbeats and agent sequences stay.
+  // Retention, in one atomic write: deletes the stored events and states
+  // of the jobs of `retired` (their final snapshots) and their end-time
+  // index keys (EvictJobs). Dead letters, heartbeats, agent sequences and
+  // snapshots stay.
   virtual absl::Status DeleteJobEvents(
-      const std::vector<std::string>& job_ids) = 0;
+      const std::vector<JobSnapshot>& retired) = 0;
 
   // Cluster takeover from a partition snapshot, in one atomic write: for
   // each job of `import`, deletes everything stored of it (events, late

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
+#include <limits>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -22,6 +23,23 @@ namespace {
 
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::Timeline;
+
+// A snapshot of job `id`, valid through batch `through`.
+JobSnapshot SnapshotOf(const std::string& id, uint64_t through) {
+  JobSnapshot s;
+  s.through_batch = through;
+  s.ended_ns = 20;
+  s.report.job_id = id;
+  s.report.state = core::JobStateKind::kEnded;
+  return s;
+}
+
+// The final snapshot of job `id` as retention stores it (DeleteJobEvents).
+std::vector<JobSnapshot> Retired(const std::string& id) {
+  JobSnapshot s = SnapshotOf(id, std::numeric_limits<uint64_t>::max());
+  s.events_deleted = true;
+  return {s};
+}
 
 std::string TempDir() {
   std::string tmpl = ::testing::TempDir() + "event_store_XXXXXX";
@@ -190,7 +208,8 @@ TEST_P(EventStoreTest, JobStatesRoundTripInBatchOrderAndAreRemoved) {
   ASSERT_TRUE(store_->ReadJobStates("j", &read, &unreadable).ok());
   ASSERT_EQ(read.size(), 1u);
   EXPECT_EQ(read[0].through_batch(), 9u);
-  ASSERT_TRUE(store_->DeleteJobEvents({"j"}).ok());  // retention takes them
+  // Retention takes them.
+  ASSERT_TRUE(store_->DeleteJobEvents(Retired("j")).ok());
   read.clear();
   ASSERT_TRUE(store_->ReadJobStates("j", &read, &unreadable).ok());
   EXPECT_TRUE(read.empty());
@@ -288,7 +307,7 @@ TEST_P(EventStoreTest, DeleteJobEventsKeepsOtherJobsInPlace) {
 )");
   Write("a", 2, "10:00:02 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
   Write("a", 3, "10:00:03 {\"job_id\":\"x\",\"step\":{\"step\":3}}");
-  ASSERT_TRUE(store_->DeleteJobEvents({"x"}).ok());
+  ASSERT_TRUE(store_->DeleteJobEvents(Retired("x")).ok());
   EXPECT_TRUE(JobSteps("x", 10).empty());
   EXPECT_EQ(JobSteps("y", 10), std::vector<std::string>{"y:1"});
   std::vector<std::pair<uint64_t, size_t>> beats;
@@ -334,16 +353,6 @@ TEST_P(EventStoreTest, ScanJobsForRestoreGivesEachJobItsStatesAndEvents) {
                       })
                   .ok());
   EXPECT_EQ(seen, (std::vector<std::string>{"x:1:1:3", "y:1:0:1"}));
-}
-
-// A snapshot of job `id`, valid through batch `through`.
-JobSnapshot SnapshotOf(const std::string& id, uint64_t through) {
-  JobSnapshot s;
-  s.through_batch = through;
-  s.ended_ns = 20;
-  s.report.job_id = id;
-  s.report.state = core::JobStateKind::kEnded;
-  return s;
 }
 
 // The jobs a scan visits, each with how many of its events it can read.
@@ -403,7 +412,8 @@ TEST_P(EventStoreTest, EvictJobsMovesTheJobOutOfTheRestartInOneWrite) {
 
 // The retention of evicted jobs reads those that ended before its horizon
 // (an index by end time, negative times in order too), not every evicted
-// job; a retired one leaves the index.
+// job; a retired one (events_deleted) stays in the index until its events
+// are deleted, so that a failed or cut-short deletion is done again.
 TEST_P(EventStoreTest, EvictedJobsAreFoundByTheirEndTime) {
   JobSnapshot a = SnapshotOf("a", 1), b = SnapshotOf("b", 1),
               c = SnapshotOf("c", 1);
@@ -423,7 +433,19 @@ TEST_P(EventStoreTest, EvictedJobsAreFoundByTheirEndTime) {
   c.events_deleted = true;
   ASSERT_TRUE(store_->EvictJobs({c}, std::nullopt).ok());
   if (rocks()) Reopen();
+  EXPECT_EQ(ids(100), (std::vector<std::string>{"a", "c", "b"}));
+  std::vector<JobSnapshot> due;
+  ASSERT_TRUE(store_->ReadEvictedEndedBefore(11, &due).ok());
+  ASSERT_EQ(due.size(), 2u);
+  EXPECT_TRUE(due[1].events_deleted);  // "c", as last stored
+  ASSERT_TRUE(store_->DeleteJobEvents({c}).ok());
+  if (rocks()) Reopen();
   EXPECT_EQ(ids(100), (std::vector<std::string>{"a", "b"}));
+  // A retired job evicted again (retired while held) is not indexed.
+  b.events_deleted = true;
+  ASSERT_TRUE(store_->DeleteJobEvents({b}).ok());
+  ASSERT_TRUE(store_->EvictJobs({b}, std::nullopt).ok());
+  EXPECT_EQ(ids(100), (std::vector<std::string>{"a"}));
 }
 
 // A job evicted, back and ended again has both snapshots: readers of every
@@ -453,7 +475,7 @@ TEST_P(EventStoreTest, AHeldSnapshotHidesTheEvictedOneUntilItIsEvicted) {
     return store_->ScanJobsForRestore(v);
   };
   EXPECT_TRUE(Visited(restore).empty());
-  ASSERT_TRUE(store_->DeleteJobEvents({"x"}).ok());
+  ASSERT_TRUE(store_->DeleteJobEvents(Retired("x")).ok());
   auto every = [&](const EventStore::RestoreVisitor& v) {
     return store_->ScanAllJobs(v);
   };
@@ -572,7 +594,7 @@ TEST_P(EventStoreTest, InterleavedJobsReadBackTheirOwnEventsInOrder) {
 // make it forget, or the job's next events would be stored unlisted.
 TEST_P(EventStoreTest, AJobWrittenAgainAfterItsDeletionIsListedAgain) {
   Write("a", 1, "10:00:00 {\"job_id\":\"x\",\"step\":{\"step\":1}}");
-  ASSERT_TRUE(store_->DeleteJobEvents({"x"}).ok());
+  ASSERT_TRUE(store_->DeleteJobEvents(Retired("x")).ok());
   Write("a", 2, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":2}}");
   std::vector<std::string> seen;
   ASSERT_TRUE(
@@ -887,7 +909,7 @@ TEST_F(RocksDbStoreTest, AReadUntilStopsAtTheFirstLaterBatchAndReadsTheLate) {
   Write("a", 7, "10:00:01 {\"job_id\":\"x\",\"step\":{\"step\":7}}");
   EXPECT_EQ(StepsUntil(store_.get(), "x", 7, TimeOf("10:00:03")),
             (std::vector<int64_t>{1, 5, 7}));
-  ASSERT_TRUE(store_->DeleteJobEvents({"x"}).ok());
+  ASSERT_TRUE(store_->DeleteJobEvents(Retired("x")).ok());
   Write("a", 8, "10:00:30 {\"job_id\":\"x\",\"step\":{\"step\":8}}");
   Write("a", 9, "10:00:31 {\"job_id\":\"x\",\"step\":{\"step\":9}}");
   EXPECT_EQ(StepsUntil(store_.get(), "x", 9, TimeOf("10:00:30")),

@@ -266,14 +266,12 @@ absl::Status MemoryEventStore::ReadEvictedSnapshot(
 absl::Status MemoryEventStore::ReadEvictedEndedBefore(
     int64_t before_ns, std::vector<JobSnapshot>* out) {
   absl::MutexLock lock(&mu_);
-  std::vector<const JobSnapshot*> due;
-  for (const auto& [id, s] : evicted_) {
-    if (s.ended_ns < before_ns && !s.events_deleted) due.push_back(&s);
+  for (const auto& [ended_ns, id] : evicted_end_) {
+    if (ended_ns >= before_ns) break;
+    if (auto it = evicted_.find(id); it != evicted_.end()) {
+      out->push_back(it->second);
+    }
   }
-  std::stable_sort(due.begin(), due.end(), [](const auto* a, const auto* b) {
-    return a->ended_ns < b->ended_ns;
-  });
-  for (const JobSnapshot* s : due) out->push_back(*s);
   return absl::OkStatus();
 }
 
@@ -286,6 +284,7 @@ absl::Status MemoryEventStore::EvictJobs(
   }
   for (const JobSnapshot& s : snapshots) {
     evicted_[s.report.job_id] = s;
+    if (!s.events_deleted) evicted_end_.emplace(s.ended_ns, s.report.job_id);
     snapshots_.erase(s.report.job_id);
     evicted_at_[s.report.job_id] = batches_.size();
     imported_.erase(s.report.job_id);  // its head goes too
@@ -295,8 +294,16 @@ absl::Status MemoryEventStore::EvictJobs(
 }
 
 absl::Status MemoryEventStore::DeleteJobEvents(
-    const std::vector<std::string>& job_ids) {
+    const std::vector<JobSnapshot>& retired) {
   absl::MutexLock lock(&mu_);
+  if (!next_delete_failure_.ok()) {
+    return std::exchange(next_delete_failure_, absl::OkStatus());
+  }
+  std::vector<std::string> job_ids;
+  for (const JobSnapshot& s : retired) {
+    job_ids.push_back(s.report.job_id);
+    evicted_end_.erase({s.ended_ns, s.report.job_id});
+  }
   DeleteLocked(job_ids);
   return absl::OkStatus();
 }
@@ -337,6 +344,11 @@ absl::Status MemoryEventStore::TakeFailureLocked() {
 void MemoryEventStore::FailNextWrite(absl::Status status) {
   absl::MutexLock lock(&mu_);
   next_failure_ = std::move(status);
+}
+
+void MemoryEventStore::FailNextDelete(absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  next_delete_failure_ = std::move(status);
 }
 
 }  // namespace goodput::storage

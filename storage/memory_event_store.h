@@ -47,7 +47,7 @@ class MemoryEventStore : public EventStore {
   absl::Status EvictJobs(const std::vector<JobSnapshot>& snapshots,
                          const std::optional<std::string>& totals) override;
   absl::Status DeleteJobEvents(
-      const std::vector<std::string>& job_ids) override;
+      const std::vector<JobSnapshot>& retired) override;
   absl::Status ImportJobs(const JobImport& import) override;
   absl::Status WriteMeta(const std::string& name,
                          const std::string& value) override;
@@ -61,6 +61,8 @@ class MemoryEventStore : public EventStore {
 
   // The next Write fails with `status` and stores nothing.
   void FailNextWrite(absl::Status status);
+  // The next DeleteJobEvents fails with `status` and deletes nothing.
+  void FailNextDelete(absl::Status status);
 
  private:
   absl::Mutex mu_;
@@ -69,12 +71,15 @@ class MemoryEventStore : public EventStore {
   std::vector<v1::DeadLetter> dead_letters_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, JobSnapshot> snapshots_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, JobSnapshot> evicted_ ABSL_GUARDED_BY(mu_);
+  // The end-time index of evicted_ (EvictJobs): (ended_ns, job id).
+  std::set<std::pair<int64_t, std::string>> evicted_end_ ABSL_GUARDED_BY(mu_);
   // Evicted jobs and the batch count then: no head until a later event.
   std::map<std::string, size_t> evicted_at_ ABSL_GUARDED_BY(mu_);
   // job id -> through_batch -> state
   std::map<std::string, std::map<uint64_t, internal::v1::StoredJobState>>
       states_ ABSL_GUARDED_BY(mu_);
   absl::Status next_failure_ ABSL_GUARDED_BY(mu_);
+  absl::Status next_delete_failure_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> meta_ ABSL_GUARDED_BY(mu_);
   // Jobs imported with a state record (listed with those that have events).
   std::set<std::string> imported_ ABSL_GUARDED_BY(mu_);

@@ -1146,7 +1146,7 @@ absl::Status RocksDbEventStore::ReadEvictedEndedBefore(
     std::optional<JobSnapshot> s;
     const std::string id = it->key().ToString().substr(id_at);
     if (absl::Status st = ReadOne(kEvicted, id, &s); !st.ok()) return st;
-    if (s && !s->events_deleted) out->push_back(*std::move(s));
+    if (s) out->push_back(*std::move(s));  // events_deleted: not done yet
   }
   return FromRocks(it->status(), "scan evicted_end");
 }
@@ -1160,11 +1160,10 @@ absl::Status RocksDbEventStore::EvictJobs(
     wb.Put(handles_[kEvicted], id, ToRecord(s).SerializeAsString());
     wb.Delete(handles_[kSnapshots], id);
     wb.Delete(handles_[kJobHeads], JobPrefix(id));
-    const std::string end_key = EvictedEndKey(s.ended_ns) + id;
-    if (s.events_deleted) {
-      wb.Delete(handles_[kDefault], end_key);
-    } else {
-      wb.Put(handles_[kDefault], end_key, "");
+    // Retired (events_deleted): the key goes with the events
+    // (DeleteJobEvents).
+    if (!s.events_deleted) {
+      wb.Put(handles_[kDefault], EvictedEndKey(s.ended_ns) + id, "");
     }
   }
   if (totals) {
@@ -1185,8 +1184,13 @@ absl::Status RocksDbEventStore::EvictJobs(
 }
 
 absl::Status RocksDbEventStore::DeleteJobEvents(
-    const std::vector<std::string>& job_ids) {
+    const std::vector<JobSnapshot>& retired) {
   rocksdb::WriteBatch wb;
+  std::vector<std::string> job_ids;
+  for (const JobSnapshot& s : retired) {
+    job_ids.push_back(s.report.job_id);
+    wb.Delete(handles_[kDefault], EvictedEndKey(s.ended_ns) + s.report.job_id);
+  }
   DeleteJobKeys(job_ids, &wb);
   rocksdb::WriteOptions wo;
   wo.sync = options_.fsync;

@@ -97,7 +97,7 @@ class RocksDbEventStore : public EventStore {
   absl::Status EvictJobs(const std::vector<JobSnapshot>& snapshots,
                          const std::optional<std::string>& totals) override;
   absl::Status DeleteJobEvents(
-      const std::vector<std::string>& job_ids) override;
+      const std::vector<JobSnapshot>& retired) override;
   absl::Status ImportJobs(const JobImport& import) override;
   absl::Status WriteMeta(const std::string& name,
                          const std::string& value) override;
