@@ -2,9 +2,11 @@
 // test; run by hand (commands and results in BENCHMARKS.md).
 //
 //   ingest_bench throughput [--jobs=1000 --steps=1000 --batch=500
-//                            --in_flight=8 --reps=3 --fsync]
+//                            --in_flight=8 --reps=3 --fsync --run_s=0]
 //       In ONE run, alternating: streams the same pre-built batches (a
-//       bench_events Fleet, cut into batches) over gRPC into (a) a bare
+//       bench_events Fleet, cut into batches; with --run_s=S each job's
+//       events of every S seconds in a row, as per-host agents send them
+//       after S seconds of buffering) over gRPC into (a) a bare
 //       Ingest sink in this process that acks and discards each batch and
 //       (b) an in-process goodputd (Goodputd::Start: RocksDB in a fresh temp
 //       dir, WAL on, fsync per batch only with --fsync), waiting for every
@@ -156,6 +158,22 @@ void PrintStream(const char* label, const StreamResult& r) {
   std::fflush(stdout);
 }
 
+// --run_s=S (throughput): each job's events of every S seconds of event
+// time in a row, as per-host agents send them (a host runs one job) after
+// S seconds of buffering; 0 keeps the fleet interleaved by time (about one
+// event of each of the 1,000 jobs in a batch).
+void RunsOfOneJob(int64_t run_s, std::vector<v1::Event>* events) {
+  if (run_s <= 0) return;
+  const int64_t run_ns = run_s * core::kNanosPerSecond;
+  std::stable_sort(events->begin(), events->end(),
+                   [run_ns](const v1::Event& a, const v1::Event& b) {
+                     const int64_t wa = core::EventTimeNanos(a) / run_ns;
+                     const int64_t wb = core::EventTimeNanos(b) / run_ns;
+                     if (wa != wb) return wa < wb;
+                     return a.job_id() < b.job_id();
+                   });
+}
+
 int Throughput(const Args& args) {
   const int jobs = static_cast<int>(args.Int("jobs", 1000));
   const int64_t steps = args.Int("steps", 1000);
@@ -163,7 +181,8 @@ int Throughput(const Args& args) {
   const size_t in_flight = static_cast<size_t>(args.Int("in_flight", 8));
   const int reps = static_cast<int>(args.Int("reps", 3));
   const bool fsync = args.Bool("fsync");
-  const std::vector<v1::Event> events = Fleet(jobs, steps);
+  std::vector<v1::Event> events = Fleet(jobs, steps);
+  RunsOfOneJob(args.Int("run_s", 0), &events);
   const std::vector<v1::Batch> batches = MakeBatches(events, batch, kAgentId);
   const int64_t now_ns = MaxEventTimeNanos(events) + core::kNanosPerSecond;
   size_t wire = 0;
@@ -633,7 +652,8 @@ int Main(int argc, char** argv) {
   Args args(argc, argv);
   args.CheckKnown({"jobs", "steps", "batch", "in_flight", "reps", "fsync",
                    "target", "agent_id", "socket", "metrics", "events",
-                   "samples", "reports", "report_reps", "advance_ms", "port"});
+                   "samples", "reports", "report_reps", "advance_ms", "port",
+                   "run_s"});
   const auto& pos = args.positional();
   const std::string mode = pos.empty() ? "" : pos[0];
   if (mode == "throughput") return Throughput(args);
