@@ -61,6 +61,8 @@
 //       and their mean time, and the longest and 99th-percentile time of
 //       one ingest batch alone and beside the loop: a report that holds the
 //       ingest lock while it reads every evicted job shows up there.
+//       --scrape=1 loops GET /metrics instead of the report (goodputd
+//       serves metrics on a free port).
 //       --retention_checks=1 instead times the batches whose ingest runs
 //       the --retention check (800 days: nothing is deleted), every 10th.
 //
@@ -661,6 +663,13 @@ void RetentionChecks(server::Ingestor* ingestor, FakeClock* clock,
   std::fflush(stdout);
 }
 
+// `evicted --scrape=1`'s loop: one GET /metrics; dies unless it is 200.
+void ScrapeOnce(int metrics_port) {
+  auto r = testing::HttpGet(metrics_port, "/metrics");
+  if (!r.ok()) Die(r.status());
+  if (r->status != 200) Die(absl::InternalError("/metrics failed"));
+}
+
 int Evicted(const std::string& dir, const Args& args) {
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
   std::vector<v1::Batch> ended = Batches(
@@ -673,7 +682,8 @@ int Evicted(const std::string& dir, const Args& args) {
   }
   const std::vector<v1::Batch> normal = Batches(fleet, batch, "run");
   FakeClock clock(kLongAfter);
-  auto d = StartOn(dir, &clock);
+  const bool scrape = args.Int("scrape", 0) != 0;
+  auto d = StartOn(dir, &clock, /*metrics=*/scrape);
   server::Ingestor* ingestor = d->ingestor();
   for (const v1::Batch& b : ended) {
     if (auto ack = ingestor->Ingest(b); !ack.ok()) Die(ack.status());
@@ -703,9 +713,13 @@ int Evicted(const std::string& dir, const Args& args) {
   std::thread loop([&] {
     while (!done) {
       Timer t;
-      auto r = ingestor->Report(as_of, since, nullptr,
-                                core::FleetSegments::kAll, false);
-      if (!r.ok()) Die(r.status());
+      if (scrape) {
+        ScrapeOnce(d->metrics_port());
+      } else {
+        auto r = ingestor->Report(as_of, since, nullptr,
+                                  core::FleetSegments::kAll, false);
+        if (!r.ok()) Die(r.status());
+      }
       report_s += t.wall();
       ++reports;
     }
@@ -718,11 +732,12 @@ int Evicted(const std::string& dir, const Args& args) {
   loop.join();
   std::printf(
       "evicted  %lld jobs evicted; fresh fleet alone %.0f events/s (one batch "
-      "%s); beside the report loop %.0f events/s (ratio %.2f; one batch %s); "
-      "%d reports%s, %.1f ms each\n",
+      "%s); beside the loop %.0f events/s (ratio %.2f; one batch %s); "
+      "%d %s%s, %.1f ms each\n",
       static_cast<long long>(ingestor->stats().evicted_jobs), alone,
       alone_ms.c_str(), mixed, mixed / alone, BatchTimes(ms).c_str(), reports,
-      since ? " (--since=1h)" : "", 1e3 * report_s / std::max(1, reports));
+      scrape ? "/metrics scrapes" : "reports", since ? " (--since=1h)" : "",
+      1e3 * report_s / std::max(1, reports));
   std::fflush(stdout);
   std::_Exit(0);
 }
@@ -929,7 +944,7 @@ int Main(int argc, char** argv) {
   args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash", "late",
                    "new_jobs", "new_steps", "queries", "since_queries",
                    "end_every", "hosts", "query_nice", "ended", "window",
-                   "retention_checks"});
+                   "retention_checks", "scrape"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
