@@ -332,7 +332,7 @@ class Ingestor {
   // Adds the evicted jobs' snapshots within the window since `edge_ns` to
   // `parts` (LiveState::FinalInWindow; those it cuts to from_store).
   absl::Status AddEvicted(int64_t edge_ns, LiveState::WindowParts* parts);
-  // Report's live --since window: `parts` (LiveState::WindowJobs) with
+  // Report's live --since window: `parts` (a LiveState walk's) with
   // its from_store jobs read from the store through `through_batch`, as a
   // fleet report under `windowed` (no capacity). Outside the ingest lock.
   absl::StatusOr<core::FleetReport> WindowFromParts(

@@ -381,8 +381,7 @@ void LiveState::ReviveCovered(
     if (s.events_deleted || s.ended_ns <= t || s.first_event_ns >= until) {
       continue;  // it cannot cover the job
     }
-    auto it = JobEntry(s.report.job_id);
-    KeepForWalks(it->first, it->second);
+    auto it = JobEntry(s.report.job_id);  // (TakeShared kept it for walks)
     Revive(it->first, &it->second);
     touched->emplace_back(&it->first, &it->second);
   }
@@ -590,15 +589,6 @@ absl::StatusOr<std::optional<core::JobReport>> LiveState::WindowJob(
   }
   if (!r.ok()) return r.status();
   return *std::move(r);
-}
-
-absl::StatusOr<LiveState::WindowParts> LiveState::WindowJobs(
-    int64_t as_of_ns, int64_t edge_ns) const {
-  Walk walk;
-  StartWalk(as_of_ns, edge_ns, &walk);
-  absl::StatusOr<bool> done = WalkSome(&walk, walk.jobs.size());
-  if (!done.ok()) return done.status();
-  return TakeParts(&walk);
 }
 
 void LiveState::StartWalk(int64_t as_of_ns, std::optional<int64_t> edge_ns,

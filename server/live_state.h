@@ -249,7 +249,7 @@ class LiveState {
   HeldReport Held(int64_t as_of_ns) const;
 
   // A `--since` window as of now, split by where each job's answer comes
-  // from (WindowJobs).
+  // from (a walk's, TakeParts).
   struct WindowParts {
     // The reports within the window of the jobs that keep it (or that it
     // holds whole, or leaves out), in no particular order.
@@ -265,29 +265,23 @@ class LiveState {
     // `jobs` and `from_store` do not name (the caller adds those).
     EvictedAtCut evicted;
   };
-  // The jobs as of `as_of_ns` (as Report's exactness) within the window
-  // since `edge_ns`, an edge of window_grid() snapped for this as_of
-  // (core::WindowGrid::Snap(since, as_of_ns)), from the jobs' kept
-  // windows: O(held jobs), no store read (the evicted jobs are left to
-  // the caller: `evicted`). FailedPrecondition if a job waits for its
-  // rebuild.
-  absl::StatusOr<WindowParts> WindowJobs(int64_t as_of_ns,
-                                         int64_t edge_ns) const;
-
-  // Held or WindowJobs a few jobs per hold of the ingest lock (issue 12
-  // item 4), so that ingest waits on a report for a few jobs' reports, not
-  // every job's. BeginWalk takes the cut: the held jobs in id order (jobs
-  // added later are not in it), the capacity, whether jobs were evicted.
-  // WalkSome reports the next jobs. Until EndWalk, ingest first keeps the
-  // answer as of the cut of any job it is about to change or drop before
+  // Held, or a --since window's parts, a few jobs per hold of the ingest
+  // lock (issue 12 item 4), so that ingest waits on a report for a few
+  // jobs' reports, not every job's. BeginWalk takes the cut: the held jobs in
+  // id order (jobs added later are not in it), the capacity, whether jobs were
+  // evicted. WalkSome reports the next jobs. Until EndWalk, ingest first keeps
+  // the answer as of the cut of any job it is about to change or drop before
   // the walk reached it, and the walk takes that answer: the result is
-  // Held's or WindowJobs' at the cut. The caller owns the walk; this points
+  // Held's or the window's at the cut. The caller owns the walk; this points
   // to it from BeginWalk to EndWalk, and every call is under the caller's
   // ingest lock.
   struct Walk;
   // A walk as of `as_of_ns` (as Report's exactness: FinishRebuilds first)
   // of the whole report (`edge_ns` nullopt: Held) or of the --since window
-  // from `edge_ns` (WindowJobs).
+  // from `edge_ns`, an edge of window_grid() snapped for this as_of
+  // (core::WindowGrid::Snap(since, as_of_ns)): the jobs within it from
+  // their kept windows, no store read (the evicted jobs are left to the
+  // caller: WindowParts::evicted).
   std::unique_ptr<Walk> BeginWalk(int64_t as_of_ns,
                                   std::optional<int64_t> edge_ns);
   // Reports up to `n` more jobs of `walk`: true once every job is.
@@ -296,7 +290,7 @@ class LiveState {
   // Unregisters `walk` (begun by BeginWalk; done or not).
   void EndWalk(Walk* walk);
   size_t walk_count() const { return walks_.size(); }  // registered now
-  // A done walk's result: Held's (`edge_ns` nullopt) or WindowJobs'.
+  // A done walk's result: Held's (`edge_ns` nullopt) or the window's.
   static HeldReport TakeHeld(Walk* walk);
   static WindowParts TakeParts(Walk* walk);
   // A job's final snapshot `s` within the window since `edge_ns`: its whole
