@@ -529,6 +529,13 @@ int64_t NewestApplied(server::Ingestor* ingestor) {
   return newest;
 }
 
+// One GET /metrics; dies unless it is 200.
+void ScrapeOnce(int metrics_port) {
+  auto r = testing::HttpGet(metrics_port, "/metrics");
+  if (!r.ok()) Die(r.status());
+  if (r->status != 200) Die(absl::InternalError("/metrics failed"));
+}
+
 // The three queries of `mixed` over gRPC (a goodputctl's: report
 // --since=1h, report --as_of=<1 h back>, job ID; goodputd runs them on its
 // query pool) and a /metrics scrape (port `metrics_port`), once; dies on an
@@ -552,9 +559,7 @@ void AskQueries(v1::Query::Stub* query, int64_t newest, int metrics_port) {
   v1::JobResponse response;
   grpc::Status job = query->Job(&context, request, &response);
   if (!job.ok()) Die(absl::InternalError(job.error_message()));
-  auto scrape = testing::HttpGet(metrics_port, "/metrics");
-  if (!scrape.ok()) Die(scrape.status());
-  if (scrape->status != 200) Die(absl::InternalError("/metrics failed"));
+  ScrapeOnce(metrics_port);
 }
 
 int Mixed(const std::string& dir, const Args& args) {
@@ -661,13 +666,6 @@ void RetentionChecks(server::Ingestor* ingestor, FakeClock* clock,
       std::accumulate(checked.begin(), checked.end(), 0.0) / checked.size(),
       other.size(), BatchTimes(other).c_str());
   std::fflush(stdout);
-}
-
-// `evicted --scrape=1`'s loop: one GET /metrics; dies unless it is 200.
-void ScrapeOnce(int metrics_port) {
-  auto r = testing::HttpGet(metrics_port, "/metrics");
-  if (!r.ok()) Die(r.status());
-  if (r->status != 200) Die(absl::InternalError("/metrics failed"));
 }
 
 int Evicted(const std::string& dir, const Args& args) {
