@@ -1473,6 +1473,14 @@ class RetentionTest : public IngestorTest {
     EXPECT_TRUE(store_->ReadJob(job, 0, 1000, &out).ok());
     return out;
   }
+  // "old" leaves memory (grace 0), then a one-hour retention is set
+  // (not yet checked).
+  void EvictOldThenRetainAnHour() {
+    ingestor_->set_ended_job_grace(0);
+    ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+    ASSERT_EQ(ingestor_->stats().evicted_jobs, 1);
+    ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  }
   core::FleetReport before_;
 };
 
@@ -1533,10 +1541,7 @@ TEST_F(RetentionTest, EventsOfADeletedJobAreRejected) {
 // Issue 16 item 1: a failed write of an evicted job's retired snapshot
 // (EvictJobs) deletes none of its events; the next check retires it once.
 TEST_F(RetentionTest, AFailedWriteOfAnEvictedJobsRetirementDeletesNothing) {
-  ingestor_->set_ended_job_grace(0);
-  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
-  ASSERT_EQ(ingestor_->stats().evicted_jobs, 1);
-  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  ASSERT_NO_FATAL_FAILURE(EvictOldThenRetainAnHour());
   store_->FailNextWrite(absl::UnavailableError("disk on fire"));
   EXPECT_EQ(ingestor_->EnforceRetention(),
             absl::UnavailableError("disk on fire"));
@@ -1591,10 +1596,7 @@ TEST_F(RetentionTest, AHeldJobsDeletionCutShortByAKillIsFinishedAtRestart) {
 // in the end-time index until its events are gone, and its report and the
 // evicted totals do not change.
 TEST_F(RetentionTest, AFailedDeletionOfAnEvictedJobsEventsIsRetried) {
-  ingestor_->set_ended_job_grace(0);
-  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
-  ASSERT_EQ(ingestor_->stats().evicted_jobs, 1);
-  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  ASSERT_NO_FATAL_FAILURE(EvictOldThenRetainAnHour());
   store_->FailNextDelete(absl::UnavailableError("disk on fire"));
   EXPECT_EQ(ingestor_->EnforceRetention(),
             absl::UnavailableError("disk on fire"));
