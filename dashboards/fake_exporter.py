@@ -130,6 +130,10 @@ def _ingest_families():
             ('reason="%s"' % reason, _counter(0)) for reason in
             ("id_too_long", "identity_mismatch", "id_in_use",
              "sequence_jump")]),
+        "goodput_store_maintenance_failures_total": ("counter", [
+            ('op="%s"' % op, _counter(0)) for op in
+            ("evict", "snapshot", "retire", "retire_evicted",
+             "retire_heartbeats")]),
         # Cluster mode (docs/scaling.md): a healthy cluster.
         "goodput_cluster_partitions_unowned": ("gauge", [("", _const(0))]),
     }

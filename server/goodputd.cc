@@ -100,6 +100,7 @@ absl::Status Goodputd::OpenAndRecover(Clock* clock) {
   ingestor_->set_max_sequence_jump(options_.max_sequence_jump);
   ingestor_->set_agent_series_ttl(options_.agent_series_ttl_ns);
   if (options_.shard) ingestor_->set_shard(*options_.shard);
+  ingestor_->set_log(log_);
   if (absl::Status s = ingestor_->Recover(); !s.ok()) return s;
   health_->Watch(ingestor_.get());
   // Recovery's transient memory (every stored snapshot and state) is
@@ -269,7 +270,8 @@ void Goodputd::StartReaper() {
     while (!stop_reaper_.WaitForNotificationWithTimeout(every)) {
       if (idle_ns > 0) streams_->CancelIdle();
       ingestor_->DrainRebuilds(kDrainPerRound);
-      (void)ingestor_->RetireEvicted(/*force=*/false);  // retried next check
+      // Counted and logged (store maintenance); retried at the next check.
+      (void)ingestor_->RetireEvicted(/*force=*/false);
     }
   });
 }

@@ -83,7 +83,7 @@ absl::Status Ingestor::EvictLocked() {
   if (s.ok() && due->snapshots.empty()) return absl::OkStatus();
   if (s.ok()) s = store_->EvictJobs(due->snapshots, due->record);
   if (!s.ok()) {  // nothing changed: the next check plans again
-    ++stats_.eviction_errors;
+    MaintenanceFailed(&stats_.eviction_errors, "evict", s);
     return s;
   }
   stats_.evicted_jobs += live_->Evict(*std::move(due));
@@ -99,12 +99,16 @@ absl::Status Ingestor::RetireLocked() {
   if (!retention_ns_) return absl::OkStatus();
   const int64_t now = clock_->NowNanos();
   next_retention_ns_ = now + RetentionEvery();
+  const int64_t horizon_ns = now - *retention_ns_;
   // Best effort, as the deletion is retried at the next check.
-  if (!DeleteFleetEvents(now - *retention_ns_).ok()) {
-    ++stats_.fleet_state_errors;
+  if (absl::Status s = DeleteFleetEvents(horizon_ns); !s.ok()) {
+    MaintenanceFailed(&stats_.heartbeat_retention_errors, "retire_heartbeats",
+                      s);
   }
-  return RetireJobs(live_->RetirementsDue(now - *retention_ns_),
-                    /*evicted=*/false);
+  absl::Status s =
+      RetireJobs(live_->RetirementsDue(horizon_ns), /*evicted=*/false);
+  if (!s.ok()) MaintenanceFailed(&stats_.retirement_errors, "retire", s);
+  return s;
 }
 
 absl::Status Ingestor::RetireJobs(const std::vector<storage::JobSnapshot>& due,
@@ -147,17 +151,32 @@ absl::Status Ingestor::RetireEvicted(bool force) {
   }
   // Outside the ingest lock: the due ones, by the end-time index.
   std::vector<storage::JobSnapshot> stored;
-  if (absl::Status s = store_->ReadEvictedEndedBefore(horizon_ns, &stored);
-      !s.ok()) {
-    return s;
-  }
-  if (hook) hook("retire_read");
-  if (stored.empty()) return absl::OkStatus();
+  absl::Status s = store_->ReadEvictedEndedBefore(horizon_ns, &stored);
+  if (s.ok() && hook) hook("retire_read");
+  if (s.ok() && stored.empty()) return absl::OkStatus();
   absl::MutexLock lock(&mu_);
+  if (s.ok()) s = RetireStillEvicted(std::move(stored));
+  if (!s.ok()) {
+    MaintenanceFailed(&stats_.evicted_retirement_errors, "retire_evicted", s);
+  }
+  return s;
+}
+
+absl::Status Ingestor::RetireStillEvicted(
+    std::vector<storage::JobSnapshot> stored) {
   absl::StatusOr<EvictedDue> due = StillEvicted(std::move(stored));
   if (!due.ok()) return due.status();
   if (absl::Status s = DeleteRetired(due->unfinished); !s.ok()) return s;
   return RetireJobs(due->fresh, /*evicted=*/true);
+}
+
+void Ingestor::MaintenanceFailed(int64_t* counter, const char* op,
+                                 const absl::Status& status) {
+  ++*counter;
+  if (!log_) return;
+  log_->Warning(
+      absl::StrCat("store maintenance failed (op ", op,
+                   "; nothing accepted is lost): ", status.ToString()));
 }
 
 absl::StatusOr<Ingestor::EvictedDue> Ingestor::StillEvicted(
@@ -253,7 +272,9 @@ void Ingestor::SaveSnapshots() {
   std::vector<storage::JobSnapshot> due = live_->TakeSnapshots(last_batch_id_);
   if (due.empty()) return;
   // Best effort: without a snapshot a restart replays the job's events.
-  if (!store_->WriteSnapshots(due).ok()) ++stats_.snapshot_errors;
+  if (absl::Status s = store_->WriteSnapshots(due); !s.ok()) {
+    MaintenanceFailed(&stats_.snapshot_errors, "snapshot", s);
+  }
 }
 
 absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
@@ -692,6 +713,11 @@ void Ingestor::set_agent_series_ttl(std::optional<int64_t> ttl_ns) {
 void Ingestor::set_fault_hook(FaultHook hook) {
   absl::MutexLock lock(&mu_);
   fault_hook_ = std::move(hook);
+}
+
+void Ingestor::set_log(Logger log) {
+  absl::MutexLock lock(&mu_);
+  log_ = std::move(log);
 }
 
 void Ingestor::set_report_walk_jobs(size_t jobs) {

@@ -21,6 +21,7 @@
 #include "server/live_state.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
+#include "util/logger.h"
 #include "util/shard_map.h"
 
 namespace goodput::server {
@@ -42,16 +43,22 @@ struct IngestStats {
   // Batches refused because an acknowledged sequence came with other
   // events: two agents with one id (BatchFingerprints).
   int64_t diverging_sequences = 0;
-  int64_t snapshot_errors = 0;       // failed snapshot writes (restart replays)
-  int64_t retired_jobs = 0;          // jobs whose raw events retention deleted
-  int64_t evicted_jobs = 0;          // ended jobs dropped from memory
-  int64_t eviction_errors = 0;       // failed eviction checks (kept in
-                                     // memory; retried at the next check)
+  int64_t retired_jobs = 0;  // jobs whose raw events retention deleted
+  int64_t evicted_jobs = 0;  // ended jobs dropped from memory
+  // Failed store maintenance, a counter per operation (exported as
+  // goodput_store_maintenance_failures_total{op}); none loses an accepted
+  // event, and all but the first are retried at the next check. Final
+  // snapshots of ended jobs (a restart replays their events instead):
+  int64_t snapshot_errors = 0;
+  int64_t eviction_errors = 0;    // evictions (the jobs stay in memory)
+  int64_t retirement_errors = 0;  // retention of held jobs (RetireLocked)
+  int64_t evicted_retirement_errors = 0;   // ... of evicted ones
+  int64_t heartbeat_retention_errors = 0;  // ... of heartbeats
+
   int64_t states_written = 0;        // running jobs' state records stored
   int64_t state_errors = 0;          // failed state writes (restores read more)
   int64_t fleet_states_written = 0;  // fleet state records (meta/fleet)
-  int64_t fleet_state_errors = 0;    // ... failed writes (restarts scan
-                                     // more), and failed heartbeat deletions
+  int64_t fleet_state_errors = 0;    // ... failed writes (restarts scan more)
   int64_t fleet_batches_deleted = 0;  // batches whose heartbeats retention
                                       // deleted
   // Heartbeats of hosts whose capacity shard is another (set_shard):
@@ -228,6 +235,10 @@ class Ingestor {
   // every heartbeat.
   void set_shard(ShardPosition shard);
   void set_fault_hook(FaultHook hook);
+  // Where failed store maintenance (IngestStats::eviction_errors and the
+  // other counters of goodput_store_maintenance_failures_total) is logged,
+  // a warning each; default: nowhere (counted only).
+  void set_log(Logger log);
   // How many jobs a report as of now reports per hold of the ingest lock
   // (LiveState::WalkSome; default 256, at least 1): ingest waits on a
   // report for at most that many jobs' reports.
@@ -367,10 +378,19 @@ class Ingestor {
     std::vector<storage::JobSnapshot> fresh;
     std::vector<storage::JobSnapshot> unfinished;
   };
+  // Retires what StillEvicted keeps of `stored`: DeleteRetired of the
+  // unfinished ones, then RetireJobs of the fresh ones.
+  absl::Status RetireStillEvicted(std::vector<storage::JobSnapshot> stored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<EvictedDue> StillEvicted(
       std::vector<storage::JobSnapshot> read)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts a failed store-maintenance operation `op` (its metric label) in
+  // `*counter` and logs `status` (set_log).
+  void MaintenanceFailed(int64_t* counter, const char* op,
+                         const absl::Status& status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   storage::EventStore* store_;
   Clock* clock_;
@@ -382,6 +402,7 @@ class Ingestor {
   std::map<std::string, uint64_t> agent_sequence_ ABSL_GUARDED_BY(mu_);
   BatchFingerprints fingerprints_ ABSL_GUARDED_BY(mu_);
   FaultHook fault_hook_ ABSL_GUARDED_BY(mu_);
+  std::optional<Logger> log_ ABSL_GUARDED_BY(mu_);
   size_t walk_jobs_ ABSL_GUARDED_BY(mu_) = 256;
   // Batches waiting for mu_, and how many had it: Walk lets one go first.
   std::atomic<int> ingest_waiting_{0};

@@ -1102,32 +1102,43 @@ TEST_F(IngestorTest, LateExclusionRebuildsCapacityFromARecord) {
   EXPECT_GT(from_record, 0);
 }
 
+class HeartbeatRetentionTest : public IngestorTest {
+ protected:
+  // A job that runs from 10:00 and three hosts' heartbeats a minute,
+  // 10:01-14:00, a batch each, with a fleet state record every 5 batches;
+  // returns the events sent.
+  std::vector<v1::Event> SendFourHours() {
+    ingestor_->set_fleet_state_policy(
+        /*every_batches=*/5, /*every_ns=*/3600 * core::kNanosPerSecond);
+    std::vector<v1::Event> events = ParseEvents(Timeline(R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:05 {"started":{}}
+)"));
+    Send(events, ++seq_);
+    const int64_t ten = T("2026-11-22T10:00:00Z");
+    for (int m = 1; m <= 240; ++m) {
+      std::vector<v1::Event> beats;
+      for (const char* host : {"h0", "h1", "h2"}) {
+        v1::Event& e = beats.emplace_back();
+        e.mutable_time()->set_seconds(ten / core::kNanosPerSecond + 60 * m);
+        e.set_host(host);
+        e.mutable_heartbeat()->set_chips(8);
+        e.mutable_heartbeat()->set_accelerator("tpu-v5p");
+      }
+      events.insert(events.end(), beats.begin(), beats.end());
+      Send(beats, ++seq_);
+    }
+    return events;
+  }
+};
+
 // Issue 16: --retention deletes the heartbeats that a spaced fleet state
 // record before the horizon covers. Live capacity and reports from the
 // store after that record are as before (equal to the replay of every
 // event); one as of an earlier time is refused naming as_of; a later
 // exclusion that starts before every kept record is counted as inexact.
-TEST_F(IngestorTest, RetentionDeletesTheHeartbeatsARecordCovers) {
-  ingestor_->set_fleet_state_policy(/*every_batches=*/5,
-                                    /*every_ns=*/3600 * core::kNanosPerSecond);
-  std::vector<v1::Event> events = ParseEvents(Timeline(R"(
-10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
-10:00:05 {"started":{}}
-)"));
-  Send(events, ++seq_);
-  const int64_t ten = T("2026-11-22T10:00:00Z");
-  for (int m = 1; m <= 240; ++m) {  // three hosts a minute, 10:01-14:00
-    std::vector<v1::Event> beats;
-    for (const char* host : {"h0", "h1", "h2"}) {
-      v1::Event& e = beats.emplace_back();
-      e.mutable_time()->set_seconds(ten / core::kNanosPerSecond + 60 * m);
-      e.set_host(host);
-      e.mutable_heartbeat()->set_chips(8);
-      e.mutable_heartbeat()->set_accelerator("tpu-v5p");
-    }
-    events.insert(events.end(), beats.begin(), beats.end());
-    Send(beats, ++seq_);
-  }
+TEST_F(HeartbeatRetentionTest, RetentionDeletesTheHeartbeatsARecordCovers) {
+  const std::vector<v1::Event> events = SendFourHours();
   const core::FleetReport live = LiveReport(kAsOf);
   ASSERT_TRUE(live.fleet.capacity_chip_seconds.has_value());
   ingestor_->set_retention(2 * 3600 * core::kNanosPerSecond);  // 13:00
@@ -1156,6 +1167,55 @@ TEST_F(IngestorTest, RetentionDeletesTheHeartbeatsARecordCovers) {
 )")),
        ++seq_);
   EXPECT_EQ(live_->stats().capacity_rebuilds_inexact, 1);
+}
+
+// Issue 12: a failed heartbeat deletion (here the write of its retention
+// mark, which goes first) deletes nothing and is counted as such (not as a
+// failed fleet state record); the check does not fail, and the next one
+// deletes as many batches as a check that never failed.
+TEST_F(HeartbeatRetentionTest, AFailedDeletionIsCountedAndTheNextCheckDeletes) {
+  SendFourHours();
+  ingestor_->set_retention(2 * 3600 * core::kNanosPerSecond);
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  const int64_t want = ingestor_->stats().fleet_batches_deleted;
+  ASSERT_GT(want, 150);
+
+  store_ = std::make_unique<storage::MemoryEventStore>();
+  seq_ = 0;
+  Restart();
+  SendFourHours();
+  ingestor_->set_retention(2 * 3600 * core::kNanosPerSecond);
+  store_->FailNextMetaWrite(absl::UnavailableError("disk on fire"));
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_EQ(ingestor_->stats().heartbeat_retention_errors, 1);
+  EXPECT_EQ(ingestor_->stats().fleet_batches_deleted, 0);
+  EXPECT_EQ(ingestor_->stats().fleet_state_errors, 0);
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_EQ(ingestor_->stats().fleet_batches_deleted, want);
+  EXPECT_EQ(ingestor_->stats().heartbeat_retention_errors, 1);
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 0);
+}
+
+// Issue 12: a failed snapshot write of an ended job is counted; its events
+// stay, so the restart replays them and stores the snapshot then.
+TEST_F(IngestorTest, AFailedSnapshotWriteIsCountedAndTheRestartStoresIt) {
+  const std::vector<v1::Event> events = JobEvents("a", R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:05 {"started":{}}
+10:00:20 {"job_ended":{"outcome":"SUCCEEDED"}}
+)");
+  store_->FailNextSnapshotWrite(absl::UnavailableError("disk on fire"));
+  Send(events, ++seq_);
+  EXPECT_EQ(ingestor_->stats().snapshot_errors, 1);
+  std::optional<storage::JobSnapshot> held;
+  ASSERT_TRUE(store_->ReadSnapshot("a", &held).ok());
+  EXPECT_FALSE(held.has_value());
+  ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
+  Restart();
+  ASSERT_TRUE(store_->ReadSnapshot("a", &held).ok());
+  EXPECT_TRUE(held.has_value());
+  EXPECT_EQ(ingestor_->stats().snapshot_errors, 0);
+  ExpectEqualReports(LiveReport(kAsOf), Replay(events, config_, kAsOf));
 }
 
 // Heartbeats of 12 hosts a minute for an hour (8 chips each, two
@@ -1545,6 +1605,7 @@ TEST_F(RetentionTest, AFailedWriteOfAnEvictedJobsRetirementDeletesNothing) {
   store_->FailNextWrite(absl::UnavailableError("disk on fire"));
   EXPECT_EQ(ingestor_->EnforceRetention(),
             absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->stats().evicted_retirement_errors, 1);
   EXPECT_EQ(ingestor_->stats().retired_jobs, 0);
   EXPECT_EQ(Stored("old").size(), 4u);
   std::optional<storage::JobSnapshot> evicted;
@@ -1556,6 +1617,8 @@ TEST_F(RetentionTest, AFailedWriteOfAnEvictedJobsRetirementDeletesNothing) {
   ASSERT_TRUE(ingestor_->EnforceRetention().ok());
   ASSERT_TRUE(ingestor_->EnforceRetention().ok());
   EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  EXPECT_EQ(ingestor_->stats().evicted_retirement_errors, 1);
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 0);
   EXPECT_TRUE(Stored("old").empty());
   EXPECT_EQ(live_->evicted_totals().jobs(), 1);
   ExpectEqualReports(LiveReport(kAsOf), before_);
@@ -1571,9 +1634,12 @@ TEST_F(RetentionTest, AFailedDeletionOfAHeldJobsEventsIsRetried) {
   EXPECT_EQ(ingestor_->EnforceRetention(),
             absl::UnavailableError("disk on fire"));
   EXPECT_EQ(Stored("old").size(), 4u);
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 1);
   ASSERT_TRUE(ingestor_->EnforceRetention().ok());
   EXPECT_TRUE(Stored("old").empty());
   EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 1);
+  EXPECT_EQ(ingestor_->stats().evicted_retirement_errors, 0);
   ExpectEqualReports(LiveReport(kAsOf), before_);
 }
 
@@ -1606,11 +1672,13 @@ TEST_F(RetentionTest, AFailedDeletionOfAnEvictedJobsEventsIsRetried) {
   EXPECT_TRUE(evicted->events_deleted);
   EXPECT_EQ(Stored("old").size(), 4u);
   EXPECT_EQ(ingestor_->stats().retired_jobs, 0);
+  EXPECT_EQ(ingestor_->stats().evicted_retirement_errors, 1);
 
   ASSERT_TRUE(ingestor_->EnforceRetention().ok());
   EXPECT_TRUE(Stored("old").empty());
   EXPECT_EQ(Stored("running").size(), 2u);
   EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
+  EXPECT_EQ(ingestor_->stats().evicted_retirement_errors, 1);
   ASSERT_TRUE(ingestor_->EnforceRetention().ok());  // done: not again
   EXPECT_EQ(ingestor_->stats().retired_jobs, 1);
   EXPECT_EQ(live_->evicted_totals().jobs(), 1);

@@ -116,8 +116,7 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
       "goodput_fleet_state_records_total",
       "Fleet state records (capacity and HOSTS/FLEET exclusions through a "
       "batch, so a restart scans only later batches): written, failed "
-      "(write errors, failed heartbeat deletions), unreadable (at a restart: "
-      "torn, another version or "
+      "(write errors), unreadable (at a restart: torn, another version or "
       "host timeout; an older record or every batch is scanned), "
       "rebuild_start (capacity rebuilds after a late HOSTS/FLEET exclusion "
       "that started from a record) and rebuild_inexact (ones that started "
@@ -156,6 +155,30 @@ void AddStateFamilies(const IngestStats& s, const LiveState::Stats& live,
   out->push_back(std::move(fleet));
   out->push_back(std::move(fleet_deleted));
   out->push_back(std::move(pending));
+}
+
+// Failed store maintenance by operation (IngestStats), every op with a
+// sample from the start (0 until hit), so increase() and
+// GoodputStoreMaintenanceFailing see the first failure.
+void AddMaintenanceFamily(const IngestStats& s,
+                          std::vector<MetricFamilyData>* out) {
+  auto f = NewFamily(
+      "goodput_store_maintenance_failures_total",
+      "Failed store maintenance, by operation: evict (ended jobs leaving "
+      "memory), snapshot (ended jobs' final snapshots), retire and "
+      "retire_evicted (--retention of held and of evicted jobs' raw events), "
+      "retire_heartbeats (--retention of heartbeats). Nothing accepted is "
+      "lost; each but snapshot is retried at the next check.",
+      MetricKind::kCounter);
+  for (const auto& [op, n] :
+       {std::pair("evict", s.eviction_errors),
+        std::pair("snapshot", s.snapshot_errors),
+        std::pair("retire", s.retirement_errors),
+        std::pair("retire_evicted", s.evicted_retirement_errors),
+        std::pair("retire_heartbeats", s.heartbeat_retention_errors)}) {
+    AddSample(&f, {{"op", op}}, n);
+  }
+  out->push_back(std::move(f));
 }
 
 // Every limit and reason has a sample (0 until hit), so rate() and alerts
@@ -398,6 +421,7 @@ std::vector<MetricFamilyData> MetricsSource::Collect() {
   AddStreamFamilies(streams, &out);
   AddMemoryFamily(live_jobs, evicted_jobs, &out);
   AddAgentFamilies(stats, guard_, &out);
+  AddMaintenanceFamily(stats, &out);
   return out;
 }
 

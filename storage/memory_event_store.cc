@@ -154,6 +154,9 @@ absl::Status MemoryEventStore::ReadJobStates(
 absl::Status MemoryEventStore::WriteMeta(const std::string& name,
                                          const std::string& value) {
   absl::MutexLock lock(&mu_);
+  if (!next_meta_failure_.ok()) {
+    return std::exchange(next_meta_failure_, absl::OkStatus());
+  }
   meta_[name] = value;
   return absl::OkStatus();
 }
@@ -223,6 +226,9 @@ absl::Status MemoryEventStore::DeadLetters(size_t limit,
 absl::Status MemoryEventStore::WriteSnapshots(
     const std::vector<JobSnapshot>& snapshots) {
   absl::MutexLock lock(&mu_);
+  if (!next_snapshot_failure_.ok()) {
+    return std::exchange(next_snapshot_failure_, absl::OkStatus());
+  }
   for (const JobSnapshot& s : snapshots) snapshots_[s.report.job_id] = s;
   return absl::OkStatus();
 }
@@ -349,6 +355,16 @@ void MemoryEventStore::FailNextWrite(absl::Status status) {
 void MemoryEventStore::FailNextDelete(absl::Status status) {
   absl::MutexLock lock(&mu_);
   next_delete_failure_ = std::move(status);
+}
+
+void MemoryEventStore::FailNextSnapshotWrite(absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  next_snapshot_failure_ = std::move(status);
+}
+
+void MemoryEventStore::FailNextMetaWrite(absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  next_meta_failure_ = std::move(status);
 }
 
 }  // namespace goodput::storage

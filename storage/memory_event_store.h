@@ -12,7 +12,8 @@
 namespace goodput::storage {
 
 // The in-memory fake of EventStore, for tests: same semantics, nothing on
-// disk. Can be told to fail the next write. Thread-safe.
+// disk. Can be told to fail its next write of a kind (a batch or an
+// eviction, snapshots, a meta record, a deletion of job events). Thread-safe.
 class MemoryEventStore : public EventStore {
  public:
   absl::StatusOr<uint64_t> Write(const BatchWrite& batch) override;
@@ -33,6 +34,7 @@ class MemoryEventStore : public EventStore {
   absl::Status ReadJobStates(const std::string& job_id,
                              std::vector<internal::v1::StoredJobState>* out,
                              int* unreadable) override;
+  // Fails after FailNextSnapshotWrite.
   absl::Status WriteSnapshots(
       const std::vector<JobSnapshot>& snapshots) override;
   absl::Status ReadSnapshots(std::vector<JobSnapshot>* out) override;
@@ -49,6 +51,7 @@ class MemoryEventStore : public EventStore {
   absl::Status DeleteJobEvents(
       const std::vector<JobSnapshot>& retired) override;
   absl::Status ImportJobs(const JobImport& import) override;
+  // Fails after FailNextMetaWrite.
   absl::Status WriteMeta(const std::string& name,
                          const std::string& value) override;
   absl::Status ReadMeta(const std::string& name,
@@ -63,6 +66,10 @@ class MemoryEventStore : public EventStore {
   void FailNextWrite(absl::Status status);
   // The next DeleteJobEvents fails with `status` and deletes nothing.
   void FailNextDelete(absl::Status status);
+  // The next WriteSnapshots fails with `status` and stores nothing.
+  void FailNextSnapshotWrite(absl::Status status);
+  // The next WriteMeta fails with `status` and stores nothing.
+  void FailNextMetaWrite(absl::Status status);
 
  private:
   absl::Mutex mu_;
@@ -80,6 +87,8 @@ class MemoryEventStore : public EventStore {
       states_ ABSL_GUARDED_BY(mu_);
   absl::Status next_failure_ ABSL_GUARDED_BY(mu_);
   absl::Status next_delete_failure_ ABSL_GUARDED_BY(mu_);
+  absl::Status next_snapshot_failure_ ABSL_GUARDED_BY(mu_);
+  absl::Status next_meta_failure_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> meta_ ABSL_GUARDED_BY(mu_);
   // Jobs imported with a state record (listed with those that have events).
   std::set<std::string> imported_ ABSL_GUARDED_BY(mu_);
