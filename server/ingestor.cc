@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/capacity_tracker.h"
@@ -33,12 +34,29 @@ absl::Status Ingestor::Recover() {
   if (!s.ok()) return s;
   SaveSnapshots();
   SaveJobStates(/*all=*/false);
-  std::vector<storage::JobSnapshot> leftovers = live_->TakeLeftoverDeletions();
-  if (!leftovers.empty()) {
-    if (s = store_->DeleteJobEvents(leftovers); !s.ok()) return s;
+  // Store maintenance: a failure is counted and logged (MaintenanceFailed)
+  // and done again at the next check; it does not stop the start.
+  leftover_deletions_ = live_->TakeLeftoverDeletions();
+  (void)DeleteLeftovers();
+  (void)RetireLocked();
+  (void)EvictLocked();
+  return absl::OkStatus();
+}
+
+absl::Status Ingestor::DeleteLeftovers() {
+  // Those still retired in memory (an import may have replaced one since).
+  std::vector<storage::JobSnapshot> due;
+  for (storage::JobSnapshot& d : std::exchange(leftover_deletions_, {})) {
+    absl::StatusOr<std::optional<storage::JobSnapshot>> held =
+        live_->DeletedJob(d.report.job_id);
+    if (!held.ok() || *held) due.push_back(std::move(d));
   }
-  if (s = RetireLocked(); !s.ok()) return s;
-  return EvictLocked();
+  if (due.empty()) return absl::OkStatus();
+  absl::Status s = store_->DeleteJobEvents(due);
+  if (s.ok()) return s;
+  MaintenanceFailed(&stats_.retirement_errors, "retire", s);
+  leftover_deletions_ = std::move(due);
+  return s;
 }
 
 void Ingestor::set_retention(std::optional<int64_t> retention_ns) {
@@ -75,6 +93,8 @@ absl::Status Ingestor::EvictLocked() {
       clock_->NowNanos() + std::clamp<int64_t>(*grace_ns_ / 10,
                                                core::kNanosPerSecond,
                                                60 * core::kNanosPerSecond);
+  // Not before the leftover deletions: the next check.
+  if (absl::Status s = DeleteLeftovers(); !s.ok()) return s;
   // Stored first, in one write with the new totals: an evicted job's
   // final report is read from the store.
   absl::StatusOr<LiveState::Eviction> due =

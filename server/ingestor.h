@@ -102,7 +102,11 @@ class Ingestor {
 
   // Loads the agents' acknowledged sequences, the ended jobs' snapshots and
   // every other stored event into the live state (restart recovery), then
-  // snapshots the ended jobs that had none and applies the retention.
+  // snapshots the ended jobs that had none, finishes the deletions of
+  // retirements cut short, and applies the retention and the eviction. A
+  // failed store write of those last steps is counted (IngestStats) and
+  // done again later (DeleteLeftovers, EvictLocked, RetireLocked), not
+  // returned.
   absl::Status Recover();
 
   // Raw events of jobs that ended more than `retention_ns` before the
@@ -386,6 +390,12 @@ class Ingestor {
       std::vector<storage::JobSnapshot> read)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Deletes the events of the jobs whose retirement was cut short before
+  // the restart (LiveState::TakeLeftoverDeletions), if not done yet and
+  // still retired in memory. Until it succeeds no eviction runs: an
+  // evicted retired job is indexed nowhere, so nothing would find its
+  // events again (storage/KEY_LAYOUT.md, "Evicted jobs").
+  absl::Status DeleteLeftovers() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Counts a failed store-maintenance operation `op` (its metric label) in
   // `*counter` and logs `status` (set_log).
   void MaintenanceFailed(int64_t* counter, const char* op,
@@ -403,6 +413,8 @@ class Ingestor {
   BatchFingerprints fingerprints_ ABSL_GUARDED_BY(mu_);
   FaultHook fault_hook_ ABSL_GUARDED_BY(mu_);
   std::optional<Logger> log_ ABSL_GUARDED_BY(mu_);
+  // DeleteLeftovers' jobs, until their deletion succeeds.
+  std::vector<storage::JobSnapshot> leftover_deletions_ ABSL_GUARDED_BY(mu_);
   size_t walk_jobs_ ABSL_GUARDED_BY(mu_) = 256;
   // Batches waiting for mu_, and how many had it: Walk lets one go first.
   std::atomic<int> ingest_waiting_{0};

@@ -47,11 +47,13 @@ class IngestorTest : public ::testing::Test {
   // A new server process over the same store (as after a kill -9: no
   // state records at shutdown). Every test runs with frequent state
   // records, so restarts, late events and past reports go through them.
-  void Restart() {
+  // `configure` (if set) is called before the recovery.
+  void Restart(const std::function<void()>& configure = nullptr) {
     live_ = std::make_unique<LiveState>(&config_, kLateness, store_.get());
     ingestor_ = std::make_unique<Ingestor>(store_.get(), live_.get(), &clock_,
                                            codec::ValidationLimits());
     ingestor_->set_state_policy(policy_);
+    if (configure) configure();
     ASSERT_TRUE(ingestor_->Recover().ok());
   }
 
@@ -733,6 +735,35 @@ TEST_F(FailedEvictionTest, KeepsTheJobsAndTheNextCheckEvictsThemOnce) {
   ExpectEqualReports(LiveReport(kAsOf), want);
   Restart();
   EXPECT_EQ(Totals(), want_totals);
+  ExpectEqualReports(LiveReport(kAsOf), want);
+}
+
+// Issue 12: a failed eviction write during the recovery does not stop the
+// start; it is counted, and the next check evicts the jobs once, with the
+// totals of a run whose write never failed.
+TEST_F(FailedEvictionTest, OneDuringTheRecoveryIsCountedAndTheNextCheckEvicts) {
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());  // the run without failure
+  const core::FleetReport want = LiveReport(kAsOf);
+  const std::vector<std::string> want_totals = Totals();
+  ASSERT_EQ(want_totals.size(), 1u);
+  const std::optional<std::string> want_record = Record();
+
+  Start();
+  store_->FailNextWrite(absl::UnavailableError("disk on fire"));
+  Restart([&] { ingestor_->set_ended_job_grace(kGrace); });
+  EXPECT_EQ(ingestor_->stats().eviction_errors, 1);
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
+  EXPECT_EQ(live_->job_count(), 2u);
+  EXPECT_EQ(Record(), std::nullopt);
+  ExpectEqualReports(LiveReport(kAsOf), want);
+
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());  // nothing more due
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
+  EXPECT_EQ(ingestor_->stats().eviction_errors, 1);
+  EXPECT_EQ(live_->job_count(), 1u);
+  EXPECT_EQ(Totals(), want_totals);
+  EXPECT_EQ(Record(), want_record);
   ExpectEqualReports(LiveReport(kAsOf), want);
 }
 
@@ -1652,6 +1683,39 @@ TEST_F(RetentionTest, AHeldJobsDeletionCutShortByAKillIsFinishedAtRestart) {
   ASSERT_TRUE(held.has_value());
   EXPECT_TRUE(held->events_deleted);
   Restart();  // no retention set: the recovery alone deletes them
+  EXPECT_TRUE(Stored("old").empty());
+  EXPECT_EQ(Stored("running").size(), 2u);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+}
+
+// Issue 12: the same when the recovery's deletion fails too: the start goes
+// on and counts it (op retire), and no eviction runs before the deletion
+// is done, as an evicted retired job is indexed nowhere and nothing would
+// find its events again.
+TEST_F(RetentionTest, AFailedDeletionAtTheRestartIsDoneBeforeAnyEviction) {
+  ingestor_->set_retention(3600 * core::kNanosPerSecond);
+  store_->FailNextDelete(absl::UnavailableError("killed"));
+  EXPECT_FALSE(ingestor_->EnforceRetention().ok());
+  store_->FailNextDelete(absl::UnavailableError("disk on fire"));
+  Restart();  // no retention set, no grace
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 1);
+  EXPECT_EQ(Stored("old").size(), 4u);
+  ingestor_->set_ended_job_grace(0);  // "old" is due
+  store_->FailNextDelete(absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->EvictEndedJobs(),
+            absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 2);
+  EXPECT_EQ(ingestor_->stats().eviction_errors, 0);
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
+  EXPECT_EQ(Stored("old").size(), 4u);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+  EXPECT_TRUE(Stored("old").empty());
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 2);
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+  Restart();
   EXPECT_TRUE(Stored("old").empty());
   EXPECT_EQ(Stored("running").size(), 2u);
   ExpectEqualReports(LiveReport(kAsOf), before_);
