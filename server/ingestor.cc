@@ -35,7 +35,8 @@ absl::Status Ingestor::Recover() {
   SaveSnapshots();
   SaveJobStates(/*all=*/false);
   // Store maintenance: a failure is counted and logged (MaintenanceFailed)
-  // and done again at the next check; it does not stop the start.
+  // and done again later (the next check, or restart); it does not stop
+  // the start.
   leftover_deletions_ = live_->TakeLeftoverDeletions();
   (void)DeleteLeftovers();
   (void)RetireLocked();

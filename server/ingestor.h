@@ -134,9 +134,11 @@ class Ingestor {
   // Checked on Recover and on ingest at most every clamp(grace / 10, 1 s,
   // 60 s) of the clock. Call before Recover.
   void set_ended_job_grace(std::optional<int64_t> grace_ns);
-  // Evicts the jobs due now (no-op without a grace). On an error nothing
-  // left memory (IngestStats::eviction_errors counts it; the ingest path's
-  // check acks its batch anyway and the next check evicts them).
+  // Evicts the jobs due now (no-op without a grace), after the deletions
+  // left by a recovery (DeleteLeftovers). On an error nothing left memory
+  // (IngestStats::eviction_errors counts it, or retirement_errors for such
+  // a deletion; the ingest path's check acks its batch anyway and the next
+  // check evicts them).
   absl::Status EvictEndedJobs();
   // Rebuilds jobs queued by late events, reading up to about `budget`
   // stored events (LiveState::DrainRebuilds), under the ingest lock;
