@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,10 @@ namespace goodput::server {
 
 // Everything goodputd exports (docs/metrics.md), as plain families: on each
 // Collect it takes the live state's recognized time into core::FleetMetrics
-// under the ingest lock (one pass over the jobs; the ingest path itself
-// does no metrics work), then adds ingest health, limit and auth refusals.
+// as of one cut, a few jobs per hold of the ingest lock (Ingestor::Scrape:
+// ingest does no metrics work, but copies a job it changes before the
+// scrape reached it), finishes the update outside that lock, then adds
+// ingest health, limit and auth refusals.
 // With a store, the FleetMetrics state (windows, ledgers, counters) is
 // kept in it as the meta record "windows": loaded when constructed, and
 // written after each Collect that changed it, so a restarted server's
@@ -83,6 +86,18 @@ class MetricsSource {
   static constexpr char kStateName[] = "windows";
 
  private:
+  // What Collect takes from the live state at the cut of its scrape.
+  struct Cut {
+    LiveState::Stats live;
+    std::map<std::string, double> capacity;  // chip-seconds at applied_ns
+    int64_t applied_ns = 0;
+    int64_t evicted_jobs = 0;
+    size_t live_jobs = 0;
+  };
+  // Begins fleet_'s update and takes into it the evicted jobs' groups and
+  // every job held at the cut that `keep` admits (all if null), a few jobs
+  // per hold of the ingest lock (Ingestor::Scrape).
+  Cut ScrapeLive(const JobFilter& keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Loads the stored state into fleet_, if any; says why not in the log.
   void LoadState() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes fleet_'s state if it differs from the last one written.
