@@ -37,8 +37,9 @@ struct MetricsOptions {
   std::string capacity_shard;
 };
 
-// The FleetMetricsState layout that SaveState writes and LoadState reads.
-inline constexpr uint32_t kFleetMetricsStateVersion = 2;
+// The FleetMetricsState layout that SaveState writes and LoadState reads
+// (and version 2, the same fields: its server kept every job in `jobs`).
+inline constexpr uint32_t kFleetMetricsStateVersion = 3;
 
 // Upper bounds (seconds) of the duration histograms' buckets.
 const std::vector<double>& DurationBucketBounds();

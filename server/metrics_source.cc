@@ -265,40 +265,29 @@ MetricsSource::MetricsSource(const core::Config* config,
 
 void MetricsSource::LoadState() {
   if (store_ == nullptr) return;
-  std::optional<std::string> bytes;
-  absl::Status s = store_->ReadMeta(kStateName, &bytes);
-  if (s.ok() && !bytes) return;  // a new store, or one from before windows
-  internal::v1::FleetMetricsState state;
-  if (s.ok() && !state.ParseFromString(*bytes)) {
-    s = absl::DataLossError("does not parse");
-  }
-  if (s.ok()) s = fleet_.LoadState(state);
+  windows_ = std::make_unique<WindowsStore>(store_);
+  absl::StatusOr<std::optional<internal::v1::FleetMetricsState>> state =
+      windows_->Load();
+  if (state.ok() && !*state) return;  // a new store, or one from before
+  absl::Status s = state.status();
+  if (s.ok()) s = fleet_.LoadState(**state);
   if (s.ok()) {
-    saved_ = *std::move(bytes);
     log_.Info("metrics windows restored from the store");
     return;
   }
+  windows_->Refused();
   ++load_failures_;
-  log_.Warning(absl::StrCat("metrics windows not restored (meta/", kStateName,
-                            ": ", s.message(), "); they start empty"));
+  log_.Warning(absl::StrCat("metrics windows not restored (", s.message(),
+                            "); they start empty"));
 }
 
 void MetricsSource::SaveState() {
-  if (store_ == nullptr) return;
+  if (windows_ == nullptr) return;
   internal::v1::FleetMetricsState state;
   fleet_.SaveState(&state);
-  std::string bytes;
-  if (!state.SerializeToString(&bytes)) {
-    ++write_failures_;
-    return;
-  }
-  if (bytes == saved_) return;
-  absl::Status s = store_->WriteMeta(kStateName, bytes);
-  if (!s.ok()) {
+  if (!windows_->Save(std::move(state)).ok()) {
     ++write_failures_;  // the next Collect tries again
-    return;
   }
-  saved_ = std::move(bytes);
 }
 
 void MetricsSource::AddStateFamily(std::vector<MetricFamilyData>* out) const {

@@ -151,9 +151,18 @@ absl::Status MemoryEventStore::ReadJobStates(
   return absl::OkStatus();
 }
 
+void MemoryEventStore::FailMetaWrite(int n, absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  meta_writes_to_failure_ = n;
+  meta_failure_ = std::move(status);
+}
+
 absl::Status MemoryEventStore::WriteMeta(const std::string& name,
                                          const std::string& value) {
   absl::MutexLock lock(&mu_);
+  if (meta_writes_to_failure_ > 0 && --meta_writes_to_failure_ == 0) {
+    return meta_failure_;
+  }
   meta_[name] = value;
   return absl::OkStatus();
 }

@@ -63,6 +63,9 @@ class MemoryEventStore : public EventStore {
   void FailNextWrite(absl::Status status);
   // The next DeleteJobEvents fails with `status` and deletes nothing.
   void FailNextDelete(absl::Status status);
+  // The `n`-th WriteMeta from now (1: the next) fails with `status` and
+  // writes nothing.
+  void FailMetaWrite(int n, absl::Status status);
 
  private:
   absl::Mutex mu_;
@@ -81,6 +84,8 @@ class MemoryEventStore : public EventStore {
   absl::Status next_failure_ ABSL_GUARDED_BY(mu_);
   absl::Status next_delete_failure_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> meta_ ABSL_GUARDED_BY(mu_);
+  int meta_writes_to_failure_ ABSL_GUARDED_BY(mu_) = 0;  // 0: none
+  absl::Status meta_failure_ ABSL_GUARDED_BY(mu_);
   // Jobs imported with a state record (listed with those that have events).
   std::set<std::string> imported_ ABSL_GUARDED_BY(mu_);
   // The failure FailNextWrite set (OK if none), cleared.
