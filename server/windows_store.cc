@@ -152,16 +152,23 @@ absl::Status WindowsStore::Save(State state) {
 
 absl::Status WindowsStore::WriteParts(const std::vector<std::string>& bytes,
                                       std::vector<std::string>* names) {
+  std::vector<std::pair<std::string, std::string>> write;
+  size_t size = 0;
   for (size_t p = 0; p < kParts; ++p) {
-    if (bytes[p] == parts_[p].bytes || bytes[p].empty()) {
+    if (bytes[p].empty() || bytes[p] == parts_[p].bytes) {
       (*names)[p] = bytes[p].empty() ? "" : parts_[p].name;
-      continue;
+    } else {
+      (*names)[p] = PartName(next_serial_++);
+      write.emplace_back((*names)[p], bytes[p]);
+      size += bytes[p].size();
     }
-    (*names)[p] = PartName(next_serial_++);
-    absl::Status s = store_->WriteMeta((*names)[p], bytes[p]);
-    if (s.ok()) continue;
-    Uncommitted(*names, p + 1);  // the failed one may be written too
-    return Named((*names)[p], s);
+    if (write.empty() || (size < max_write_bytes_ && p + 1 < kParts)) continue;
+    if (absl::Status s = store_->WriteMetas(write); !s.ok()) {
+      Uncommitted(*names, p + 1);  // the failed write's too: maybe written
+      return Named(write.front().first, s);
+    }
+    write.clear();
+    size = 0;
   }
   return absl::OkStatus();
 }

@@ -19,14 +19,18 @@ namespace goodput::server {
 // record "windows" holds everything but the jobs and names the part
 // records that hold them, the jobs spread over kParts parts by a hash of
 // their id. Save writes only the parts whose jobs changed, each under a new
-// name, then the record (one small write that commits them all), then
-// deletes the parts it no longer names: no single write holds every job, so
-// a batch waits on a save for one part at most, and a job that did not
-// change is not written again. Does not own the store, which must outlive
+// name (a few parts per write, about kMaxWriteBytes), then the record (one
+// small write that commits them all), then deletes the parts it no longer
+// names: no single write holds every job, so a batch waits on a save for
+// one such write at most, and a job that did not change is not written
+// again. Does not own the store, which must outlive
 // it. Not thread-safe.
 class WindowsStore {
  public:
-  explicit WindowsStore(storage::EventStore* store) : store_(store) {}
+  // Part records go to the store in writes of about `max_write_bytes`.
+  explicit WindowsStore(storage::EventStore* store,
+                        size_t max_write_bytes = kMaxWriteBytes)
+      : store_(store), max_write_bytes_(max_write_bytes) {}
 
   // The stored state with the jobs of its parts in `jobs` (nullopt: none
   // stored); an error names the record that failed. Deletes part records
@@ -43,6 +47,7 @@ class WindowsStore {
   static constexpr char kRecord[] = "windows";
   static constexpr char kPartPrefix[] = "windows/";
   static constexpr size_t kParts = 256;
+  static constexpr size_t kMaxWriteBytes = 1 << 20;
   // The part of job `job_id` (stable across builds and restarts).
   static size_t PartOf(const std::string& job_id);
 
@@ -69,6 +74,7 @@ class WindowsStore {
   void Commit(std::vector<std::string> names, std::vector<std::string> bytes);
 
   storage::EventStore* store_;
+  const size_t max_write_bytes_;
   std::vector<Part> parts_ = std::vector<Part>(kParts);
   std::string record_;                // the record as last written or read
   std::vector<std::string> loaded_;   // the parts the loaded record named

@@ -107,7 +107,7 @@ TEST_F(WindowsStoreTest, JobsThatLeaveLeaveTheirPartsAndEmptyPartsGo) {
 // them would leave it): the committed state stays; the next save goes on
 // and deletes what the failed ones wrote.
 TEST_F(WindowsStoreTest, ASaveCutShortLeavesTheCommittedState) {
-  WindowsStore windows(&store_);
+  WindowsStore windows(&store_, /*max_write_bytes=*/1);  // a part a write
   ASSERT_TRUE(windows.Save(Fleet(1000)).ok());
   const size_t records = Records().size();
   store_.FailMetaWrite(5, absl::UnavailableError("disk"));  // the 5th part
@@ -122,6 +122,16 @@ TEST_F(WindowsStoreTest, ASaveCutShortLeavesTheCommittedState) {
   ASSERT_TRUE(windows.Save(Fleet(1000, 3)).ok());
   EXPECT_EQ(Records().size(), records);
   EXPECT_EQ(Reload(), Summary(Fleet(1000, 3)));
+}
+
+// The default: parts go several to a write, and all of them arrive.
+TEST_F(WindowsStoreTest, PartsGoSeveralToAWrite) {
+  WindowsStore windows(&store_);
+  ASSERT_TRUE(windows.Save(Fleet(1000)).ok());
+  store_.FailMetaWrite(2, absl::UnavailableError("disk"));
+  // Every part fits in one write: the second one is the record's.
+  EXPECT_EQ(windows.Save(Fleet(1000, 1)).message(), "meta/windows: disk");
+  EXPECT_EQ(Reload(), Summary(Fleet(1000)));
 }
 
 TEST_F(WindowsStoreTest, AVersionTwoRecordLoadsAndMovesIntoParts) {

@@ -167,6 +167,16 @@ absl::Status MemoryEventStore::WriteMeta(const std::string& name,
   return absl::OkStatus();
 }
 
+absl::Status MemoryEventStore::WriteMetas(
+    const std::vector<std::pair<std::string, std::string>>& records) {
+  absl::MutexLock lock(&mu_);
+  if (meta_writes_to_failure_ > 0 && --meta_writes_to_failure_ == 0) {
+    return meta_failure_;
+  }
+  for (const auto& [name, value] : records) meta_[name] = value;
+  return absl::OkStatus();
+}
+
 absl::Status MemoryEventStore::ReadMeta(const std::string& name,
                                         std::optional<std::string>* value) {
   absl::MutexLock lock(&mu_);

@@ -51,6 +51,8 @@ class MemoryEventStore : public EventStore {
   absl::Status ImportJobs(const JobImport& import) override;
   absl::Status WriteMeta(const std::string& name,
                          const std::string& value) override;
+  absl::Status WriteMetas(
+      const std::vector<std::pair<std::string, std::string>>& records) override;
   absl::Status ReadMeta(const std::string& name,
                         std::optional<std::string>* value) override;
   absl::Status ScanMeta(const std::string& prefix,
@@ -63,8 +65,8 @@ class MemoryEventStore : public EventStore {
   void FailNextWrite(absl::Status status);
   // The next DeleteJobEvents fails with `status` and deletes nothing.
   void FailNextDelete(absl::Status status);
-  // The `n`-th WriteMeta from now (1: the next) fails with `status` and
-  // writes nothing.
+  // The `n`-th WriteMeta or WriteMetas from now (1: the next) fails with
+  // `status` and writes nothing.
   void FailMetaWrite(int n, absl::Status status);
 
  private:
