@@ -150,6 +150,11 @@ bool FleetMetrics::Changed(const std::string& job_id, uint64_t generation) {
   return changed;
 }
 
+void FleetMetrics::Unchanged(const std::string& job_id) {
+  auto it = jobs_.find(job_id);
+  if (it != jobs_.end()) it->second.seen = update_;
+}
+
 void FleetMetrics::UpdateJob(const JobTracker& tracker) {
   Job& job = jobs_[tracker.job_id()];
   Recognized now = tracker.Recognize();

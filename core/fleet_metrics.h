@@ -37,8 +37,9 @@ struct MetricsOptions {
   std::string capacity_shard;
 };
 
-// The FleetMetricsState layout that SaveState writes and LoadState reads.
-inline constexpr uint32_t kFleetMetricsStateVersion = 2;
+// The FleetMetricsState layout that SaveState writes and LoadState reads
+// (and version 2, the same fields: its server kept every job in `jobs`).
+inline constexpr uint32_t kFleetMetricsStateVersion = 3;
 
 // Upper bounds (seconds) of the duration histograms' buckets.
 const std::vector<double>& DurationBucketBounds();
@@ -47,9 +48,9 @@ const std::vector<double>& DurationBucketBounds();
 // segments' counters in recognition time (from each job's JobLedger),
 // sliding-window ratios in event time, histograms, and the per-job series
 // of the top jobs. Fed one scrape at a time: Begin, Changed (and UpdateJob
-// if changed) for every job, UpdateEndedGroup for every group of evicted
-// jobs, Finish. A job that Changed saw once and no longer sees has been
-// evicted into a group: Finish folds its ledger into the group's, so its
+// if changed) or Unchanged for every job, UpdateEndedGroup for every group
+// of evicted jobs, Finish. A job that Changed saw once and no longer sees has
+// been evicted into a group: Finish folds its ledger into the group's, so its
 // time counts once. Memory: one ledger per job held and per group,
 // windows per segment and per job with series. Its whole state can be
 // saved and loaded (SaveState, LoadState) so that a restarted server goes
@@ -63,6 +64,10 @@ class FleetMetrics {
   // number that grows whenever it may (e.g. events taken); records it.
   // Jobs not updated keep their last totals and gauges.
   bool Changed(const std::string& job_id, uint64_t generation);
+  // Job `job_id` is still held but cannot be taken now (it waits for its
+  // rebuild): it keeps its last totals and gauges, and Finish does not fold
+  // it away as evicted. (Changed sees it again once it can be taken.)
+  void Unchanged(const std::string& job_id);
   // Takes `job`'s new recognized time; increases go to the window bucket
   // of the job's newest applied event time.
   void UpdateJob(const JobTracker& job);

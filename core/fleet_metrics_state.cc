@@ -164,7 +164,7 @@ absl::Status FleetMetrics::LoadState(const Proto& state) {
 }
 
 absl::Status FleetMetrics::CheckOptions(const Proto& state) const {
-  if (state.version() != kFleetMetricsStateVersion) {
+  if (state.version() != kFleetMetricsStateVersion && state.version() != 2) {
     return Refused("version", absl::StrCat(state.version()),
                    absl::StrCat(kFleetMetricsStateVersion));
   }

@@ -686,6 +686,36 @@ TEST(FleetMetricsTest, EvictedJobsCountOnceThroughTheirGroup) {
   EXPECT_EQ(*Value(f, "goodput_jobs", {{"state", "ENDED"}}), 3);
 }
 
+// A held job that a scrape cannot take (it waits for its rebuild) is
+// Unchanged: it keeps its totals, gauges and series, and is not folded
+// away as evicted, so once it is taken again its time counts once.
+TEST(FleetMetricsTest, AnUnchangedJobIsNotFoldedAway) {
+  Config config;
+  FleetTracker fleet(&config);
+  ApplyAll(kFleet, &fleet);
+  const int64_t now = T("2026-11-22T10:03:05Z");
+  FleetMetrics metrics(&config, MetricsOptions());
+  auto scrape = [&](uint64_t generation, bool j_waits) {
+    metrics.Begin();
+    for (const std::string id : {"j", "s", "q"}) {
+      if (j_waits && id == "j") {
+        metrics.Unchanged(id);
+      } else if (metrics.Changed(id, generation)) {
+        metrics.UpdateJob(*fleet.FindJob(id));
+      }
+    }
+    metrics.Finish({}, now);
+    return metrics.Families();
+  };
+  const std::vector<double> before = Counters(scrape(1, false));
+  const auto waiting = scrape(1, true);
+  EXPECT_EQ(Counters(waiting), before);
+  EXPECT_TRUE(
+      Value(waiting, "goodput_job_chip_seconds_total", {{"job_id", "j"}})
+          .has_value());
+  EXPECT_EQ(Counters(scrape(2, false)), before);  // rebuilt: taken again
+}
+
 }  // namespace
 }  // namespace goodput::core
 

@@ -584,25 +584,47 @@ bool Ingestor::WalkMayGo(WalkTurn* turn) {
 absl::StatusOr<Ingestor::Walked> Ingestor::Walk(
     LiveState::Walk* walk, std::optional<int64_t> edge_ns,
     const FaultHook& hook, const std::function<bool()>& cancelled) {
-  absl::Status s;
   mu_.Lock();
-  for (;;) {
-    absl::StatusOr<bool> done = live_->WalkSome(walk, walk_jobs_);
-    s = done.status();
-    if (s.ok() && *done) break;
-    if (s.ok() && cancelled && cancelled()) {
-      s = absl::CancelledError("report: the request was cancelled");
-    }
-    if (!s.ok()) break;
-    WalkTurn turn{&ingest_waiting_, &ingest_turns_, ingest_turns_};
-    mu_.Unlock();  // a batch goes in between two steps
-    if (hook) hook("report_walk");
-    mu_.LockWhen(absl::Condition(&WalkMayGo, &turn));
-  }
+  LiveState* live = live_;
+  const size_t n = walk_jobs_;
+  absl::Status s = StepLocked([&] { return live->WalkSome(walk, n); },
+                              "report_walk", hook, cancelled);
   EndWalk(walk, edge_ns.has_value(), s);
   mu_.Unlock();
   if (!s.ok()) return s;
   return Take(walk, edge_ns);
+}
+
+absl::Status Ingestor::StepLocked(
+    const std::function<absl::StatusOr<bool>()>& step, const char* point,
+    const FaultHook& hook, const std::function<bool()>& cancelled) {
+  for (;;) {
+    absl::StatusOr<bool> done = step();
+    if (!done.ok() || *done) return done.status();
+    if (cancelled && cancelled()) {
+      return absl::CancelledError("report: the request was cancelled");
+    }
+    WalkTurn turn{&ingest_waiting_, &ingest_turns_, ingest_turns_};
+    mu_.Unlock();  // a batch goes in between two steps
+    if (hook) hook(point);
+    mu_.LockWhen(absl::Condition(&WalkMayGo, &turn));
+  }
+}
+
+void Ingestor::Scrape(const std::function<void(const LiveState&)>& cut,
+                      const LiveState::ScrapeFns& fns) {
+  absl::MutexLock lock(&mu_);
+  cut(*live_);
+  std::unique_ptr<LiveState::Walk> walk = live_->BeginScrape();
+  LiveState* live = live_;
+  const size_t n = walk_jobs_;
+  const FaultHook hook = fault_hook_;
+  (void)StepLocked(
+      [&]() -> absl::StatusOr<bool> {
+        return live->ScrapeSome(walk.get(), n, fns);
+      },
+      "scrape_walk", hook, nullptr);
+  live_->EndWalk(walk.get());
 }
 
 void Ingestor::EndWalk(LiveState::Walk* walk, bool window,

@@ -211,8 +211,16 @@ class Ingestor {
   // batches, 300 s.
   void set_fleet_state_policy(int64_t every_batches, int64_t every_ns);
 
-  // Calls `fn` with the live state under the ingest lock (metrics).
+  // Calls `fn` with the live state under the ingest lock.
   void VisitLive(const std::function<void(const LiveState&)>& fn);
+  // A metrics scrape (issue 12 item 4): calls `cut` with the live state at
+  // the cut, then tells `fns` of every job held then (LiveState::
+  // ScrapeSome), the report walk's number of jobs per hold of the ingest
+  // lock (set_report_walk_jobs; the fault hook's "scrape_walk" between
+  // two), each as it was at the cut. Ingest waits on a scrape for a few
+  // jobs, not every job.
+  void Scrape(const std::function<void(const LiveState&)>& cut,
+              const LiveState::ScrapeFns& fns);
 
   // The attribution config of the live state (catalog, size buckets...),
   // for queries that replay a job's stored events.
@@ -334,6 +342,14 @@ class Ingestor {
                               const FaultHook& hook,
                               const std::function<bool()>& cancelled)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Calls `step` (true once done) until it is done or fails, letting a
+  // waiting batch take mu_ between two calls (WalkMayGo) and calling `hook`
+  // with `point` there; Cancelled once `cancelled` says so. Holds mu_ when
+  // it calls and returns, not in between.
+  absl::Status StepLocked(const std::function<absl::StatusOr<bool>()>& step,
+                          const char* point, const FaultHook& hook,
+                          const std::function<bool()>& cancelled)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The same in one hold of mu_ (a retake), the evicted jobs read under it.
   absl::StatusOr<Walked> WalkLocked(LiveState::Walk* walk,
                                     std::optional<int64_t> edge_ns)

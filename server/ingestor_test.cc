@@ -1216,7 +1216,7 @@ TEST_F(HeartbeatRetentionTest, AFailedDeletionIsCountedAndTheNextCheckDeletes) {
   Restart();
   SendFourHours();
   ingestor_->set_retention(2 * 3600 * core::kNanosPerSecond);
-  store_->FailNextMetaWrite(absl::UnavailableError("disk on fire"));
+  store_->FailMetaWrite(1, absl::UnavailableError("disk on fire"));
   ASSERT_TRUE(ingestor_->EnforceRetention().ok());
   EXPECT_EQ(ingestor_->stats().heartbeat_retention_errors, 1);
   EXPECT_EQ(ingestor_->stats().fleet_batches_deleted, 0);

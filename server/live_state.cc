@@ -524,30 +524,6 @@ const core::JobWindows& LiveState::View(const LiveJob& job) const {
   return *job.view;
 }
 
-void LiveState::ForEachJob(
-    const std::function<bool(const std::string&, uint64_t)>& changed,
-    const std::function<void(const core::JobTracker&)>& fn) const {
-  for (const auto& [id, job] : jobs_) {
-    if (job.final || job.evicted) continue;  // counted by other means
-    if (job.rebuild) continue;  // stale until rebuilt (then changed again)
-    if (!HasJobEvent(job, std::numeric_limits<int64_t>::max())) continue;
-    if (!changed(id, job.generation)) continue;
-    if (!job.ended_ns || job.buffer.empty()) {
-      fn(job.tracker());
-      continue;
-    }
-    fn(View(job).live());
-  }
-}
-
-void LiveState::ForEachFinalJob(
-    const std::function<bool(const std::string&, uint64_t)>& changed,
-    const std::function<void(const storage::JobSnapshot&)>& fn) const {
-  for (const auto& [id, job] : jobs_) {
-    if (job.final && changed(id, job.generation)) fn(*job.final);
-  }
-}
-
 absl::StatusOr<core::FleetReport> LiveState::Report(
     int64_t as_of_ns, core::FleetSegments segments) const {
   HeldReport held = Held(as_of_ns);
@@ -619,28 +595,111 @@ void LiveState::EndWalk(Walk* walk) {
 }
 
 absl::StatusOr<bool> LiveState::WalkSome(Walk* walk, size_t n) const {
+  absl::Status s =
+      Advance(walk, n,
+              [&](const std::string& id, WalkAnswer* kept, const LiveJob* job) {
+                return TakeAnswer(
+                    id, kept ? std::move(*kept) : AnswerOf(*job, *walk), walk);
+              });
+  if (!s.ok()) return s;
+  return walk->next == walk->jobs.size();
+}
+
+absl::Status LiveState::Advance(
+    Walk* walk, size_t n,
+    const std::function<absl::Status(const std::string&, WalkAnswer*,
+                                     const LiveJob*)>& take) const {
   const size_t end = std::min(walk->jobs.size(), walk->next + n);
   const std::string* id = nullptr;
+  absl::Status s;
   for (size_t& i = walk->next; i < end; ++i) {
     auto kept = walk->kept.find(walk->jobs[i].born);
-    absl::Status s;
     if (kept != walk->kept.end()) {  // changed or dropped since the cut
       id = &kept->second.first;
-      s = TakeAnswer(*id, std::move(kept->second.second), walk);
+      s = take(*id, &kept->second.second, nullptr);
     } else {
       if (walk->kept.empty()) PrefetchAhead(walk->jobs, i);
       const JobMap::value_type& entry = *walk->jobs[i].entry;
       id = &entry.first;
-      s = TakeAnswer(*id, AnswerOf(entry.second, *walk), walk);
+      s = take(*id, nullptr, &entry.second);
     }
-    if (!s.ok()) return s;
+    if (!s.ok()) break;
   }
   if (id != nullptr) walk->last_id = *id;
+  return s;
+}
+
+std::unique_ptr<LiveState::Walk> LiveState::BeginScrape() {
+  auto walk = std::make_unique<Walk>();
+  walk->scrape = true;
+  walk->born_limit = next_born_;
+  walk->jobs = SortedJobs();
+  walks_.push_back(walk.get());
+  return walk;
+}
+
+bool LiveState::ScrapeSome(Walk* walk, size_t n, const ScrapeFns& fns) const {
+  (void)Advance(
+      walk, n,
+      [&](const std::string& id, WalkAnswer* kept, const LiveJob* job) {
+        TellScrape(id, kept ? kept->scrape : ScrapeJobOf(*job), fns);
+        return absl::OkStatus();
+      });
   return walk->next == walk->jobs.size();
+}
+
+LiveState::ScrapeJob LiveState::ScrapeJobOf(const LiveJob& job) const {
+  ScrapeJob s;
+  s.generation = job.generation;
+  if (job.final) {
+    s.kind = ScrapeJob::Kind::kFinal;
+    s.final = job.final.get();
+  } else if (job.evicted ||
+             !HasJobEvent(job, std::numeric_limits<int64_t>::max())) {
+    s.kind = ScrapeJob::Kind::kSkip;  // counted by other means, or not yet
+  } else if (job.rebuild) {
+    s.kind = ScrapeJob::Kind::kWaits;
+  } else {
+    s.kind = ScrapeJob::Kind::kTracker;
+    s.tracker = !job.ended_ns || job.buffer.empty() ? &job.tracker()
+                                                    : &View(job).live();
+  }
+  return s;
+}
+
+LiveState::WalkAnswer LiveState::KeptScrapeJob(const LiveJob& job) const {
+  WalkAnswer a;
+  a.scrape = ScrapeJobOf(job);
+  if (a.scrape.tracker != nullptr) {
+    a.tracker = std::make_unique<const core::JobTracker>(*a.scrape.tracker);
+    a.scrape.tracker = a.tracker.get();
+  }
+  if (a.scrape.final != nullptr) {
+    a.final = std::make_unique<const storage::JobSnapshot>(*a.scrape.final);
+    a.scrape.final = a.final.get();
+  }
+  return a;
+}
+
+void LiveState::TellScrape(const std::string& job_id, const ScrapeJob& job,
+                           const ScrapeFns& fns) {
+  switch (job.kind) {
+    case ScrapeJob::Kind::kSkip:
+      return;
+    case ScrapeJob::Kind::kWaits:
+      return fns.waits(job_id);
+    case ScrapeJob::Kind::kFinal:
+      if (fns.changed(job_id, job.generation)) fns.final(*job.final);
+      return;
+    case ScrapeJob::Kind::kTracker:
+      if (fns.changed(job_id, job.generation)) fns.job(*job.tracker);
+      return;
+  }
 }
 
 LiveState::WalkAnswer LiveState::AnswerOf(const LiveJob& job,
                                           const Walk& walk) const {
+  if (walk.scrape) return KeptScrapeJob(job);
   WalkAnswer a;
   if (walk.windowed && job.rebuild) {
     a.waits_rebuild = true;

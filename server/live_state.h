@@ -334,22 +334,31 @@ class LiveState {
   bool has_job(const std::string& job_id) const {
     return jobs_.count(job_id) > 0;
   }
-  // For the metrics exporter (jobs queued for a rebuild are skipped until
-  // rebuilt: their counters lag, never go wrong): for every job, asks
-  // `changed(job_id, generation)` (the generation grows whenever an event of
-  // the job arrives) and, if true, calls `fn` with the job's tracker: applied
-  // events only, but for an ended job, whose last events wait in its
-  // reorder buffer for good, a copy with them applied. Jobs held as their
-  // final snapshot alone (after a restart, or retention) are skipped, and
-  // so are evicted jobs brought back by a late event (their totals are in
-  // evicted_totals(), revised when they are evicted again).
-  void ForEachJob(
-      const std::function<bool(const std::string&, uint64_t)>& changed,
-      const std::function<void(const core::JobTracker&)>& fn) const;
-  // The same for the jobs ForEachJob skips: `fn` gets the final snapshot.
-  void ForEachFinalJob(
-      const std::function<bool(const std::string&, uint64_t)>& changed,
-      const std::function<void(const storage::JobSnapshot&)>& fn) const;
+  // What a metrics scrape (BeginScrape, ScrapeSome) is told of each job
+  // held at its cut: asked `changed(job_id, generation)` (the generation
+  // grows whenever an event of the job arrives), a job that may have
+  // changed goes to `job` with its tracker (applied events only, but for an
+  // ended job, whose last events wait in its reorder buffer for good, a copy
+  // with them applied), or to `final` with its final snapshot if it is held
+  // as that alone (after a restart, or retention). A job queued for a
+  // rebuild goes to `waits` instead (its counters lag until it is rebuilt,
+  // never go wrong). Evicted jobs brought back by a late event are skipped
+  // (their totals are in evicted_totals(), revised when they are evicted
+  // again), and so are jobs without an applied event.
+  struct ScrapeFns {
+    std::function<bool(const std::string&, uint64_t)> changed;
+    std::function<void(const core::JobTracker&)> job;
+    std::function<void(const storage::JobSnapshot&)> final;
+    std::function<void(const std::string&)> waits;
+  };
+  // A metrics scrape as a walk (issue 12 item 4; see Walk): BeginScrape
+  // takes the cut, the held jobs in id order; ScrapeSome tells `fns` of up
+  // to `n` more of them (true once every job is), each as it was at the
+  // cut: ingest keeps a copy of the tracker or snapshot of a job it is
+  // about to change or drop before the scrape reached it. End it with
+  // EndWalk. Same ownership and locking as Walk.
+  std::unique_ptr<Walk> BeginScrape();
+  bool ScrapeSome(Walk* walk, size_t n, const ScrapeFns& fns) const;
   const core::CapacityTracker& capacity() const { return capacity_; }
 
  private:
@@ -373,7 +382,7 @@ class LiveState {
     std::optional<int64_t> ended_ns;  // of an accepted job_ended
     bool rebuild = false;             // its tracker is stale: rebuild it
     bool queued = false;              // in rebuild_queue_
-    uint64_t generation = 0;          // events taken (for ForEachJob)
+    uint64_t generation = 0;          // events taken (for scrapes)
     uint64_t born = 0;  // unique: the order in which jobs_ entries were made
     bool snapshot_due = false;  // ended and changed since its snapshot
     // Set: the job is this final snapshot alone (tracker and buffer empty).
@@ -414,17 +423,43 @@ class LiveState {
     const JobMap::value_type* entry;
     uint64_t born;
   };
+  // A job as a scrape takes it (ScrapeFns): what it is told, pointing into
+  // the held job or into a kept copy (WalkAnswer).
+  struct ScrapeJob {
+    enum class Kind { kSkip, kTracker, kFinal, kWaits };
+    Kind kind = Kind::kSkip;
+    uint64_t generation = 0;
+    const core::JobTracker* tracker = nullptr;    // kTracker
+    const storage::JobSnapshot* final = nullptr;  // kFinal
+  };
   // A job's part of a walk as of its cut (Walk).
   struct WalkAnswer {
     bool waits_rebuild = false;  // a window's job queued for its rebuild
     // Its report (nullopt: no event by then, or none in the window);
     // FailedPrecondition if the window cuts a job that keeps no window.
     absl::StatusOr<std::optional<core::JobReport>> report;
+    // A scrape's (Walk::scrape): the job as ScrapeJobOf saw it at the cut,
+    // pointing into the copies below.
+    ScrapeJob scrape;
+    std::unique_ptr<const core::JobTracker> tracker;
+    std::unique_ptr<const storage::JobSnapshot> final;
   };
   // Takes the cut into `walk` (BeginWalk's; not registered).
   void StartWalk(int64_t as_of_ns, std::optional<int64_t> edge_ns,
                  Walk* walk) const;
   WalkAnswer AnswerOf(const LiveJob& job, const Walk& walk) const;
+  // Calls `take(job_id, kept, job)` for up to `n` more jobs of `walk`, in
+  // its order: with the answer ingest kept (`job` null) or the held job
+  // (`kept` null); stops at the first error.
+  absl::Status Advance(
+      Walk* walk, size_t n,
+      const std::function<absl::Status(const std::string&, WalkAnswer*,
+                                       const LiveJob*)>& take) const;
+  ScrapeJob ScrapeJobOf(const LiveJob& job) const;
+  // ScrapeJobOf's with copies of what it points to (kept for a scrape).
+  WalkAnswer KeptScrapeJob(const LiveJob& job) const;
+  static void TellScrape(const std::string& job_id, const ScrapeJob& job,
+                         const ScrapeFns& fns);
   // Adds `job_id`'s `answer` to `walk`'s result.
   static absl::Status TakeAnswer(const std::string& job_id, WalkAnswer answer,
                                  Walk* walk);
@@ -620,6 +655,7 @@ class LiveState {
 };
 
 struct LiveState::Walk {
+  bool scrape = false;  // BeginScrape's (as_of_ns, windowed unused)
   int64_t as_of_ns = 0;
   std::optional<core::Config> windowed;  // set: a --since window
   uint64_t born_limit = 0;   // jobs born at or after it came after the cut

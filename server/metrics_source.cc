@@ -288,40 +288,29 @@ MetricsSource::MetricsSource(const core::Config* config,
 
 void MetricsSource::LoadState() {
   if (store_ == nullptr) return;
-  std::optional<std::string> bytes;
-  absl::Status s = store_->ReadMeta(kStateName, &bytes);
-  if (s.ok() && !bytes) return;  // a new store, or one from before windows
-  internal::v1::FleetMetricsState state;
-  if (s.ok() && !state.ParseFromString(*bytes)) {
-    s = absl::DataLossError("does not parse");
-  }
-  if (s.ok()) s = fleet_.LoadState(state);
+  windows_ = std::make_unique<WindowsStore>(store_);
+  absl::StatusOr<std::optional<internal::v1::FleetMetricsState>> state =
+      windows_->Load();
+  if (state.ok() && !*state) return;  // a new store, or one from before
+  absl::Status s = state.status();
+  if (s.ok()) s = fleet_.LoadState(**state);
   if (s.ok()) {
-    saved_ = *std::move(bytes);
     log_.Info("metrics windows restored from the store");
     return;
   }
+  windows_->Refused();
   ++load_failures_;
-  log_.Warning(absl::StrCat("metrics windows not restored (meta/", kStateName,
-                            ": ", s.message(), "); they start empty"));
+  log_.Warning(absl::StrCat("metrics windows not restored (", s.message(),
+                            "); they start empty"));
 }
 
 void MetricsSource::SaveState() {
-  if (store_ == nullptr) return;
+  if (windows_ == nullptr) return;
   internal::v1::FleetMetricsState state;
   fleet_.SaveState(&state);
-  std::string bytes;
-  if (!state.SerializeToString(&bytes)) {
-    ++write_failures_;
-    return;
-  }
-  if (bytes == saved_) return;
-  absl::Status s = store_->WriteMeta(kStateName, bytes);
-  if (!s.ok()) {
+  if (!windows_->Save(std::move(state)).ok()) {
     ++write_failures_;  // the next Collect tries again
-    return;
   }
-  saved_ = std::move(bytes);
 }
 
 void MetricsSource::AddStateFamily(std::vector<MetricFamilyData>* out) const {
@@ -377,49 +366,59 @@ double MetricsSource::InterruptionRate(const std::string& accelerator) {
   return it == rates.end() ? 0 : it->second;
 }
 
-std::vector<MetricFamilyData> MetricsSource::Collect() {
-  absl::MutexLock lock(&mu_);
-  LiveState::Stats live;
-  MetricFamilyData hosts;
-  int64_t applied_ns = 0, evicted_jobs = 0;
-  size_t live_jobs = 0;
+MetricsSource::Cut MetricsSource::ScrapeLive(const JobFilter& keep) {
   // A job the filter refuses is not asked for: FleetMetrics folds it away
   // as if evicted (Finish), and its series end.
-  const JobFilter keep = make_job_filter_ ? make_job_filter_() : nullptr;
-  auto changed = [&](const std::string& id, uint64_t generation) {
+  LiveState::ScrapeFns fns;
+  fns.changed = [&](const std::string& id, uint64_t generation) {
     return (!keep || keep(id)) && fleet_.Changed(id, generation);
   };
-  ingestor_->VisitLive([&](const LiveState& state) {
-    fleet_.Begin();
-    state.ForEachJob(
-        changed, [&](const core::JobTracker& job) { fleet_.UpdateJob(job); });
-    state.ForEachFinalJob(changed, [&](const storage::JobSnapshot& s) {
-      fleet_.UpdateEndedJob(s.report, s.ended_ns);
-    });
-    state.evicted_totals().ForEach([&](const EndedJobTotals::Group& g) {
-      fleet_.UpdateEndedGroup(g.totals, g.jobs, g.newest_ended_ns);
-    });
-    applied_ns = state.applied_through_ns();
-    fleet_.Finish(state.capacity().ChipSeconds(applied_ns), applied_ns);
-    hosts = HostInfoFamily(fleet_.SeriesJobIds(), state);
-    live = state.stats();
-    live_jobs = state.job_count();
-    evicted_jobs = state.evicted_totals().jobs();
-  });
+  fns.job = [&](const core::JobTracker& job) { fleet_.UpdateJob(job); };
+  fns.final = [&](const storage::JobSnapshot& s) {
+    fleet_.UpdateEndedJob(s.report, s.ended_ns);
+  };
+  fns.waits = [&](const std::string& id) {
+    if (!keep || keep(id)) fleet_.Unchanged(id);
+  };
+  Cut cut;
+  ingestor_->Scrape(
+      [&](const LiveState& state) {
+        fleet_.Begin();
+        state.evicted_totals().ForEach([&](const EndedJobTotals::Group& g) {
+          fleet_.UpdateEndedGroup(g.totals, g.jobs, g.newest_ended_ns);
+        });
+        cut.applied_ns = state.applied_through_ns();
+        cut.capacity = state.capacity().ChipSeconds(cut.applied_ns);
+        cut.live = state.stats();
+        cut.live_jobs = state.job_count();
+        cut.evicted_jobs = state.evicted_totals().jobs();
+      },
+      fns);
+  return cut;
+}
+
+std::vector<MetricFamilyData> MetricsSource::Collect() {
+  absl::MutexLock lock(&mu_);
+  const Cut cut = ScrapeLive(make_job_filter_ ? make_job_filter_() : nullptr);
+  fleet_.Finish(cut.capacity, cut.applied_ns);  // outside the ingest lock
+  const std::vector<std::string> series = fleet_.SeriesJobIds();
+  MetricFamilyData hosts;
+  ingestor_->VisitLive(
+      [&](const LiveState& state) { hosts = HostInfoFamily(series, state); });
   SaveState();
   std::vector<MetricFamilyData> out = fleet_.Families();
   out.push_back(std::move(hosts));
   AddStateFamily(&out);
   const IngestStats stats = ingestor_->stats();
   AddBatchFamilies(stats, &out);
-  AddHealthFamilies(stats, live, applied_ns, clock_->NowNanos(), &out);
-  AddStateFamilies(stats, live, &out);
+  AddHealthFamilies(stats, cut.live, cut.applied_ns, clock_->NowNanos(), &out);
+  AddStateFamilies(stats, cut.live, &out);
   const IngestStreams::Stats streams =
       streams_ != nullptr ? streams_->stats() : IngestStreams::Stats{};
   AddRefusalFamilies(limits_ != nullptr ? limits_->stats() : IngestLimitStats{},
                      tokens_, streams, &out);
   AddStreamFamilies(streams, &out);
-  AddMemoryFamily(live_jobs, evicted_jobs, &out);
+  AddMemoryFamily(cut.live_jobs, cut.evicted_jobs, &out);
   AddAgentFamilies(stats, guard_, &out);
   AddMaintenanceFamily(stats, &out);
   return out;

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "server/ingest_streams.h"
 #include "server/ingestor.h"
 #include "server/token_auth.h"
+#include "server/windows_store.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
 #include "util/logger.h"
@@ -23,14 +26,16 @@ namespace goodput::server {
 
 // Everything goodputd exports (docs/metrics.md), as plain families: on each
 // Collect it takes the live state's recognized time into core::FleetMetrics
-// under the ingest lock (one pass over the jobs; the ingest path itself
-// does no metrics work), then adds ingest health, limit and auth refusals.
+// as of one cut, a few jobs per hold of the ingest lock (Ingestor::Scrape:
+// ingest does no metrics work, but copies a job it changes before the
+// scrape reached it), finishes the update outside that lock, then adds
+// ingest health, limit and auth refusals.
 // With a store, the FleetMetrics state (windows, ledgers, counters) is
-// kept in it as the meta record "windows": loaded when constructed, and
-// written after each Collect that changed it, so a restarted server's
-// gauges go on where they were. Does not own the ingestor, clock, limits,
-// tokens or store (all but the ingestor and clock may be null), which must
-// outlive it; `config` too. With a job filter (cluster mode: the jobs of
+// kept in it (WindowsStore: a record and parts of the jobs): loaded when
+// constructed, and what changed written after each Collect, so a restarted
+// server's gauges go on where they were. Does not own the ingestor, clock,
+// limits, tokens or store (all but the ingestor and clock may be null), which
+// must outlive it; `config` too. With a job filter (cluster mode: the jobs of
 // the partitions this instance holds now), the goodput families cover only
 // the jobs it admits at each Collect. Thread-safe.
 class MetricsSource {
@@ -79,10 +84,19 @@ class MetricsSource {
     store_lost_batches_ = lost_batches;
   }
 
-  // The meta record that holds the FleetMetrics state.
-  static constexpr char kStateName[] = "windows";
-
  private:
+  // What Collect takes from the live state at the cut of its scrape.
+  struct Cut {
+    LiveState::Stats live;
+    std::map<std::string, double> capacity;  // chip-seconds at applied_ns
+    int64_t applied_ns = 0;
+    int64_t evicted_jobs = 0;
+    size_t live_jobs = 0;
+  };
+  // Begins fleet_'s update and takes into it the evicted jobs' groups and
+  // every job held at the cut that `keep` admits (all if null), a few jobs
+  // per hold of the ingest lock (Ingestor::Scrape).
+  Cut ScrapeLive(const JobFilter& keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Loads the stored state into fleet_, if any; says why not in the log.
   void LoadState() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes fleet_'s state if it differs from the last one written.
@@ -99,7 +113,8 @@ class MetricsSource {
   storage::EventStore* store_;
   absl::Mutex mu_;
   core::FleetMetrics fleet_ ABSL_GUARDED_BY(mu_);
-  std::string saved_ ABSL_GUARDED_BY(mu_);  // the state last read or written
+  // fleet_'s state in the store (null without a store).
+  std::unique_ptr<WindowsStore> windows_ ABSL_GUARDED_BY(mu_);
   int64_t load_failures_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t write_failures_ ABSL_GUARDED_BY(mu_) = 0;
   const IngestStreams* streams_ ABSL_GUARDED_BY(mu_) = nullptr;

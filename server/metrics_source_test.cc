@@ -1,11 +1,21 @@
-// MetricsSource over a MemoryEventStore and a FakeClock: the families it
-// adds from the ingest path's counters (IngestStats).
+// MetricsSource over a MemoryEventStore and a FakeClock. It scrapes the
+// live state as of one cut, a few jobs per hold
+// of the ingest lock (issue 12 item 4): with one job per step and batches
+// sent between two steps (the fault hook's "scrape_walk"), a scrape
+// exports what a scrape at its cut exports, and the next one what an
+// uninterrupted one does. And a job that waits for its rebuild at a scrape
+// is neither dropped nor counted twice. And the families it adds from the
+// ingest path's counters (IngestStats).
 #include "server/metrics_source.h"
 
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/testing/timeline.h"
 #include "gtest/gtest.h"
 #include "storage/memory_event_store.h"
@@ -16,8 +26,202 @@ namespace {
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::Timeline;
 
-constexpr int64_t kLateness = 5 * core::kNanosPerSecond;
-constexpr int64_t kNow = (1795341600LL + 5 * 3600) * core::kNanosPerSecond;
+constexpr int64_t kLateness = 5'000'000'000;
+constexpr int64_t kNow = (1795341600LL + 360) * core::kNanosPerSecond;
+
+std::vector<v1::Event> JobEvents(const std::string& job,
+                                 const std::string& timeline) {
+  std::vector<v1::Event> events = ParseEvents(Timeline(timeline));
+  for (v1::Event& e : events) e.set_job_id(job);
+  return events;
+}
+
+// The sum of `name`'s samples whose labels include `match`.
+double Sum(const std::vector<core::MetricFamilyData>& families,
+           const std::string& name, const core::MetricLabels& match = {}) {
+  double sum = 0;
+  for (const core::MetricFamilyData& f : families) {
+    if (f.name != name) continue;
+    for (const core::MetricSample& s : f.samples) {
+      bool all = true;
+      for (const auto& m : match) {
+        all = all &&
+              std::find(s.labels.begin(), s.labels.end(), m) != s.labels.end();
+      }
+      if (all) sum += s.value;
+    }
+  }
+  return sum;
+}
+
+class MetricsScrapeTest : public ::testing::Test {
+ protected:
+  // Jobs e (ended), d, b and c (running), with both sources scraping after
+  // each, so that the scrape's id order is merged from jobs added since.
+  MetricsScrapeTest() {
+    ingestor_.set_ended_job_grace(0);  // on demand: EvictEndedJobs
+    EXPECT_TRUE(ingestor_.Recover().ok());
+    Send(JobEvents("e", R"(
+10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:30 {"step":{"step":1}}
+10:01:30 {"step":{"step":2}}
+10:01:30 {"checkpoint":{"step":2}}
+10:02:00 {"job_ended":{"outcome":"SUCCEEDED"}}
+)"));
+    for (const char* job : {"d", "b", "c"}) {
+      (void)reference_.Collect();
+      (void)walked_.Collect();
+      Send(JobEvents(job, R"(
+10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:05:00 {"step":{"step":1}}
+10:05:30 {"step":{"step":2}}
+)"));
+    }
+    (void)reference_.Collect();
+    (void)walked_.Collect();
+    ingestor_.set_report_walk_jobs(1);
+  }
+
+  // The goodput families (core::FleetMetrics'), one line per sample with
+  // its value to the last bit; the ingest health families, read after the
+  // scrape, are left out.
+  std::string Goodput(const std::vector<core::MetricFamilyData>& families) {
+    std::set<std::string> names;
+    for (const auto& f : core::FleetMetrics(&config_, {}).Families()) {
+      names.insert(f.name);
+    }
+    std::string out;
+    for (const core::MetricFamilyData& f : families) {
+      if (!names.count(f.name)) continue;
+      for (const core::MetricSample& s : f.samples) {
+        absl::StrAppend(&out, f.name);
+        for (const auto& [k, v] : s.labels) {
+          absl::StrAppend(&out, ",", k, "=", v);
+        }
+        absl::StrAppend(&out, " ", absl::StrFormat("%a", s.value), "\n");
+      }
+    }
+    return out;
+  }
+
+  v1::Ack Send(const std::vector<v1::Event>& events) {
+    v1::Batch batch;
+    batch.set_agent_id("agent-1");
+    batch.set_sequence(++seq_);
+    for (const v1::Event& e : events) *batch.add_events() = e;
+    auto ack = ingestor_.Ingest(batch);
+    EXPECT_TRUE(ack.ok()) << ack.status();
+    return ack.ok() ? *ack : v1::Ack();
+  }
+  void Send1(const std::string& job, const std::string& line) {
+    EXPECT_EQ(Send(JobEvents(job, line)).accepted(), 1u);
+  }
+
+  // After checkpoints of b, c and d, walked_ scrapes with `between` run at
+  // the first "scrape_walk" (b scraped; c, d and e not yet): it exports
+  // what reference_ exported just before; then reference_ exports something
+  // else (so `between` changed what a scrape sees), and walked_ the same.
+  void ExpectTheCutsScrape(const std::function<void()>& between) {
+    // Changed since the last scrapes: the scrape reads their trackers.
+    for (const char* job : {"b", "c", "d"}) {
+      Send1(job, R"(10:05:40 {"checkpoint":{"step":2}})");
+    }
+    const std::string before = Goodput(reference_.Collect());
+    int steps = 0;
+    ingestor_.set_fault_hook([&](const char* point) {
+      if (std::string(point) == "scrape_walk" && steps++ == 0) between();
+    });
+    const std::string got = Goodput(walked_.Collect());
+    ingestor_.set_fault_hook(nullptr);
+    EXPECT_EQ(steps, 3);  // four jobs, one per step
+    EXPECT_EQ(got, before);
+    EXPECT_EQ(live_.walk_count(), 0u);
+    const std::string after = Goodput(reference_.Collect());
+    EXPECT_NE(after, before);
+    EXPECT_EQ(Goodput(walked_.Collect()), after);
+  }
+
+  core::Config config_;
+  storage::MemoryEventStore store_;
+  FakeClock clock_{kNow};
+  LiveState live_{&config_, kLateness, &store_};
+  Ingestor ingestor_{&store_, &live_, &clock_, codec::ValidationLimits()};
+  // Two exporters of one server: reference_ is never interrupted.
+  MetricsSource reference_{&config_, {}, &ingestor_, &clock_};
+  MetricsSource walked_{&config_, {}, &ingestor_, &clock_};
+  uint64_t seq_ = 0;
+};
+
+TEST_F(MetricsScrapeTest, AStepOfAJobNotScrapedYetIsNotInTheScrape) {
+  ExpectTheCutsScrape([&] {
+    Send1("c", R"(10:05:50 {"step":{"step":3}})");
+    Send1("b", R"(10:05:50 {"step":{"step":3}})");  // scraped already
+  });
+}
+
+TEST_F(MetricsScrapeTest, AJobAddedDuringTheScrapeIsNotInIt) {
+  ExpectTheCutsScrape([&] {
+    Send1("bz",
+          R"(10:05:40 {"job_submitted":{"chips":2,"workload":"TRAINING"}})");
+  });
+}
+
+// A preemption 3.5 min older than d's newest event: d is rebuilt in the
+// same batch, after the scrape kept a copy of its tracker.
+TEST_F(MetricsScrapeTest, ALateEventRebuildsAJobAfterTheScrapeKeptIt) {
+  const int64_t rebuilds = live_.stats().late_rebuilds;
+  ExpectTheCutsScrape([&] {
+    Send1("d", R"(10:02:00 {"interruption":{"reason":"PREEMPTED"}})");
+  });
+  EXPECT_EQ(live_.stats().late_rebuilds, rebuilds + 1);
+}
+
+// e leaves memory for the evicted groups between two steps: the scrape
+// takes it as held at the cut (the groups as they were then), not twice.
+TEST_F(MetricsScrapeTest, AJobEvictedDuringTheScrapeCountsOnce) {
+  ExpectTheCutsScrape([&] {
+    ASSERT_TRUE(ingestor_.EvictEndedJobs().ok());
+    ASSERT_EQ(ingestor_.stats().evicted_jobs, 1);
+    Send1("d", R"(10:05:50 {"step":{"step":3}})");  // so that `after` differs
+  });
+}
+
+// One batch with late events of c and d (repeats of their first activity, so
+// their time stays as it was): the first rebuild takes the batch's credit
+// (LiveState::RunRebuilds), the other job waits in the queue through a
+// scrape. It keeps its series, and its time counts once.
+TEST_F(MetricsScrapeTest, AJobWaitingForItsRebuildIsCountedOnce) {
+  for (const char* job : {"c", "d"}) {  // recognized time: checkpoints
+    Send1(job, R"(10:05:40 {"checkpoint":{"step":2}})");
+    Send1(job, R"(10:05:50 {"step":{"step":3}})");
+  }
+  // More than e's 4 chips x 120 s: c and d have counted time.
+  EXPECT_GT(Sum(walked_.Collect(), "goodput_chip_seconds_total"), 480);
+  std::vector<v1::Event> late =
+      JobEvents("c", R"(10:00:00 {"activity":{"kind":"TRAINING"}})");
+  for (v1::Event& e :
+       JobEvents("d", R"(10:00:00 {"activity":{"kind":"TRAINING"}})")) {
+    late.push_back(e);
+  }
+  ASSERT_EQ(Send(late).accepted(), 2u);
+  ASSERT_EQ(live_.stats().rebuilds_pending, 1);
+  const auto waiting = walked_.Collect();
+  EXPECT_EQ(Sum(waiting, "goodput_jobs"), 4);
+  EXPECT_EQ(Sum(waiting, "goodput_job_info"), 4);
+  EXPECT_EQ(ingestor_.DrainRebuilds(1'000'000), 0);
+  const auto rebuilt = walked_.Collect();
+  MetricsSource fresh(&config_, {}, &ingestor_, &clock_);
+  const auto want = fresh.Collect();
+  const double total = Sum(want, "goodput_chip_seconds_total");
+  EXPECT_NEAR(Sum(rebuilt, "goodput_chip_seconds_total"), total, 1e-6 * total);
+  EXPECT_EQ(Sum(rebuilt, "goodput_jobs"), 4);
+}
+
+constexpr int64_t kLaterNow = (1795341600LL + 5 * 3600) * core::kNanosPerSecond;
 
 // op -> value of goodput_store_maintenance_failures_total.
 std::map<std::string, double> MaintenanceFailures(
@@ -42,7 +246,7 @@ TEST(MetricsSourceTest, StoreMaintenanceFailuresHaveEveryOpAndCountTheirOwn) {
   core::Config config;
   storage::MemoryEventStore store;
   LiveState live(&config, kLateness, &store);
-  FakeClock clock(kNow);
+  FakeClock clock(kLaterNow);
   Ingestor ingestor(&store, &live, &clock, codec::ValidationLimits());
   ingestor.set_ended_job_grace(0);
   ASSERT_TRUE(ingestor.Recover().ok());

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -230,6 +231,10 @@ class EventStore {
   // windows), in the `default` column family under "meta/" + `name`.
   virtual absl::Status WriteMeta(const std::string& name,
                                  const std::string& value) = 0;
+  // Writes the records `records` (name, value) in one write, synced like
+  // WriteMeta.
+  virtual absl::Status WriteMetas(
+      const std::vector<std::pair<std::string, std::string>>& records) = 0;
   // The record `name` in `*value`, or nullopt if there is none.
   virtual absl::Status ReadMeta(const std::string& name,
                                 std::optional<std::string>* value) = 0;

@@ -620,6 +620,13 @@ TEST_P(EventStoreTest, MetaRecordsRoundTrip) {
   if (rocks()) Reopen();
   ASSERT_TRUE(store_->ReadMeta("windows", &value).ok());
   EXPECT_EQ(value, "v2");
+  ASSERT_TRUE(
+      store_->WriteMetas({{"windows/1", "p1"}, {"windows", "v3"}}).ok());
+  if (rocks()) Reopen();
+  ASSERT_TRUE(store_->ReadMeta("windows", &value).ok());
+  EXPECT_EQ(value, "v3");
+  ASSERT_TRUE(store_->ReadMeta("windows/1", &value).ok());
+  EXPECT_EQ(value, "p1");
 }
 
 // The spaced fleet state records are listed by prefix (not the records

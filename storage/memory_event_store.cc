@@ -151,13 +151,29 @@ absl::Status MemoryEventStore::ReadJobStates(
   return absl::OkStatus();
 }
 
+void MemoryEventStore::FailMetaWrite(int n, absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  meta_writes_to_failure_ = n;
+  meta_failure_ = std::move(status);
+}
+
 absl::Status MemoryEventStore::WriteMeta(const std::string& name,
                                          const std::string& value) {
   absl::MutexLock lock(&mu_);
-  if (!next_meta_failure_.ok()) {
-    return std::exchange(next_meta_failure_, absl::OkStatus());
+  if (meta_writes_to_failure_ > 0 && --meta_writes_to_failure_ == 0) {
+    return meta_failure_;
   }
   meta_[name] = value;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryEventStore::WriteMetas(
+    const std::vector<std::pair<std::string, std::string>>& records) {
+  absl::MutexLock lock(&mu_);
+  if (meta_writes_to_failure_ > 0 && --meta_writes_to_failure_ == 0) {
+    return meta_failure_;
+  }
+  for (const auto& [name, value] : records) meta_[name] = value;
   return absl::OkStatus();
 }
 
@@ -360,11 +376,6 @@ void MemoryEventStore::FailNextDelete(absl::Status status) {
 void MemoryEventStore::FailNextSnapshotWrite(absl::Status status) {
   absl::MutexLock lock(&mu_);
   next_snapshot_failure_ = std::move(status);
-}
-
-void MemoryEventStore::FailNextMetaWrite(absl::Status status) {
-  absl::MutexLock lock(&mu_);
-  next_meta_failure_ = std::move(status);
 }
 
 }  // namespace goodput::storage

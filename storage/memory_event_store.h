@@ -51,9 +51,11 @@ class MemoryEventStore : public EventStore {
   absl::Status DeleteJobEvents(
       const std::vector<JobSnapshot>& retired) override;
   absl::Status ImportJobs(const JobImport& import) override;
-  // Fails after FailNextMetaWrite.
+  // Fail after FailMetaWrite.
   absl::Status WriteMeta(const std::string& name,
                          const std::string& value) override;
+  absl::Status WriteMetas(
+      const std::vector<std::pair<std::string, std::string>>& records) override;
   absl::Status ReadMeta(const std::string& name,
                         std::optional<std::string>* value) override;
   absl::Status ScanMeta(const std::string& prefix,
@@ -68,8 +70,9 @@ class MemoryEventStore : public EventStore {
   void FailNextDelete(absl::Status status);
   // The next WriteSnapshots fails with `status` and stores nothing.
   void FailNextSnapshotWrite(absl::Status status);
-  // The next WriteMeta fails with `status` and stores nothing.
-  void FailNextMetaWrite(absl::Status status);
+  // The `n`-th WriteMeta or WriteMetas from now (1: the next) fails with
+  // `status` and writes nothing.
+  void FailMetaWrite(int n, absl::Status status);
 
  private:
   absl::Mutex mu_;
@@ -88,8 +91,9 @@ class MemoryEventStore : public EventStore {
   absl::Status next_failure_ ABSL_GUARDED_BY(mu_);
   absl::Status next_delete_failure_ ABSL_GUARDED_BY(mu_);
   absl::Status next_snapshot_failure_ ABSL_GUARDED_BY(mu_);
-  absl::Status next_meta_failure_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> meta_ ABSL_GUARDED_BY(mu_);
+  int meta_writes_to_failure_ ABSL_GUARDED_BY(mu_) = 0;  // 0: none
+  absl::Status meta_failure_ ABSL_GUARDED_BY(mu_);
   // Jobs imported with a state record (listed with those that have events).
   std::set<std::string> imported_ ABSL_GUARDED_BY(mu_);
   // The failure FailNextWrite set (OK if none), cleared.

@@ -1245,6 +1245,17 @@ absl::Status RocksDbEventStore::WriteMeta(const std::string& name,
                    "write meta");
 }
 
+absl::Status RocksDbEventStore::WriteMetas(
+    const std::vector<std::pair<std::string, std::string>>& records) {
+  rocksdb::WriteBatch wb;
+  for (const auto& [name, value] : records) {
+    wb.Put(handles_[kDefault], "meta/" + name, value);
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.fsync;
+  return FromRocks(db_->Write(wo, &wb), "write meta");
+}
+
 absl::Status RocksDbEventStore::ReadMeta(const std::string& name,
                                          std::optional<std::string>* value) {
   value->reset();

@@ -101,6 +101,8 @@ class RocksDbEventStore : public EventStore {
   absl::Status ImportJobs(const JobImport& import) override;
   absl::Status WriteMeta(const std::string& name,
                          const std::string& value) override;
+  absl::Status WriteMetas(
+      const std::vector<std::pair<std::string, std::string>>& records) override;
   absl::Status ReadMeta(const std::string& name,
                         std::optional<std::string>* value) override;
   absl::Status ScanMeta(const std::string& prefix,
