@@ -294,8 +294,7 @@ LiveState::JobMap::iterator LiveState::JobEntry(const std::string& job_id) {
         jobs_.emplace(job_id, LiveJob(core::JobWindows(job_id, config_, grid_)))
             .first;
     it->second.born = next_born_++;
-    if (!sort_all_jobs_) added_jobs_.push_back(JobRef{&*it, it->second.born});
-    NoteJobsChanged();
+    added_jobs_.insert(JobRef{&*it, it->second.born});
   }
   return it;
 }
@@ -756,43 +755,21 @@ absl::Status LiveState::TakeWindow(
   return absl::OkStatus();
 }
 
-void LiveState::NoteJobsChanged() {
-  if (added_jobs_.size() + erased_jobs_.size() <= jobs_.size()) return;
-  sort_all_jobs_ = true;
-  sorted_jobs_.clear();
-  added_jobs_.clear();
-  erased_jobs_.clear();
-}
-
 const std::vector<LiveState::JobRef>& LiveState::SortedJobs() const {
-  if (sort_all_jobs_) {
-    for (const auto& entry : jobs_) {
-      added_jobs_.push_back(JobRef{&entry, entry.second.born});
-    }
-    sort_all_jobs_ = false;
-  }
   if (!erased_jobs_.empty()) {
-    auto erased = [this](const JobRef& r) {
-      return erased_jobs_.count(r.born) > 0;
-    };
-    sorted_jobs_.erase(
-        std::remove_if(sorted_jobs_.begin(), sorted_jobs_.end(), erased),
-        sorted_jobs_.end());
-    added_jobs_.erase(
-        std::remove_if(added_jobs_.begin(), added_jobs_.end(), erased),
-        added_jobs_.end());
+    sorted_jobs_.erase(std::remove_if(sorted_jobs_.begin(), sorted_jobs_.end(),
+                                      [this](const JobRef& r) {
+                                        return erased_jobs_.count(r.born) > 0;
+                                      }),
+                       sorted_jobs_.end());
     erased_jobs_.clear();
   }
   if (added_jobs_.empty()) return sorted_jobs_;
-  auto by_id = [](const JobRef& a, const JobRef& b) {
-    return a.entry->first < b.entry->first;
-  };
-  std::sort(added_jobs_.begin(), added_jobs_.end(), by_id);
   std::vector<JobRef> merged;
   merged.reserve(sorted_jobs_.size() + added_jobs_.size());
   auto from = sorted_jobs_.begin();
   for (const JobRef& add : added_jobs_) {  // O(log jobs) compares each
-    auto at = std::upper_bound(from, sorted_jobs_.end(), add, by_id);
+    auto at = std::upper_bound(from, sorted_jobs_.end(), add, ById());
     merged.insert(merged.end(), from, at);
     merged.push_back(add);
     from = at;

@@ -614,15 +614,18 @@ class LiveState {
   storage::EventStore* store_;
   JobMap jobs_;
   // jobs_ in id order as of the last SortedJobs, which merges in the jobs
-  // added since (unsorted) and drops those erased since (by `born`): the
-  // lock a report takes first costs O(jobs added) compares, not a sort.
+  // added since (kept in id order as they come: O(log added) compares on
+  // ingest each) and drops those erased since (by `born`): the lock a
+  // report or scrape takes first costs O(jobs added x log jobs) compares
+  // and a copy, never a sort. Both pending sets stay within jobs_'s size.
+  struct ById {
+    bool operator()(const JobRef& a, const JobRef& b) const {
+      return a.entry->first < b.entry->first;
+    }
+  };
   mutable std::vector<JobRef> sorted_jobs_;
-  mutable std::vector<JobRef> added_jobs_;
+  mutable std::set<JobRef, ById> added_jobs_;
   mutable std::unordered_set<uint64_t> erased_jobs_;
-  // Set when more jobs were added and erased since than are held: the next
-  // SortedJobs sorts jobs_ anew (so that neither list outgrows jobs_).
-  mutable bool sort_all_jobs_ = false;
-  void NoteJobsChanged();
   uint64_t next_born_ = 0;    // LiveJob::born of the next new entry
   std::vector<Walk*> walks_;  // registered (BeginWalk to EndWalk)
   core::CapacityTracker capacity_;

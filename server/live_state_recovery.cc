@@ -608,9 +608,11 @@ int64_t LiveState::Evict(Eviction eviction) {
     auto it = jobs_.find(s.report.job_id);
     if (it == jobs_.end()) continue;
     KeepForWalks(it->first, it->second);
-    if (!sort_all_jobs_) erased_jobs_.insert(it->second.born);
+    // Not merged yet, or in sorted_jobs_ until the next SortedJobs.
+    if (added_jobs_.erase(JobRef{&*it, it->second.born}) == 0) {
+      erased_jobs_.insert(it->second.born);
+    }
     jobs_.erase(it);
-    NoteJobsChanged();
     ++n;
   }
   evicted_ = std::move(eviction.totals);
