@@ -93,8 +93,8 @@ class Ingestor {
   // when a report as of now has taken its cut of the live state and
   // released the ingest lock, before it walks the jobs; "report_walk"
   // between two holds of the lock by that walk (set_report_walk_jobs);
-  // "retire_read" when RetireEvicted has read the snapshots, before it
-  // takes the lock.
+  // "scrape_walk" the same for a metrics scrape (Scrape); "retire_read" when
+  // RetireEvicted has read the snapshots, before it takes the lock.
   using FaultHook = std::function<void(const char* point)>;
 
   Ingestor(storage::EventStore* store, LiveState* live, Clock* clock,
@@ -253,9 +253,9 @@ class Ingestor {
   // other counters of goodput_store_maintenance_failures_total) is logged,
   // a warning each; default: nowhere (counted only).
   void set_log(Logger log);
-  // How many jobs a report as of now reports per hold of the ingest lock
-  // (LiveState::WalkSome; default 256, at least 1): ingest waits on a
-  // report for at most that many jobs' reports.
+  // How many jobs a report as of now or a metrics scrape reads per hold of
+  // the ingest lock (LiveState::WalkSome, ScrapeSome; default 256, at least
+  // 1): ingest waits on either for at most that many jobs.
   void set_report_walk_jobs(size_t jobs);
   // Applies --max_jobs from `limits` and counts the validator's size-limit
   // rejections there (not owned; null = no limit).

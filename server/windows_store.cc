@@ -54,8 +54,9 @@ absl::StatusOr<std::optional<State>> WindowsStore::Load() {
     return Named(kRecord, absl::DataLossError("does not parse"));
   }
   loaded_.clear();
-  if (state)
+  if (state) {
     loaded_.assign(state->job_parts().begin(), state->job_parts().end());
+  }
   DeleteUnnamed(loaded_);
   if (!state) return state;
   if (absl::Status s = ReadParts(&*state); !s.ok()) return s;
