@@ -23,6 +23,7 @@ namespace goodput::server {
 namespace {
 
 using ::goodput::core::testing::ExpectEqualReports;
+using ::goodput::core::testing::JobEvents;
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::RandomFleet;
 using ::goodput::core::testing::RandomFleetWithFleetExclusions;
@@ -34,13 +35,6 @@ using ::testing::HasSubstr;
 constexpr int64_t kLateness = 5'000'000'000;
 constexpr int64_t kGrace = 60'000'000'000;
 constexpr int64_t kAsOf = (1795341600LL + 5 * 3600) * core::kNanosPerSecond;
-
-std::vector<v1::Event> JobEvents(const std::string& job,
-                                 const std::string& timeline) {
-  std::vector<v1::Event> events = ParseEvents(Timeline(timeline));
-  for (v1::Event& e : events) e.set_job_id(job);
-  return events;
-}
 
 class EvictionTest : public ::testing::Test {
  protected:

@@ -28,6 +28,7 @@ namespace {
 
 using ::goodput::core::testing::ExpectEqualReports;
 using ::goodput::core::testing::ExpectSeconds;
+using ::goodput::core::testing::JobEvents;
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::RandomFleet;
 using ::goodput::core::testing::RandomFleetWithFleetExclusions;
@@ -448,14 +449,6 @@ TEST_F(IngestorTest, FaultPointsSurroundTheWrite) {
                       {"before_store", 0}, {"after_store", 1}}));
 }
 
-// The events of a Timeline, all of job `job`.
-std::vector<v1::Event> JobEvents(const std::string& job,
-                                 const std::string& timeline) {
-  std::vector<v1::Event> events = ParseEvents(Timeline(timeline));
-  for (v1::Event& e : events) e.set_job_id(job);
-  return events;
-}
-
 // Hand-computed: the window since 10:01 (an edge) as of 10:04 of a job
 // preempted at 10:02 (rule 7: steps 1-3 and the open step lost at the
 // resume), then a late checkpoint of step 3 at 10:01:40 (past the
@@ -697,6 +690,21 @@ class FailedEvictionTest : public IngestorTest {
     EXPECT_TRUE(store_->ReadMeta(storage::kEvictedTotalsMeta, &value).ok());
     return value;
   }
+  // After one failed eviction write: two checks evict the ended job once,
+  // with the totals, record and report `want*` of a run that never failed.
+  void ExpectTheNextChecksEvictOnce(
+      const core::FleetReport& want,
+      const std::vector<std::string>& want_totals,
+      const std::optional<std::string>& want_record) {
+    ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+    ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());  // nothing more due
+    EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
+    EXPECT_EQ(ingestor_->stats().eviction_errors, 1);
+    EXPECT_EQ(live_->job_count(), 1u);
+    EXPECT_EQ(Totals(), want_totals);
+    EXPECT_EQ(Record(), want_record);
+    ExpectEqualReports(LiveReport(kAsOf), want);
+  }
   std::vector<v1::Event> events_;
 };
 
@@ -725,14 +733,7 @@ TEST_F(FailedEvictionTest, KeepsTheJobsAndTheNextCheckEvictsThemOnce) {
   EXPECT_FALSE(evicted.has_value());
   ExpectEqualReports(LiveReport(kAsOf), want);
 
-  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
-  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());  // nothing more due
-  EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
-  EXPECT_EQ(ingestor_->stats().eviction_errors, 1);
-  EXPECT_EQ(live_->job_count(), 1u);
-  EXPECT_EQ(Totals(), want_totals);
-  EXPECT_EQ(Record(), want_record);
-  ExpectEqualReports(LiveReport(kAsOf), want);
+  ExpectTheNextChecksEvictOnce(want, want_totals, want_record);
   Restart();
   EXPECT_EQ(Totals(), want_totals);
   ExpectEqualReports(LiveReport(kAsOf), want);
@@ -757,14 +758,7 @@ TEST_F(FailedEvictionTest, OneDuringTheRecoveryIsCountedAndTheNextCheckEvicts) {
   EXPECT_EQ(Record(), std::nullopt);
   ExpectEqualReports(LiveReport(kAsOf), want);
 
-  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
-  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());  // nothing more due
-  EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
-  EXPECT_EQ(ingestor_->stats().eviction_errors, 1);
-  EXPECT_EQ(live_->job_count(), 1u);
-  EXPECT_EQ(Totals(), want_totals);
-  EXPECT_EQ(Record(), want_record);
-  ExpectEqualReports(LiveReport(kAsOf), want);
+  ExpectTheNextChecksEvictOnce(want, want_totals, want_record);
 }
 
 // The ingest path's check: the batch that triggered it is durable, so it

@@ -23,18 +23,12 @@
 namespace goodput::server {
 namespace {
 
+using ::goodput::core::testing::JobEvents;
 using ::goodput::core::testing::ParseEvents;
 using ::goodput::core::testing::Timeline;
 
 constexpr int64_t kLateness = 5'000'000'000;
 constexpr int64_t kNow = (1795341600LL + 360) * core::kNanosPerSecond;
-
-std::vector<v1::Event> JobEvents(const std::string& job,
-                                 const std::string& timeline) {
-  std::vector<v1::Event> events = ParseEvents(Timeline(timeline));
-  for (v1::Event& e : events) e.set_job_id(job);
-  return events;
-}
 
 // The sum of `name`'s samples whose labels include `match`.
 double Sum(const std::vector<core::MetricFamilyData>& families,

@@ -24,6 +24,13 @@ std::vector<v1::Event> ParseEvents(const std::string& jsonl) {
   return events;
 }
 
+std::vector<v1::Event> JobEvents(const std::string& job,
+                                 const std::string& timeline) {
+  std::vector<v1::Event> events = ParseEvents(Timeline(timeline));
+  for (v1::Event& e : events) e.set_job_id(job);
+  return events;
+}
+
 std::string Timeline(const std::string& text) {
   std::istringstream in(text);
   std::string line, out;

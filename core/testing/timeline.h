@@ -22,6 +22,10 @@ std::vector<v1::Event> ParseEvents(const std::string& jsonl);
 // "scope":"FLEET" or "scope":"HOSTS" get none.
 std::string Timeline(const std::string& text);
 
+// ParseEvents(Timeline(timeline)) with every event's job_id set to `job`.
+std::vector<v1::Event> JobEvents(const std::string& job,
+                                 const std::string& timeline);
+
 // Nanoseconds since the epoch of an RFC 3339 time; fails the test if bad.
 int64_t T(const std::string& rfc3339);
 
