@@ -311,9 +311,10 @@ TEST_F(LiveStateTest, StateRecordsFollowThePolicy) {
 
 // Reports list every held job once, in id order, while jobs come and leave
 // between them (LiveState::SortedJobs merges the jobs added since the last
-// report and drops the evicted ones; after more changes than jobs held it
-// sorts them all anew). Each round adds three jobs, in an order unlike
-// their ids, and ends one; ended jobs leave memory (grace 0).
+// report, kept in id order as they come, and drops the evicted ones; a job
+// evicted before it was merged leaves the added ones). Each round adds
+// three jobs, in an order unlike their ids, and ends one; ended jobs leave
+// memory (grace 0).
 TEST_F(LiveStateTest, ReportsFollowJobsThatComeAndLeave) {
   for (int round = 0; round < 12; ++round) {
     std::string batch;
@@ -331,8 +332,8 @@ TEST_F(LiveStateTest, ReportsFollowJobsThatComeAndLeave) {
       }
     }
     Apply(Events(batch));
-    // No reports in rounds 2-6: more jobs came and left since than are
-    // held, so the next report sorts them anew; the others merge.
+    // No reports in rounds 2-6: more jobs come and leave between two
+    // reports than are held, some of them never merged.
     if (round < 2 || round > 6) {
       ExpectEqualsReplay(absl::StrFormat("2026-11-22T10:%02d:30Z", round));
     }
