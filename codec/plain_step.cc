@@ -77,13 +77,12 @@ bool ReadStepNumber(absl::string_view* s, int64_t* out) {
   const bool quoted = Eat(s, '"');
   size_t n = 0;
   int64_t value = 0;
-  while (n < s->size() && n <= kMaxDigits && (*s)[n] >= '0' && (*s)[n] <= '9') {
+  while (n < s->size() && (*s)[n] >= '0' && (*s)[n] <= '9') {
+    if (n == kMaxDigits) return false;  // before value * 10 can overflow
     value = value * 10 + ((*s)[n] - '0');
     ++n;
   }
-  if (n == 0 || n > kMaxDigits || (!quoted && n > 1 && (*s)[0] == '0')) {
-    return false;
-  }
+  if (n == 0 || (!quoted && n > 1 && (*s)[0] == '0')) return false;
   s->remove_prefix(n);
   *out = value;
   return !quoted || Eat(s, '"');

@@ -91,6 +91,8 @@ TEST(PlainStepTest, DeclinesEverythingElse) {
            Line(R"("job_id":"j","step":{"step":01})"),             // not JSON
            Line(R"("job_id":"j","step":{"step":1000000000001})"),  // > max
            Line(R"("job_id":"j","step":{"step":"1234567890123456789"})"),
+           // 19 digits whose first 18 times 10 overflow an int64 (fuzzer)
+           Line(R"("job_id":"j","step":{"step":9223372036854775887})"),
            Line(R"("job_id":"j","step":{"step":1.0})"),
            Line(R"("job_id":"j","step":{"step":1,"flops":2})"),  // amounts
            Line(R"("job_id":"j","step":{})"),
