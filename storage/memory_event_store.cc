@@ -159,12 +159,7 @@ void MemoryEventStore::FailMetaWrite(int n, absl::Status status) {
 
 absl::Status MemoryEventStore::WriteMeta(const std::string& name,
                                          const std::string& value) {
-  absl::MutexLock lock(&mu_);
-  if (meta_writes_to_failure_ > 0 && --meta_writes_to_failure_ == 0) {
-    return meta_failure_;
-  }
-  meta_[name] = value;
-  return absl::OkStatus();
+  return WriteMetas({{name, value}});
 }
 
 absl::Status MemoryEventStore::WriteMetas(

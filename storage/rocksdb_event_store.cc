@@ -1239,10 +1239,7 @@ absl::Status RocksDbEventStore::ImportJobs(const JobImport& import) {
 
 absl::Status RocksDbEventStore::WriteMeta(const std::string& name,
                                           const std::string& value) {
-  rocksdb::WriteOptions wo;
-  wo.sync = options_.fsync;
-  return FromRocks(db_->Put(wo, handles_[kDefault], "meta/" + name, value),
-                   "write meta");
+  return WriteMetas({{name, value}});
 }
 
 absl::Status RocksDbEventStore::WriteMetas(
