@@ -1,6 +1,7 @@
 #include "server/windows_store.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -48,18 +49,25 @@ absl::StatusOr<std::optional<State>> WindowsStore::Load() {
   if (absl::Status s = store_->ReadMeta(kRecord, &bytes); !s.ok()) {
     return Named(kRecord, s);
   }
+  std::map<std::string, std::string> stored;  // every part record, read once
+  absl::Status s = store_->ScanMeta(
+      kPartPrefix, [&](const std::string& name, const std::string& value) {
+        stored.emplace(name, value);
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return Named(kPartPrefix, s);
   std::optional<State> state;
   if (bytes && !state.emplace().ParseFromString(*bytes)) {
-    DeleteUnnamed({});  // its parts are unknown: the next Save writes anew
+    DeleteUnnamed({}, stored);  // its parts are unknown: Save writes anew
     return Named(kRecord, absl::DataLossError("does not parse"));
   }
   loaded_.clear();
   if (state) {
     loaded_.assign(state->job_parts().begin(), state->job_parts().end());
   }
-  DeleteUnnamed(loaded_);
+  DeleteUnnamed(loaded_, stored);
   if (!state) return state;
-  if (absl::Status s = ReadParts(&*state); !s.ok()) return s;
+  if (s = ReadParts(&stored, &*state); !s.ok()) return s;
   record_ = *std::move(bytes);
   return state;
 }
@@ -71,14 +79,15 @@ void WindowsStore::Refused() {
   record_.clear();
 }
 
-absl::Status WindowsStore::ReadParts(State* state) {
+absl::Status WindowsStore::ReadParts(std::map<std::string, std::string>* stored,
+                                     State* state) {
   std::vector<Part> parts(kParts);
   for (const std::string& name : state->job_parts()) {
-    std::optional<std::string> bytes;
+    auto it = stored->find(name);
     State part;
-    absl::Status s = store_->ReadMeta(name, &bytes);
-    if (s.ok() && !bytes) s = absl::DataLossError("named but missing");
-    if (s.ok() && (!part.ParseFromString(*bytes) || part.jobs().empty())) {
+    absl::Status s;
+    if (it == stored->end()) s = absl::DataLossError("named but missing");
+    if (s.ok() && (!part.ParseFromString(it->second) || part.jobs().empty())) {
       s = absl::DataLossError("does not parse, or has no job");
     }
     Part* p = s.ok() ? &parts[PartOf(part.jobs(0).id())] : nullptr;
@@ -86,7 +95,7 @@ absl::Status WindowsStore::ReadParts(State* state) {
       s = absl::DataLossError(absl::StrCat("a second part with ", p->name));
     }
     if (!s.ok()) return Named(name, s);
-    *p = Part{name, *std::move(bytes)};
+    *p = Part{name, std::move(it->second)};
     for (State::Job& job : *part.mutable_jobs()) state->add_jobs()->Swap(&job);
   }
   state->clear_job_parts();
@@ -94,24 +103,23 @@ absl::Status WindowsStore::ReadParts(State* state) {
   return absl::OkStatus();
 }
 
-void WindowsStore::DeleteUnnamed(const std::vector<std::string>& named) {
+void WindowsStore::DeleteUnnamed(
+    const std::vector<std::string>& named,
+    const std::map<std::string, std::string>& stored) {
   const std::set<std::string> keep(named.begin(), named.end());
   std::vector<std::string> drop;
-  for (const std::string& name : named) {
-    if (auto serial = SerialOf(name)) {
-      next_serial_ = std::max(next_serial_, *serial + 1);
+  for (const auto& [name, value] : stored) {
+    if (!keep.count(name)) drop.push_back(name);
+  }
+  for (const auto& names : {named, drop}) {
+    for (const std::string& name : names) {
+      if (auto serial = SerialOf(name)) {
+        next_serial_ = std::max(next_serial_, *serial + 1);
+      }
     }
   }
-  absl::Status s = store_->ScanMeta(
-      kPartPrefix, [&](const std::string& name, const std::string&) {
-        if (auto serial = SerialOf(name)) {
-          next_serial_ = std::max(next_serial_, *serial + 1);
-        }
-        if (!keep.count(name)) drop.push_back(name);
-        return absl::OkStatus();
-      });
-  // Left over (a failed scan or delete): deleted after the next commit.
-  if (s.ok() && !drop.empty() && !store_->DeleteMeta(drop).ok()) {
+  // Left over (a failed delete): deleted after the next commit.
+  if (!drop.empty() && !store_->DeleteMeta(drop).ok()) {
     unnamed_.insert(unnamed_.end(), drop.begin(), drop.end());
   }
 }

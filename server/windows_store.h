@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,11 +57,14 @@ class WindowsStore {
     std::string name;   // empty: no jobs
     std::string bytes;  // as last written or read
   };
-  // Adds the jobs of the part records `state` names to its `jobs` and
-  // notes the parts.
-  absl::Status ReadParts(internal::v1::FleetMetricsState* state);
-  // Deletes part records not named by `named`; sets next_serial_.
-  void DeleteUnnamed(const std::vector<std::string>& named);
+  // Adds the jobs of the part records `state` names, taken from `stored`
+  // (name -> bytes, every part record), to its `jobs` and notes the parts.
+  absl::Status ReadParts(std::map<std::string, std::string>* stored,
+                         internal::v1::FleetMetricsState* state);
+  // Deletes the part records in `stored` that `named` does not name; sets
+  // next_serial_ past every name.
+  void DeleteUnnamed(const std::vector<std::string>& named,
+                     const std::map<std::string, std::string>& stored);
   // `state`'s jobs by part, serialized ("" for a part without jobs).
   static std::vector<std::string> SplitJobs(
       internal::v1::FleetMetricsState* state);
