@@ -911,6 +911,18 @@ TEST_P(ReportWalkTest, AJobEvictedDuringTheWalkKeepsItsAnswer) {
   });
 }
 
+// e leaves memory and comes back (a late step, read back from the store)
+// before the walk reaches it: the walk answers e once, as of its cut.
+TEST_P(ReportWalkTest, AJobEvictedAndBackDuringTheWalkIsInItOnce) {
+  ingestor_->set_ended_job_grace(0);
+  ExpectTheCutsReport([&] {
+    ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+    ASSERT_EQ(live_->job_count(), 3u);
+    Send1("e", R"(10:01:45 {"step":{"step":3}})");
+    ASSERT_EQ(live_->job_count(), 4u);
+  });
+}
+
 TEST_P(ReportWalkTest, AFleetExclusionDuringTheWalkIsNotInTheReport) {
   ExpectTheCutsReport([&] {
     EXPECT_EQ(Send(ParseEvents(Timeline(R"(

@@ -67,12 +67,14 @@ void PrefetchView(const Job& job) {
   if (job.view != nullptr) PrefetchLines(&job.view->live(), 8);
 }
 
-// Prefetches the jobs of `jobs` (a walk's cut; every entry still held)
-// after the i-th.
-template <typename Ref>
-void PrefetchAhead(const std::vector<Ref>& jobs, size_t i) {
-  if (i + 2 < jobs.size()) PrefetchJob(jobs[i + 2].entry->second);
-  if (i + 1 < jobs.size()) PrefetchView(jobs[i + 1].entry->second);
+// Prefetches the two held jobs after `it` (an iterator of LiveState's
+// by_id_) in id order.
+template <typename It>
+void PrefetchAhead(It it, It end) {
+  if (++it == end) return;
+  PrefetchView(it->entry->second);
+  if (++it == end) return;
+  PrefetchJob(it->entry->second);
 }
 
 }  // namespace
@@ -294,7 +296,7 @@ LiveState::JobMap::iterator LiveState::JobEntry(const std::string& job_id) {
         jobs_.emplace(job_id, LiveJob(core::JobWindows(job_id, config_, grid_)))
             .first;
     it->second.born = next_born_++;
-    added_jobs_.insert(JobRef{&*it, it->second.born});
+    by_id_.insert(JobRef{&*it, it->second.born});
   }
   return it;
 }
@@ -539,7 +541,8 @@ absl::StatusOr<core::FleetReport> LiveState::Report(
 LiveState::HeldReport LiveState::Held(int64_t as_of_ns) const {
   Walk walk;
   StartWalk(as_of_ns, std::nullopt, &walk);
-  (void)WalkSome(&walk, walk.jobs.size());  // cannot fail without a window
+  // Cannot fail without a window.
+  (void)WalkSome(&walk, std::numeric_limits<size_t>::max());
   return TakeHeld(&walk);
 }
 
@@ -576,9 +579,8 @@ void LiveState::StartWalk(int64_t as_of_ns, std::optional<int64_t> edge_ns,
     walk->capacity = capacity_.ChipSeconds(as_of_ns);
   }
   walk->born_limit = next_born_;
-  walk->jobs = SortedJobs();
   if (evicted_.jobs() > 0) walk->parts.evicted = EvictedAtCut(last_batch_id_);
-  walk->parts.jobs.reserve(walk->jobs.size());
+  walk->parts.jobs.reserve(by_id_.size());
 }
 
 std::unique_ptr<LiveState::Walk> LiveState::BeginWalk(
@@ -601,30 +603,45 @@ absl::StatusOr<bool> LiveState::WalkSome(Walk* walk, size_t n) const {
                     id, kept ? std::move(*kept) : AnswerOf(*job, *walk), walk);
               });
   if (!s.ok()) return s;
-  return walk->next == walk->jobs.size();
+  return walk->done;
 }
 
 absl::Status LiveState::Advance(
     Walk* walk, size_t n,
     const std::function<absl::Status(const std::string&, WalkAnswer*,
                                      const LiveJob*)>& take) const {
-  const size_t end = std::min(walk->jobs.size(), walk->next + n);
+  auto job = walk->started ? by_id_.upper_bound(walk->last_id) : by_id_.begin();
+  auto kept = walk->started ? walk->kept.upper_bound(walk->last_id)
+                            : walk->kept.begin();
+  auto in_cut = [&] {  // skips the jobs that came after the cut
+    while (job != by_id_.end() && job->born >= walk->born_limit) ++job;
+    return job != by_id_.end();
+  };
   const std::string* id = nullptr;
   absl::Status s;
-  for (size_t& i = walk->next; i < end; ++i) {
-    auto kept = walk->kept.find(walk->jobs[i].born);
-    if (kept != walk->kept.end()) {  // changed or dropped since the cut
-      id = &kept->second.first;
-      s = take(*id, &kept->second.second, nullptr);
+  for (size_t i = 0; i < n && s.ok(); ++i) {
+    const bool held = in_cut();
+    if (kept != walk->kept.end() &&
+        (!held || kept->first <= job->entry->first)) {
+      // Changed or dropped since the cut: ingest kept its answer.
+      if (held && kept->first == job->entry->first) ++job;
+      id = &kept->first;
+      s = take(*id, &kept->second, nullptr);
+      ++kept;
+    } else if (held) {
+      if (walk->kept.empty()) PrefetchAhead(job, by_id_.end());
+      id = &job->entry->first;
+      s = take(*id, nullptr, &job->entry->second);
+      ++job;
     } else {
-      if (walk->kept.empty()) PrefetchAhead(walk->jobs, i);
-      const JobMap::value_type& entry = *walk->jobs[i].entry;
-      id = &entry.first;
-      s = take(*id, nullptr, &entry.second);
+      break;
     }
-    if (!s.ok()) break;
   }
-  if (id != nullptr) walk->last_id = *id;
+  if (id != nullptr) {
+    walk->started = true;
+    walk->last_id = *id;
+  }
+  walk->done = s.ok() && !in_cut() && kept == walk->kept.end();
   return s;
 }
 
@@ -632,7 +649,6 @@ std::unique_ptr<LiveState::Walk> LiveState::BeginScrape() {
   auto walk = std::make_unique<Walk>();
   walk->scrape = true;
   walk->born_limit = next_born_;
-  walk->jobs = SortedJobs();
   walks_.push_back(walk.get());
   return walk;
 }
@@ -644,7 +660,7 @@ bool LiveState::ScrapeSome(Walk* walk, size_t n, const ScrapeFns& fns) const {
         TellScrape(id, kept ? kept->scrape : ScrapeJobOf(*job), fns);
         return absl::OkStatus();
       });
-  return walk->next == walk->jobs.size();
+  return walk->done;
 }
 
 LiveState::ScrapeJob LiveState::ScrapeJobOf(const LiveJob& job) const {
@@ -724,10 +740,10 @@ absl::Status LiveState::TakeAnswer(const std::string& job_id, WalkAnswer answer,
 void LiveState::KeepForWalksSlow(const std::string& job_id,
                                  const LiveJob& job) {
   for (Walk* walk : walks_) {
-    if (job.born >= walk->born_limit) continue;               // not in its cut
-    if (walk->next > 0 && job_id <= walk->last_id) continue;  // reported
-    if (walk->kept.count(job.born) > 0) continue;  // kept as of the cut
-    walk->kept.emplace(job.born, std::make_pair(job_id, AnswerOf(job, *walk)));
+    if (job.born >= walk->born_limit) continue;              // not in its cut
+    if (walk->started && job_id <= walk->last_id) continue;  // reported
+    if (walk->kept.count(job_id) > 0) continue;  // kept as of the cut
+    walk->kept.emplace(job_id, AnswerOf(job, *walk));
   }
 }
 
@@ -753,31 +769,6 @@ absl::Status LiveState::TakeWindow(
     parts->evicted.AddHeld(job_id);  // held, and not in the window
   }
   return absl::OkStatus();
-}
-
-const std::vector<LiveState::JobRef>& LiveState::SortedJobs() const {
-  if (!erased_jobs_.empty()) {
-    sorted_jobs_.erase(std::remove_if(sorted_jobs_.begin(), sorted_jobs_.end(),
-                                      [this](const JobRef& r) {
-                                        return erased_jobs_.count(r.born) > 0;
-                                      }),
-                       sorted_jobs_.end());
-    erased_jobs_.clear();
-  }
-  if (added_jobs_.empty()) return sorted_jobs_;
-  std::vector<JobRef> merged;
-  merged.reserve(sorted_jobs_.size() + added_jobs_.size());
-  auto from = sorted_jobs_.begin();
-  for (const JobRef& add : added_jobs_) {  // O(log jobs) compares each
-    auto at = std::upper_bound(from, sorted_jobs_.end(), add, ById());
-    merged.insert(merged.end(), from, at);
-    merged.push_back(add);
-    from = at;
-  }
-  merged.insert(merged.end(), from, sorted_jobs_.end());
-  sorted_jobs_.swap(merged);
-  added_jobs_.clear();
-  return sorted_jobs_;
 }
 
 absl::StatusOr<std::optional<core::JobReport>> LiveState::ReportOne(

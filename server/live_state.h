@@ -10,11 +10,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
+#include "absl/container/btree_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/capacity_tracker.h"
@@ -470,10 +471,6 @@ class LiveState {
   }
   void KeepForWalksSlow(const std::string& job_id, const LiveJob& job);
   JobMap::iterator JobEntry(const std::string& job_id);  // created if new
-  // jobs_' entries in job id order (the fleet report's), brought up to date
-  // by the first report after a job was added or erased (map nodes do not
-  // move).
-  const std::vector<JobRef>& SortedJobs() const;
   LiveJob& JobFor(const std::string& job_id);
   // Buffers `e` (moving from it) or marks its job for rebuild; returns the
   // job and its id (the map's key) if a job was touched.
@@ -613,19 +610,20 @@ class LiveState {
   const int64_t lateness_ns_;
   storage::EventStore* store_;
   JobMap jobs_;
-  // jobs_ in id order as of the last SortedJobs, which merges in the jobs
-  // added since (kept in id order as they come: O(log added) compares on
-  // ingest each) and drops those erased since (by `born`): the lock a
-  // report or scrape takes first costs O(jobs added x log jobs) compares
-  // and a copy, never a sort. Both pending sets stay within jobs_'s size.
+  // jobs_ in job id order (a walk's, the fleet report's): O(log jobs)
+  // compares on ingest per job added or erased, so that a walk's cut is
+  // O(1) (BeginWalk keeps `born`'s limit) and each step finds where it
+  // stopped by id.
   struct ById {
-    bool operator()(const JobRef& a, const JobRef& b) const {
-      return a.entry->first < b.entry->first;
+    using is_transparent = void;
+    static std::string_view Id(const JobRef& r) { return r.entry->first; }
+    static std::string_view Id(std::string_view id) { return id; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return Id(a) < Id(b);
     }
   };
-  mutable std::vector<JobRef> sorted_jobs_;
-  mutable std::set<JobRef, ById> added_jobs_;
-  mutable std::unordered_set<uint64_t> erased_jobs_;
+  absl::btree_set<JobRef, ById> by_id_;
   uint64_t next_born_ = 0;    // LiveJob::born of the next new entry
   std::vector<Walk*> walks_;  // registered (BeginWalk to EndWalk)
   core::CapacityTracker capacity_;
@@ -661,12 +659,13 @@ struct LiveState::Walk {
   bool scrape = false;  // BeginScrape's (as_of_ns, windowed unused)
   int64_t as_of_ns = 0;
   std::optional<core::Config> windowed;  // set: a --since window
-  uint64_t born_limit = 0;   // jobs born at or after it came after the cut
-  std::vector<JobRef> jobs;  // held at the cut, in id order
-  size_t next = 0;           // jobs[next] is the next to report
-  std::string last_id;       // of jobs[next - 1]: ids after it are ahead
-  // Answers kept by ingest, by the job's `born`, with the job's id.
-  std::unordered_map<uint64_t, std::pair<std::string, WalkAnswer>> kept;
+  uint64_t born_limit = 0;  // jobs born at or after it came after the cut
+  bool started = false;     // last_id names the last job taken
+  bool done = false;        // every job of the cut taken
+  std::string last_id;      // ids after it are ahead
+  // Answers ingest kept as of the cut (before it changed or dropped a job
+  // the walk had not reached), by job id.
+  std::map<std::string, WalkAnswer> kept;
   std::map<std::string, double> capacity;  // at the cut
   WindowParts parts;  // the result so far (the whole report: jobs, evicted)
 };

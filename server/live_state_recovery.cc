@@ -608,10 +608,7 @@ int64_t LiveState::Evict(Eviction eviction) {
     auto it = jobs_.find(s.report.job_id);
     if (it == jobs_.end()) continue;
     KeepForWalks(it->first, it->second);
-    // Not merged yet, or in sorted_jobs_ until the next SortedJobs.
-    if (added_jobs_.erase(JobRef{&*it, it->second.born}) == 0) {
-      erased_jobs_.insert(it->second.born);
-    }
+    by_id_.erase(it->first);
     jobs_.erase(it);
     ++n;
   }

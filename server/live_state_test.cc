@@ -310,9 +310,8 @@ TEST_F(LiveStateTest, StateRecordsFollowThePolicy) {
 }
 
 // Reports list every held job once, in id order, while jobs come and leave
-// between them (LiveState::SortedJobs merges the jobs added since the last
-// report, kept in id order as they come, and drops the evicted ones; a job
-// evicted before it was merged leaves the added ones). Each round adds
+// between them (LiveState keeps the held jobs in id order as they come and
+// leave; a walk takes them from there). Each round adds
 // three jobs, in an order unlike their ids, and ends one; ended jobs leave
 // memory (grace 0).
 TEST_F(LiveStateTest, ReportsFollowJobsThatComeAndLeave) {
