@@ -664,8 +664,10 @@ int Mixed(const std::string& dir, const Args& args) {
   MixedPhases alone, beside;
   for (size_t i = 0; i < phases.size(); ++i) {
     const bool loop = phases[i] == "loop";
-    if (!loop && phases[i] != "alone") Die(absl::InvalidArgumentError(
-        absl::StrCat("--phases: \"", phases[i], "\" is not alone or loop")));
+    if (!loop && phases[i] != "alone") {
+      Die(absl::InvalidArgumentError(
+          absl::StrCat("--phases: \"", phases[i], "\" is not alone or loop")));
+    }
     MixedPhase(ingestor, normal, normal.size() * i / phases.size(),
                normal.size() * (i + 1) / phases.size(),
                loop && run_loop
@@ -689,10 +691,9 @@ int Mixed(const std::string& dir, const Args& args) {
       beside.Rate() / alone.Rate(), beside.asked, beside.wall,
       args.Str("phases", kMixedPhases).c_str(), 1e3 * t_rounds.wall() / n,
       1e3 * took.since / n, 1e3 * took.as_of / n, 1e3 * took.job / n,
-      1e3 * took.scrape / n,
-      rss0 / 1024.0, n,
-      RssKiB() / 1024.0, 100.0 * (RssKiB() - rss0) / rss0,
-      alone.CpuPerBatchUs(), beside.CpuPerBatchUs());
+      1e3 * took.scrape / n, rss0 / 1024.0, n, RssKiB() / 1024.0,
+      100.0 * (RssKiB() - rss0) / rss0, alone.CpuPerBatchUs(),
+      beside.CpuPerBatchUs());
   std::fflush(stdout);
   std::_Exit(0);  // leaves the store as it is (no final state records)
 }
