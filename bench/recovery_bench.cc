@@ -68,16 +68,21 @@
 //
 //   recovery_bench mixed DIR [--jobs=10000 --steps=1000 --new_jobs=200
 //                             --new_steps=1000 --batch=500 --queries=100
-//                             --query_nice=10]
+//                             --query_nice=10 --phases=alone,loop,loop,
+//                             alone,loop,alone,alone,loop --loop=1]
 //       On a filled store, in an in-process Goodputd (--query_nice as
-//       goodputd's flag): ingests half of a fresh fleet alone (Ingestor
-//       calls), then the other half while a second thread asks, once a
-//       second, report --since=1h, report --as_of=<1 h before the newest
-//       event> and job ID over gRPC on loopback (as goodputctl does; before
-//       session 13 these were Ingestor calls) and scrapes /metrics (HTTP on
-//       loopback). Prints
-//       both ingest rates and their ratio; then asks the three queries
-//       `queries` times back to back and prints the RSS before and after.
+//       goodputd's flag): ingests a fresh fleet (Ingestor calls) in equal
+//       parts, one per phase: `alone`, or `loop` while a second thread
+//       asks, once a second or back to back if a round takes longer,
+//       report --since=1h, report --as_of=<1 h before the newest event> and
+//       job ID over gRPC on loopback (as goodputctl does; before session 13
+//       these were Ingestor calls) and scrapes /metrics (HTTP on loopback).
+//       The default order balances the two kinds in time, since the rate
+//       alone drifts as the store fills; --loop=0 leaves the loop off in
+//       the `loop` phases (the control: its ratio is the measurement's
+//       own). Prints both ingest rates and their ratio, the rounds asked;
+//       then asks the queries `queries` times back to back and prints a
+//       round's time (each query's) and the RSS before and after.
 //
 //   recovery_bench storm DIR [--jobs=1000 --steps=10000 --late=10
 //                             --new_jobs=200 --new_steps=1000 --batch=500]
@@ -111,6 +116,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/bench_events.h"
 #include "bench/bench_util.h"
@@ -493,17 +499,25 @@ std::vector<v1::Batch> Batches(const std::vector<v1::Event>& events,
   return out;
 }
 
-// Ingests `batches[from, to)`; returns the events accepted per second.
-double IngestRate(server::Ingestor* ingestor,
+// Ingests `batches[from, to)`; returns the events accepted.
+int64_t IngestAll(server::Ingestor* ingestor,
                   const std::vector<v1::Batch>& batches, size_t from,
                   size_t to) {
-  Timer t0;
   int64_t accepted = 0;
   for (size_t i = from; i < to; ++i) {
     auto ack = ingestor->Ingest(batches[i]);
     if (!ack.ok()) Die(ack.status());
     accepted += ack->accepted();
   }
+  return accepted;
+}
+
+// Ingests `batches[from, to)`; returns the events accepted per second.
+double IngestRate(server::Ingestor* ingestor,
+                  const std::vector<v1::Batch>& batches, size_t from,
+                  size_t to) {
+  Timer t0;
+  const int64_t accepted = IngestAll(ingestor, batches, from, to);
   return accepted / t0.wall();
 }
 
@@ -536,22 +550,33 @@ void ScrapeOnce(int metrics_port) {
   if (r->status != 200) Die(absl::InternalError("/metrics failed"));
 }
 
+// The time `mixed`'s queries took, in seconds, summed over rounds.
+struct QuerySeconds {
+  double since = 0, as_of = 0, job = 0, scrape = 0;
+};
+
 // The three queries of `mixed` over gRPC (a goodputctl's: report
 // --since=1h, report --as_of=<1 h back>, job ID; goodputd runs them on its
-// query pool) and a /metrics scrape (port `metrics_port`), once; dies on an
-// error.
-void AskQueries(v1::Query::Stub* query, int64_t newest, int metrics_port) {
+// query pool) and a /metrics scrape (port `metrics_port`), once, adding
+// their times to `took` if not null; dies on an error.
+void AskQueries(v1::Query::Stub* query, int64_t newest, int metrics_port,
+                QuerySeconds* took = nullptr) {
+  QuerySeconds ignored;
+  if (took == nullptr) took = &ignored;
   const int64_t hour = 3600 * core::kNanosPerSecond;
   for (auto [as_of, since] :
        {std::pair(newest, std::optional<int64_t>(newest - hour)),
         std::pair(newest - hour, std::optional<int64_t>())}) {
+    Timer t;
     v1::ReportRequest request;  // --since snapped to the window grid
     *request.mutable_as_of() = NanosToTimestamp(as_of);
     if (since) *request.mutable_since() = NanosToTimestamp(*since);
     grpc::ClientContext context;
     auto r = ReadReport(query, &context, request);
     if (!r.ok()) Die(r.status());
+    (since ? took->since : took->as_of) += t.wall();
   }
+  Timer t_job;
   v1::JobRequest request;
   request.set_job_id("job-0");
   *request.mutable_as_of() = NanosToTimestamp(newest);
@@ -559,12 +584,74 @@ void AskQueries(v1::Query::Stub* query, int64_t newest, int metrics_port) {
   v1::JobResponse response;
   grpc::Status job = query->Job(&context, request, &response);
   if (!job.ok()) Die(absl::InternalError(job.error_message()));
+  took->job += t_job.wall();
+  Timer t_scrape;
   ScrapeOnce(metrics_port);
+  took->scrape += t_scrape.wall();
 }
+
+// The query loop of `mixed`: AskQueries once a second on its own thread,
+// from construction until destruction.
+class QueryLoop {
+ public:
+  QueryLoop(v1::Query::Stub* query, int64_t newest, int metrics_port)
+      : thread_([this, query, newest, metrics_port] {
+          while (!done_) {
+            const auto next = SteadyClock::now() + std::chrono::seconds(1);
+            AskQueries(query, newest, metrics_port);
+            ++asked_;
+            std::this_thread::sleep_until(next);  // pacing, not a sync
+          }
+        }) {}
+  ~QueryLoop() { Stop(); }
+  // Waits for the round under way; returns the rounds asked.
+  int Stop() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+    return asked_;
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::atomic<int> asked_{0};
+  std::thread thread_;  // last: it reads the members above
+};
+
+// What `mixed` measured of one kind of phase (alone, or beside the loop).
+struct MixedPhases {
+  int64_t events = 0;
+  double wall = 0;
+  double cpu = 0;  // the ingest thread's
+  size_t batches = 0;
+  int asked = 0;
+  double Rate() const { return events / wall; }
+  double CpuPerBatchUs() const { return 1e6 * cpu / batches; }
+};
+
+// Ingests `batches[from, to)` into `into`, beside the query loop if `loop`.
+void MixedPhase(server::Ingestor* ingestor,
+                const std::vector<v1::Batch>& batches, size_t from, size_t to,
+                std::unique_ptr<QueryLoop> loop, MixedPhases* into) {
+  const double cpu0 = ThreadCpuSeconds();
+  Timer t0;
+  into->events += IngestAll(ingestor, batches, from, to);
+  into->wall += t0.wall();
+  into->cpu += ThreadCpuSeconds() - cpu0;
+  into->batches += to - from;
+  if (loop) into->asked += loop->Stop();
+}
+
+// `mixed`'s default order: the loop's phases and ingest's alone balanced in
+// time (ABBA BAAB), so a rate that drifts as the store fills (it does: the
+// second half alone is 10-17% slower than the first) cancels out.
+constexpr char kMixedPhases[] = "alone,loop,loop,alone,loop,alone,alone,loop";
 
 int Mixed(const std::string& dir, const Args& args) {
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
   const std::vector<v1::Batch> normal = FreshBatches(args, batch);
+  const std::vector<std::string> phases =
+      absl::StrSplit(args.Str("phases", kMixedPhases), ',');
+  const bool run_loop = args.Int("loop", 1) != 0;
   FakeClock clock(kLongAfter);
   auto d = StartOn(dir, &clock, /*metrics=*/true,
                    static_cast<int>(args.Int("query_nice", 10)));
@@ -574,35 +661,39 @@ int Mixed(const std::string& dir, const Args& args) {
       grpc::CreateChannel(absl::StrCat("127.0.0.1:", d->port()),
                           grpc::InsecureChannelCredentials()));
   const int64_t newest = NewestApplied(ingestor);
-  const size_t half = normal.size() / 2;
-  const double cpu0 = ThreadCpuSeconds();
-  const double alone = IngestRate(ingestor, normal, 0, half);
-  const double cpu1 = ThreadCpuSeconds();
-  std::atomic<bool> done{false};
-  int asked = 0;
-  std::thread queries([&] {
-    while (!done) {
-      const auto next = SteadyClock::now() + std::chrono::seconds(1);
-      AskQueries(query.get(), newest, port);
-      ++asked;
-      std::this_thread::sleep_until(next);  // pacing of the load, not a sync
+  MixedPhases alone, beside;
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const bool loop = phases[i] == "loop";
+    if (!loop && phases[i] != "alone") {
+      Die(absl::InvalidArgumentError(
+          absl::StrCat("--phases: \"", phases[i], "\" is not alone or loop")));
     }
-  });
-  const double mixed = IngestRate(ingestor, normal, half, normal.size());
-  const double cpu2 = ThreadCpuSeconds();
-  done = true;
-  queries.join();
+    MixedPhase(ingestor, normal, normal.size() * i / phases.size(),
+               normal.size() * (i + 1) / phases.size(),
+               loop && run_loop
+                   ? std::make_unique<QueryLoop>(query.get(), newest, port)
+                   : nullptr,
+               loop ? &beside : &alone);
+  }
   const int64_t rss0 = RssKiB();
   const int n = static_cast<int>(args.Int("queries", 100));
-  for (int i = 0; i < n; ++i) AskQueries(query.get(), newest, port);
+  Timer t_rounds;
+  QuerySeconds took;
+  for (int i = 0; i < n; ++i) AskQueries(query.get(), newest, port, &took);
   std::printf(
-      "mixed    fresh fleet alone %.0f events/s; with the query loop %.0f "
-      "events/s (ratio %.2f; %d rounds of 3 queries); RSS %.0f MiB before "
-      "%d more rounds, %.0f MiB after (%+.1f%%); the ingest thread's CPU "
-      "per batch %.0f us alone, %.0f us beside the loop\n",
-      alone, mixed, mixed / alone, asked, rss0 / 1024.0, n, RssKiB() / 1024.0,
-      100.0 * (RssKiB() - rss0) / rss0, 1e6 * (cpu1 - cpu0) / half,
-      1e6 * (cpu2 - cpu1) / (normal.size() - half));
+      "mixed    fresh fleet alone %.0f events/s; with the query loop%s %.0f "
+      "events/s (ratio %.2f; %d rounds of the queries in %.1f s; phases %s); "
+      "a round without ingest %.0f ms (since %.0f, as_of %.0f, job %.0f, "
+      "scrape %.0f); RSS %.0f MiB "
+      "before %d more rounds, %.0f MiB after (%+.1f%%); the ingest thread's "
+      "CPU per batch %.0f us alone, %.0f us beside the loop\n",
+      alone.Rate(), run_loop ? "" : " (off: --loop=0)", beside.Rate(),
+      beside.Rate() / alone.Rate(), beside.asked, beside.wall,
+      args.Str("phases", kMixedPhases).c_str(), 1e3 * t_rounds.wall() / n,
+      1e3 * took.since / n, 1e3 * took.as_of / n, 1e3 * took.job / n,
+      1e3 * took.scrape / n, rss0 / 1024.0, n, RssKiB() / 1024.0,
+      100.0 * (RssKiB() - rss0) / rss0, alone.CpuPerBatchUs(),
+      beside.CpuPerBatchUs());
   std::fflush(stdout);
   std::_Exit(0);  // leaves the store as it is (no final state records)
 }
@@ -942,7 +1033,7 @@ int Main(int argc, char** argv) {
   args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash", "late",
                    "new_jobs", "new_steps", "queries", "since_queries",
                    "end_every", "hosts", "query_nice", "ended", "window",
-                   "retention_checks", "scrape"});
+                   "retention_checks", "scrape", "loop"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
