@@ -805,7 +805,7 @@ class ReportWalkTest : public IngestorTest,
                        public ::testing::WithParamInterface<bool> {
  protected:
   // The jobs come in the order e, d, b, c with reports in between, so that
-  // the walk's id order is merged from jobs added since the last report.
+  // the walk's id order is not the order they came in.
   void SetUp() override {
     SendAll(JobEvents("e", R"(
 10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
