@@ -342,15 +342,17 @@ namespace {
 // Issue 18 part 4: goodput_job_host_info{job_id, host} = 1 for each
 // current host of each job with per-job series (the join with per-host GPU
 // telemetry, docs/metrics.md).
-MetricFamilyData HostInfoFamily(const std::vector<std::string>& job_ids,
-                                const LiveState& state) {
+// `hosts[i]` are job_ids[i]'s.
+MetricFamilyData HostInfoFamily(
+    const std::vector<std::string>& job_ids,
+    const std::vector<std::vector<std::string>>& hosts) {
   MetricFamilyData f =
       NewFamily("goodput_job_host_info",
                 "1 for each host a job with series runs on (its events' host).",
                 MetricKind::kGauge);
-  for (const std::string& id : job_ids) {
-    for (const std::string& host : state.HostsOf(id)) {
-      AddSample(&f, {{"job_id", id}, {"host", host}}, 1);
+  for (size_t i = 0; i < job_ids.size(); ++i) {
+    for (const std::string& host : hosts[i]) {
+      AddSample(&f, {{"job_id", job_ids[i]}, {"host", host}}, 1);
     }
   }
   return f;
@@ -397,17 +399,29 @@ MetricsSource::Cut MetricsSource::ScrapeLive(const JobFilter& keep) {
   return cut;
 }
 
+std::vector<std::vector<std::string>> MetricsSource::CurrentHosts(
+    const std::vector<std::string>& job_ids) {
+  std::vector<std::vector<std::string>> out(job_ids.size());
+  for (size_t i = 0; i < job_ids.size();) {
+    ingestor_->VisitLive([&](const LiveState& state) {
+      const size_t end = std::min(job_ids.size(), i + kHostJobsPerHold);
+      for (size_t hosts = 0; i < end && hosts < kHostsPerHold; ++i) {
+        out[i] = state.HostsOf(job_ids[i]);
+        hosts += out[i].size();
+      }
+    });
+  }
+  return out;
+}
+
 std::vector<MetricFamilyData> MetricsSource::Collect() {
   absl::MutexLock lock(&mu_);
   const Cut cut = ScrapeLive(make_job_filter_ ? make_job_filter_() : nullptr);
   fleet_.Finish(cut.capacity, cut.applied_ns);  // outside the ingest lock
   const std::vector<std::string> series = fleet_.SeriesJobIds();
-  MetricFamilyData hosts;
-  ingestor_->VisitLive(
-      [&](const LiveState& state) { hosts = HostInfoFamily(series, state); });
   SaveState();
   std::vector<MetricFamilyData> out = fleet_.Families();
-  out.push_back(std::move(hosts));
+  out.push_back(HostInfoFamily(series, CurrentHosts(series)));
   AddStateFamily(&out);
   const IngestStats stats = ingestor_->stats();
   AddBatchFamilies(stats, &out);

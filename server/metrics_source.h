@@ -97,6 +97,13 @@ class MetricsSource {
   // every job held at the cut that `keep` admits (all if null), a few jobs
   // per hold of the ingest lock (Ingestor::Scrape).
   Cut ScrapeLive(const JobFilter& keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Each of `job_ids`' current hosts (LiveState::HostsOf), read at most
+  // kHostJobsPerHold jobs per hold of the ingest lock, and no job after
+  // kHostsPerHold hosts (a job keeps at most 4096: LiveJob::hosts).
+  std::vector<std::vector<std::string>> CurrentHosts(
+      const std::vector<std::string>& job_ids);
+  static constexpr size_t kHostJobsPerHold = 256;
+  static constexpr size_t kHostsPerHold = 4096;
   // Loads the stored state into fleet_, if any; says why not in the log.
   void LoadState() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes fleet_'s state if it differs from the last one written.

@@ -51,7 +51,7 @@ double Sum(const std::vector<core::MetricFamilyData>& families,
 class MetricsScrapeTest : public ::testing::Test {
  protected:
   // Jobs e (ended), d, b and c (running), with both sources scraping after
-  // each, so that the scrape's id order is merged from jobs added since.
+  // each, so that the scrape's id order is not the order they came in.
   MetricsScrapeTest() {
     ingestor_.set_ended_job_grace(0);  // on demand: EvictEndedJobs
     EXPECT_TRUE(ingestor_.Recover().ok());
@@ -270,6 +270,59 @@ TEST(MetricsSourceTest, StoreMaintenanceFailuresHaveEveryOpAndCountTheirOwn) {
   EXPECT_EQ(MaintenanceFailures(metrics.Collect()), want);
   ASSERT_TRUE(ingestor.EvictEndedJobs().ok());
   EXPECT_EQ(MaintenanceFailures(metrics.Collect()), want);
+}
+
+// goodput_job_host_info reads the series jobs' hosts 256 jobs, or 4096
+// hosts, per hold of the ingest lock. `jobs` jobs (j000 on h000-0, ...),
+// each on `hosts` hosts, then a step without a host: every job has each
+// of its hosts once.
+void ExpectHostInfoOfJobsWithHosts(int jobs, int hosts) {
+  core::Config config;
+  storage::MemoryEventStore store;
+  LiveState live(&config, kLateness, &store);
+  FakeClock clock(kNow);
+  Ingestor ingestor(&store, &live, &clock, codec::ValidationLimits());
+  ASSERT_TRUE(ingestor.Recover().ok());
+  v1::Batch batch;
+  batch.set_agent_id("agent-1");
+  batch.set_sequence(1);
+  std::string lines;
+  for (int i = 0; i < jobs; ++i) {
+    for (int h = 0; h < hosts; ++h) {
+      absl::StrAppendFormat(
+          &lines, "10:00:00 {\"job_id\":\"j%03d\",\"host\":\"h%03d-%d\",%s}\n",
+          i, i, h,
+          h == 0 ? "\"started\":{}" : "\"activity\":{\"kind\":\"INIT\"}");
+    }
+  }
+  for (int i = 0; i < jobs; ++i) {  // applies the ones above (lateness)
+    absl::StrAppendFormat(
+        &lines, "10:01:00 {\"job_id\":\"j%03d\",\"step\":{\"step\":1}}\n", i);
+  }
+  for (const v1::Event& e : ParseEvents(Timeline(lines))) {
+    *batch.add_events() = e;
+  }
+  ASSERT_TRUE(ingestor.Ingest(batch).ok());
+  MetricsSource metrics(&config, {}, &ingestor, &clock);
+  const std::vector<core::MetricFamilyData> got = metrics.Collect();
+  EXPECT_EQ(Sum(got, "goodput_job_host_info"), jobs * hosts);
+  for (int i = 0; i < jobs; ++i) {
+    const std::string id = absl::StrFormat("j%03d", i);
+    EXPECT_EQ(Sum(got, "goodput_job_host_info", {{"job_id", id}}), hosts) << id;
+    EXPECT_EQ(Sum(got, "goodput_job_host_info",
+                  {{"job_id", id},
+                   {"host", absl::StrFormat("h%03d-%d", i, hosts - 1)}}),
+              1)
+        << id;
+  }
+}
+
+TEST(MetricsSourceTest, HostInfoOfMoreJobsThanOneHoldReads) {
+  ExpectHostInfoOfJobsWithHosts(/*jobs=*/300, /*hosts=*/1);
+}
+
+TEST(MetricsSourceTest, HostInfoOfMoreHostsThanOneHoldReads) {
+  ExpectHostInfoOfJobsWithHosts(/*jobs=*/5, /*hosts=*/1500);
 }
 
 }  // namespace
