@@ -19,6 +19,7 @@
 #include "core/event_order.h"
 #include "core/testing/timeline.h"
 #include "gtest/gtest.h"
+#include "server/testing/stored_heartbeats.h"
 #include "storage/memory_event_store.h"
 #include "storage/rocksdb_event_store.h"
 
@@ -97,17 +98,7 @@ class FleetHistoryTest : public ::testing::TestWithParam<bool> {
   // Heartbeats of "h" and "g" each minute from 10:00 for two hours, a
   // batch a minute, and a record after every 10th (cut 10:04, ..., 11:54).
   void WriteTwoHours();
-  // The heartbeats stored.
-  int64_t StoredBeats() {
-    int64_t beats = 0;
-    EXPECT_TRUE(store_
-                    ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>* e) {
-                      beats += static_cast<int64_t>(e->size());
-                      return absl::OkStatus();
-                    })
-                    .ok());
-    return beats;
-  }
+  int64_t StoredBeats() { return testing::StoredHeartbeats(store_.get()); }
 
   std::map<std::string, double> Want(const core::Config& config,
                                      uint64_t through, int64_t as_of) {

@@ -20,6 +20,8 @@
 #include "gtest/gtest.h"
 #include "server/fleet_history.h"
 #include "server/store_replay.h"
+#include "server/testing/stored_heartbeats.h"
+#include "server/testing/walk_jobs.h"
 #include "storage/job_snapshot.h"
 #include "storage/memory_event_store.h"
 
@@ -807,26 +809,10 @@ class ReportWalkTest : public IngestorTest,
   // The jobs come in the order e, d, b, c with reports in between, so that
   // the walk's id order is merged from jobs added since the last report.
   void SetUp() override {
-    SendAll(JobEvents("e", R"(
-10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
-10:00:00 {"started":{}}
-10:00:00 {"activity":{"kind":"TRAINING"}}
-10:00:30 {"step":{"step":1}}
-10:01:30 {"step":{"step":2}}
-10:01:30 {"checkpoint":{"step":2}}
-10:02:00 {"job_ended":{"outcome":"SUCCEEDED"}}
-)"),
-            100);
+    SendAll(testing::EndedWalkJob(), 100);
     for (const char* job : {"d", "b", "c"}) {
       Ask(GetParam());
-      SendAll(JobEvents(job, R"(
-10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
-10:00:00 {"started":{}}
-10:00:00 {"activity":{"kind":"TRAINING"}}
-10:05:00 {"step":{"step":1}}
-10:05:30 {"step":{"step":2}}
-)"),
-              100);
+      SendAll(testing::RunningWalkJob(job), 100);
     }
     ingestor_->set_report_walk_jobs(1);
   }
@@ -1155,17 +1141,7 @@ class HeartbeatRetentionTest : public IngestorTest {
     }
     return events;
   }
-  // The heartbeats stored.
-  int64_t StoredBeats() {
-    int64_t beats = 0;
-    EXPECT_TRUE(store_
-                    ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>* e) {
-                      beats += static_cast<int64_t>(e->size());
-                      return absl::OkStatus();
-                    })
-                    .ok());
-    return beats;
-  }
+  int64_t StoredBeats() { return testing::StoredHeartbeats(store_.get()); }
 };
 
 // Issue 16: --retention deletes the heartbeats that a spaced fleet state
