@@ -336,10 +336,10 @@ TEST_P(FleetHistoryTest, RetentionDeletesTheHeartbeatsARecordCovers) {
   EXPECT_EQ(*again, 65u);
 }
 
-// Issue 18 item 1: a deletion that fails after the retention mark is
-// written leaves every heartbeat (readers already go by the mark). A later
-// call whose caller saw no deletion succeed (done_through 0, before the
-// mark) deletes them again though no newer record is due, with the
+// Maintenance counters exact under failures (1): a deletion that fails after
+// the retention mark is written leaves every heartbeat (readers already go by
+// the mark). A later call whose caller saw no deletion succeed (done_through 0,
+// before the mark) deletes them again though no newer record is due, with the
 // records before the kept one, and says through which batch; one whose
 // caller saw it succeed does not ask the store.
 TEST_P(FleetHistoryTest, ADeletionThatFailedAfterTheMarkIsRedone) {

@@ -1201,10 +1201,10 @@ TEST_F(HeartbeatRetentionTest, AFailedDeletionIsCountedAndTheNextCheckDeletes) {
   EXPECT_EQ(ingestor_->stats().retirement_errors, 0);
 }
 
-// Issue 18 item 1: a heartbeat deletion that fails after its retention
-// mark was written (here the deletion itself) counts one failure and no
-// batch. The next check deletes them again although no newer record is
-// due, and counts them once; a check after that, and a restart, count
+// Maintenance counters exact under failures (1): a heartbeat deletion that
+// fails after its retention mark was written (here the deletion itself) counts
+// one failure and no batch. The next check deletes them again although no newer
+// record is due, and counts them once; a check after that, and a restart, count
 // none again; a later horizon counts only the batches it adds.
 TEST_F(HeartbeatRetentionTest, BatchesDeletedAfterAFailureAreCountedOnce) {
   SendFourHours();
@@ -1738,11 +1738,11 @@ TEST_F(RetentionTest, AFailedDeletionAtTheRestartIsDoneBeforeAnyEviction) {
   ExpectEqualReports(LiveReport(kAsOf), before_);
 }
 
-// Issue 18 item 2: one increment of a maintenance failure counter is one
-// failed attempt. A recovery whose deletion of a cut-short retirement
-// fails tries it once (its eviction, which would try it first again,
-// waits for the next check), with a grace set too: one failure, one
-// count. Each later check that fails counts once more; the first that
+// Maintenance counters exact under failures (2): one increment of a maintenance
+// failure counter is one failed attempt. A recovery whose deletion of a
+// cut-short retirement fails tries it once (its eviction, which would try it
+// first again, waits for the next check), with a grace set too: one failure,
+// one count. Each later check that fails counts once more; the first that
 // succeeds deletes the events and evicts the job.
 TEST_F(RetentionTest, ARecoveryCountsItsFailedLeftoverDeletionOnce) {
   CutOldsRetirementShort();
@@ -1763,11 +1763,11 @@ TEST_F(RetentionTest, ARecoveryCountsItsFailedLeftoverDeletionOnce) {
   ExpectEqualReports(LiveReport(kAsOf), before_);
 }
 
-// Issue 18 item 3: a leftover deletion (a retirement cut short whose
-// deletion at the restart failed too) of a job that an import replaced
-// since (another instance's partition snapshot) is dropped, not done: the
-// imported job's state record and its events after the import stay,
-// through the next check and a restart.
+// Maintenance counters exact under failures (3): a leftover deletion (a
+// retirement cut short whose deletion at the restart failed too) of a job that
+// an import replaced since (another instance's partition snapshot) is dropped,
+// not done: the imported job's state record and its events after the import
+// stay, through the next check and a restart.
 TEST_F(RetentionTest, ALeftoverDeletionOfAJobAnImportReplacedIsDropped) {
   CutOldsRetirementShort();
   store_->FailNextDelete(absl::UnavailableError("disk on fire"));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "storage/event_store.h"
 
