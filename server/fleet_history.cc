@@ -1,6 +1,7 @@
 #include "server/fleet_history.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <utility>
 
@@ -272,35 +273,53 @@ std::vector<std::string> FleetHistory::Dropped() const {
   return out;
 }
 
-absl::StatusOr<uint64_t> FleetHistory::DeleteBefore(int64_t horizon_ns) {
-  auto it = records_.rend();
+absl::StatusOr<uint64_t> FleetHistory::DeleteBefore(int64_t horizon_ns,
+                                                    uint64_t done_through) {
+  const auto keep = NewestCutAtOrBefore(horizon_ns);
+  const bool further = keep != records_.end() &&
+                       keep->cut_after_batch() > deleted_through() &&
+                       keep->cut_after_batch() < store_->LastBatchId();
+  if (!further && deleted_through() <= done_through) return done_through;
+  if (further) {  // the mark first: a deletion cut short after it is redone
+    if (absl::Status s = WriteMark(*keep); !s.ok()) return s;
+  }
+  absl::Status s = store_->DeleteFleetEvents(deleted_through());
+  if (s.ok() && keep != records_.end() &&
+      keep->cut_after_batch() == deleted_through()) {
+    s = DeleteOlderThan(keep);
+  }
+  if (!s.ok()) return s;
+  return deleted_through();
+}
+
+std::vector<StoredFleetState>::iterator FleetHistory::NewestCutAtOrBefore(
+    int64_t horizon_ns) {
   for (auto r = records_.rbegin(); r != records_.rend(); ++r) {
     if (r->has_cut_ns() && r->cut_ns() <= horizon_ns) {
-      it = r;
-      break;
+      return std::prev(r.base());
     }
   }
-  if (it == records_.rend() || it->cut_after_batch() <= deleted_through() ||
-      it->cut_after_batch() >= store_->LastBatchId()) {
-    return 0;
-  }
-  const uint64_t from = deleted_through();
-  StoredFleetState mark;  // first: a crash after it deletes again
+  return records_.end();
+}
+
+absl::Status FleetHistory::WriteMark(const StoredFleetState& record) {
+  StoredFleetState mark;
   mark.set_version(1);
-  mark.set_through_batch(it->cut_after_batch());
-  mark.set_cut_ns(it->cut_ns());
+  mark.set_through_batch(record.cut_after_batch());
+  mark.set_cut_ns(record.cut_ns());
   absl::Status s = store_->WriteMeta(kDeletedMeta, mark.SerializeAsString());
-  if (!s.ok()) return s;
-  deleted_ = mark;
-  if (s = store_->DeleteFleetEvents(mark.through_batch()); !s.ok()) return s;
+  if (s.ok()) deleted_ = std::move(mark);
+  return s;
+}
+
+absl::Status FleetHistory::DeleteOlderThan(
+    std::vector<StoredFleetState>::iterator keep) {
   std::vector<std::string> older;
-  const auto keep = it.base() - 1;  // the record kept, as a forward iterator
   for (auto r = records_.begin(); r != keep; ++r) {
     older.push_back(Name(r->through_batch()));
   }
   records_.erase(records_.begin(), keep);
-  if (s = store_->DeleteMeta(older); !s.ok()) return s;
-  return mark.through_batch() - from;
+  return store_->DeleteMeta(older);
 }
 
 absl::StatusOr<std::map<std::string, double>> FleetHistory::FullScanCapacity(

@@ -72,9 +72,15 @@ class FleetHistory {
   absl::Status Record(internal::v1::StoredFleetState live);
 
   // Retention: deletes the fleet events of the batches that the newest
-  // record whose cut is at or before `horizon_ns` covers, and the records
-  // older than it. Returns how many batches' fleet events went.
-  absl::StatusOr<uint64_t> DeleteBefore(int64_t horizon_ns);
+  // record whose cut is at or before `horizon_ns` covers (the retention
+  // mark first), and the records older than it. `done_through` is the
+  // batch through which the caller saw a deletion succeed: if the mark is
+  // past it (a deletion that failed or was cut short after the mark), the
+  // fleet events through the mark are deleted again even when no newer
+  // record is due. Returns the batch through which the fleet events are
+  // deleted now (`done_through` if there was nothing to do).
+  absl::StatusOr<uint64_t> DeleteBefore(int64_t horizon_ns,
+                                        uint64_t done_through);
 
   // The loaded records, oldest first (LiveState's capacity rebuild).
   const std::vector<internal::v1::StoredFleetState>& records() const {
@@ -120,6 +126,15 @@ class FleetHistory {
   // Aborted if retention deleted (or is deleting) batches after
   // `after_batch` since Load: a scan of them may have missed some.
   absl::Status StillStored(uint64_t after_batch);
+  // The newest record whose cut is at or before `horizon_ns` (end() if
+  // none).
+  std::vector<internal::v1::StoredFleetState>::iterator NewestCutAtOrBefore(
+      int64_t horizon_ns);
+  // Writes the retention mark of `record` (DeleteBefore) and keeps it.
+  absl::Status WriteMark(const internal::v1::StoredFleetState& record);
+  // Deletes the records before `keep`, from records_ and the store.
+  absl::Status DeleteOlderThan(
+      std::vector<internal::v1::StoredFleetState>::iterator keep);
   // The names of the records the spacing drops (records_ oldest first).
   std::vector<std::string> Dropped() const;
   static std::string Name(uint64_t through_batch);

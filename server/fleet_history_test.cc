@@ -19,6 +19,7 @@
 #include "core/event_order.h"
 #include "core/testing/timeline.h"
 #include "gtest/gtest.h"
+#include "server/testing/stored_heartbeats.h"
 #include "storage/memory_event_store.h"
 #include "storage/rocksdb_event_store.h"
 
@@ -51,8 +52,11 @@ class FleetHistoryTest : public ::testing::TestWithParam<bool> {
     std::filesystem::create_directories(dir_);
     shared_.Clear();
     newest_beat_ = std::numeric_limits<int64_t>::min();
+    memory_ = nullptr;
     if (!GetParam()) {
-      store_ = std::make_unique<storage::MemoryEventStore>();
+      auto memory = std::make_unique<storage::MemoryEventStore>();
+      memory_ = memory.get();
+      store_ = std::move(memory);
       return;
     }
     auto store = storage::RocksDbEventStore::Open(dir_, {});
@@ -91,6 +95,11 @@ class FleetHistoryTest : public ::testing::TestWithParam<bool> {
     ASSERT_TRUE(history.Record(live).ok());
   }
 
+  // Heartbeats of "h" and "g" each minute from 10:00 for two hours, a
+  // batch a minute, and a record after every 10th (cut 10:04, ..., 11:54).
+  void WriteTwoHours();
+  int64_t StoredBeats() { return testing::StoredHeartbeats(store_.get()); }
+
   std::map<std::string, double> Want(const core::Config& config,
                                      uint64_t through, int64_t as_of) {
     auto want =
@@ -102,6 +111,7 @@ class FleetHistoryTest : public ::testing::TestWithParam<bool> {
   std::string dir_;
   core::Config config_;
   std::unique_ptr<storage::EventStore> store_;
+  storage::MemoryEventStore* memory_ = nullptr;  // store_ if in memory
   uint64_t sequence_ = 0;
   StoredFleetState shared_;  // the exclusions stored so far
   int64_t newest_beat_ = 0;
@@ -115,6 +125,14 @@ v1::Event Beat(int64_t t, const std::string& host, int chips) {
   e.mutable_heartbeat()->set_chips(chips);
   e.mutable_heartbeat()->set_accelerator(host == "h0" ? "h100" : "tpu-v5p");
   return e;
+}
+
+void FleetHistoryTest::WriteTwoHours() {
+  const int64_t ten = core::testing::T("2026-11-22T10:00:00Z");
+  for (int m = 0; m < 120; ++m) {
+    Write({Beat(ten + m * kMinute, "h", 8), Beat(ten + m * kMinute, "g", 4)});
+    if (m % 10 == 9) Record();
+  }
 }
 
 v1::Event Exclusion(int64_t start, int64_t until, const std::string& host) {
@@ -284,10 +302,7 @@ TEST_P(FleetHistoryTest, ATornRecordIsSkipped) {
 // its cut is answered as before, one before it is refused naming as_of.
 TEST_P(FleetHistoryTest, RetentionDeletesTheHeartbeatsARecordCovers) {
   const int64_t ten = core::testing::T("2026-11-22T10:00:00Z");
-  for (int m = 0; m < 120; ++m) {
-    Write({Beat(ten + m * kMinute, "h", 8), Beat(ten + m * kMinute, "g", 4)});
-    if (m % 10 == 9) Record();
-  }
+  WriteTwoHours();
   const uint64_t last = store_->LastBatchId();
   const int64_t late = ten + 100 * kMinute;
   const auto want_late = Want(config_, last, late);
@@ -297,20 +312,13 @@ TEST_P(FleetHistoryTest, RetentionDeletesTheHeartbeatsARecordCovers) {
   // Records are cut at 10:04, 10:14, ..., 11:54 (one each 10 min: all
   // kept). At 11:10 the one cut at 11:04 (after batch 70) covers batches
   // 1..65 (its first beat after 11:04 is in batch 66).
-  auto deleted = history.DeleteBefore(ten + 70 * kMinute);
+  auto deleted = history.DeleteBefore(ten + 70 * kMinute, /*done_through=*/0);
   ASSERT_TRUE(deleted.ok()) << deleted.status();
   EXPECT_EQ(*deleted, 65u);
   EXPECT_EQ(history.deleted_through(), 65u);
   ASSERT_EQ(history.records().size(), 6u);  // 11:04 to 11:54
   EXPECT_EQ(history.records().front().cut_ns(), ten + 64 * kMinute);
-  int64_t beats = 0;
-  ASSERT_TRUE(store_
-                  ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>* e) {
-                    beats += static_cast<int64_t>(e->size());
-                    return absl::OkStatus();
-                  })
-                  .ok());
-  EXPECT_EQ(beats, 2 * (120 - 65));
+  EXPECT_EQ(StoredBeats(), 2 * (120 - 65));
   FleetHistory after(store_.get(), &config_);
   ASSERT_TRUE(after.Load(last).ok());
   auto got = after.Capacity(late);
@@ -323,9 +331,42 @@ TEST_P(FleetHistoryTest, RetentionDeletesTheHeartbeatsARecordCovers) {
   EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(got.status().message().find("as_of"), std::string::npos);
   // Deleting again at the same horizon does nothing.
-  auto again = after.DeleteBefore(ten + 70 * kMinute);
-  ASSERT_TRUE(again.ok());
-  EXPECT_EQ(*again, 0u);
+  auto again = after.DeleteBefore(ten + 70 * kMinute, /*done_through=*/65);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, 65u);
+}
+
+// Maintenance counters exact under failures (1): a deletion that fails after
+// the retention mark is written leaves every heartbeat (readers already go by
+// the mark). A later call whose caller saw no deletion succeed (done_through 0,
+// before the mark) deletes them again though no newer record is due, with the
+// records before the kept one, and says through which batch; one whose
+// caller saw it succeed does not ask the store.
+TEST_P(FleetHistoryTest, ADeletionThatFailedAfterTheMarkIsRedone) {
+  if (memory_ == nullptr) GTEST_SKIP() << "the failure knob is in memory";
+  const int64_t ten = core::testing::T("2026-11-22T10:00:00Z");
+  WriteTwoHours();
+  const uint64_t last = store_->LastBatchId();
+  FleetHistory history(store_.get(), &config_);
+  ASSERT_TRUE(history.Load(last).ok());
+  memory_->FailNextFleetDelete(absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(history.DeleteBefore(ten + 70 * kMinute, 0).status(),
+            absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(StoredBeats(), 2 * 120);
+
+  FleetHistory retry(store_.get(), &config_);
+  ASSERT_TRUE(retry.Load(last).ok());
+  EXPECT_EQ(retry.deleted_through(), 65u);  // the mark (see above)
+  ASSERT_EQ(retry.records().size(), 12u);
+  auto redone = retry.DeleteBefore(ten + 70 * kMinute, /*done_through=*/0);
+  ASSERT_TRUE(redone.ok()) << redone.status();
+  EXPECT_EQ(*redone, 65u);
+  EXPECT_EQ(StoredBeats(), 2 * (120 - 65));
+  EXPECT_EQ(retry.records().size(), 6u);  // 11:04 to 11:54
+  memory_->FailNextFleetDelete(absl::UnavailableError("disk on fire"));
+  auto again = retry.DeleteBefore(ten + 70 * kMinute, /*done_through=*/65);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, 65u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, FleetHistoryTest, ::testing::Bool(),

@@ -38,9 +38,11 @@ absl::Status Ingestor::Recover() {
   // and done again later (the next check, or restart); it does not stop
   // the start.
   leftover_deletions_ = live_->TakeLeftoverDeletions();
-  (void)DeleteLeftovers();
+  // Each tried once (a failure counts once): the eviction would try the
+  // failed leftovers again first, so it waits for the next check.
+  const bool leftovers_done = DeleteLeftovers().ok();
   (void)RetireLocked();
-  (void)EvictLocked();
+  if (leftovers_done) (void)EvictLocked();
   return absl::OkStatus();
 }
 
@@ -227,9 +229,18 @@ absl::StatusOr<Ingestor::EvictedDue> Ingestor::StillEvicted(
 absl::Status Ingestor::DeleteFleetEvents(int64_t horizon_ns) {
   FleetHistory history(store_, &live_->config());
   if (absl::Status s = history.Load(last_batch_id_); !s.ok()) return s;
-  absl::StatusOr<uint64_t> deleted = history.DeleteBefore(horizon_ns);
-  if (!deleted.ok()) return deleted.status();
-  stats_.fleet_batches_deleted += static_cast<int64_t>(*deleted);
+  // The mark found at the first check: counted by the process that wrote it.
+  if (!fleet_counted_through_) {
+    fleet_counted_through_ = history.deleted_through();
+  }
+  absl::StatusOr<uint64_t> through =
+      history.DeleteBefore(horizon_ns, *fleet_counted_through_);
+  if (!through.ok()) return through.status();
+  if (*through > *fleet_counted_through_) {
+    stats_.fleet_batches_deleted +=
+        static_cast<int64_t>(*through - *fleet_counted_through_);
+    fleet_counted_through_ = *through;
+  }
   return absl::OkStatus();
 }
 

@@ -47,8 +47,11 @@ struct IngestStats {
   int64_t evicted_jobs = 0;  // ended jobs dropped from memory
   // Failed store maintenance, a counter per operation (exported as
   // goodput_store_maintenance_failures_total{op}); none loses an accepted
-  // event, and all but the first are retried at the next check. Final
-  // snapshots of ended jobs (a restart replays their events instead):
+  // event, and all but the first are retried at the next check. One
+  // increment is one failed attempt: a check of the operation (or its step
+  // of Recover) stops at its first failed store call and counts once; each
+  // retry that fails counts again. Final snapshots of ended jobs (a
+  // restart replays their events instead):
   int64_t snapshot_errors = 0;
   int64_t eviction_errors = 0;    // evictions (the jobs stay in memory)
   int64_t retirement_errors = 0;  // retention of held jobs (RetireLocked)
@@ -59,8 +62,11 @@ struct IngestStats {
   int64_t state_errors = 0;          // failed state writes (restores read more)
   int64_t fleet_states_written = 0;  // fleet state records (meta/fleet)
   int64_t fleet_state_errors = 0;    // ... failed writes (restarts scan more)
-  int64_t fleet_batches_deleted = 0;  // batches whose heartbeats retention
-                                      // deleted
+  // Batches whose fleet events (heartbeats, exclusions) retention deleted,
+  // each once: a deletion that failed after its retention mark counts when
+  // a later check redoes it. One left undone by the previous process is
+  // redone by a later deletion but counted by neither.
+  int64_t fleet_batches_deleted = 0;
   // Heartbeats of hosts whose capacity shard is another (set_shard):
   // neither stored nor answered, their own shard keeps them.
   int64_t other_shard_heartbeats = 0;
@@ -106,7 +112,8 @@ class Ingestor {
   // retirements cut short, and applies the retention and the eviction. A
   // failed store write of those last steps is counted (IngestStats) and
   // done again later (DeleteLeftovers, EvictLocked, RetireLocked), not
-  // returned.
+  // returned. Each step is tried once: if the leftover deletion fails, the
+  // eviction (which would try it again first) waits for the next check.
   absl::Status Recover();
 
   // Raw events of jobs that ended more than `retention_ns` before the
@@ -433,6 +440,10 @@ class Ingestor {
   std::optional<Logger> log_ ABSL_GUARDED_BY(mu_);
   // DeleteLeftovers' jobs, until their deletion succeeds.
   std::vector<storage::JobSnapshot> leftover_deletions_ ABSL_GUARDED_BY(mu_);
+  // The batch through which this process saw the heartbeat retention's
+  // deletion succeed and counted it (IngestStats::fleet_batches_deleted);
+  // unset until the first check reads the retention mark.
+  std::optional<uint64_t> fleet_counted_through_ ABSL_GUARDED_BY(mu_);
   size_t walk_jobs_ ABSL_GUARDED_BY(mu_) = 256;
   // Batches waiting for mu_, and how many had it: Walk lets one go first.
   std::atomic<int> ingest_waiting_{0};

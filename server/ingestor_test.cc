@@ -20,6 +20,8 @@
 #include "gtest/gtest.h"
 #include "server/fleet_history.h"
 #include "server/store_replay.h"
+#include "server/testing/stored_heartbeats.h"
+#include "server/testing/walk_jobs.h"
 #include "storage/job_snapshot.h"
 #include "storage/memory_event_store.h"
 
@@ -807,26 +809,10 @@ class ReportWalkTest : public IngestorTest,
   // The jobs come in the order e, d, b, c with reports in between, so that
   // the walk's id order is not the order they came in.
   void SetUp() override {
-    SendAll(JobEvents("e", R"(
-10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
-10:00:00 {"started":{}}
-10:00:00 {"activity":{"kind":"TRAINING"}}
-10:00:30 {"step":{"step":1}}
-10:01:30 {"step":{"step":2}}
-10:01:30 {"checkpoint":{"step":2}}
-10:02:00 {"job_ended":{"outcome":"SUCCEEDED"}}
-)"),
-            100);
+    SendAll(testing::EndedWalkJob(), 100);
     for (const char* job : {"d", "b", "c"}) {
       Ask(GetParam());
-      SendAll(JobEvents(job, R"(
-10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
-10:00:00 {"started":{}}
-10:00:00 {"activity":{"kind":"TRAINING"}}
-10:05:00 {"step":{"step":1}}
-10:05:30 {"step":{"step":2}}
-)"),
-              100);
+      SendAll(testing::RunningWalkJob(job), 100);
     }
     ingestor_->set_report_walk_jobs(1);
   }
@@ -1167,6 +1153,7 @@ class HeartbeatRetentionTest : public IngestorTest {
     }
     return events;
   }
+  int64_t StoredBeats() { return testing::StoredHeartbeats(store_.get()); }
 };
 
 // Issue 16: --retention deletes the heartbeats that a spaced fleet state
@@ -1181,14 +1168,7 @@ TEST_F(HeartbeatRetentionTest, RetentionDeletesTheHeartbeatsARecordCovers) {
   ingestor_->set_retention(2 * 3600 * core::kNanosPerSecond);  // 13:00
   ASSERT_TRUE(ingestor_->EnforceRetention().ok());
   EXPECT_GT(ingestor_->stats().fleet_batches_deleted, 150);
-  int64_t kept = 0;
-  ASSERT_TRUE(store_
-                  ->ScanHeartbeats([&](uint64_t, std::vector<v1::Event>* e) {
-                    kept += static_cast<int64_t>(e->size());
-                    return absl::OkStatus();
-                  })
-                  .ok());
-  EXPECT_LT(kept, 3 * 90);  // only beats after the record's cut stay
+  EXPECT_LT(StoredBeats(), 3 * 90);  // only beats after the record's cut stay
   ExpectEqualReports(LiveReport(kAsOf), live);
   const int64_t half_past_one = T("2026-11-22T13:30:00Z");
   ExpectEqualReports(LiveReport(half_past_one),
@@ -1231,6 +1211,42 @@ TEST_F(HeartbeatRetentionTest, AFailedDeletionIsCountedAndTheNextCheckDeletes) {
   EXPECT_EQ(ingestor_->stats().fleet_batches_deleted, want);
   EXPECT_EQ(ingestor_->stats().heartbeat_retention_errors, 1);
   EXPECT_EQ(ingestor_->stats().retirement_errors, 0);
+}
+
+// Maintenance counters exact under failures (1): a heartbeat deletion that
+// fails after its retention mark was written (here the deletion itself) counts
+// one failure and no batch. The next check deletes them again although no newer
+// record is due, and counts them once; a check after that, and a restart, count
+// none again; a later horizon counts only the batches it adds.
+TEST_F(HeartbeatRetentionTest, BatchesDeletedAfterAFailureAreCountedOnce) {
+  SendFourHours();
+  constexpr int64_t kTwoHours = 2 * 3600 * core::kNanosPerSecond;
+  ingestor_->set_retention(kTwoHours);  // the horizon is 13:00
+  store_->FailNextFleetDelete(absl::UnavailableError("disk on fire"));
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_EQ(ingestor_->stats().heartbeat_retention_errors, 1);
+  EXPECT_EQ(ingestor_->stats().fleet_batches_deleted, 0);
+  EXPECT_EQ(StoredBeats(), 3 * 240);
+  // Batch b > 1 holds minute b-1's beats (10:00 + b-1 min). The records
+  // are at batches 1, 6, ..., 5k+1, the one at 5k+1 cut 5 min
+  // (kFleetLateNanos) before its newest beat, minute 5k, and after batch
+  // 5k-4 (its first later beat is minute 5k-4's, in batch 5k-3). The
+  // newest cut at or before 13:00 (minute 180, k = 37) covers 1..181.
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_EQ(ingestor_->stats().fleet_batches_deleted, 181);
+  EXPECT_EQ(StoredBeats(), 3 * (241 - 181));
+  EXPECT_EQ(ingestor_->stats().heartbeat_retention_errors, 1);
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_EQ(ingestor_->stats().fleet_batches_deleted, 181);
+
+  Restart([&] { ingestor_->set_retention(kTwoHours); });
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_EQ(ingestor_->stats().fleet_batches_deleted, 0);
+  clock_.Advance(10 * 60 * core::kNanosPerSecond);  // 13:10: k = 39
+  ASSERT_TRUE(ingestor_->EnforceRetention().ok());
+  EXPECT_EQ(ingestor_->stats().fleet_batches_deleted, 191 - 181);
+  EXPECT_EQ(StoredBeats(), 3 * (241 - 191));
+  EXPECT_EQ(ingestor_->stats().heartbeat_retention_errors, 0);
 }
 
 // Issue 12: a failed snapshot write of an ended job is counted; its events
@@ -1570,6 +1586,13 @@ class RetentionTest : public IngestorTest {
     EXPECT_TRUE(store_->ReadJob(job, 0, 1000, &out).ok());
     return out;
   }
+  // A one-hour retention whose deletion of "old"'s events is cut short
+  // (as by a kill after its snapshot, events_deleted, was stored).
+  void CutOldsRetirementShort() {
+    ingestor_->set_retention(3600 * core::kNanosPerSecond);
+    store_->FailNextDelete(absl::UnavailableError("killed"));
+    EXPECT_FALSE(ingestor_->EnforceRetention().ok());
+  }
   // "old" leaves memory (grace 0), then a one-hour retention is set
   // (not yet checked).
   void EvictOldThenRetainAnHour() {
@@ -1725,6 +1748,77 @@ TEST_F(RetentionTest, AFailedDeletionAtTheRestartIsDoneBeforeAnyEviction) {
   EXPECT_TRUE(Stored("old").empty());
   EXPECT_EQ(Stored("running").size(), 2u);
   ExpectEqualReports(LiveReport(kAsOf), before_);
+}
+
+// Maintenance counters exact under failures (2): one increment of a maintenance
+// failure counter is one failed attempt. A recovery whose deletion of a
+// cut-short retirement fails tries it once (its eviction, which would try it
+// first again, waits for the next check), with a grace set too: one failure,
+// one count. Each later check that fails counts once more; the first that
+// succeeds deletes the events and evicts the job.
+TEST_F(RetentionTest, ARecoveryCountsItsFailedLeftoverDeletionOnce) {
+  CutOldsRetirementShort();
+  store_->FailNextDeletes(2, absl::UnavailableError("disk on fire"));
+  Restart([&] { ingestor_->set_ended_job_grace(0); });  // "old" is due
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 1);
+  EXPECT_EQ(ingestor_->stats().eviction_errors, 0);
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
+  EXPECT_EQ(Stored("old").size(), 4u);
+  EXPECT_EQ(ingestor_->EvictEndedJobs(),
+            absl::UnavailableError("disk on fire"));
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 2);
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 0);
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 2);
+  EXPECT_EQ(ingestor_->stats().evicted_jobs, 1);
+  EXPECT_TRUE(Stored("old").empty());
+  ExpectEqualReports(LiveReport(kAsOf), before_);
+}
+
+// Maintenance counters exact under failures (3): a leftover deletion (a
+// retirement cut short whose deletion at the restart failed too) of a job that
+// an import replaced since (another instance's partition snapshot) is dropped,
+// not done: the imported job's state record and its events after the import
+// stay, through the next check and a restart.
+TEST_F(RetentionTest, ALeftoverDeletionOfAJobAnImportReplacedIsDropped) {
+  CutOldsRetirementShort();
+  store_->FailNextDelete(absl::UnavailableError("disk on fire"));
+  Restart();  // no retention, no grace: "old"'s deletion is left to do
+  ASSERT_EQ(ingestor_->stats().retirement_errors, 1);
+
+  storage::MemoryEventStore other_store;
+  LiveState other_live(&config_, kLateness, &other_store);
+  Ingestor other(&other_store, &other_live, &clock_, codec::ValidationLimits());
+  ASSERT_TRUE(other.Recover().ok());
+  v1::Batch batch;  // another "old", running, in partition 0
+  batch.set_agent_id("partition-0");
+  batch.set_sequence(1);
+  for (const v1::Event& e : JobEvents("old", R"(
+13:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
+13:00:05 {"started":{}}
+)")) {
+    *batch.add_events() = e;
+  }
+  ASSERT_TRUE(other.Ingest(batch).ok());
+  absl::StatusOr<storage::JobImport> import = other.ExportJobs(
+      "partition-0", [](const std::string& id) { return id == "old"; });
+  ASSERT_TRUE(import.ok()) << import.status();
+  ASSERT_EQ(import->states.size(), 1u);
+  ASSERT_TRUE(ingestor_->ImportJobs(*std::move(import)).ok());
+  Send(JobEvents("old", R"(13:00:10 {"step":{"step":1}})"), ++seq_);
+
+  ingestor_->set_ended_job_grace(0);
+  ASSERT_TRUE(ingestor_->EvictEndedJobs().ok());  // tries the leftovers
+  EXPECT_EQ(Stored("old").size(), 1u);
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 1);
+  const core::FleetReport want = LiveReport(kAsOf);
+  auto old =
+      std::find_if(want.jobs.begin(), want.jobs.end(),
+                   [](const core::JobReport& j) { return j.job_id == "old"; });
+  ASSERT_NE(old, want.jobs.end());
+  EXPECT_EQ(old->last_step, std::optional<int64_t>(1));
+  Restart();
+  ExpectEqualReports(LiveReport(kAsOf), want);
 }
 
 // A failed deletion of an evicted job's events, after its retired snapshot

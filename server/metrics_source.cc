@@ -164,8 +164,8 @@ void AddMaintenanceFamily(const IngestStats& s,
                           std::vector<MetricFamilyData>* out) {
   auto f = NewFamily(
       "goodput_store_maintenance_failures_total",
-      "Failed store maintenance, by operation: evict (ended jobs leaving "
-      "memory), snapshot (ended jobs' final snapshots), retire and "
+      "Failed store maintenance attempts, by operation: evict (ended jobs "
+      "leaving memory), snapshot (ended jobs' final snapshots), retire and "
       "retire_evicted (--retention of held and of evicted jobs' raw events), "
       "retire_heartbeats (--retention of heartbeats). Nothing accepted is "
       "lost; each but snapshot is retried at the next check.",

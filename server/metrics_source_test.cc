@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "core/testing/timeline.h"
 #include "gtest/gtest.h"
+#include "server/testing/walk_jobs.h"
 #include "storage/memory_event_store.h"
 
 namespace goodput::server {
@@ -55,25 +56,11 @@ class MetricsScrapeTest : public ::testing::Test {
   MetricsScrapeTest() {
     ingestor_.set_ended_job_grace(0);  // on demand: EvictEndedJobs
     EXPECT_TRUE(ingestor_.Recover().ok());
-    Send(JobEvents("e", R"(
-10:00:00 {"job_submitted":{"chips":4,"workload":"TRAINING"}}
-10:00:00 {"started":{}}
-10:00:00 {"activity":{"kind":"TRAINING"}}
-10:00:30 {"step":{"step":1}}
-10:01:30 {"step":{"step":2}}
-10:01:30 {"checkpoint":{"step":2}}
-10:02:00 {"job_ended":{"outcome":"SUCCEEDED"}}
-)"));
+    Send(testing::EndedWalkJob());
     for (const char* job : {"d", "b", "c"}) {
       (void)reference_.Collect();
       (void)walked_.Collect();
-      Send(JobEvents(job, R"(
-10:00:00 {"job_submitted":{"chips":8,"workload":"TRAINING"}}
-10:00:00 {"started":{}}
-10:00:00 {"activity":{"kind":"TRAINING"}}
-10:05:00 {"step":{"step":1}}
-10:05:30 {"step":{"step":2}}
-)"));
+      Send(testing::RunningWalkJob(job));
     }
     (void)reference_.Collect();
     (void)walked_.Collect();

@@ -210,6 +210,9 @@ absl::Status MemoryEventStore::DeleteMeta(
 
 absl::Status MemoryEventStore::DeleteFleetEvents(uint64_t through_batch) {
   absl::MutexLock lock(&mu_);
+  if (!next_fleet_delete_failure_.ok()) {
+    return std::exchange(next_fleet_delete_failure_, absl::OkStatus());
+  }
   if (through_batch >= batches_.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("delete fleet events: through_batch ", through_batch,
@@ -313,8 +316,9 @@ absl::Status MemoryEventStore::EvictJobs(
 absl::Status MemoryEventStore::DeleteJobEvents(
     const std::vector<JobSnapshot>& retired) {
   absl::MutexLock lock(&mu_);
-  if (!next_delete_failure_.ok()) {
-    return std::exchange(next_delete_failure_, absl::OkStatus());
+  if (delete_failures_left_ > 0) {
+    --delete_failures_left_;
+    return next_delete_failure_;
   }
   std::vector<std::string> job_ids;
   for (const JobSnapshot& s : retired) {
@@ -364,8 +368,18 @@ void MemoryEventStore::FailNextWrite(absl::Status status) {
 }
 
 void MemoryEventStore::FailNextDelete(absl::Status status) {
+  FailNextDeletes(1, std::move(status));
+}
+
+void MemoryEventStore::FailNextDeletes(int n, absl::Status status) {
   absl::MutexLock lock(&mu_);
+  delete_failures_left_ = n;
   next_delete_failure_ = std::move(status);
+}
+
+void MemoryEventStore::FailNextFleetDelete(absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  next_fleet_delete_failure_ = std::move(status);
 }
 
 void MemoryEventStore::FailNextSnapshotWrite(absl::Status status) {

@@ -13,7 +13,8 @@ namespace goodput::storage {
 
 // The in-memory fake of EventStore, for tests: same semantics, nothing on
 // disk. Can be told to fail its next write of a kind (a batch or an
-// eviction, snapshots, a meta record, a deletion of job events). Thread-safe.
+// eviction, snapshots, a meta record, a deletion of job or of fleet
+// events). Thread-safe.
 class MemoryEventStore : public EventStore {
  public:
   absl::StatusOr<uint64_t> Write(const BatchWrite& batch) override;
@@ -25,6 +26,7 @@ class MemoryEventStore : public EventStore {
   absl::Status ListJobs(const JobVisitor& visit) override;
   absl::Status ScanHeartbeatsAfter(uint64_t after_batch,
                                    const BatchVisitor& visit) override;
+  // Fails after FailNextFleetDelete.
   absl::Status DeleteFleetEvents(uint64_t through_batch) override;
   absl::Status ScanJobsForRestore(const RestoreVisitor& visit) override;
   absl::Status ScanAllJobs(const RestoreVisitor& visit) override;
@@ -48,6 +50,7 @@ class MemoryEventStore : public EventStore {
   // Fails like Write after FailNextWrite.
   absl::Status EvictJobs(const std::vector<JobSnapshot>& snapshots,
                          const std::optional<std::string>& totals) override;
+  // Fails after FailNextDeletes.
   absl::Status DeleteJobEvents(
       const std::vector<JobSnapshot>& retired) override;
   absl::Status ImportJobs(const JobImport& import) override;
@@ -68,6 +71,10 @@ class MemoryEventStore : public EventStore {
   void FailNextWrite(absl::Status status);
   // The next DeleteJobEvents fails with `status` and deletes nothing.
   void FailNextDelete(absl::Status status);
+  // The next `n` DeleteJobEvents (a store that keeps failing) do the same.
+  void FailNextDeletes(int n, absl::Status status);
+  // The next DeleteFleetEvents fails with `status` and deletes nothing.
+  void FailNextFleetDelete(absl::Status status);
   // The next WriteSnapshots fails with `status` and stores nothing.
   void FailNextSnapshotWrite(absl::Status status);
   // The `n`-th WriteMeta or WriteMetas from now (1: the next) fails with
@@ -90,6 +97,8 @@ class MemoryEventStore : public EventStore {
       states_ ABSL_GUARDED_BY(mu_);
   absl::Status next_failure_ ABSL_GUARDED_BY(mu_);
   absl::Status next_delete_failure_ ABSL_GUARDED_BY(mu_);
+  int delete_failures_left_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Status next_fleet_delete_failure_ ABSL_GUARDED_BY(mu_);
   absl::Status next_snapshot_failure_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> meta_ ABSL_GUARDED_BY(mu_);
   int meta_writes_to_failure_ ABSL_GUARDED_BY(mu_) = 0;  // 0: none
