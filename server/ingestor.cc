@@ -59,6 +59,7 @@ absl::Status Ingestor::DeleteLeftovers() {
   if (s.ok()) return s;
   MaintenanceFailed(&stats_.retirement_errors, "retire", s);
   leftover_deletions_ = std::move(due);
+  next_leftovers_ns_ = clock_->NowNanos() + kLeftoverRetryNs;
   return s;
 }
 
@@ -368,13 +369,19 @@ absl::StatusOr<v1::Ack> Ingestor::IngestLocked(v1::Batch* batch_ptr,
   SaveJobStates(/*all=*/false);
   // Best effort: a restart scans more.
   (void)SaveFleetState(write.received_ns, /*force=*/false);
-  if (retention_ns_ && write.received_ns >= next_retention_ns_) {
-    (void)RetireLocked();  // the batch is durable; retry at the next check
-  }
-  if (grace_ns_ && write.received_ns >= next_eviction_ns_) {
-    (void)EvictLocked();  // the same
-  }
+  CheckMaintenance(write.received_ns);
   return ack;
+}
+
+void Ingestor::CheckMaintenance(int64_t now_ns) {
+  // The batch is durable: a failure is counted and tried at the next check.
+  if (retention_ns_ && now_ns >= next_retention_ns_) (void)RetireLocked();
+  if (grace_ns_ && now_ns >= next_eviction_ns_) (void)EvictLocked();
+  // With a grace the eviction check tries the leftovers first.
+  if (!grace_ns_ && !leftover_deletions_.empty() &&
+      now_ns >= next_leftovers_ns_) {
+    (void)DeleteLeftovers();
+  }
 }
 
 absl::StatusOr<v1::Ack> Ingestor::Duplicate(const v1::Batch& batch,

@@ -415,12 +415,18 @@ class Ingestor {
       std::vector<storage::JobSnapshot> read)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a batch received at `now_ns`: the retention and eviction checks
+  // that are due, and the leftover deletions' retry.
+  void CheckMaintenance(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Deletes the events of the jobs whose retirement was cut short before
   // the restart (LiveState::TakeLeftoverDeletions), if not done yet and
   // still retired in memory. Until it succeeds no eviction runs: an
   // evicted retired job is indexed nowhere, so nothing would find its
-  // events again (storage/KEY_LAYOUT.md, "Evicted jobs").
+  // events again (storage/KEY_LAYOUT.md, "Evicted jobs"). A failed one is
+  // tried again by the next eviction check, or without --ended_job_grace
+  // by the first batch kLeftoverRetryNs after the failure.
   absl::Status DeleteLeftovers() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static constexpr int64_t kLeftoverRetryNs = 10'000'000'000;
   // Counts a failed store-maintenance operation `op` (its metric label) in
   // `*counter` and logs `status` (set_log).
   void MaintenanceFailed(int64_t* counter, const char* op,
@@ -464,6 +470,8 @@ class Ingestor {
   int64_t next_retention_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
   std::optional<int64_t> grace_ns_ ABSL_GUARDED_BY(mu_);
   int64_t next_eviction_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check
+  // Without a grace: DeleteLeftovers' next try after a failure.
+  int64_t next_leftovers_ns_ ABSL_GUARDED_BY(mu_) = 0;
   // RetireEvicted's next check.
   int64_t next_evicted_retention_ns_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t max_sequence_jump_ ABSL_GUARDED_BY(mu_) = 0;

@@ -1775,6 +1775,35 @@ TEST_F(RetentionTest, ARecoveryCountsItsFailedLeftoverDeletionOnce) {
   ExpectEqualReports(LiveReport(kAsOf), before_);
 }
 
+// Without --ended_job_grace (no eviction check to try it first), a failed
+// deletion of a cut-short retirement is tried again by the first batch
+// 10 s after the failure: one count per failed try, then the events go.
+TEST_F(RetentionTest, ALeftoverDeletionIsRetriedWithoutAGrace) {
+  CutOldsRetirementShort();
+  store_->FailNextDeletes(2, absl::UnavailableError("disk on fire"));
+  Restart();  // no retention, no grace
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 1);
+  auto step = [&](int n) {
+    Send(JobEvents("running",
+                   absl::StrFormat(R"(12:00:%02d {"step":{"step":%d}})", 10 + n,
+                                   1 + n)),
+         ++seq_);
+  };
+  step(1);  // within 10 s of the failure: not tried
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 1);
+  clock_.Advance(10 * core::kNanosPerSecond);
+  step(2);  // tried, fails
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 2);
+  EXPECT_EQ(Stored("old").size(), 4u);
+  clock_.Advance(10 * core::kNanosPerSecond);
+  step(3);  // tried, done
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 2);
+  EXPECT_TRUE(Stored("old").empty());
+  clock_.Advance(10 * core::kNanosPerSecond);
+  step(4);  // nothing left to try
+  EXPECT_EQ(ingestor_->stats().retirement_errors, 2);
+}
+
 // Maintenance counters exact under failures (3): a leftover deletion (a
 // retirement cut short whose deletion at the restart failed too) of a job that
 // an import replaced since (another instance's partition snapshot) is dropped,
