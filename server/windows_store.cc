@@ -106,17 +106,17 @@ absl::Status WindowsStore::ReadParts(std::map<std::string, std::string>* stored,
 void WindowsStore::DeleteUnnamed(
     const std::vector<std::string>& named,
     const std::map<std::string, std::string>& stored) {
+  auto past = [&](const std::string& name) {
+    if (auto serial = SerialOf(name)) {
+      next_serial_ = std::max(next_serial_, *serial + 1);
+    }
+  };
   const std::set<std::string> keep(named.begin(), named.end());
+  for (const std::string& name : named) past(name);
   std::vector<std::string> drop;
   for (const auto& [name, value] : stored) {
+    past(name);
     if (!keep.count(name)) drop.push_back(name);
-  }
-  for (const auto& names : {named, drop}) {
-    for (const std::string& name : names) {
-      if (auto serial = SerialOf(name)) {
-        next_serial_ = std::max(next_serial_, *serial + 1);
-      }
-    }
   }
   // Left over (a failed delete): deleted after the next commit.
   if (!drop.empty() && !store_->DeleteMeta(drop).ok()) {
