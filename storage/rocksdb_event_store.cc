@@ -15,6 +15,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/write_batch.h"
+#include "storage/hinted_skiplist.h"
 #include "util/proto_time.h"
 
 namespace goodput::storage {
@@ -514,16 +515,19 @@ absl::Status StoreLossError(
 
 }  // namespace
 
-// job_events keeps RocksDB's skiplist memtable (a job rebuild reads its
-// newest events from there; a vector memtable would sort itself for every
-// such read), with a per-job insert hint: without it a batch of an
-// interleaved fleet costs one skiplist search from the top per job, i.e.
-// about one random insert per event (BENCHMARKS.md, section 2).
+// job_events keeps a skiplist memtable (a job rebuild reads its newest
+// events from there; a vector memtable would sort itself for every such
+// read), with a per-job insert hint: without it a batch of an interleaved
+// fleet costs one skiplist search from the top per job, i.e. about one
+// random insert per event (BENCHMARKS.md, section 2). The skiplist is ours
+// (HintedSkipListFactory): RocksDB's, as Debian builds it, checks its whole
+// hint after each insert, which cost as much as the search it saves.
 rocksdb::ColumnFamilyOptions RocksDbEventStore::FamilyOptions(Family family) {
   rocksdb::ColumnFamilyOptions cf;
   if (family == kJobEvents || family == kJobStates) {
     cf.memtable_insert_with_hint_prefix_extractor =
         std::make_shared<JobPrefixTransform>();
+    cf.memtable_factory = std::make_shared<HintedSkipListFactory>();
   }
   return cf;
 }
