@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <unordered_set>
 #include <vector>
 
 #include "rocksdb/slice.h"
@@ -79,26 +80,61 @@ struct Finger {
 };
 
 class HintedSkipList;
+class Iter;
 
-// Iterators that RocksDB places in its own arena: it only destroys them,
-// never frees them, so their memory comes from here and goes back here.
-class IterPool {
+// The iterators of MemTableRep's own Get (which a table cannot replace:
+// its key type is internal to RocksDB): Get never deletes the iterator it
+// asks for, so they are adopted here and deleted with the table, unless a
+// caller that does delete its iterator did.
+class Adopted {
  public:
-  void* Take();
-  void Give(void* slot);
+  Adopted() = default;
+  Adopted(const Adopted&) = delete;
+  Adopted& operator=(const Adopted&) = delete;
+  ~Adopted();
+
+  void Add(Iter* iter);
+  void Forget(Iter* iter);
 
  private:
-  struct Slot;
   std::mutex mu_;
-  std::vector<std::unique_ptr<Slot>> slots_;
-  std::vector<void*> free_;
+  std::unordered_set<Iter*> iters_;
+  bool closing_ = false;
+};
+
+// Memory for the iterators RocksDB places in its own arena: it destroys
+// them but never frees them. A slot goes back to a list of the thread that
+// destroyed its iterator, and only that thread takes it again, when that
+// destruction has long finished (another thread could take it while the
+// destructor still ran). Each thread keeps at most kMaxFree slots; the
+// lists are freed when their threads end.
+class Slots {
+ public:
+  static void* Take();
+  static void Give(void* slot);
+
+ private:
+  static constexpr size_t kMaxFree = 64;
+  struct FreeList {
+    std::vector<void*> slots;
+    ~FreeList() {
+      for (void* slot : slots) ::operator delete(slot);
+    }
+  };
+  static FreeList& Mine() {
+    thread_local FreeList list;
+    return list;
+  }
 };
 
 class Iter : public MemTableRep::Iterator {
  public:
-  Iter(const HintedSkipList* list, IterPool* pool) : list_(list), pool_(pool) {}
+  enum class Kind { kDeleted, kSlot, kAdopted };  // how it ends
+  Iter(const HintedSkipList* list, Adopted* adopted, Kind kind)
+      : list_(list), adopted_(adopted), kind_(kind) {}
   ~Iter() override {
-    if (pool_ != nullptr) pool_->Give(this);
+    if (kind_ == Kind::kSlot) Slots::Give(this);
+    if (kind_ == Kind::kAdopted) adopted_->Forget(this);
   }
 
   bool Valid() const override { return node_ != nullptr; }
@@ -113,28 +149,46 @@ class Iter : public MemTableRep::Iterator {
 
  private:
   const HintedSkipList* list_;
-  IterPool* pool_;  // null: RocksDB deletes it
+  Adopted* adopted_;
+  Kind kind_;
   Node* node_ = nullptr;
 };
 
-struct IterPool::Slot {
-  alignas(Iter) unsigned char bytes[sizeof(Iter)];
-};
-
-void* IterPool::Take() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (free_.empty()) {
-    slots_.push_back(std::make_unique<Slot>());
-    return slots_.back()->bytes;
+Adopted::~Adopted() {
+  std::unordered_set<Iter*> left;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+    left.swap(iters_);
   }
-  void* slot = free_.back();
-  free_.pop_back();
+  for (Iter* iter : left) delete iter;
+}
+
+void Adopted::Add(Iter* iter) {
+  std::lock_guard<std::mutex> lock(mu_);
+  iters_.insert(iter);
+}
+
+void Adopted::Forget(Iter* iter) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!closing_) iters_.erase(iter);
+}
+
+void* Slots::Take() {
+  FreeList& mine = Mine();
+  if (mine.slots.empty()) return ::operator new(sizeof(Iter));
+  void* slot = mine.slots.back();
+  mine.slots.pop_back();
   return slot;
 }
 
-void IterPool::Give(void* slot) {
-  std::lock_guard<std::mutex> lock(mu_);
-  free_.push_back(slot);
+void Slots::Give(void* slot) {
+  FreeList& mine = Mine();
+  if (mine.slots.size() >= kMaxFree) {  // those in the list are done
+    ::operator delete(mine.slots.back());
+    mine.slots.pop_back();
+  }
+  mine.slots.push_back(slot);
 }
 
 class HintedSkipList : public MemTableRep {
@@ -165,14 +219,21 @@ class HintedSkipList : public MemTableRep {
     return n != nullptr && compare_(n->key(), key) == 0;
   }
 
-  // Nodes, keys and fingers are in the arena, which RocksDB counts. The
-  // iterator pool (as many slots as iterators ever open at once) is not:
-  // RocksDB wants this figure fixed once the table is full.
+  // Nodes, keys and fingers are in the arena, which RocksDB counts;
+  // iterators are not (RocksDB wants this figure fixed once the table is
+  // full, and they come and go).
   size_t ApproximateMemoryUsage() override { return 0; }
 
   Iterator* GetIterator(rocksdb::Arena* arena) override {
-    if (arena == nullptr) return new Iter(this, nullptr);
-    return new (pool_.Take()) Iter(this, &pool_);
+    if (arena == nullptr) return new Iter(this, &adopted_, Iter::Kind::kDeleted);
+    return new (Slots::Take()) Iter(this, &adopted_, Iter::Kind::kSlot);
+  }
+  // MemTableRep::Get's (never deleted), or a caller's that deletes it.
+  Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override {
+    if (arena != nullptr) return GetIterator(arena);
+    auto* iter = new Iter(this, &adopted_, Iter::Kind::kAdopted);
+    adopted_.Add(iter);
+    return iter;
   }
 
   // Readers. The first node at or after `target` (a memtable key, or an
@@ -271,7 +332,7 @@ class HintedSkipList : public MemTableRep {
   Node* head_;
   std::atomic<int> max_height_{1};
   uint32_t random_ = 0xdeadbeef;
-  IterPool pool_;
+  Adopted adopted_;
 };
 
 // Fills prev[0..x's height) by walking forward from the finger; false if

@@ -17,7 +17,9 @@ namespace goodput::storage {
 // memtable insert"). Inserts without a hint search from the top.
 //
 // Memory: nodes, keys and hints live in the memtable's arena; iterators that
-// RocksDB places in its own arena come from a pool the table owns.
+// RocksDB would not free (those in its own arena, and those of
+// MemTableRep's default Get: one per point read, freed with the table) are
+// kept by the table.
 // Thread safety: the factory is immutable; a table it makes takes one
 // inserting thread at a time (allow_concurrent_memtable_write = false) and
 // any number of reading threads beside it.
