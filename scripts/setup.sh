@@ -17,6 +17,7 @@ DEMO_PACKAGES=(
   libgtest-dev libgmock-dev         # CMake configures every target
   nlohmann-json3-dev libsimdjson-dev
   libre2-dev libyaml-cpp-dev        # logs/: log profiles (goodputctl, agent, run)
+  libjemalloc2                      # goodputd's allocator
 )
 TEST_PACKAGES=(
   git
