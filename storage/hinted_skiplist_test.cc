@@ -1,6 +1,6 @@
 #include "storage/hinted_skiplist.h"
 
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -45,11 +45,9 @@ class IdPrefix : public rocksdb::SliceTransform {
 class HintedSkipListTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "hinted_skiplist_" +
-           std::to_string(::getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(dir_.begin() + 1, dir_.end(), '/', '_');
-    std::filesystem::remove_all(dir_);
+    std::string tmpl = ::testing::TempDir() + "hinted_skiplist_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
     rocksdb::Options options;
     options.create_if_missing = true;
     options.allow_concurrent_memtable_write = false;
