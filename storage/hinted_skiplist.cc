@@ -225,7 +225,9 @@ class HintedSkipList : public MemTableRep {
   size_t ApproximateMemoryUsage() override { return 0; }
 
   Iterator* GetIterator(rocksdb::Arena* arena) override {
-    if (arena == nullptr) return new Iter(this, &adopted_, Iter::Kind::kDeleted);
+    if (arena == nullptr) {
+      return new Iter(this, &adopted_, Iter::Kind::kDeleted);
+    }
     return new (Slots::Take()) Iter(this, &adopted_, Iter::Kind::kSlot);
   }
   // MemTableRep::Get's (never deleted), or a caller's that deletes it.
@@ -275,9 +277,7 @@ class HintedSkipList : public MemTableRep {
   }
 
  private:
-  int max_height() const {
-    return max_height_.load(std::memory_order_relaxed);
-  }
+  int max_height() const { return max_height_.load(std::memory_order_relaxed); }
 
   // Arena memory aligned for the next pointers.
   char* Aligned(size_t bytes) {
