@@ -47,7 +47,8 @@ link_libraries(goodput_tsan_absl)
 
 # The tests the TSan stage builds and runs: the agent's spool, batcher,
 # heartbeat, intake and HTTP server, the server's ingest path over the
-# in-memory store, and util. (uplink and agent tests run real gRPC.)
+# in-memory store, util, and the store's memtable (above). (uplink and agent
+# tests run real gRPC.)
 set(GOODPUT_TSAN_TESTS
   agent_spool_test agent_batcher_test agent_heartbeat_test agent_intake_test
   agent_backoff_test util_http_server_test
