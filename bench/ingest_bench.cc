@@ -2,7 +2,8 @@
 // test; run by hand (commands and results in BENCHMARKS.md).
 //
 //   ingest_bench throughput [--jobs=1000 --steps=1000 --batch=500
-//                            --in_flight=8 --reps=3 --fsync --run_s=0]
+//                            --in_flight=8 --reps=3 --fsync --run_s=0
+//                            --agents=1]
 //       In ONE run, alternating: streams the same pre-built batches (a
 //       bench_events Fleet, cut into batches; with --run_s=S each job's
 //       events of every S seconds in a row, as per-host agents send them
@@ -10,7 +11,10 @@
 //       Ingest sink in this process that acks and discards each batch and
 //       (b) an in-process goodputd (Goodputd::Start: RocksDB in a fresh temp
 //       dir, WAL on, fsync per batch only with --fsync), waiting for every
-//       ack. Prints events/s of each, medians and their ratio.
+//       ack. Prints events/s of each, medians and their ratio. With
+//       --agents=N the fleet's jobs are dealt out to N agents, each
+//       streaming its own jobs' batches over its own connection at once
+//       (MakeAgentBatches, StreamAgents), as N hosts' agents do.
 //
 //   ingest_bench store [--jobs=1000 --steps=1000 --batch=500 --reps=3]
 //       RocksDB alone: the throughput mode's batches as the BatchWrites the
@@ -183,28 +187,34 @@ int Throughput(const Args& args) {
   const bool fsync = args.Bool("fsync");
   std::vector<v1::Event> events = Fleet(jobs, steps);
   RunsOfOneJob(args.Int("run_s", 0), &events);
-  const std::vector<v1::Batch> batches = MakeBatches(events, batch, kAgentId);
+  const int agents = static_cast<int>(args.Int("agents", 1));
+  const std::vector<std::vector<v1::Batch>> batches =
+      MakeAgentBatches(events, batch, agents, kAgentId);
   const int64_t now_ns = MaxEventTimeNanos(events) + core::kNanosPerSecond;
-  size_t wire = 0;
-  for (const auto& b : batches) wire += b.ByteSizeLong();
+  size_t wire = 0, count = 0;
+  for (const auto& agent : batches) {
+    for (const auto& b : agent) wire += b.ByteSizeLong();
+    count += agent.size();
+  }
   std::printf(
-      "load: Fleet(%d, %lld) = %zu events in %zu batches of %zu "
-      "(%.1f MiB on the wire, %.0f B/event); in_flight=%zu; WAL on, fsync=%s\n",
-      jobs, static_cast<long long>(steps), events.size(), batches.size(), batch,
+      "load: Fleet(%d, %lld) = %zu events in %zu batches of %zu from %d "
+      "agent(s) (%.1f MiB on the wire, %.0f B/event); in_flight=%zu per "
+      "agent; WAL on, fsync=%s\n",
+      jobs, static_cast<long long>(steps), events.size(), count, batch, agents,
       wire / 1048576.0, double(wire) / events.size(), in_flight,
       fsync ? "per batch" : "off");
   std::vector<double> sink_rates, goodputd_rates;
   for (int rep = 1; rep <= reps; ++rep) {
     {
       LocalSink sink;
-      auto r = StreamBatches(NewChannel(sink.target()), batches, in_flight);
+      auto r = StreamAgents(sink.target(), batches, in_flight);
       if (!r.ok()) Die(r.status());
       PrintStream(absl::StrCat("sink#", rep).c_str(), *r);
       sink_rates.push_back(r->events_per_second());
     }
     {
       LocalGoodputd g(now_ns, fsync);
-      auto r = StreamBatches(NewChannel(g.target()), batches, in_flight);
+      auto r = StreamAgents(g.target(), batches, in_flight);
       if (!r.ok()) Die(r.status());
       PrintStream(absl::StrCat("goodputd#", rep).c_str(), *r);
       if (r->accepted != static_cast<int64_t>(events.size())) {
@@ -653,7 +663,7 @@ int Main(int argc, char** argv) {
   args.CheckKnown({"jobs", "steps", "batch", "in_flight", "reps", "fsync",
                    "target", "agent_id", "socket", "metrics", "events",
                    "samples", "reports", "report_reps", "advance_ms", "port",
-                   "run_s"});
+                   "run_s", "agents"});
   const auto& pos = args.positional();
   const std::string mode = pos.empty() ? "" : pos[0];
   if (mode == "throughput") return Throughput(args);

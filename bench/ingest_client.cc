@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
@@ -24,6 +25,52 @@ std::vector<v1::Batch> MakeBatches(const std::vector<v1::Event>& events,
     for (size_t j = i; j < end; ++j) *b.add_events() = events[j];
   }
   return out;
+}
+
+std::vector<std::vector<v1::Batch>> MakeAgentBatches(
+    const std::vector<v1::Event>& events, size_t batch_events, int agents,
+    const std::string& agent_prefix) {
+  if (agents <= 1) return {MakeBatches(events, batch_events, agent_prefix)};
+  std::unordered_map<std::string, int> agent_of;
+  std::vector<std::vector<v1::Event>> split(static_cast<size_t>(agents));
+  for (const v1::Event& e : events) {
+    auto [it, fresh] = agent_of.try_emplace(
+        e.job_id(), static_cast<int>(agent_of.size()) % agents);
+    split[static_cast<size_t>(it->second)].push_back(e);
+  }
+  std::vector<std::vector<v1::Batch>> out;
+  for (int a = 0; a < agents; ++a) {
+    out.push_back(MakeBatches(split[static_cast<size_t>(a)], batch_events,
+                              absl::StrCat(agent_prefix, "-", a)));
+  }
+  return out;
+}
+
+absl::StatusOr<StreamResult> StreamAgents(
+    const std::string& target,
+    const std::vector<std::vector<v1::Batch>>& per_agent, size_t in_flight) {
+  std::vector<absl::StatusOr<StreamResult>> results(per_agent.size());
+  std::vector<std::thread> threads;
+  const auto start = SteadyClock::now();
+  for (size_t a = 0; a < per_agent.size(); ++a) {
+    threads.emplace_back([&, a] {
+      results[a] = StreamBatches(NewChannel(target), per_agent[a], in_flight);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  StreamResult sum;
+  for (absl::StatusOr<StreamResult>& r : results) {
+    if (!r.ok()) return r.status();
+    sum.batches += r->batches;
+    sum.events_sent += r->events_sent;
+    sum.accepted += r->accepted;
+    sum.rejected += r->rejected;
+    sum.duplicates += r->duplicates;
+    sum.ack_latency_s.insert(sum.ack_latency_s.end(), r->ack_latency_s.begin(),
+                             r->ack_latency_s.end());
+  }
+  sum.seconds = SecondsSince(start);
+  return sum;
 }
 
 absl::StatusOr<StreamResult> StreamBatches(

@@ -24,6 +24,15 @@ std::vector<v1::Batch> MakeBatches(const std::vector<v1::Event>& events,
                                    const std::string& agent_id,
                                    uint64_t first_sequence = 1);
 
+// `events` as `agents` per-host agents send them: each job's events go to
+// one agent (jobs dealt out in the order they first appear), each agent's in
+// their order, cut into batches of `batch_events` with sequences from 1 and
+// agent ids `agent_prefix`-0, -1, ... One agent: MakeBatches with
+// `agent_prefix` itself.
+std::vector<std::vector<v1::Batch>> MakeAgentBatches(
+    const std::vector<v1::Event>& events, size_t batch_events, int agents,
+    const std::string& agent_prefix);
+
 struct StreamResult {
   int64_t batches = 0;
   int64_t events_sent = 0;
@@ -42,6 +51,14 @@ struct StreamResult {
 absl::StatusOr<StreamResult> StreamBatches(
     const std::shared_ptr<grpc::Channel>& channel,
     const std::vector<v1::Batch>& batches, size_t in_flight);
+
+// StreamBatches of each agent's batches at once, each over its own stream
+// on its own channel (NewChannel) to `target`, a thread each. The result
+// sums them; `seconds` is from the first stream's start to the last ack of
+// any (the fleet's rate); ack latencies are every stream's.
+absl::StatusOr<StreamResult> StreamAgents(
+    const std::string& target,
+    const std::vector<std::vector<v1::Batch>>& per_agent, size_t in_flight);
 
 // An Ingest service that acknowledges every batch as fully accepted and
 // discards it: the gRPC cost alone (server-side parse included). Counts
