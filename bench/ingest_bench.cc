@@ -224,9 +224,13 @@ int Throughput(const Args& args) {
       }
       goodputd_rates.push_back(r->events_per_second());
       const auto live = g.d->ingestor()->live_stats();
+      const auto stats = g.d->ingestor()->stats();
       std::printf(
-          "          live: applied=%lld late_rebuilds=%lld apply_errors=%lld; "
+          "          %lld batches in %lld store writes; "
+          "live: applied=%lld late_rebuilds=%lld apply_errors=%lld; "
           "store dir %.1f MiB\n",
+          static_cast<long long>(stats.batches),
+          static_cast<long long>(stats.batch_writes),
           static_cast<long long>(live.applied),
           static_cast<long long>(live.late_rebuilds),
           static_cast<long long>(live.apply_errors),

@@ -53,6 +53,7 @@ set(GOODPUT_TSAN_TESTS
   agent_spool_test agent_batcher_test agent_heartbeat_test agent_intake_test
   agent_backoff_test util_http_server_test
   server_ingestor_test server_ingest_limits_test
-  server_ingest_concurrency_test server_query_admission_test
+  server_ingest_concurrency_test server_ingestor_group_test
+  server_ingest_queue_test server_query_admission_test
   server_cluster_runner_test
   util_uuid_test util_basic_auth_test storage_hinted_skiplist_test)

@@ -310,69 +310,6 @@ void Ingestor::SaveSnapshots() {
   }
 }
 
-absl::StatusOr<v1::Ack> Ingestor::Ingest(const v1::Batch& batch) {
-  v1::Batch copy = batch;
-  return IngestTaking(&copy);
-}
-
-absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch_ptr) {
-  const v1::Batch& batch = *batch_ptr;
-  if (batch.agent_id().empty() || batch.sequence() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "batch: agent_id and a sequence from 1 are required, got agent_id \"",
-        batch.agent_id(), "\" sequence ", batch.sequence()));
-  }
-  ingest_waiting_.fetch_add(1, std::memory_order_relaxed);
-  absl::MutexLock lock(&mu_);
-  ingest_waiting_.fetch_sub(1, std::memory_order_relaxed);
-  ++ingest_turns_;
-  const int64_t now_ns = clock_->NowNanos();
-  SetBusySince(now_ns);
-  absl::StatusOr<v1::Ack> ack = IngestLocked(batch_ptr, now_ns);
-  SetBusySince(std::nullopt);
-  return ack;
-}
-
-absl::StatusOr<v1::Ack> Ingestor::IngestLocked(v1::Batch* batch_ptr,
-                                               int64_t now_ns) {
-  const v1::Batch& batch = *batch_ptr;
-  ++stats_.batches;
-  SeeAgent(batch.agent_id(), now_ns);
-  v1::Ack ack;
-  ack.set_sequence(batch.sequence());
-  const uint64_t print = BatchFingerprints::Of(batch);
-  uint64_t& acked = agent_sequence_[batch.agent_id()];
-  if (batch.sequence() <= acked) return Duplicate(batch, print);
-  if (absl::Status s = CheckJump(batch, acked); !s.ok()) return s;
-  storage::BatchWrite write;
-  Judge(batch_ptr, &write, &ack);
-  if (fault_hook_) fault_hook_("before_store");
-  auto batch_id = store_->Write(write);
-  NoteStoreWrite(batch_id.status());
-  if (!batch_id.ok()) {
-    ++stats_.failed_batches;
-    return batch_id.status();
-  }
-  acked = batch.sequence();
-  fingerprints_.Record(batch.agent_id(), batch.sequence(), print);
-  if (fault_hook_) fault_hook_("after_store");
-  SeeHeartbeats(batch.agent_id(), write.accepted, now_ns);
-  live_->ApplyBatch(*batch_id, &write.accepted);
-  last_batch_id_ = *batch_id;
-  stats_.accepted_events += ack.accepted();
-  stats_.rejected_events += ack.rejections_size();
-  // The rest were left out (OtherShardsHeartbeat).
-  stats_.other_shard_heartbeats += int64_t{batch.events_size()} -
-                                   int64_t{ack.accepted()} -
-                                   ack.rejections_size();
-  SaveSnapshots();
-  SaveJobStates(/*all=*/false);
-  // Best effort: a restart scans more.
-  (void)SaveFleetState(write.received_ns, /*force=*/false);
-  CheckMaintenance(write.received_ns);
-  return ack;
-}
-
 void Ingestor::CheckMaintenance(int64_t now_ns) {
   // The batch is durable: a failure is counted and tried at the next check.
   if (retention_ns_ && now_ns >= next_retention_ns_) (void)RetireLocked();
@@ -448,16 +385,6 @@ void Ingestor::SeeAgent(const std::string& agent, int64_t now_ns) {
   ExpireAgents(now_ns);
 }
 
-void Ingestor::SeeHeartbeats(const std::string& agent,
-                             const std::vector<v1::Event>& accepted,
-                             int64_t now_ns) {
-  for (const v1::Event& e : accepted) {
-    if (!e.has_heartbeat()) continue;
-    stats_.agent_last_heartbeat_ns[agent] = now_ns;
-    return;
-  }
-}
-
 void Ingestor::ExpireAgents(int64_t now_ns) {
   if (!agent_series_ttl_ns_) return;
   std::map<std::string, int64_t>& seen = stats_.agent_last_seen_ns;
@@ -468,45 +395,6 @@ void Ingestor::ExpireAgents(int64_t now_ns) {
     if (silent) stats_.agent_last_heartbeat_ns.erase(it->first);
     it = silent ? seen.erase(it) : std::next(it);
   }
-}
-
-void Ingestor::Judge(v1::Batch* batch_ptr, storage::BatchWrite* write,
-                     v1::Ack* ack) {
-  const v1::Batch& batch = *batch_ptr;
-  write->agent_id = batch.agent_id();
-  write->sequence = batch.sequence();
-  write->received_ns = clock_->NowNanos();
-  if (check_event_times_) limits_.now_ns = write->received_ns;
-  std::unordered_map<std::string, int64_t> ended_in_batch;
-  std::unordered_set<std::string> new_jobs;
-  write->accepted.reserve(batch.events_size());
-  for (int i = 0; i < batch.events_size(); ++i) {
-    const v1::Event& e = batch.events(i);
-    if (OtherShardsHeartbeat(e)) continue;
-    absl::Status s = codec::ValidateEvent(e, limits_);
-    if (!s.ok() && job_limits_ != nullptr) job_limits_->CountInvalidEvent(s);
-    bool held = false;
-    if (s.ok()) s = live_->Admit(e, &ended_in_batch, &held);
-    if (s.ok() && job_limits_ != nullptr) {
-      s = job_limits_->AdmitJob(e, held, live_->job_count(), &new_jobs);
-    }
-    if (s.ok()) {
-      write->accepted.push_back(std::move(*batch_ptr->mutable_events(i)));
-      continue;
-    }
-    v1::Rejection* r = ack->add_rejections();
-    r->set_index(i);
-    r->set_reason(std::string(s.message()));
-    v1::DeadLetter& dead = write->dead_letters.emplace_back();
-    dead.set_agent_id(batch.agent_id());
-    dead.set_sequence(batch.sequence());
-    dead.set_index(i);
-    dead.set_reason(r->reason());
-    *dead.mutable_event() = e;
-    dead.mutable_received()->set_seconds(write->received_ns /
-                                         core::kNanosPerSecond);
-  }
-  ack->set_accepted(static_cast<uint32_t>(write->accepted.size()));
 }
 
 absl::StatusOr<core::FleetReport> Ingestor::Report(
@@ -802,9 +690,7 @@ void Ingestor::set_shard(ShardPosition shard) {
 }
 
 void Ingestor::set_check_event_times(bool check) {
-  absl::MutexLock lock(&mu_);
-  check_event_times_ = check;
-  if (!check) limits_.now_ns.reset();
+  check_event_times_.store(check, std::memory_order_relaxed);
 }
 
 absl::StatusOr<storage::JobImport> Ingestor::ExportJobs(

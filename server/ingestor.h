@@ -7,6 +7,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -18,6 +20,7 @@
 #include "proto/service.pb.h"
 #include "server/batch_fingerprints.h"
 #include "server/ingest_limits.h"
+#include "server/ingest_queue.h"
 #include "server/live_state.h"
 #include "storage/event_store.h"
 #include "util/clock.h"
@@ -29,6 +32,9 @@ namespace goodput::server {
 // Counters of what ingest did, for metrics and tests.
 struct IngestStats {
   int64_t batches = 0;
+  // Store writes of batches (group commit: one for all the agents'
+  // batches that waited for the ingest lock together).
+  int64_t batch_writes = 0;
   int64_t duplicate_batches = 0;  // redelivered, acknowledged again
   int64_t accepted_events = 0;
   int64_t rejected_events = 0;  // kept as dead letters
@@ -155,7 +161,12 @@ class Ingestor {
 
   // Ingests one batch. An error means nothing was stored (the agent
   // retries; InvalidArgument for a batch without agent_id or sequence);
-  // an ack means the batch is durable.
+  // an ack means the batch is durable. Group commit: the batch is
+  // validated on the caller's thread and queued; the caller that next
+  // holds the ingest lock judges every queued batch (up to
+  // kMaxGroupEvents events, one batch per agent) against the live state
+  // and stores them in one store write (one batch id), then applies them
+  // and answers each caller. A failed write fails each batch of it.
   absl::StatusOr<v1::Ack> Ingest(const v1::Batch& batch);
   // The same, moving the accepted events out of `*batch` instead of copying
   // them (the gRPC service's path; `*batch` keeps its other fields).
@@ -286,17 +297,63 @@ class Ingestor {
   WindowStats window_stats();
   // Never waits for the ingest lock.
   IngestHealth health() const;
+  // How many Ingest callers wait for the ingest lock now (their batches
+  // queued for the next group commit).
+  int batches_waiting() const {
+    return ingest_waiting_.load(std::memory_order_relaxed);
+  }
 
  private:
-  // IngestTaking under the lock, at `now_ns`.
-  absl::StatusOr<v1::Ack> IngestLocked(v1::Batch* batch, int64_t now_ns)
+  // The most events one group commit stores (IngestTaking).
+  static constexpr size_t kMaxGroupEvents = 16384;
+  // codec::ValidateEvent of each of `batch`'s events against the limits
+  // and (set_check_event_times) the clock now. Needs no lock.
+  std::vector<absl::Status> Validate(const v1::Batch& batch) const;
+  // A group commit's batch that is stored: its caller, its ack, and
+  // whether it stored a heartbeat.
+  struct Member {
+    IngestQueue::Pending* pending = nullptr;
+    v1::Ack ack;
+    bool heartbeat = false;
+  };
+  // What a group's judgement carries from one of its batches to the next,
+  // as if each were applied before the next is judged.
+  struct GroupJudge {
+    std::unordered_map<std::string, int64_t> ended_in_batch;
+    std::unordered_set<std::string> new_jobs;
+    uint32_t position = 0;  // events of the group's batches before this one
+  };
+  // Judges, stores in one write, applies and answers the batches of
+  // `group` (IngestQueue::Take's), at `now_ns`: each gets its result.
+  void CommitGroup(const std::vector<IngestQueue::Pending*>& group,
+                   int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The result of a batch that stores nothing (a duplicate, a refused
+  // sequence jump), else nullopt; counts the batch and sees its agent.
+  std::optional<absl::StatusOr<v1::Ack>> Screen(const IngestQueue::Pending& p,
+                                                int64_t now_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes `write` (the fault hook's "before_store" and "after_store"
+  // around it) and, once it is stored, advances the members' agents'
+  // sequences and fingerprints.
+  absl::StatusOr<uint64_t> StoreGroup(const storage::BatchWrite& write,
+                                      std::vector<Member>* members)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts a stored member's events in stats_.
+  void Count(const Member& m, int64_t now_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records the outcome of a batch's store write in health_.
   void NoteStoreWrite(const absl::Status& status);
   void SetBusySince(std::optional<int64_t> ns);
-  // Fills `write` and `ack` with the judgement of each event of `batch`.
-  void Judge(v1::Batch* batch, storage::BatchWrite* write, v1::Ack* ack)
+  // Adds the judgement of each event of `p`'s batch to `write` (its
+  // accepted events moved there) and `m`.
+  void Judge(IngestQueue::Pending* p, GroupJudge* judge,
+             storage::BatchWrite* write, Member* m)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Rejects event `index` of `batch` for `s`: a rejection in `ack`, a dead
+  // letter in `write` at key position `position` + `index`.
+  static void Reject(const v1::Batch& batch, int index, const absl::Status& s,
+                     uint32_t position, storage::BatchWrite* write,
+                     v1::Ack* ack);
   // Whether `e` is a heartbeat of another shard's host (set_shard).
   bool OtherShardsHeartbeat(const v1::Event& e) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -309,11 +366,6 @@ class Ingestor {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records `agent`'s batch at `now_ns`, then ExpireAgents if due.
   void SeeAgent(const std::string& agent, int64_t now_ns)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Records `agent`'s batch at `now_ns` as its last heartbeat if
-  // `accepted` has one.
-  void SeeHeartbeats(const std::string& agent,
-                     const std::vector<v1::Event>& accepted, int64_t now_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Forgets agents silent longer than the series TTL.
   void ExpireAgents(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -439,7 +491,8 @@ class Ingestor {
   IngestHealth health_ ABSL_GUARDED_BY(health_mu_);
   absl::Mutex mu_;
   LiveState* live_ ABSL_GUARDED_BY(mu_);
-  codec::ValidationLimits limits_ ABSL_GUARDED_BY(mu_);
+  const codec::ValidationLimits limits_;  // now_ns unset
+  IngestQueue queue_;
   std::map<std::string, uint64_t> agent_sequence_ ABSL_GUARDED_BY(mu_);
   BatchFingerprints fingerprints_ ABSL_GUARDED_BY(mu_);
   FaultHook fault_hook_ ABSL_GUARDED_BY(mu_);
@@ -464,7 +517,7 @@ class Ingestor {
   IngestStats stats_ ABSL_GUARDED_BY(mu_);
   WindowStats window_stats_ ABSL_GUARDED_BY(mu_);
   uint64_t last_batch_id_ ABSL_GUARDED_BY(mu_) = 0;
-  bool check_event_times_ ABSL_GUARDED_BY(mu_) = true;
+  std::atomic<bool> check_event_times_{true};
   std::optional<ShardPosition> shard_ ABSL_GUARDED_BY(mu_);
   std::optional<int64_t> retention_ns_ ABSL_GUARDED_BY(mu_);
   int64_t next_retention_ns_ ABSL_GUARDED_BY(mu_) = 0;  // next check

@@ -34,13 +34,23 @@ inline constexpr char kEvictedTotalsMeta[] = "evicted";
 // is this far past its time, and reads only the late batches after that.
 inline constexpr int64_t kFleetLateNanos = 300'000'000'000;  // 5 min
 
-// Everything one acknowledged ingest batch writes, atomically.
+// Everything one acknowledged ingest batch writes, atomically: one
+// agent's batch, or (the Ingestor's group commit) several agents' batches
+// stored as one, under one batch id.
 struct BatchWrite {
   std::string agent_id;
   uint64_t sequence = 0;
   int64_t received_ns = 0;
   std::vector<v1::Event> accepted;  // in batch order
   std::vector<v1::DeadLetter> dead_letters;
+  // Group commit: the other agents' batches in this write, each agent's
+  // new high-water sequence; their accepted events follow the first's
+  // (`agent_id`'s) in `accepted`, each batch's in order.
+  std::vector<std::pair<std::string, uint64_t>> more_agents;
+  // The key position of each of `dead_letters` (storage/KEY_LAYOUT.md,
+  // `dead_letters`): its index plus the events of the write's batches
+  // before its own. Empty: each one's index.
+  std::vector<uint32_t> dead_letter_positions;
 };
 
 // What a cluster member takes over from a partition snapshot

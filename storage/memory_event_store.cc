@@ -16,6 +16,9 @@ absl::StatusOr<uint64_t> MemoryEventStore::Write(const BatchWrite& batch) {
   }
   batches_.push_back(batch.accepted);
   agents_[batch.agent_id] = batch.sequence;
+  for (const auto& [agent, sequence] : batch.more_agents) {
+    agents_[agent] = sequence;
+  }
   dead_letters_.insert(dead_letters_.end(), batch.dead_letters.begin(),
                        batch.dead_letters.end());
   return batches_.size();

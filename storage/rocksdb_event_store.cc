@@ -771,12 +771,17 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
                                   key, events, job_highs, &wb);
   const std::optional<int64_t> fleet_high = NoteFleetEvents(batch, key, &wb);
   wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n, fleet_high));
-  std::string seq;
-  PutBigEndian(batch.sequence, 8, &seq);
-  wb.Put(handles_[kAgents], batch.agent_id, seq);
-  for (const v1::DeadLetter& d : batch.dead_letters) {
+  PutAgentSequence(batch.agent_id, batch.sequence, &wb);
+  for (const auto& [agent, sequence] : batch.more_agents) {
+    PutAgentSequence(agent, sequence, &wb);
+  }
+  for (size_t i = 0; i < batch.dead_letters.size(); ++i) {
+    const v1::DeadLetter& d = batch.dead_letters[i];
     std::string dkey = key;
-    PutBigEndian(d.index(), 4, &dkey);
+    PutBigEndian(i < batch.dead_letter_positions.size()
+                     ? batch.dead_letter_positions[i]
+                     : d.index(),
+                 4, &dkey);
     wb.Put(handles_[kDeadLetters], dkey, d.SerializeAsString());
   }
   rocksdb::WriteOptions wo;
@@ -790,6 +795,14 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   // the agent resends (and goodputd then acknowledges as a duplicate).
   if (s = marker_->Record(id); !s.ok()) return s;
   return id;
+}
+
+void RocksDbEventStore::PutAgentSequence(const std::string& agent,
+                                         uint64_t sequence,
+                                         rocksdb::WriteBatch* wb) {
+  std::string seq;
+  PutBigEndian(sequence, 8, &seq);
+  wb->Put(handles_[kAgents], agent, seq);
 }
 
 uint64_t RocksDbEventStore::LastBatchId() { return next_batch_id_ - 1; }

@@ -141,6 +141,9 @@ class RocksDbEventStore : public EventStore {
                     std::vector<rocksdb::ColumnFamilyHandle*> handles,
                     Options options);
   absl::Status LoadNextBatchId();
+  // Puts `agent`'s high-water `sequence` in `wb` (Write).
+  void PutAgentSequence(const std::string& agent, uint64_t sequence,
+                        rocksdb::WriteBatch* wb);
   // Write's part for the batch's fleet events: puts its fleet_late key in
   // `wb` if one is late, and returns the newest heartbeat time through it.
   // Requires marks_mu_.
