@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -29,6 +30,10 @@ class IngestQueue {
     uint64_t print = 0;  // BatchFingerprints::Of(*batch)
     // codec::ValidateEvent of each of the batch's events, in order.
     std::vector<absl::Status> validity;
+    // The events' serializations back to back (`wire`), each ending at
+    // its `wire_ends` entry: stored as they are (BatchWrite::accepted_wire).
+    std::string wire;
+    std::vector<uint32_t> wire_ends;
     // Set, under the ingest lock, by the holder that took it.
     std::optional<absl::StatusOr<v1::Ack>> result;
   };

@@ -162,7 +162,7 @@ class Ingestor {
   // Ingests one batch. An error means nothing was stored (the agent
   // retries; InvalidArgument for a batch without agent_id or sequence);
   // an ack means the batch is durable. Group commit: the batch is
-  // validated on the caller's thread and queued; the caller that next
+  // validated and serialized on the caller's thread and queued; the caller that next
   // holds the ingest lock judges every queued batch (up to
   // kMaxGroupEvents events, one batch per agent) against the live state
   // and stores them in one store write (one batch id), then applies them
@@ -306,9 +306,12 @@ class Ingestor {
  private:
   // The most events one group commit stores (IngestTaking).
   static constexpr size_t kMaxGroupEvents = 16384;
-  // codec::ValidateEvent of each of `batch`'s events against the limits
-  // and (set_check_event_times) the clock now. Needs no lock.
-  std::vector<absl::Status> Validate(const v1::Batch& batch) const;
+  // What IngestTaking does before the lock: `pending`'s validity (codec::
+  // ValidateEvent of each of `batch`'s events against the limits and, with
+  // set_check_event_times, the clock now) and wire bytes.
+  void Prepare(const v1::Batch& batch, IngestQueue::Pending* pending) const;
+  // Event `index`'s serialization in `p.wire`.
+  static absl::string_view Wire(const IngestQueue::Pending& p, int index);
   // A group commit's batch that is stored: its caller, its ack, and
   // whether it stored a heartbeat.
   struct Member {

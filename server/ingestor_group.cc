@@ -1,5 +1,5 @@
-// The Ingestor's ingest path: each batch is fingerprinted and validated on
-// its caller's thread, queued (IngestQueue), and stored by whoever holds the
+// The Ingestor's ingest path: each batch is fingerprinted, validated and
+// serialized for the store on its caller's thread, queued (IngestQueue), and stored by whoever holds the
 // ingest lock together with the other batches waiting then, in one store
 // write (group commit, docs/delivery.md).
 #include <utility>
@@ -23,7 +23,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch) {
   IngestQueue::Pending pending;
   pending.batch = batch;
   pending.print = BatchFingerprints::Of(*batch);
-  pending.validity = Validate(*batch);
+  Prepare(*batch, &pending);
   queue_.Push(&pending);
   ingest_waiting_.fetch_add(1, std::memory_order_relaxed);
   absl::MutexLock lock(&mu_);
@@ -39,17 +39,26 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch) {
   return *std::move(pending.result);
 }
 
-std::vector<absl::Status> Ingestor::Validate(const v1::Batch& batch) const {
+void Ingestor::Prepare(const v1::Batch& batch,
+                       IngestQueue::Pending* pending) const {
   codec::ValidationLimits limits = limits_;
   if (check_event_times_.load(std::memory_order_relaxed)) {
     limits.now_ns = clock_->NowNanos();
   }
-  std::vector<absl::Status> validity;
-  validity.reserve(static_cast<size_t>(batch.events_size()));
+  const size_t n = static_cast<size_t>(batch.events_size());
+  pending->validity.reserve(n);
+  pending->wire_ends.reserve(n);
+  size_t bytes = 0;
   for (const v1::Event& e : batch.events()) {
-    validity.push_back(codec::ValidateEvent(e, limits));
+    pending->validity.push_back(codec::ValidateEvent(e, limits));
+    bytes += e.ByteSizeLong();  // caches the sizes serialized below
+    pending->wire_ends.push_back(static_cast<uint32_t>(bytes));
   }
-  return validity;
+  pending->wire.resize(bytes);
+  uint8_t* p = reinterpret_cast<uint8_t*>(pending->wire.data());
+  for (const v1::Event& e : batch.events()) {
+    p = e.SerializeWithCachedSizesToArray(p);
+  }
 }
 
 void Ingestor::CommitGroup(const std::vector<IngestQueue::Pending*>& group,
@@ -59,6 +68,7 @@ void Ingestor::CommitGroup(const std::vector<IngestQueue::Pending*>& group,
   size_t events = 0;
   for (const IngestQueue::Pending* p : group) events += p->validity.size();
   write.accepted.reserve(events);
+  write.accepted_wire.reserve(events);
   GroupJudge judge;
   std::vector<Member> members;
   for (IngestQueue::Pending* p : group) {
@@ -153,6 +163,7 @@ void Ingestor::Judge(IngestQueue::Pending* p, GroupJudge* judge,
     if (s.ok()) {
       m->heartbeat = m->heartbeat || e.has_heartbeat();
       write->accepted.push_back(std::move(e));
+      write->accepted_wire.push_back(Wire(*p, i));
       ++accepted;
       continue;
     }
@@ -160,6 +171,12 @@ void Ingestor::Judge(IngestQueue::Pending* p, GroupJudge* judge,
   }
   m->ack.set_accepted(accepted);
   judge->position += static_cast<uint32_t>(batch.events_size());
+}
+
+absl::string_view Ingestor::Wire(const IngestQueue::Pending& p, int index) {
+  const size_t i = static_cast<size_t>(index);
+  const uint32_t begin = i == 0 ? 0 : p.wire_ends[i - 1];
+  return absl::string_view(p.wire).substr(begin, p.wire_ends[i] - begin);
 }
 
 void Ingestor::Reject(const v1::Batch& batch, int index, const absl::Status& s,

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/event.pb.h"
 #include "proto/service.pb.h"
 #include "proto/storage.pb.h"
@@ -42,6 +43,10 @@ struct BatchWrite {
   uint64_t sequence = 0;
   int64_t received_ns = 0;
   std::vector<v1::Event> accepted;  // in batch order
+  // Each of `accepted`'s serialization (its v1::Event wire bytes), if the
+  // caller made them (the Ingestor does, before it takes its lock); they
+  // must outlive Write. Empty (or not one per event): Write serializes.
+  std::vector<absl::string_view> accepted_wire;
   std::vector<v1::DeadLetter> dead_letters;
   // Group commit: the other agents' batches in this write, each agent's
   // new high-water sequence; their accepted events follow the first's

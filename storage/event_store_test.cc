@@ -243,6 +243,47 @@ TEST_P(EventStoreTest, AgentSequencesAndEmptyBatches) {
   EXPECT_EQ(*seqs, (std::map<std::string, uint64_t>{{"a", 4}, {"b", 1}}));
 }
 
+// A group commit's write (the Ingestor's): several agents' sequences, dead
+// letters at their own positions, and the events' wire bytes given.
+TEST_P(EventStoreTest, AWriteOfSeveralAgentsBatchesKeepsEachOnesParts) {
+  BatchWrite b;
+  b.agent_id = "a";
+  b.sequence = 3;
+  b.more_agents = {{"b", 7}, {"c", 1}};
+  b.accepted = ParseEvents(Timeline(R"(
+10:00:00 {"job_id":"j","started":{}}
+10:00:01 {"job_id":"k","started":{}}
+10:00:02 {"job_id":"j","step":{"step":1}}
+)"));
+  std::vector<std::string> wires;
+  for (const v1::Event& e : b.accepted) wires.push_back(e.SerializeAsString());
+  // Stored as given: the wire of j's step says step 2.
+  v1::Event two = b.accepted[2];
+  two.mutable_step()->set_step(2);
+  wires[2] = two.SerializeAsString();
+  for (const std::string& w : wires) b.accepted_wire.push_back(w);
+  for (const char* agent : {"b", "c"}) {
+    v1::DeadLetter& d = b.dead_letters.emplace_back();
+    d.set_agent_id(agent);
+    d.set_index(0);
+  }
+  b.dead_letter_positions = {0, 5};
+  ASSERT_TRUE(store_->Write(b).ok());
+  auto sequences = store_->AgentSequences();
+  ASSERT_TRUE(sequences.ok());
+  EXPECT_EQ(*sequences, (std::map<std::string, uint64_t>{
+                            {"a", 3}, {"b", 7}, {"c", 1}}));
+  std::vector<v1::DeadLetter> dead;
+  uint64_t total = 0;
+  ASSERT_TRUE(store_->DeadLetters(10, &dead, &total).ok());
+  EXPECT_EQ(total, 2u);
+  std::vector<v1::Event> j;
+  ASSERT_TRUE(store_->ReadJob("j", 0, 1, &j).ok());
+  ASSERT_EQ(j.size(), 2u);
+  // The in-memory fake keeps the events themselves.
+  EXPECT_EQ(j[1].step().step(), rocks() ? 2 : 1);
+}
+
 TEST_P(EventStoreTest, DeadLettersKeepReasonAndEvent) {
   BatchWrite b;
   b.agent_id = "a";

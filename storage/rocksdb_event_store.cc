@@ -154,6 +154,7 @@ constexpr uint32_t kHighEventNsTag =
 // the events. Sized first and written in place (a string stream would
 // grow, and zero-fill, the buffer step by step).
 void EncodeJobEvents(const std::vector<const v1::Event*>& events,
+                     const std::vector<absl::string_view>& wires,
                      int64_t min_ns, std::optional<int64_t> high_ns,
                      std::string* out) {
   using google::protobuf::io::CodedOutputStream;
@@ -167,8 +168,9 @@ void EncodeJobEvents(const std::vector<const v1::Event*>& events,
     size += CodedOutputStream::VarintSize32(kHighEventNsTag) +
             CodedOutputStream::VarintSize64(high_v);
   }
-  for (const v1::Event* e : events) {
-    const size_t n = e->ByteSizeLong();  // caches the sizes written below
+  for (size_t i = 0; i < events.size(); ++i) {
+    // Without its wire bytes, ByteSizeLong caches the sizes written below.
+    const size_t n = wires.empty() ? events[i]->ByteSizeLong() : wires[i].size();
     size += CodedOutputStream::VarintSize32(kEventTag) +
             CodedOutputStream::VarintSize32(static_cast<uint32_t>(n)) + n;
   }
@@ -180,11 +182,17 @@ void EncodeJobEvents(const std::vector<const v1::Event*>& events,
     p = CodedOutputStream::WriteTagToArray(kHighEventNsTag, p);
     p = CodedOutputStream::WriteVarint64ToArray(high_v, p);
   }
-  for (const v1::Event* e : events) {
+  for (size_t i = 0; i < events.size(); ++i) {
     p = CodedOutputStream::WriteTagToArray(kEventTag, p);
+    if (wires.empty()) {
+      p = CodedOutputStream::WriteVarint32ToArray(
+          static_cast<uint32_t>(events[i]->GetCachedSize()), p);
+      p = events[i]->SerializeWithCachedSizesToArray(p);
+      continue;
+    }
     p = CodedOutputStream::WriteVarint32ToArray(
-        static_cast<uint32_t>(e->GetCachedSize()), p);
-    p = e->SerializeWithCachedSizesToArray(p);
+        static_cast<uint32_t>(wires[i].size()), p);
+    p = std::copy(wires[i].begin(), wires[i].end(), p);
   }
 }
 
@@ -212,6 +220,7 @@ struct JobHighs {
 // Reused buffers of one PutJobEvents call.
 struct RunBuffers {
   std::vector<const v1::Event*> run;  // one job's events of the batch
+  std::vector<absl::string_view> run_wires;  // their wire bytes, if given
   std::string prefix, key, value;
 };
 
@@ -240,7 +249,7 @@ void PutJobRun(rocksdb::ColumnFamilyHandle* family,
       highs.fresh->emplace_back(b->prefix, *high);
     }
   }
-  EncodeJobEvents(b->run, min_ns, high, &b->value);
+  EncodeJobEvents(b->run, b->run_wires, min_ns, high, &b->value);
   wb->Put(family, b->key, b->value);
   if (before.cached == nullptr) wb->Put(heads, b->prefix, batch_key);
 }
@@ -274,20 +283,26 @@ std::vector<JobRef> GroupByJob(const std::vector<const v1::Event*>& events) {
 
 // Adds to `wb` one job_events record per job of `events` (heartbeats and
 // events without a body left out), under batch key `batch_key`, and the
-// job_heads key of each job `highs` does not know to have one. Returns how
-// many events it stored.
+// job_heads key of each job `highs` does not know to have one. `wires`:
+// each event's serialization (BatchWrite::accepted_wire); unless there is
+// one per event, they are serialized here. Returns how many events it
+// stored.
 uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
                       rocksdb::ColumnFamilyHandle* heads,
                       const std::string& batch_key,
                       const std::vector<const v1::Event*>& events,
+                      const std::vector<absl::string_view>& wires,
                       const JobHighs& highs, rocksdb::WriteBatch* wb) {
   const std::vector<JobRef> by_job = GroupByJob(events);
+  const bool have_wires = wires.size() == events.size();
   RunBuffers b;
   for (size_t i = 0; i < by_job.size();) {
     b.run.clear();
+    b.run_wires.clear();
     size_t j = i;
     for (; j < by_job.size() && *by_job[j].job_id == *by_job[i].job_id; ++j) {
       b.run.push_back(events[by_job[j].index]);
+      if (have_wires) b.run_wires.push_back(wires[by_job[j].index]);
     }
     const std::string& job_id = *by_job[i].job_id;
     b.prefix.clear();
@@ -728,7 +743,7 @@ absl::Status RocksDbEventStore::MigrateBatch(
   for (const v1::Event& e : stored->events()) events.push_back(&e);
   rocksdb::WriteBatch wb;
   const uint32_t n = PutJobEvents(handles_[kJobEvents], handles_[kJobHeads],
-                                  key, events, JobHighs(), &wb);
+                                  key, events, {}, JobHighs(), &wb);
   internal::v1::StoredBatch rewritten;
   rewritten.set_agent_id(stored->agent_id());
   rewritten.set_sequence(stored->sequence());
@@ -767,8 +782,9 @@ absl::StatusOr<uint64_t> RocksDbEventStore::Write(const BatchWrite& batch) {
   job_highs.late = handles_[kJobLate];
   job_highs.updated = &updated;
   job_highs.fresh = &fresh;
-  const uint32_t n = PutJobEvents(handles_[kJobEvents], handles_[kJobHeads],
-                                  key, events, job_highs, &wb);
+  const uint32_t n =
+      PutJobEvents(handles_[kJobEvents], handles_[kJobHeads], key, events,
+                   batch.accepted_wire, job_highs, &wb);
   const std::optional<int64_t> fleet_high = NoteFleetEvents(batch, key, &wb);
   wb.Put(handles_[kBatches], key, EncodeStoredBatch(batch, n, fleet_high));
   PutAgentSequence(batch.agent_id, batch.sequence, &wb);
