@@ -1,8 +1,6 @@
 #include "server/ingestor.h"
 
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"

@@ -98,8 +98,9 @@ struct IngestHealth {
 class Ingestor {
  public:
   // Named fault-injection points (tests, and goodputd --fault): called
-  // with "before_store" once a batch is judged and before its write, and
-  // with "after_store" once it is durable and before its ack;
+  // with "before_store" once a batch (a group commit's batches) is judged
+  // and before its write, and with "after_store" once it is durable and
+  // before its ack;
   // "before_states" and "after_states" around a write of running jobs'
   // state records (after the batch's write, before its ack); "report_cut"
   // when a report as of now has taken its cut of the live state and
@@ -162,11 +163,11 @@ class Ingestor {
   // Ingests one batch. An error means nothing was stored (the agent
   // retries; InvalidArgument for a batch without agent_id or sequence);
   // an ack means the batch is durable. Group commit: the batch is
-  // validated and serialized on the caller's thread and queued; the caller that next
-  // holds the ingest lock judges every queued batch (up to
-  // kMaxGroupEvents events, one batch per agent) against the live state
-  // and stores them in one store write (one batch id), then applies them
-  // and answers each caller. A failed write fails each batch of it.
+  // validated and serialized on the caller's thread and queued; the caller that
+  // next holds the ingest lock judges every queued batch (up to kMaxGroupEvents
+  // events, one batch per agent) against the live state and stores them in one
+  // store write (one batch id), then applies them and answers each caller. A
+  // failed write fails each batch of it.
   absl::StatusOr<v1::Ack> Ingest(const v1::Batch& batch);
   // The same, moving the accepted events out of `*batch` instead of copying
   // them (the gRPC service's path; `*batch` keeps its other fields).

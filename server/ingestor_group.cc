@@ -1,7 +1,7 @@
 // The Ingestor's ingest path: each batch is fingerprinted, validated and
-// serialized for the store on its caller's thread, queued (IngestQueue), and stored by whoever holds the
-// ingest lock together with the other batches waiting then, in one store
-// write (group commit, docs/delivery.md).
+// serialized for the store on its caller's thread, queued (IngestQueue), and
+// stored by whoever holds the ingest lock together with the other batches
+// waiting then, in one store write (group commit, docs/delivery.md).
 #include <utility>
 
 #include "absl/strings/str_cat.h"

@@ -20,7 +20,6 @@ namespace goodput::server {
 namespace {
 
 using ::goodput::core::testing::JobEvents;
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
@@ -79,8 +78,8 @@ class GroupCommitTest : public ::testing::Test {
   // Ingests `first` on one thread and, while it holds the ingest lock
   // after its store write (the "after_store" fault hook) until they all
   // wait for the lock, `rest` on a thread each: `rest` make the next
-  // group, queued in their order. `then` (if set) runs once they wait. Returns each batch's
-  // result, `first`'s first.
+  // group, queued in their order. `then` (if set) runs once they wait. Returns
+  // each batch's result, `first`'s first.
   std::vector<absl::StatusOr<v1::Ack>> SendTogether(
       v1::Batch first, std::vector<v1::Batch> rest,
       const std::function<void()>& then = nullptr) {
@@ -158,10 +157,9 @@ TEST_F(GroupCommitTest, BatchesWaitingTogetherAreOneWrite) {
 
 TEST_F(GroupCommitTest, RejectionsOfAGroupKeepTheirOwnIndexes) {
   const v1::Event ok = JobEvents("b", "10:00:00 {\"started\":{}}")[0];
-  const auto results =
-      SendTogether(MakeBatch("agent-a", 1, {ok}),
-                   {MakeBatch("agent-b", 1, {Invalid(), ok}),
-                    MakeBatch("agent-c", 1, {Invalid()})});
+  const auto results = SendTogether(MakeBatch("agent-a", 1, {ok}),
+                                    {MakeBatch("agent-b", 1, {Invalid(), ok}),
+                                     MakeBatch("agent-c", 1, {Invalid()})});
   for (const auto& r : results) ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(results[1]->rejections_size(), 1);
   EXPECT_EQ(results[1]->rejections(0).index(), 0u);
@@ -209,7 +207,8 @@ TEST_F(GroupCommitTest, DuplicatesAndJumpsOfAGroupStoreNothing) {
   ASSERT_TRUE(ingestor_->Ingest(one).ok());
   const auto results = SendTogether(
       MakeBatch("agent-a", 1, JobEvents("a", "10:00:00 {\"started\":{}}")),
-      {one, MakeBatch("agent-c", 50, JobEvents("c", "10:00:00 {\"started\":{}}")),
+      {one,
+       MakeBatch("agent-c", 50, JobEvents("c", "10:00:00 {\"started\":{}}")),
        MakeBatch("agent-d", 1, JobEvents("d", "10:00:00 {\"started\":{}}"))});
   ASSERT_TRUE(results[1].ok()) << results[1].status();
   EXPECT_TRUE(results[1]->duplicate());
@@ -238,10 +237,9 @@ TEST_F(FailedGroupTest, AFailedWriteFailsEachBatchOfItAndStoresNone) {
   v1::Batch c = MakeBatch("agent-c", 1, JobEvents("c", R"(
 10:00:00 {"started":{}}
 )"));
-  const auto results =
-      SendTogether(MakeBatch("agent-a", 1, {}), {b, c}, [&] {
-        memory_->FailNextWrite(absl::UnavailableError("disk full"));
-      });
+  const auto results = SendTogether(MakeBatch("agent-a", 1, {}), {b, c}, [&] {
+    memory_->FailNextWrite(absl::UnavailableError("disk full"));
+  });
   ASSERT_TRUE(results[0].ok());
   EXPECT_THAT(results[1].status().message(), HasSubstr("disk full"));
   EXPECT_THAT(results[2].status().message(), HasSubstr("disk full"));

@@ -271,8 +271,8 @@ TEST_P(EventStoreTest, AWriteOfSeveralAgentsBatchesKeepsEachOnesParts) {
   ASSERT_TRUE(store_->Write(b).ok());
   auto sequences = store_->AgentSequences();
   ASSERT_TRUE(sequences.ok());
-  EXPECT_EQ(*sequences, (std::map<std::string, uint64_t>{
-                            {"a", 3}, {"b", 7}, {"c", 1}}));
+  EXPECT_EQ(*sequences,
+            (std::map<std::string, uint64_t>{{"a", 3}, {"b", 7}, {"c", 1}}));
   std::vector<v1::DeadLetter> dead;
   uint64_t total = 0;
   ASSERT_TRUE(store_->DeadLetters(10, &dead, &total).ok());

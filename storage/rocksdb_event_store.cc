@@ -170,7 +170,8 @@ void EncodeJobEvents(const std::vector<const v1::Event*>& events,
   }
   for (size_t i = 0; i < events.size(); ++i) {
     // Without its wire bytes, ByteSizeLong caches the sizes written below.
-    const size_t n = wires.empty() ? events[i]->ByteSizeLong() : wires[i].size();
+    const size_t n =
+        wires.empty() ? events[i]->ByteSizeLong() : wires[i].size();
     size += CodedOutputStream::VarintSize32(kEventTag) +
             CodedOutputStream::VarintSize32(static_cast<uint32_t>(n)) + n;
   }
@@ -219,7 +220,7 @@ struct JobHighs {
 
 // Reused buffers of one PutJobEvents call.
 struct RunBuffers {
-  std::vector<const v1::Event*> run;  // one job's events of the batch
+  std::vector<const v1::Event*> run;         // one job's events of the batch
   std::vector<absl::string_view> run_wires;  // their wire bytes, if given
   std::string prefix, key, value;
 };
