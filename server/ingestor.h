@@ -35,6 +35,10 @@ struct IngestStats {
   // Store writes of batches (group commit: one for all the agents'
   // batches that waited for the ingest lock together).
   int64_t batch_writes = 0;
+  // Server-clock time the ingest path held the ingest lock for batches
+  // (judging, storing and applying each group): near the elapsed time,
+  // ingest is saturated and agents' batches queue.
+  int64_t busy_ns = 0;
   int64_t duplicate_batches = 0;  // redelivered, acknowledged again
   int64_t accepted_events = 0;
   int64_t rejected_events = 0;  // kept as dead letters

@@ -34,6 +34,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch) {
     const int64_t now_ns = clock_->NowNanos();
     SetBusySince(now_ns);
     CommitGroup(queue_.Take(kMaxGroupEvents), now_ns);
+    stats_.busy_ns += clock_->NowNanos() - now_ns;
     SetBusySince(std::nullopt);
   }
   return *std::move(pending.result);

@@ -83,15 +83,12 @@ class GroupCommitTest : public ::testing::Test {
   std::vector<absl::StatusOr<v1::Ack>> SendTogether(
       v1::Batch first, std::vector<v1::Batch> rest,
       const std::function<void()>& then = nullptr) {
-    absl::Notification holding;
+    absl::Notification holding, release;
     std::atomic<bool> once{false};
-    const size_t waiters = rest.size();
     ingestor_->set_fault_hook([&](const char* point) {
       if (std::string(point) != "after_store" || once.exchange(true)) return;
       holding.Notify();
-      while (ingestor_->batches_waiting() < static_cast<int>(waiters)) {
-        std::this_thread::yield();
-      }
+      release.WaitForNotification();
       if (then) then();
     });
     std::vector<absl::StatusOr<v1::Ack>> results(
@@ -99,6 +96,7 @@ class GroupCommitTest : public ::testing::Test {
     std::vector<std::thread> threads;
     threads.emplace_back([&] { results[0] = ingestor_->IngestTaking(&first); });
     holding.WaitForNotification();
+    // The lock is held until `release`: the waiting count only grows.
     for (size_t i = 0; i < rest.size(); ++i) {
       threads.emplace_back(
           [&, i] { results[i + 1] = ingestor_->IngestTaking(&rest[i]); });
@@ -107,6 +105,7 @@ class GroupCommitTest : public ::testing::Test {
         std::this_thread::yield();
       }
     }
+    release.Notify();
     for (std::thread& t : threads) t.join();
     ingestor_->set_fault_hook(nullptr);
     return results;
@@ -144,6 +143,7 @@ TEST_F(GroupCommitTest, BatchesWaitingTogetherAreOneWrite) {
   EXPECT_EQ(b.size(), 2u);
   const IngestStats stats = ingestor_->stats();
   EXPECT_EQ(stats.batches, 3);
+  EXPECT_EQ(stats.batch_writes, 2);
   EXPECT_EQ(stats.accepted_events, 4);
 
   // A restart knows both agents' sequences: their resends are duplicates.
@@ -153,6 +153,16 @@ TEST_F(GroupCommitTest, BatchesWaitingTogetherAreOneWrite) {
   ASSERT_TRUE(ack.ok()) << ack.status();
   EXPECT_TRUE(ack->duplicate());
   EXPECT_EQ(store_->LastBatchId(), 2u);
+}
+
+TEST_F(GroupCommitTest, BusyTimeIsTheServerTimeTheLockWasHeldForBatches) {
+  // The clock moves 7 s while the first batch holds the lock, and 2 s
+  // between batches (no batch holds it then).
+  SendTogether(MakeBatch("agent-a", 1, {}), {MakeBatch("agent-b", 1, {})},
+               [&] { clock_.Advance(7 * core::kNanosPerSecond); });
+  clock_.Advance(2 * core::kNanosPerSecond);
+  ASSERT_TRUE(ingestor_->Ingest(MakeBatch("agent-c", 1, {})).ok());
+  EXPECT_EQ(ingestor_->stats().busy_ns, 7 * core::kNanosPerSecond);
 }
 
 TEST_F(GroupCommitTest, RejectionsOfAGroupKeepTheirOwnIndexes) {

@@ -288,6 +288,9 @@ TEST_F(MetricsDocTest, EndedJobsCountersEqualTheReportTimesChips) {
     }
   }
   EXPECT_EQ(Sum(text, "goodput_ingest_batches_total", {"duplicate"}), 1);
+  // One agent, one batch at a time: a write per stored batch.
+  EXPECT_EQ(Sum(text, "goodput_ingest_store_writes_total"),
+            Sum(text, "goodput_ingest_batches_total", {"stored"}));
   EXPECT_EQ(Sum(text, "goodput_dead_letters_total"), 1);
   EXPECT_EQ(Sum(text, "goodput_ingest_late_events_total"), 1);
   EXPECT_EQ(Sum(text, "goodput_duplicate_events_total"), 1);

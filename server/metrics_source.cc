@@ -33,6 +33,20 @@ void AddBatchFamilies(const IngestStats& s,
   out->push_back(std::move(batches));
   out->push_back(std::move(events));
   out->push_back(std::move(dead));
+  auto writes = NewFamily(
+      "goodput_ingest_store_writes_total",
+      "Store writes of agents' batches: batches that waited for the ingest "
+      "lock together are stored in one (group commit).",
+      MetricKind::kCounter);
+  AddSample(&writes, {}, s.batch_writes);
+  auto busy = NewFamily(
+      "goodput_ingest_busy_seconds_total",
+      "Server time the ingest path held the ingest lock for batches; a rate "
+      "near 1 means ingest is saturated.",
+      MetricKind::kCounter);
+  AddSample(&busy, {}, static_cast<double>(s.busy_ns) * 1e-9);
+  out->push_back(std::move(writes));
+  out->push_back(std::move(busy));
 }
 
 void AddMemoryFamily(size_t live_jobs, int64_t evicted_jobs,
