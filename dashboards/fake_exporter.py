@@ -110,6 +110,9 @@ def _ingest_families():
         "goodput_ingest_events_total": ("counter", [
             ('result="accepted"', _counter(100)),
             ('result="rejected"', _counter(0.5))]),
+        "goodput_ingest_store_writes_total": ("counter", [("", _counter(1))]),
+        "goodput_ingest_busy_seconds_total": ("counter", [
+            ("", _counter(0.2))]),
         "goodput_ingest_late_events_total": ("counter", [("", _counter(0))]),
         "goodput_dead_letters_total": ("counter", [("", _counter(0.5))]),
         "goodput_agent_last_seen_timestamp_seconds": (
