@@ -4,13 +4,11 @@
 
 namespace goodput::server {
 
-uint64_t BatchFingerprints::Of(const v1::Batch& batch) {
-  const int n = batch.events_size();
-  if (n == 0) return 0;
-  const std::string first = batch.events(0).SerializeAsString();
-  const std::string last = batch.events(n - 1).SerializeAsString();
+uint64_t BatchFingerprints::Of(int events, absl::string_view first,
+                               absl::string_view last) {
+  if (events == 0) return 0;
   const uint32_t crc = Crc32c(last, Crc32c(first));
-  return (static_cast<uint64_t>(n) << 32) | crc;
+  return (static_cast<uint64_t>(events) << 32) | crc;
 }
 
 void BatchFingerprints::Record(const std::string& agent, uint64_t sequence,

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "proto/service.pb.h"
+#include "absl/strings/string_view.h"
 
 namespace goodput::server {
 
@@ -27,10 +27,12 @@ class BatchFingerprints {
 
   enum class Match { kUnknown, kSame, kDiffers };
 
-  // The fingerprint of `batch`'s events: their count and the CRC-32C of
-  // the first and last event's serialization (a clone's batch differs in
-  // its events' times and contents).
-  static uint64_t Of(const v1::Batch& batch);
+  // The fingerprint of a batch of `events` events whose first and last
+  // serialize to `first` and `last`: the count and the CRC-32C of the two
+  // (a clone's batch differs in its events' times and contents); 0 for no
+  // event.
+  static uint64_t Of(int events, absl::string_view first,
+                     absl::string_view last);
 
   // Remembers batch `sequence` of `agent` (acknowledged).
   void Record(const std::string& agent, uint64_t sequence,

@@ -27,7 +27,7 @@ class IngestQueue {
  public:
   struct Pending {
     v1::Batch* batch = nullptr;
-    uint64_t print = 0;  // BatchFingerprints::Of(*batch)
+    uint64_t print = 0;  // BatchFingerprints::Of its events' `wire`
     // codec::ValidateEvent of each of the batch's events, in order.
     std::vector<absl::Status> validity;
     // The events' serializations back to back (`wire`), each ending at

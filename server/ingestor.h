@@ -313,7 +313,8 @@ class Ingestor {
   static constexpr size_t kMaxGroupEvents = 16384;
   // What IngestTaking does before the lock: `pending`'s validity (codec::
   // ValidateEvent of each of `batch`'s events against the limits and, with
-  // set_check_event_times, the clock now) and wire bytes.
+  // set_check_event_times, the clock now), wire bytes and fingerprint (of
+  // those bytes).
   void Prepare(const v1::Batch& batch, IngestQueue::Pending* pending) const;
   // Event `index`'s serialization in `p.wire`.
   static absl::string_view Wire(const IngestQueue::Pending& p, int index);

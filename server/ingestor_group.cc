@@ -22,7 +22,6 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch) {
   }
   IngestQueue::Pending pending;
   pending.batch = batch;
-  pending.print = BatchFingerprints::Of(*batch);
   Prepare(*batch, &pending);
   queue_.Push(&pending);
   ingest_waiting_.fetch_add(1, std::memory_order_relaxed);
@@ -59,6 +58,11 @@ void Ingestor::Prepare(const v1::Batch& batch,
   uint8_t* p = reinterpret_cast<uint8_t*>(pending->wire.data());
   for (const v1::Event& e : batch.events()) {
     p = e.SerializeWithCachedSizesToArray(p);
+  }
+  const int last = batch.events_size() - 1;
+  if (last >= 0) {
+    pending->print = BatchFingerprints::Of(last + 1, Wire(*pending, 0),
+                                           Wire(*pending, last));
   }
 }
 
