@@ -69,7 +69,7 @@ void Ingestor::Prepare(const v1::Batch& batch,
 void Ingestor::CommitGroup(const std::vector<IngestQueue::Pending*>& group,
                            int64_t now_ns) {
   storage::BatchWrite write;
-  write.received_ns = clock_->NowNanos();
+  write.received_ns = now_ns;
   size_t events = 0;
   for (const IngestQueue::Pending* p : group) events += p->validity.size();
   write.accepted.reserve(events);
