@@ -30,7 +30,12 @@ enum class ApplyResult { kApplied, kDuplicate };
 // `excluded`); a version-3 record is loaded as one with no exclusions.
 // Version 5: step times (issue 18, slow steps); a version-3 or 4 record is
 // loaded as one with no step times yet.
-inline constexpr uint32_t kJobTrackerStateVersion = 6;
+// Version 6: the checkpoint count (issue 18, checkpoint advice).
+// Version 7: the pending completions and the recent step reports as
+// columns of packed numbers (issue 16: a quarter of the bytes a running
+// job's state record had, and far cheaper to write); versions 3 to 6, with
+// one message each, are loaded as before.
+inline constexpr uint32_t kJobTrackerStateVersion = 7;
 
 // The goodput state machine of one job (SPEC section 3): takes the job's
 // events in apply order and attributes every instant of its lifetime to one
@@ -99,7 +104,7 @@ class JobTracker {
   // Any other config (since_ns before the state's cursor, a state saved
   // under a window loaded under another since_ns, another stall_after_ns,
   // other catalog peaks for the accelerator or an entry that appeared or
-  // vanished) and a version other than kJobTrackerStateVersion are
+  // vanished) and a version other than 3 to kJobTrackerStateVersion are
   // InvalidArgument naming the field: the caller replays the job's events
   // instead. An inconsistent record (an index out of range, an unknown
   // category, reason or enum value, a running job without attempts, a

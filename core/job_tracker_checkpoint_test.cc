@@ -81,7 +81,7 @@ TEST_F(JobTrackerCheckpointTest, SnapshotsKeepTheCount) {
     JobTracker part = Track({events.begin(), events.begin() + cut});
     internal::v1::JobTrackerState state;
     part.SaveState(&state);
-    EXPECT_EQ(state.version(), 6u);
+    EXPECT_EQ(state.version(), kJobTrackerStateVersion);
     absl::StatusOr<JobTracker> back = JobTracker::FromState(state, &config_);
     ASSERT_TRUE(back.ok()) << back.status();
     for (size_t i = cut; i < events.size(); ++i) {
@@ -112,10 +112,10 @@ TEST_F(JobTrackerCheckpointTest, OlderRecordsLoadWithNoSavesCounted) {
   }
 }
 
-TEST_F(JobTrackerCheckpointTest, VersionTwoAndSevenAreRejected) {
+TEST_F(JobTrackerCheckpointTest, VersionTwoAndEightAreRejected) {
   internal::v1::JobTrackerState state;
   Track(Ordered(kSaves)).SaveState(&state);
-  for (const uint32_t version : {2u, 7u}) {
+  for (const uint32_t version : {2u, 8u}) {
     state.set_version(version);
     EXPECT_FALSE(JobTracker::FromState(state, &config_).ok()) << version;
   }

@@ -1,15 +1,18 @@
 // JobTracker snapshots: its whole state as an internal::v1::JobTrackerState
 // (proto/tracker_state.proto), and back (SaveState, FromState).
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/event_order.h"
 #include "core/job_tracker.h"
+#include "core/state_fields.h"
 
 namespace goodput::core {
 namespace {
@@ -107,7 +110,12 @@ struct JobTrackerStateCodec {
   static void SaveAttempt(const Attempt& a, Proto::Attempt* s);
   static void SaveSink(const Sink& sink, Proto::Sink* s);
   static void SaveTotals(const JobTracker& t, Proto* s);
-  static void SaveCompletion(const Completion& c, Proto::Completion* s);
+  // The pending completions as columns (version 7), and their first_ref
+  // and chips columns, left empty when all are none or 0.
+  static void SaveCompletions(const std::vector<Completion>& all,
+                              Proto::CompletionColumns* s);
+  static void SaveSparseColumns(const std::vector<Completion>& all,
+                                Proto::CompletionColumns* s);
   static void SaveFirstStep(const FirstStep& f, Proto::FirstStep* s);
   static void SaveRecognition(const Recognition& r, Proto::Recognition* s);
 
@@ -122,6 +130,13 @@ struct JobTrackerStateCodec {
   static absl::Status LoadSink(const Proto::Sink& s, Sink* sink);
   static void LoadTotals(const Proto& s, JobTracker* t);
   static absl::Status LoadCompletions(const Proto& s, JobTracker* t);
+  // The pending completions from the columns (version 7) or the messages
+  // (versions 3 to 6), not yet checked against the tracker.
+  static absl::StatusOr<std::vector<Completion>> CompletionsOf(const Proto& s);
+  static absl::StatusOr<std::vector<Completion>> CompletionsOfMessages(
+      const Proto& s);
+  // DataLoss naming pending_columns if its columns do not fit together.
+  static absl::Status CheckColumns(const Proto& s);
   static absl::Status LoadExclusions(const Proto& s, JobTracker* t);
   static absl::Status LoadFirstSteps(const Proto& s, JobTracker* t);
   static absl::Status LoadRecognition(const Proto::Recognition& s,
@@ -145,8 +160,8 @@ void JobTracker::SaveState(Proto* state) const {
     Codec::SaveAttempt(a, state->add_attempts());
   Codec::SaveSink(sink_, state->mutable_sink());
   Codec::SaveTotals(*this, state);
-  for (const Completion& c : pending_) {
-    Codec::SaveCompletion(c, state->add_pending());
+  if (!pending_.empty()) {
+    Codec::SaveCompletions(pending_, state->mutable_pending_columns());
   }
   for (const FirstStep& f : first_steps_) {
     Codec::SaveFirstStep(f, state->add_first_steps());
@@ -247,16 +262,38 @@ void JobTrackerStateCodec::SaveTotals(const JobTracker& t, Proto* s) {
   }
 }
 
-void JobTrackerStateCodec::SaveCompletion(const Completion& c,
-                                          Proto::Completion* s) {
-  s->set_first_step(c.first_step);
-  s->set_last_step(c.last_step);
-  s->set_rest_ns(c.rest_ns);
-  s->set_rest_window_ns(c.rest_window_ns);
-  s->set_ideal_s(c.ideal_s);
-  s->set_costed(c.costed);
-  if (c.first_ref >= 0) s->set_first_ref(c.first_ref);
-  s->set_chips(c.chips);
+void JobTrackerStateCodec::SaveCompletions(const std::vector<Completion>& all,
+                                           Proto::CompletionColumns* s) {
+  const int n = static_cast<int>(all.size());
+  s->mutable_first_step_delta()->Reserve(n);
+  s->mutable_extra_steps()->Reserve(n);
+  s->mutable_rest_ns()->Reserve(n);
+  s->mutable_rest_window_delta_ns()->Reserve(n);
+  s->mutable_ideal_s()->Reserve(n);
+  s->mutable_costed()->Reserve(n);
+  int64_t last_step = 0;
+  for (const Completion& c : all) {
+    s->add_first_step_delta(WrappingSub(c.first_step, last_step));
+    s->add_extra_steps(WrappingSub(c.last_step, c.first_step));
+    s->add_rest_ns(c.rest_ns);
+    s->add_rest_window_delta_ns(WrappingSub(c.rest_ns, c.rest_window_ns));
+    s->add_ideal_s(c.ideal_s);
+    s->add_costed(c.costed);
+    last_step = c.last_step;
+  }
+  SaveSparseColumns(all, s);
+}
+
+void JobTrackerStateCodec::SaveSparseColumns(const std::vector<Completion>& all,
+                                             Proto::CompletionColumns* s) {
+  const auto ref = [](const Completion& c) { return c.first_ref >= 0; };
+  const auto chips = [](const Completion& c) { return c.chips != 0; };
+  if (std::any_of(all.begin(), all.end(), ref)) {
+    for (const Completion& c : all) s->add_first_ref_plus_one(c.first_ref + 1);
+  }
+  if (std::any_of(all.begin(), all.end(), chips)) {
+    for (const Completion& c : all) s->add_chips(c.chips);
+  }
 }
 
 void JobTrackerStateCodec::SaveFirstStep(const FirstStep& f,
@@ -318,10 +355,11 @@ absl::Status JobTrackerStateCodec::CheckConfig(const Proto& s,
                                                const Config& c) {
   // Version 3 differs only by having no exclusions (read as none),
   // versions 3 and 4 by having no step times (read as none yet), and
-  // versions 3 to 5 by having no checkpoint count (read as 0 so far).
-  if (s.version() != kJobTrackerStateVersion &&
-      (s.version() < 3 || s.version() > 5)) {
-    return Unfit("version", absl::StrCat(s.version(), " is not ",
+  // versions 3 to 5 by having no checkpoint count (read as 0 so far),
+  // versions 3 to 6 by having messages where version 7 has columns (both
+  // are read).
+  if (s.version() < 3 || s.version() > kJobTrackerStateVersion) {
+    return Unfit("version", absl::StrCat(s.version(), " is not 3 to ",
                                          kJobTrackerStateVersion));
   }
   if (s.stall_after_ns() != c.stall_after_ns) {
@@ -521,21 +559,73 @@ absl::Status JobTrackerStateCodec::LoadFirstSteps(const Proto& s,
 
 absl::Status JobTrackerStateCodec::LoadCompletions(const Proto& s,
                                                    JobTracker* t) {
-  t->pending_.reserve(s.pending_size());
-  for (int i = 0; i < s.pending_size(); ++i) {
-    const Proto::Completion& in = s.pending(i);
+  absl::StatusOr<std::vector<Completion>> all =
+      s.has_pending_columns() ? CompletionsOf(s) : CompletionsOfMessages(s);
+  if (!all.ok()) return all.status();
+  for (size_t i = 0; i < all->size(); ++i) {
+    const Completion& c = (*all)[i];
     const std::string field = absl::StrCat("pending[", i, "]");
-    if (in.last_step() < in.first_step()) {
+    if (c.last_step < c.first_step) {
       return Corrupt(field + ".last_step", "below first_step");
     }
-    absl::Status status =
-        CheckIndex(in.has_first_ref(), in.first_ref(), t->first_steps_.size(),
-                   field + ".first_ref");
+    absl::Status status = CheckIndex(c.first_ref >= 0, c.first_ref,
+                                     t->first_steps_.size(), field + ".first_ref");
     if (!status.ok()) return status;
-    t->pending_.push_back(
-        Completion{in.first_step(), in.last_step(), in.rest_ns(),
-                   in.rest_window_ns(), in.ideal_s(), in.costed(),
-                   in.has_first_ref() ? in.first_ref() : -1, in.chips()});
+  }
+  t->pending_ = *std::move(all);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<JobTracker::Completion>>
+JobTrackerStateCodec::CompletionsOfMessages(const Proto& s) {
+  std::vector<Completion> out;
+  out.reserve(static_cast<size_t>(s.pending_size()));
+  for (const Proto::Completion& in : s.pending()) {
+    out.push_back(Completion{in.first_step(), in.last_step(), in.rest_ns(),
+                             in.rest_window_ns(), in.ideal_s(), in.costed(),
+                             in.has_first_ref() ? in.first_ref() : -1,
+                             in.chips()});
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<JobTracker::Completion>>
+JobTrackerStateCodec::CompletionsOf(const Proto& s) {
+  const Proto::CompletionColumns& c = s.pending_columns();
+  if (absl::Status status = CheckColumns(s); !status.ok()) return status;
+  std::vector<Completion> out;
+  out.reserve(static_cast<size_t>(c.first_step_delta_size()));
+  int64_t last_step = 0;
+  for (int i = 0; i < c.first_step_delta_size(); ++i) {
+    const int64_t first = WrappingAdd(last_step, c.first_step_delta(i));
+    last_step = WrappingAdd(first, c.extra_steps(i));
+    const int64_t ref =
+        c.first_ref_plus_one_size() > 0 ? c.first_ref_plus_one(i) : 0;
+    out.push_back(Completion{
+        first, last_step, c.rest_ns(i),
+        WrappingSub(c.rest_ns(i), c.rest_window_delta_ns(i)), c.ideal_s(i),
+        c.costed(i), ref > 0 ? static_cast<int>(ref - 1) : -1,
+        c.chips_size() > 0 ? c.chips(i) : 0.0});
+  }
+  return out;
+}
+
+absl::Status JobTrackerStateCodec::CheckColumns(const Proto& s) {
+  const Proto::CompletionColumns& c = s.pending_columns();
+  const int n = c.first_step_delta_size();
+  if (s.pending_size() > 0) {
+    return Corrupt("pending", "both messages and pending_columns");
+  }
+  const bool fits = c.extra_steps_size() == n && c.rest_ns_size() == n &&
+                    c.rest_window_delta_ns_size() == n &&
+                    c.ideal_s_size() == n && c.costed_size() == n &&
+                    (c.first_ref_plus_one_size() == 0 ||
+                     c.first_ref_plus_one_size() == n) &&
+                    (c.chips_size() == 0 || c.chips_size() == n);
+  if (!fits) {
+    return Corrupt("pending_columns",
+                   absl::StrCat("columns differ in length from the ", n,
+                                " first_step_delta"));
   }
   return absl::OkStatus();
 }

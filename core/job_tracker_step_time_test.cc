@@ -149,7 +149,7 @@ TEST_F(JobTrackerStepTimeTest, ACorruptStepTimesRecordIsDataLoss) {
   JobTracker t = Track(Ordered(kTwoAttempts));
   internal::v1::JobTrackerState state;
   t.SaveState(&state);
-  state.mutable_step_times()->mutable_recent(0)->set_steps(-1);
+  state.mutable_step_times()->mutable_recent_columns()->set_steps(0, -1);
   absl::StatusOr<JobTracker> back = JobTracker::FromState(state, &config_);
   EXPECT_EQ(back.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(back.status().message().find("step_times"), std::string::npos);

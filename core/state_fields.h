@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -18,6 +19,19 @@ namespace goodput::core {
 inline absl::Status CorruptField(absl::string_view field,
                                  absl::string_view what) {
   return absl::DataLossError(absl::StrCat(field, ": ", what));
+}
+
+// a + b and a - b wrapping around instead of overflowing: the deltas of
+// columns of a saved state (a corrupt one must not be undefined behavior;
+// a wrapped sum is caught by the checks after it or is a wrong, defined
+// value).
+inline int64_t WrappingAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) +
+                              static_cast<uint64_t>(b));
+}
+inline int64_t WrappingSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) -
+                              static_cast<uint64_t>(b));
 }
 
 // `field` + "." + `sub`, for errors of nested messages.

@@ -154,13 +154,49 @@ void StepTimeStats::SaveState(Proto* out) const {
     p->set_index(b.index);
     p->set_steps(b.steps);
   }
+  if (recent_.empty()) return;
+  Proto::ReportColumns* c = out->mutable_recent_columns();
+  const int n = static_cast<int>(recent_.size());
+  c->mutable_per_step_ns()->Reserve(n);
+  c->mutable_at_delta_ns()->Reserve(n);
+  c->mutable_steps()->Reserve(n);
+  int64_t at_ns = 0;
   for (size_t i = recent_.size(); i-- > 0;) {  // oldest first
     const Report& r = Newest(i);
-    Proto::Report* p = out->add_recent();
-    p->set_per_step_ns(r.per_step_ns);
-    p->set_at_ns(r.at_ns);
-    p->set_steps(r.steps);
+    c->add_per_step_ns(r.per_step_ns);
+    c->add_at_delta_ns(WrappingSub(r.at_ns, at_ns));
+    c->add_steps(r.steps);
+    at_ns = r.at_ns;
   }
+}
+
+absl::StatusOr<std::vector<StepTimeStats::Report>> StepTimeStats::RecentOf(
+    const Proto& in) {
+  const Proto::ReportColumns& c = in.recent_columns();
+  const int n = in.has_recent_columns() ? c.steps_size() : in.recent_size();
+  if (in.has_recent_columns() && in.recent_size() > 0) {
+    return CorruptField("step_times.recent", "both messages and columns");
+  }
+  if (c.per_step_ns_size() != c.steps_size() ||
+      c.at_delta_ns_size() != c.steps_size()) {
+    return CorruptField("step_times.recent_columns", "columns differ in length");
+  }
+  if (static_cast<size_t>(n) > kRecentReports) {
+    return CorruptField("step_times.recent", absl::StrCat(n, " reports"));
+  }
+  std::vector<Report> out;
+  out.reserve(static_cast<size_t>(n));
+  int64_t at_ns = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!in.has_recent_columns()) {
+      const Proto::Report& r = in.recent(i);
+      out.push_back(Report{r.per_step_ns(), r.at_ns(), r.steps()});
+      continue;
+    }
+    at_ns = WrappingAdd(at_ns, c.at_delta_ns(i));
+    out.push_back(Report{c.per_step_ns(i), at_ns, c.steps(i)});
+  }
+  return out;
 }
 
 absl::Status StepTimeStats::LoadState(const Proto& in) {
@@ -173,14 +209,12 @@ absl::Status StepTimeStats::LoadState(const Proto& in) {
     }
     loaded.baseline_.push_back(Bucket{b.index(), b.steps()});
   }
-  if (static_cast<size_t>(in.recent_size()) > kRecentReports) {
-    return CorruptField("step_times.recent",
-                        absl::StrCat(in.recent_size(), " reports"));
+  absl::StatusOr<std::vector<Report>> recent = RecentOf(in);
+  if (!recent.ok()) return recent.status();
+  for (const Report& r : *recent) {
+    if (r.steps <= 0) return CorruptField("step_times.recent", "steps <= 0");
   }
-  for (const Proto::Report& r : in.recent()) {
-    if (r.steps() <= 0) return CorruptField("step_times.recent", "steps <= 0");
-    loaded.recent_.push_back(Report{r.per_step_ns(), r.at_ns(), r.steps()});
-  }
+  loaded.recent_ = *std::move(recent);
   if (loaded.baseline_.empty() != loaded.recent_.empty()) {
     return CorruptField("step_times", "baseline and recent disagree");
   }

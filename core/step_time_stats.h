@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "core/config.h"
 #include "core/report.h"
 #include "proto/tracker_state.pb.h"
@@ -57,6 +58,10 @@ class StepTimeStats {
     int64_t per_step_ns, at_ns, steps;
   };
 
+  // The recent reports of `in`, oldest first, from its columns (version 7)
+  // or its messages; DataLoss naming the field if they do not fit.
+  static absl::StatusOr<std::vector<Report>> RecentOf(
+      const internal::v1::JobTrackerState::StepTimes& in);
   void AddToBaseline(int32_t index, int64_t steps);
   // The i-th newest report (0 = newest), i < recent_.size().
   const Report& Newest(size_t i) const;

@@ -135,8 +135,17 @@ TEST(StepTimeStatsTest, SaveAndLoadKeepTheRingOrder) {
   for (int i = 0; i < 230; ++i) s.Add((1 + i % 7) * kS, 1 + i % 3, t += kS);
   internal::v1::JobTrackerState::StepTimes saved;
   s.SaveState(&saved);
-  ASSERT_EQ(saved.recent_size(), 100);
-  EXPECT_EQ(saved.recent(99).at_ns(), t);  // newest last
+  ASSERT_EQ(saved.recent_size(), 0);  // version 7: columns only
+  const auto& columns = saved.recent_columns();
+  ASSERT_EQ(columns.steps_size(), 100);
+  ASSERT_EQ(columns.per_step_ns_size(), 100);
+  ASSERT_EQ(columns.at_delta_ns_size(), 100);
+  int64_t at_ns = 0;
+  for (int64_t delta : columns.at_delta_ns()) at_ns += delta;
+  EXPECT_EQ(at_ns, t);  // newest last
+  EXPECT_EQ(columns.at_delta_ns(99), kS);
+  EXPECT_EQ(columns.steps(99), 1 + 229 % 3);
+  EXPECT_EQ(columns.per_step_ns(99), (1 + 229 % 7) * kS / (1 + 229 % 3));
   StepTimeStats back;
   ASSERT_TRUE(back.LoadState(saved).ok());
   for (int i = 0; i < 37; ++i) {  // wraps the ring again
@@ -174,14 +183,53 @@ TEST(StepTimeStatsTest, LoadRejectsInconsistentStates) {
   bad.mutable_baseline(0)->set_steps(0);
   expect_loss(bad);
   bad = good;
-  bad.mutable_recent(0)->set_steps(0);
+  bad.mutable_recent_columns()->set_steps(0, 0);
   expect_loss(bad);
   bad = good;
   bad.clear_baseline();
   expect_loss(bad);
   bad = good;
-  for (int i = 0; i < 100; ++i) *bad.add_recent() = good.recent(0);
+  bad.mutable_recent_columns()->add_steps(1);  // a column longer
   expect_loss(bad);
+  bad = good;
+  bad.add_recent()->set_steps(1);  // both forms
+  expect_loss(bad);
+  bad = good;
+  for (int i = 0; i < 100; ++i) {
+    bad.mutable_recent_columns()->add_per_step_ns(kS);
+    bad.mutable_recent_columns()->add_at_delta_ns(kS);
+    bad.mutable_recent_columns()->add_steps(1);
+  }
+  expect_loss(bad);
+}
+
+// `columns` (version 7) as the messages of versions 3 to 6.
+internal::v1::JobTrackerState::StepTimes AsMessages(
+    internal::v1::JobTrackerState::StepTimes columns) {
+  const auto& c = columns.recent_columns();
+  int64_t at_ns = 0;
+  for (int i = 0; i < c.steps_size(); ++i) {
+    auto* r = columns.add_recent();
+    r->set_per_step_ns(c.per_step_ns(i));
+    r->set_at_ns(at_ns += c.at_delta_ns(i));
+    r->set_steps(c.steps(i));
+  }
+  columns.clear_recent_columns();
+  return columns;
+}
+
+TEST(StepTimeStatsTest, AnOlderRecordsMessagesLoadAsTheColumnsDo) {
+  StepTimeStats s;
+  int64_t t = 1'795'341'600 * kS;
+  for (int i = 0; i < 130; ++i) s.Add((1 + i % 5) * kS, 1 + i % 2, t += kS);
+  internal::v1::JobTrackerState::StepTimes saved;
+  s.SaveState(&saved);
+  StepTimeStats back;
+  ASSERT_TRUE(back.LoadState(AsMessages(saved)).ok());
+  internal::v1::JobTrackerState::StepTimes again;
+  back.SaveState(&again);
+  EXPECT_EQ(again.SerializeAsString(), saved.SerializeAsString());
+  EXPECT_LT(saved.ByteSizeLong(), AsMessages(saved).ByteSizeLong() * 2 / 3);
 }
 
 }  // namespace
