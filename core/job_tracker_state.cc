@@ -568,8 +568,9 @@ absl::Status JobTrackerStateCodec::LoadCompletions(const Proto& s,
     if (c.last_step < c.first_step) {
       return Corrupt(field + ".last_step", "below first_step");
     }
-    absl::Status status = CheckIndex(c.first_ref >= 0, c.first_ref,
-                                     t->first_steps_.size(), field + ".first_ref");
+    absl::Status status =
+        CheckIndex(c.first_ref >= 0, c.first_ref, t->first_steps_.size(),
+                   field + ".first_ref");
     if (!status.ok()) return status;
   }
   t->pending_ = *std::move(all);
@@ -616,12 +617,12 @@ absl::Status JobTrackerStateCodec::CheckColumns(const Proto& s) {
   if (s.pending_size() > 0) {
     return Corrupt("pending", "both messages and pending_columns");
   }
-  const bool fits = c.extra_steps_size() == n && c.rest_ns_size() == n &&
-                    c.rest_window_delta_ns_size() == n &&
-                    c.ideal_s_size() == n && c.costed_size() == n &&
-                    (c.first_ref_plus_one_size() == 0 ||
-                     c.first_ref_plus_one_size() == n) &&
-                    (c.chips_size() == 0 || c.chips_size() == n);
+  const bool fits =
+      c.extra_steps_size() == n && c.rest_ns_size() == n &&
+      c.rest_window_delta_ns_size() == n && c.ideal_s_size() == n &&
+      c.costed_size() == n &&
+      (c.first_ref_plus_one_size() == 0 || c.first_ref_plus_one_size() == n) &&
+      (c.chips_size() == 0 || c.chips_size() == n);
   if (!fits) {
     return Corrupt("pending_columns",
                    absl::StrCat("columns differ in length from the ", n,

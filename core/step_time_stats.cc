@@ -179,7 +179,8 @@ absl::StatusOr<std::vector<StepTimeStats::Report>> StepTimeStats::RecentOf(
   }
   if (c.per_step_ns_size() != c.steps_size() ||
       c.at_delta_ns_size() != c.steps_size()) {
-    return CorruptField("step_times.recent_columns", "columns differ in length");
+    return CorruptField("step_times.recent_columns",
+                        "columns differ in length");
   }
   if (static_cast<size_t>(n) > kRecentReports) {
     return CorruptField("step_times.recent", absl::StrCat(n, " reports"));
