@@ -5,6 +5,8 @@
 // a window that starts after the saved state's cursor gives the windowed
 // replay exactly. And the records FromState rejects.
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <random>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/event_order.h"
 #include "core/job_tracker.h"
 #include "core/testing/random_fleet.h"
@@ -357,6 +360,31 @@ TEST(JobTrackerStateFieldsTest, AnOlderRecordsMessagesLoadAlike) {
   }
   EXPECT_GT(loaded, 100);
   EXPECT_LT(columns_bytes, messages_bytes);
+}
+
+// Writes tracker_state_fuzzer's seeds: every 20th saved state of a random
+// fleet's jobs, in version 7 and as version 6, to $SEED_DIR. Run by hand:
+//   SEED_DIR=core/testdata/corpus/tracker_state_fuzzer \
+//     core/job_tracker_state_test --gtest_also_run_disabled_tests \
+//     --gtest_filter='*WriteFuzzSeeds'
+TEST(JobTrackerStateFieldsTest, DISABLED_WriteFuzzSeeds) {
+  const char* dir = std::getenv("SEED_DIR");
+  ASSERT_NE(dir, nullptr) << "set SEED_DIR";
+  Config config;
+  int n = 0;
+  for (const auto& [id, events] : JobsInApplyOrder(RandomFleet(2, 8, 80))) {
+    JobTracker t(id, &config);
+    for (size_t i = 0; i < events.size(); ++i) {
+      (void)t.Apply(events[i]);
+      if (i % 20 != 19) continue;
+      for (const Proto& state : {Saved(t), AsMessages(Saved(t))}) {
+        std::ofstream out(absl::StrCat(dir, "/seed-", n++),
+                          std::ios::binary | std::ios::trunc);
+        out << state.SerializeAsString();
+        ASSERT_TRUE(out.good());
+      }
+    }
+  }
 }
 
 // --- Records and configs FromState rejects.
