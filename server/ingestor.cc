@@ -714,6 +714,11 @@ absl::Status Ingestor::ImportJobs(storage::JobImport import) {
         absl::StrCat("import of ", import.agent_id, " through ",
                      import.sequence, ": already applied through ", acked));
   }
+  if (absl::Status s = live_->CheckImport(import); !s.ok()) {
+    return absl::Status(s.code(),
+                        absl::StrCat("import of ", import.agent_id, " through ",
+                                     import.sequence, ": ", s.message()));
+  }
   for (internal::v1::StoredJobState& s : import.states) {
     s.set_through_batch(last_batch_id_);
     s.set_imported(true);

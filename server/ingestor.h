@@ -217,7 +217,10 @@ class Ingestor {
   // imported, through the newest stored batch, stores them in one write
   // (EventStore::ImportJobs, with the agent's sequence) and loads them
   // (LiveState::ImportJobs). FailedPrecondition, changing nothing, unless
-  // its sequence is above the agent's.
+  // its sequence is above the agent's; the error of a state record that
+  // does not load here (LiveState::CheckImport: another tracker state
+  // version or config), changing nothing, so the caller reads the
+  // partition's messages instead.
   absl::Status ImportJobs(storage::JobImport import);
 
   // When running jobs' states are recorded (LiveState::StatePolicy). Call

@@ -186,6 +186,11 @@ class LiveState {
   // imported record's last applied one (a final one: every event): this
   // instance lacks the events before it to rebuild the job.
   void ImportJobs(const storage::JobImport& import);
+  // OK if every state record of `import` loads here (its tracker state's
+  // version and config: --stall_after, the catalog); else the error of the
+  // first that does not, naming its job. An import is all or nothing: a
+  // job whose record did not load would be held without its past.
+  absl::Status CheckImport(const storage::JobImport& import) const;
 
   // --- Snapshots and retention (live_state_recovery.cc).
   // Snapshots of the ended jobs changed since the last call, valid through

@@ -4,6 +4,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "core/event_order.h"
 #include "proto/tracker_state.pb.h"
 #include "server/fleet_history.h"
@@ -529,6 +530,24 @@ void LiveState::ImportJobs(const storage::JobImport& import) {
     LoadSnapshots({s});
     ++stats_.imported_jobs;
   }
+}
+
+absl::Status LiveState::CheckImport(const storage::JobImport& import) const {
+  for (const StoredJobState& state : import.states) {
+    internal::v1::JobTrackerState tracker_state;
+    absl::Status s =
+        tracker_state.ParseFromString(state.tracker())
+            ? core::JobTracker::FromState(tracker_state, config_).status()
+            : absl::DataLossError("tracker: does not parse");
+    if (!s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat("job_id: job \"", state.job_id(),
+                                       "\": its state record does not load "
+                                       "here: ",
+                                       s.message()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::vector<storage::JobSnapshot> LiveState::TakeLeftoverDeletions() {

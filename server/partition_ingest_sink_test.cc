@@ -469,6 +469,36 @@ TEST_F(PartitionSnapshotTest, ImportAndTailReportAsTheWholePartition) {
   ExpectEqualReports(*got, Replay(events, config_, kAsOf));
 }
 
+// b runs under another config than a (here another --stall_after; another
+// tracker state version, as in a rolling upgrade, fails the same way): a's
+// state records do not load for b, so b imports no snapshot at all, counts
+// each as an import error and reads every message of the partitions
+// instead. Its reports equal the replay under its own config: no job held
+// without its time before the snapshot.
+TEST_F(PartitionSnapshotTest, ASnapshotWhoseRecordsDoNotLoadIsNotImported) {
+  const std::vector<v1::Event> events = FleetEvents(22);
+  const size_t cut = events.size() * 3 / 5;
+  const std::map<int32_t, uint64_t> snapshot =
+      ApplyThenSnapshot({events.begin(), events.begin() + cut},
+                        {events.begin() + cut, events.end()});
+  int32_t with_snapshot = 0;
+  for (const auto& [p, seq] : snapshot) with_snapshot += seq > 0 ? 1 : 0;
+  ASSERT_GT(with_snapshot, 0);
+  core::Config other = config_;
+  other.stall_after_ns = config_.stall_after_ns + core::kNanosPerSecond;
+  Instance b(&clock_, &leases_store_, &log_, &publisher_, &snapshots_, &other);
+  b.ApplyAll();
+  EXPECT_EQ(b.member->snapshot_stats().imported, 0);
+  EXPECT_EQ(b.member->snapshot_stats().import_errors, with_snapshot);
+  EXPECT_EQ(b.ingestor->live_stats().imported_jobs, 0);
+  for (int32_t p = 0; p < kPartitions; ++p) {
+    EXPECT_EQ(*b.sink->LastApplied(p), LastInLog(p)) << p;
+  }
+  auto got = b.ingestor->Report(kAsOf, std::nullopt);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectEqualReports(*got, Replay(events, other, kAsOf));
+}
+
 // What b cannot answer for the time before its snapshot: an event of an
 // imported job older than its imported state is refused (a dead letter
 // naming the snapshot), also after a restart, and a report as of before it
