@@ -22,10 +22,6 @@ using NameMap = google::protobuf::Map<std::string, int64_t>;
 
 constexpr int64_t kNoWindow = std::numeric_limits<int64_t>::min();
 
-absl::Status Corrupt(absl::string_view field, absl::string_view what) {
-  return absl::DataLossError(absl::StrCat(field, ": ", what));
-}
-
 absl::Status Unfit(absl::string_view field, absl::string_view what) {
   return absl::InvalidArgumentError(
       absl::StrCat(field, ": ", what, "; replay the job's events instead"));
@@ -64,7 +60,7 @@ absl::Status LoadCounts(const NameMap& in, const char* (*name_of)(int),
   for (const auto& [name, value] : in) {
     const int i = IndexOfName(name, static_cast<int>(n), name_of);
     if (i < 0)
-      return Corrupt(field, absl::StrCat("unknown name \"", name, "\""));
+      return CorruptField(field, absl::StrCat("unknown name \"", name, "\""));
     (*counts)[i] = value;
   }
   return absl::OkStatus();
@@ -76,8 +72,8 @@ absl::Status CheckIndex(bool has, int index, size_t size,
   if (!has || (index >= 0 && static_cast<size_t>(index) < size)) {
     return absl::OkStatus();
   }
-  return Corrupt(field,
-                 absl::StrCat(index, " is out of range [0, ", size, ")"));
+  return CorruptField(field,
+                      absl::StrCat(index, " is out of range [0, ", size, ")"));
 }
 
 }  // namespace
@@ -133,8 +129,7 @@ struct JobTrackerStateCodec {
   // The pending completions from the columns (version 7) or the messages
   // (versions 3 to 6), not yet checked against the tracker.
   static absl::StatusOr<std::vector<Completion>> CompletionsOf(const Proto& s);
-  static absl::StatusOr<std::vector<Completion>> CompletionsOfMessages(
-      const Proto& s);
+  static std::vector<Completion> CompletionsOfMessages(const Proto& s);
   // DataLoss naming pending_columns if its columns do not fit together.
   static absl::Status CheckColumns(const Proto& s);
   static absl::Status LoadExclusions(const Proto& s, JobTracker* t);
@@ -410,8 +405,9 @@ absl::Status JobTrackerStateCodec::LoadExclusions(const Proto& s,
                                                   JobTracker* t) {
   for (const Proto::Interval& i : s.exclusions()) {
     if (i.until_ns() <= i.start_ns()) {
-      return Corrupt("exclusions", absl::StrCat("until_ns ", i.until_ns(),
-                                                " <= start_ns ", i.start_ns()));
+      return CorruptField(
+          "exclusions", absl::StrCat("until_ns ", i.until_ns(), " <= start_ns ",
+                                     i.start_ns()));
     }
     t->exclusions_.Add(i.start_ns(), i.until_ns());
   }
@@ -453,13 +449,13 @@ void JobTrackerStateCodec::LoadSpec(const Proto::JobSpec& spec, JobTracker* t) {
 absl::Status JobTrackerStateCodec::LoadTimeline(const Proto::Timeline& s,
                                                 JobTracker* t) {
   if (!v1::JobSubmitted::Workload_IsValid(s.workload())) {
-    return Corrupt("timeline.workload", absl::StrCat(s.workload()));
+    return CorruptField("timeline.workload", absl::StrCat(s.workload()));
   }
   if (!v1::Activity::Kind_IsValid(s.activity())) {
-    return Corrupt("timeline.activity", absl::StrCat(s.activity()));
+    return CorruptField("timeline.activity", absl::StrCat(s.activity()));
   }
   if (!Proto::Alloc_IsValid(s.alloc())) {
-    return Corrupt("timeline.alloc", absl::StrCat(s.alloc()));
+    return CorruptField("timeline.alloc", absl::StrCat(s.alloc()));
   }
   t->first_event_ns_ = s.first_event_ns();
   t->last_event_ns_ = s.last_event_ns();
@@ -483,7 +479,7 @@ absl::Status JobTrackerStateCodec::LoadTimeline(const Proto::Timeline& s,
 
 absl::Status JobTrackerStateCodec::LoadAttempts(const Proto& s, JobTracker* t) {
   if (s.timeline().running() && s.attempts().empty()) {
-    return Corrupt("attempts", "none while timeline.running");
+    return CorruptField("attempts", "none while timeline.running");
   }
   t->attempts_.reserve(s.attempts_size());
   for (const Proto::Attempt& in : s.attempts()) {
@@ -513,8 +509,8 @@ absl::Status JobTrackerStateCodec::LoadSink(const Proto::Sink& s, Sink* sink) {
   for (const auto& [name, value] : s.chip_s()) {
     const int i = IndexOfName(name, kNumCategories, &CategoryNameAt);
     if (i < 0) {
-      return Corrupt("sink.chip_s",
-                     absl::StrCat("unknown name \"", name, "\""));
+      return CorruptField("sink.chip_s",
+                          absl::StrCat("unknown name \"", name, "\""));
     }
     sink->chip_s[i] = value;
   }
@@ -545,8 +541,8 @@ absl::Status JobTrackerStateCodec::LoadFirstSteps(const Proto& s,
   for (int i = 0; i < s.first_steps_size(); ++i) {
     const Proto::FirstStep& in = s.first_steps(i);
     if (!Proto::Fate_IsValid(in.fate())) {
-      return Corrupt(absl::StrCat("first_steps[", i, "].fate"),
-                     absl::StrCat(in.fate()));
+      return CorruptField(absl::StrCat("first_steps[", i, "].fate"),
+                          absl::StrCat(in.fate()));
     }
     t->first_steps_.push_back(FirstStep{
         in.time_ns(), in.prefix_ns(), in.wait_ns(), in.idle_ns(), in.steps(),
@@ -560,13 +556,15 @@ absl::Status JobTrackerStateCodec::LoadFirstSteps(const Proto& s,
 absl::Status JobTrackerStateCodec::LoadCompletions(const Proto& s,
                                                    JobTracker* t) {
   absl::StatusOr<std::vector<Completion>> all =
-      s.has_pending_columns() ? CompletionsOf(s) : CompletionsOfMessages(s);
+      s.has_pending_columns()
+          ? CompletionsOf(s)
+          : absl::StatusOr<std::vector<Completion>>(CompletionsOfMessages(s));
   if (!all.ok()) return all.status();
   for (size_t i = 0; i < all->size(); ++i) {
     const Completion& c = (*all)[i];
     const std::string field = absl::StrCat("pending[", i, "]");
     if (c.last_step < c.first_step) {
-      return Corrupt(field + ".last_step", "below first_step");
+      return CorruptField(field + ".last_step", "below first_step");
     }
     absl::Status status =
         CheckIndex(c.first_ref >= 0, c.first_ref, t->first_steps_.size(),
@@ -577,8 +575,8 @@ absl::Status JobTrackerStateCodec::LoadCompletions(const Proto& s,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<JobTracker::Completion>>
-JobTrackerStateCodec::CompletionsOfMessages(const Proto& s) {
+std::vector<JobTracker::Completion> JobTrackerStateCodec::CompletionsOfMessages(
+    const Proto& s) {
   std::vector<Completion> out;
   out.reserve(static_cast<size_t>(s.pending_size()));
   for (const Proto::Completion& in : s.pending()) {
@@ -615,7 +613,7 @@ absl::Status JobTrackerStateCodec::CheckColumns(const Proto& s) {
   const Proto::CompletionColumns& c = s.pending_columns();
   const int n = c.first_step_delta_size();
   if (s.pending_size() > 0) {
-    return Corrupt("pending", "both messages and pending_columns");
+    return CorruptField("pending", "both messages and pending_columns");
   }
   const bool fits =
       c.extra_steps_size() == n && c.rest_ns_size() == n &&
@@ -624,9 +622,9 @@ absl::Status JobTrackerStateCodec::CheckColumns(const Proto& s) {
       (c.first_ref_plus_one_size() == 0 || c.first_ref_plus_one_size() == n) &&
       (c.chips_size() == 0 || c.chips_size() == n);
   if (!fits) {
-    return Corrupt("pending_columns",
-                   absl::StrCat("columns differ in length from the ", n,
-                                " first_step_delta"));
+    return CorruptField("pending_columns",
+                        absl::StrCat("columns differ in length from the ", n,
+                                     " first_step_delta"));
   }
   return absl::OkStatus();
 }
@@ -670,8 +668,9 @@ absl::Status JobTrackerStateCodec::LoadReasons(const Proto::Recognition& s,
   if (!status.ok()) return status;
   r->ending_reason = IndexOfName(s.ending_reason(), kNumReasons, &ReasonName);
   if (r->ending_reason < 0) {
-    return Corrupt("recognition.ending_reason",
-                   absl::StrCat("unknown name \"", s.ending_reason(), "\""));
+    return CorruptField(
+        "recognition.ending_reason",
+        absl::StrCat("unknown name \"", s.ending_reason(), "\""));
   }
   return absl::OkStatus();
 }
@@ -682,8 +681,9 @@ absl::Status JobTrackerStateCodec::LoadObservations(const Proto::Recognition& s,
   for (int i = 0; i < s.observations_size(); ++i) {
     const Proto::Observation& in = s.observations(i);
     if (!Proto::ObservationKind_IsValid(in.kind())) {
-      return Corrupt(absl::StrCat("recognition.observations[", i, "].kind"),
-                     absl::StrCat(in.kind()));
+      return CorruptField(
+          absl::StrCat("recognition.observations[", i, "].kind"),
+          absl::StrCat(in.kind()));
     }
     r->observations.push_back(
         {static_cast<ObservationKind>(in.kind()), in.nanos()});

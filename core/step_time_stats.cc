@@ -187,13 +187,11 @@ absl::StatusOr<std::vector<StepTimeStats::Report>> StepTimeStats::RecentOf(
   }
   std::vector<Report> out;
   out.reserve(static_cast<size_t>(n));
+  for (const Proto::Report& r : in.recent()) {
+    out.push_back(Report{r.per_step_ns(), r.at_ns(), r.steps()});
+  }
   int64_t at_ns = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!in.has_recent_columns()) {
-      const Proto::Report& r = in.recent(i);
-      out.push_back(Report{r.per_step_ns(), r.at_ns(), r.steps()});
-      continue;
-    }
+  for (int i = 0; i < c.steps_size(); ++i) {
     at_ns = WrappingAdd(at_ns, c.at_delta_ns(i));
     out.push_back(Report{c.per_step_ns(i), at_ns, c.steps(i)});
   }
