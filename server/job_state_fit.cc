@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/event_order.h"
+#include "proto/tracker_state.pb.h"
 
 namespace goodput::server {
 
@@ -17,6 +18,15 @@ bool StateFits(const internal::v1::StoredJobState& state,
     }
   }
   return true;
+}
+
+absl::StatusOr<core::JobTracker> TrackerOfState(
+    const internal::v1::StoredJobState& state, const core::Config* config) {
+  internal::v1::JobTrackerState tracker_state;
+  if (!tracker_state.ParseFromString(state.tracker())) {
+    return absl::DataLossError("tracker: does not parse");
+  }
+  return core::JobTracker::FromState(tracker_state, config);
 }
 
 }  // namespace goodput::server

@@ -3,6 +3,9 @@
 
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "core/config.h"
+#include "core/job_tracker.h"
 #include "proto/event.pb.h"
 #include "proto/storage.pb.h"
 
@@ -15,6 +18,12 @@ namespace goodput::server {
 // stale for good: tails only grow (storage/KEY_LAYOUT.md, `job_states`).
 bool StateFits(const internal::v1::StoredJobState& state,
                const std::vector<v1::Event>& tail);
+
+// The tracker of `state` under `config` (core::JobTracker::FromState of its
+// `tracker` bytes): DataLoss if they do not parse, else FromState's error
+// (another tracker state version or config, an inconsistent record).
+absl::StatusOr<core::JobTracker> TrackerOfState(
+    const internal::v1::StoredJobState& state, const core::Config* config);
 
 }  // namespace goodput::server
 

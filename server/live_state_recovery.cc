@@ -359,12 +359,10 @@ bool LiveState::LoadState(const StoredJobState& state,
   // exclusion that starts before it is not applied to that time (counted).
   if (excluded && state.imported()) ++stats_.imported_exclusions_missed;
   const bool fits = StateFits(state, tail) && (!excluded || state.imported());
-  internal::v1::JobTrackerState tracker_state;
   absl::StatusOr<core::JobTracker> tracker =
-      !fits ? absl::FailedPreconditionError("stale")
-      : tracker_state.ParseFromString(state.tracker())
-          ? core::JobTracker::FromState(tracker_state, config_)
-          : absl::DataLossError("tracker: does not parse");
+      fits ? TrackerOfState(state, config_)
+           : absl::StatusOr<core::JobTracker>(
+                 absl::FailedPreconditionError("stale"));
   if (!tracker.ok() || !state.hosts_kept()) {
     // Unreadable (torn or from another version) or stale for good (the
     // tail only grows): never used.
@@ -534,11 +532,7 @@ void LiveState::ImportJobs(const storage::JobImport& import) {
 
 absl::Status LiveState::CheckImport(const storage::JobImport& import) const {
   for (const StoredJobState& state : import.states) {
-    internal::v1::JobTrackerState tracker_state;
-    absl::Status s =
-        tracker_state.ParseFromString(state.tracker())
-            ? core::JobTracker::FromState(tracker_state, config_).status()
-            : absl::DataLossError("tracker: does not parse");
+    absl::Status s = TrackerOfState(state, config_).status();
     if (!s.ok()) {
       return absl::Status(s.code(),
                           absl::StrCat("job_id: job \"", state.job_id(),

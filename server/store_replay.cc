@@ -8,7 +8,6 @@
 #include "core/event_order.h"
 #include "core/fleet_report.h"
 #include "core/job_tracker.h"
-#include "proto/tracker_state.pb.h"
 #include "server/job_state_fit.h"
 #include "storage/read_job_reader.h"
 
@@ -164,10 +163,7 @@ absl::StatusOr<std::optional<core::JobReport>> StoreReplay::Replay(
                             &hosts))) {
       continue;
     }
-    internal::v1::JobTrackerState saved;
-    if (!saved.ParseFromString(it->tracker())) continue;
-    absl::StatusOr<core::JobTracker> loaded =
-        core::JobTracker::FromState(saved, &config_);
+    absl::StatusOr<core::JobTracker> loaded = TrackerOfState(*it, &config_);
     if (!loaded.ok()) continue;
     tracker.emplace(*std::move(loaded));
     if (it->has_last_applied_ns()) shared_from = it->last_applied_ns();
