@@ -4,9 +4,10 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "proto/storage.pb.h"
@@ -255,31 +256,45 @@ void PutJobRun(rocksdb::ColumnFamilyHandle* family,
   if (before.cached == nullptr) wb->Put(heads, b->prefix, batch_key);
 }
 
-// One job event of a batch: its job id (and the id's hash) and its index.
-struct JobRef {
-  size_t hash;
-  const std::string* job_id;
-  uint32_t index;
+// The job events of a write (heartbeats and events without a body left
+// out) grouped by job: `order` holds their indexes, each job's in batch
+// order, the jobs in the order of their first event; job `g`'s indexes end
+// at `ends[g]`. The order of the jobs' keys in a WriteBatch does not matter.
+struct JobGroups {
+  std::vector<uint32_t> order;
+  std::vector<uint32_t> ends;
 };
 
-// The job events of `events` (heartbeats and events without a body left
-// out) grouped by job, each job's in batch order. Sorted by the id's hash
-// first (cheaper than comparing ids): the order of the jobs' keys in a
-// WriteBatch does not matter.
-std::vector<JobRef> GroupByJob(const std::vector<const v1::Event*>& events) {
-  std::vector<JobRef> by_job;
-  by_job.reserve(events.size());
-  const std::hash<std::string> hash;
+// JobGroups of `events`: one hash lookup per event and a counting sort
+// (a comparison sort by id cost about 1k instructions per event,
+// BENCHMARKS.md section 2).
+JobGroups GroupByJob(const std::vector<const v1::Event*>& events) {
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  absl::flat_hash_map<absl::string_view, uint32_t> group_of;
+  std::vector<uint32_t> group(events.size(), kNone);
+  std::vector<uint32_t> next;  // first the jobs' sizes, then fill positions
   for (size_t i = 0; i < events.size(); ++i) {
     const v1::Event& e = *events[i];
     if (IsFleetEvent(e) || e.body_case() == v1::Event::BODY_NOT_SET) continue;
-    by_job.push_back({hash(e.job_id()), &e.job_id(), static_cast<uint32_t>(i)});
+    auto [it, fresh] =
+        group_of.try_emplace(e.job_id(), static_cast<uint32_t>(next.size()));
+    if (fresh) next.push_back(0);
+    group[i] = it->second;
+    ++next[it->second];
   }
-  std::sort(by_job.begin(), by_job.end(), [](const JobRef& a, const JobRef& b) {
-    return std::tie(a.hash, *a.job_id, a.index) <
-           std::tie(b.hash, *b.job_id, b.index);
-  });
-  return by_job;
+  JobGroups out;
+  out.ends.resize(next.size());
+  uint32_t end = 0;
+  for (size_t g = 0; g < next.size(); ++g) {
+    end += next[g];
+    out.ends[g] = end;
+    next[g] = end - next[g];
+  }
+  out.order.resize(end);
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (group[i] != kNone) out.order[next[group[i]]++] = static_cast<uint32_t>(i);
+  }
+  return out;
 }
 
 // Adds to `wb` one job_events record per job of `events` (heartbeats and
@@ -294,26 +309,27 @@ uint32_t PutJobEvents(rocksdb::ColumnFamilyHandle* family,
                       const std::vector<const v1::Event*>& events,
                       const std::vector<absl::string_view>& wires,
                       const JobHighs& highs, rocksdb::WriteBatch* wb) {
-  const std::vector<JobRef> by_job = GroupByJob(events);
+  const JobGroups groups = GroupByJob(events);
   const bool have_wires = wires.size() == events.size();
   RunBuffers b;
-  for (size_t i = 0; i < by_job.size();) {
+  uint32_t begin = 0;
+  for (const uint32_t end : groups.ends) {
     b.run.clear();
     b.run_wires.clear();
-    size_t j = i;
-    for (; j < by_job.size() && *by_job[j].job_id == *by_job[i].job_id; ++j) {
-      b.run.push_back(events[by_job[j].index]);
-      if (have_wires) b.run_wires.push_back(wires[by_job[j].index]);
+    for (uint32_t k = begin; k < end; ++k) {
+      const uint32_t index = groups.order[k];
+      b.run.push_back(events[index]);
+      if (have_wires) b.run_wires.push_back(wires[index]);
     }
-    const std::string& job_id = *by_job[i].job_id;
+    const std::string& job_id = events[groups.order[begin]]->job_id();
     b.prefix.clear();
     PutBigEndian(job_id.size(), 4, &b.prefix);
     b.prefix += job_id;
     b.key.assign(b.prefix).append(batch_key);
     PutJobRun(family, heads, batch_key, highs, &b, wb);
-    i = j;
+    begin = end;
   }
-  return static_cast<uint32_t>(by_job.size());
+  return static_cast<uint32_t>(groups.order.size());
 }
 
 // What a job_events value starts with, read without parsing its events:
