@@ -271,6 +271,7 @@ struct JobGroups {
 JobGroups GroupByJob(const std::vector<const v1::Event*>& events) {
   constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   absl::flat_hash_map<absl::string_view, uint32_t> group_of;
+  group_of.reserve(std::min<size_t>(events.size(), 4096));
   std::vector<uint32_t> group(events.size(), kNone);
   std::vector<uint32_t> next;  // first the jobs' sizes, then fill positions
   for (size_t i = 0; i < events.size(); ++i) {
