@@ -19,7 +19,8 @@ v1::Event At(const std::string& job_id, int64_t ms) {
 }
 
 void AddJob(const std::string& id, int64_t steps, int64_t offset_ms,
-            bool preempt, std::vector<v1::Event>* out) {
+            bool preempt, std::vector<v1::Event>* out,
+            int64_t checkpoint_every = 100) {
   v1::Event e = At(id, offset_ms);
   auto* s = e.mutable_job_submitted();
   s->set_chips(256);
@@ -35,7 +36,7 @@ void AddJob(const std::string& id, int64_t steps, int64_t offset_ms,
     e = At(id, ms);
     e.mutable_step()->set_step(i);
     out->push_back(e);
-    if (i % 100 == 0) {
+    if (i % checkpoint_every == 0) {
       e = At(id, ms);
       e.mutable_checkpoint()->set_step(i);
       out->push_back(e);
@@ -57,6 +58,13 @@ void AddJob(const std::string& id, int64_t steps, int64_t offset_ms,
 std::vector<v1::Event> LongJob(const std::string& job_id, int64_t steps) {
   std::vector<v1::Event> out;
   AddJob(job_id, steps, 0, false, &out);
+  return out;
+}
+
+std::vector<v1::Event> LongJob(const std::string& job_id, int64_t steps,
+                               int64_t checkpoint_every) {
+  std::vector<v1::Event> out;
+  AddJob(job_id, steps, 0, false, &out, checkpoint_every);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // long job and for a fleet, and memory per job. See BENCHMARKS.md.
 #include <malloc.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -122,6 +123,46 @@ void BM_CoreWindowsOneJob100kSteps(benchmark::State& state) {
 }
 BENCHMARK(BM_CoreWindowsOneJob100kSteps)->Unit(benchmark::kMillisecond);
 
+// One job of 20,000 steps (5.6 h) with a checkpoint every `range(0)` steps,
+// through a plain core::JobTracker and through core::JobWindows at the
+// default grid: what the `--since` windows cost per event as checkpoints
+// grow apart (an edge stays a shadow tracker while a completion from before
+// it waits for a checkpoint).
+void BM_CoreTrackerCheckpointEvery(benchmark::State& state) {
+  const auto events = LongJob("llm", 20'000, state.range(0));
+  core::Config config;
+  for (auto _ : state) {
+    core::JobTracker job("llm", &config);
+    for (const v1::Event& e : events) {
+      auto result = job.Apply(e);
+      benchmark::DoNotOptimize(result);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * events.size());
+}
+BENCHMARK(BM_CoreTrackerCheckpointEvery)
+    ->Arg(100)->Arg(600)->Arg(1800)->Arg(3600)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_CoreWindowsCheckpointEvery(benchmark::State& state) {
+  const auto events = LongJob("llm", 20'000, state.range(0));
+  core::Config config;
+  size_t most_shadows = 0;
+  for (auto _ : state) {
+    core::JobWindows job("llm", &config, core::WindowGrid{});
+    for (const v1::Event& e : events) {
+      auto result = job.Apply(e);
+      benchmark::DoNotOptimize(result);
+      most_shadows = std::max(most_shadows, job.shadow_count());
+    }
+  }
+  state.counters["most_shadows"] = static_cast<double>(most_shadows);
+  state.SetItemsProcessed(state.iterations() * events.size());
+}
+BENCHMARK(BM_CoreWindowsCheckpointEvery)
+    ->Arg(100)->Arg(600)->Arg(1800)->Arg(3600)
+    ->Unit(benchmark::kMillisecond);
+
 // Heap bytes per job of `range(0)` running jobs with JobWindows after 3 h
 // of one step a second (the edges of the 2 h fine horizon plus 3 coarse).
 void BM_CoreWindowsMemoryPerJob(benchmark::State& state) {
@@ -169,14 +210,20 @@ void BM_CoreWindowReport(benchmark::State& state) {
 BENCHMARK(BM_CoreWindowReport)->Unit(benchmark::kMicrosecond);
 
 // The stored size of one running job's state record parts after 3 h of
-// one step a second: its tracker (JobTrackerState) and its --since edges
-// (JobWindowsState, StoredJobState.windows); the time is SaveEdges plus
-// serializing them, what each state record now adds.
+// one step a second (range(0) = 100: a checkpoint every 100 steps), or
+// 3 h 50 min with a checkpoint every range(0) steps (50 min of steps
+// since the last hourly one): its tracker (JobTrackerState) and its
+// --since edges (JobWindowsState, StoredJobState.windows); the time is
+// SaveEdges plus serializing them, what each state record now adds.
 void BM_CoreWindowsStateBytes(benchmark::State& state) {
-  const auto events = LongJob("llm", 3 * 3600);
+  const int64_t every = state.range(0);
+  const auto events =
+      LongJob("llm", every == 100 ? 3 * 3600 : 3 * 3600 + 3000, every);
   core::Config config;
   core::JobWindows job("llm", &config, core::WindowGrid{});
+  size_t before = mallinfo2().uordblks;
   for (const v1::Event& e : events) (void)job.Apply(e);
+  size_t heap = mallinfo2().uordblks - before;
   internal::v1::JobTrackerState tracker;
   job.live().SaveState(&tracker);
   size_t edges_bytes = 0;
@@ -192,8 +239,11 @@ void BM_CoreWindowsStateBytes(benchmark::State& state) {
   state.counters["edges_bytes"] = static_cast<double>(edges_bytes);
   state.counters["edges"] = static_cast<double>(job.window_count());
   state.counters["shadows"] = static_cast<double>(job.shadow_count());
+  state.counters["heap_bytes"] = static_cast<double>(heap);
 }
-BENCHMARK(BM_CoreWindowsStateBytes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CoreWindowsStateBytes)
+    ->Arg(100)->Arg(3600)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace goodput::bench
