@@ -47,6 +47,7 @@ JobTracker::JobTracker(std::string job_id, const Config* config)
 
 absl::StatusOr<ApplyResult> JobTracker::Apply(const Event& e) {
   const int64_t t = EventTimeNanos(e);
+  resolutions_.entries.clear();
   if (absl::Status s = CheckApplicable(e, t); !s.ok()) return s;
   if (e.has_exclusion()) {
     const int64_t until = e.exclusion().until().seconds() * kNanosPerSecond +

@@ -182,6 +182,31 @@ class JobTracker {
     double chips = 0;  // elastic: the chips its time counts with
   };
 
+  // What happened to a pending non-first completion in an Apply: split at
+  // a step, lost or made durable. JobWindows keeps the windows it no longer
+  // shadows current with them.
+  struct Resolution {
+    enum Kind { kSplit, kLost, kDurable } kind;
+    Completion completion;     // as before the split, or as resolved
+    int64_t through_step = 0;  // kSplit: the lower part's last step
+  };
+  // The resolutions of the last Apply, kept while `on` (JobWindows turns it
+  // on for its live tracker). A copy starts empty and off, so a tracker
+  // copied for a report or a shadow logs nothing.
+  struct ResolutionLog {
+    ResolutionLog() = default;
+    ResolutionLog(const ResolutionLog&) {}
+    ResolutionLog& operator=(const ResolutionLog&) {
+      on = false;
+      entries.clear();
+      return *this;
+    }
+    ResolutionLog(ResolutionLog&&) noexcept = default;
+    ResolutionLog& operator=(ResolutionLog&&) noexcept = default;
+    bool on = false;
+    std::vector<Resolution> entries;
+  };
+
   // A step event's measured parts, before attribution.
   struct StepTime {
     int64_t time_ns, prefix_ns, wait_ns, idle_ns, steps;
@@ -271,6 +296,8 @@ class JobTracker {
   void MakeAllDurable();
   void ShrinkPending();
   static Completion SplitOff(Completion* c, int64_t through_step);
+  // SplitOff, logged.
+  Completion Split(Completion* c, int64_t through_step);
 
   // --- Recognition time.
   void RecognizeStep(const StepTime& st, bool first, int64_t t);
@@ -342,6 +369,7 @@ class JobTracker {
   std::optional<int64_t> max_durable_step_, last_checkpoint_;
   int64_t lost_steps_ = 0, duplicates_ = 0;
   StepTimeStats step_times_;  // non-first steps (issue 18, slow steps)
+  ResolutionLog resolutions_;
 
   // Recognition time: what Recognize() needs beyond the report's state.
   // Their sums are the report's interruptions and notices.

@@ -169,7 +169,7 @@ void JobTracker::Resume(int64_t step) {
   while (!pending_.empty() && pending_.back().last_step > step) {
     Completion& c = pending_.back();
     if (c.first_step <= step && c.first_ref < 0) {
-      Lose(SplitOff(&c, step));
+      Lose(Split(&c, step));
       break;
     }
     Lose(c);
@@ -185,7 +185,7 @@ void JobTracker::MakeDurableThrough(int64_t step) {
     Completion& c = pending_[done];
     if (c.last_step > step) {
       if (c.first_ref >= 0) break;  // a first step is never split
-      Completion upper = SplitOff(&c, step);
+      Completion upper = Split(&c, step);
       Durable(c);
       c = upper;
       break;
@@ -222,7 +222,17 @@ JobTracker::Completion JobTracker::SplitOff(Completion* c,
   return upper;
 }
 
+JobTracker::Completion JobTracker::Split(Completion* c, int64_t through_step) {
+  if (resolutions_.on) {
+    resolutions_.entries.push_back({Resolution::kSplit, *c, through_step});
+  }
+  return SplitOff(c, through_step);
+}
+
 void JobTracker::Durable(const Completion& c) {
+  if (c.first_ref < 0 && resolutions_.on) {
+    resolutions_.entries.push_back({Resolution::kDurable, c});
+  }
   if (c.first_ref >= 0) {
     first_steps_[c.first_ref].fate = Fate::kDurable;
   } else {
@@ -245,6 +255,7 @@ void JobTracker::Lose(const Completion& c) {
     first_steps_[c.first_ref].fate = Fate::kLost;
     return;
   }
+  if (resolutions_.on) resolutions_.entries.push_back({Resolution::kLost, c});
   const double cs = ChipSeconds(c.rest_window_ns, c.chips);
   AddNanos(Category::kProductive, -c.rest_window_ns, c.chips, &sink_);
   AddNanos(Category::kLost, c.rest_window_ns, c.chips, &sink_);

@@ -47,10 +47,13 @@ absl::Status WindowGrid::Validate() const {
 
 JobWindows::JobWindows(std::string job_id, const Config* config,
                        WindowGrid grid)
-    : config_(config), grid_(grid), live_(std::move(job_id), config) {}
+    : config_(config), grid_(grid), live_(std::move(job_id), config) {
+  live_.resolutions_.on = true;
+}
 
 JobWindows::JobWindows(JobTracker live, const Config* config, WindowGrid grid)
     : config_(config), grid_(grid), live_(std::move(live)) {
+  live_.resolutions_.on = true;
   if (live_.started_) {
     next_edge_ns_ = FloorTo(live_.cursor_ns(), grid_.grid_ns) + grid_.grid_ns;
   }
@@ -61,6 +64,7 @@ JobWindows::JobWindows(const JobWindows& other)
       grid_(other.grid_),
       live_(other.live_),
       next_edge_ns_(other.next_edge_ns_) {
+  live_.resolutions_.on = true;
   edges_.reserve(other.edges_.size());
   for (const Edge& e : other.edges_) {
     Edge copy{e.edge_ns, nullptr, nullptr, e.offset};
@@ -120,18 +124,36 @@ void JobWindows::OpenBefore(int64_t t) {
 }
 
 // Whether every instant before the edge is attributed (the cursor is at or
-// after it: an exclusion event does not move it) and nothing the shadow
-// holds has time before the edge that a later event could still move:
-// then it and the live tracker change alike.
-bool JobWindows::Settled(const JobTracker& shadow, int64_t edge_ns) {
+// after it: an exclusion event does not move it) and no open step or start
+// gap straddles the edge: then the shadow and the live tracker change
+// alike, but for the fates of the completions pending from before the edge
+// (Defer). The pending lists match (the shadow took the same events).
+bool JobWindows::Settled(const JobTracker& shadow, int64_t edge_ns) const {
   if (shadow.cursor_ns() < edge_ns) return false;
   if (shadow.sink_.open_prefix_ns != 0 || shadow.sink_.gap_prefix_ns != 0) {
     return false;
   }
-  for (const JobTracker::Completion& c : shadow.pending_) {
-    if (c.first_ref < 0 && c.rest_window_ns != c.rest_ns) return false;
+  return shadow.pending_.size() == live_.pending_.size();
+}
+
+// The pending non-first completions whose window share differs from the
+// live tracker's: a run of those wholly before the edge (no window time,
+// no ideal time: Open cleared them), then the one straddling it.
+void JobWindows::Defer(const JobTracker& shadow, Offset* o) const {
+  for (size_t i = 0; i < shadow.pending_.size(); ++i) {
+    const JobTracker::Completion& w = shadow.pending_[i];
+    const JobTracker::Completion& l = live_.pending_[i];
+    if (w.first_ref >= 0) continue;
+    if (w.rest_window_ns == 0 && w.ideal_s == 0 && o->partial.empty()) {
+      ++o->excluded_count;
+      o->excluded_through = w.last_step;
+      continue;
+    }
+    if (w.rest_window_ns == l.rest_window_ns && w.ideal_s == l.ideal_s) {
+      continue;
+    }
+    o->partial.push_back(w);
   }
-  return true;
 }
 
 void JobWindows::Collapse(Edge* edge) const {
@@ -154,8 +176,61 @@ void JobWindows::Collapse(Edge* edge) const {
       o.first_prefix.emplace_back(i, w.first_steps_[i].prefix_ns);
     }
   }
+  Defer(w, &o);
   edge->shadow.reset();
   edge->config.reset();
+}
+
+// What a lost completion `c` (as the live tracker held it) moves from
+// productive to lost in the live tracker beyond the shadow's
+// `window_ns` and `window_ideal_s` of it (JobTracker::Lose in both).
+void JobWindows::TakeLoss(const JobTracker::Completion& c, int64_t window_ns,
+                          double window_ideal_s, Offset* o) {
+  const int64_t d = c.rest_window_ns - window_ns;
+  const double dcs = JobTracker::ChipSeconds(c.rest_window_ns, c.chips) -
+                     JobTracker::ChipSeconds(window_ns, c.chips);
+  o->nanos[Index(Category::kProductive)] -= d;
+  o->nanos[Index(Category::kLost)] += d;
+  o->chip_s[Index(Category::kProductive)] -= dcs;
+  o->chip_s[Index(Category::kLost)] += dcs;
+  if (!c.costed) return;
+  o->costed_ns -= d;
+  o->costed_cs -= dcs;
+  o->ideal_s -= c.ideal_s - window_ideal_s;
+}
+
+void JobWindows::Resolve(const JobTracker::Resolution& r, Offset* o) {
+  const JobTracker::Completion& c = r.completion;
+  if (o->excluded_count > 0 && c.last_step <= o->excluded_through) {
+    // Wholly before the edge: the shadow holds it with no window time.
+    if (r.kind == JobTracker::Resolution::kSplit) ++o->excluded_count;
+    if (r.kind != JobTracker::Resolution::kSplit) --o->excluded_count;
+    if (r.kind == JobTracker::Resolution::kLost) TakeLoss(c, 0, 0, o);
+    return;
+  }
+  auto it = std::find_if(o->partial.begin(), o->partial.end(),
+                         [&](const JobTracker::Completion& p) {
+                           return p.first_step == c.first_step &&
+                                  p.last_step == c.last_step;
+                         });
+  if (it == o->partial.end()) return;  // the same in the window
+  if (r.kind == JobTracker::Resolution::kSplit) {
+    JobTracker::Completion upper = JobTracker::SplitOff(&*it, r.through_step);
+    o->partial.insert(it + 1, upper);
+    return;
+  }
+  if (r.kind == JobTracker::Resolution::kLost) {
+    TakeLoss(c, it->rest_window_ns, it->ideal_s, o);
+  }
+  o->partial.erase(it);
+}
+
+void JobWindows::ResolveEdges() {
+  for (const JobTracker::Resolution& r : live_.resolutions_.entries) {
+    for (Edge& edge : edges_) {
+      if (!edge.shadow) Resolve(r, &edge.offset);
+    }
+  }
 }
 
 absl::StatusOr<ApplyResult> JobWindows::ApplyShadows(const v1::Event& e,
@@ -178,6 +253,7 @@ absl::StatusOr<ApplyResult> JobWindows::Apply(const v1::Event& e) {
   if (next_edge_ns_) OpenBefore(t);
   absl::StatusOr<ApplyResult> result = live_.Apply(e);
   if (!result.ok()) return result;
+  ResolveEdges();  // before ApplyShadows collapses more edges
   result = ApplyShadows(e, *result);
   if (!result.ok()) return result;
   if (!next_edge_ns_) next_edge_ns_ = FloorTo(t, grid_.grid_ns) + grid_.grid_ns;

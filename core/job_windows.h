@@ -21,7 +21,9 @@ namespace goodput::core {
 
 // The JobWindowsState layout that JobWindows::SaveEdges writes and
 // RestoreEdges reads (proto/tracker_state.proto).
-inline constexpr uint32_t kJobWindowsStateVersion = 1;
+// Version 2 adds a collapsed edge's deferred completions; RestoreEdges
+// reads versions 1 and 2.
+inline constexpr uint32_t kJobWindowsStateVersion = 2;
 
 // The grid of window starts that a live `--since` answers from
 // (docs/semantics.md, "Windows as of now"): edges every `grid_ns` of event
@@ -52,12 +54,17 @@ struct WindowGrid {
 // passed within the horizon, what a replay under since_ns = g differs by.
 // At the crossing of g an edge opens as a shadow JobTracker under that
 // window (the live one with its window parts cleared, as
-// JobTracker::FromState does) fed the same events; once nothing it holds
-// straddles g (no open step or start gap begun before g, no pending
-// completion with time before g) its difference from the live tracker is
-// fixed, and the edge collapses to that difference (category, custom,
-// costed and ideal sums, and the window prefix of each first step, whose
-// compile share is recomputed at each report, rule 4). A window's report
+// JobTracker::FromState does) fed the same events; once no open step or
+// start gap begun before g straddles it, the edge collapses to its
+// difference from the live tracker (category, custom, costed and ideal
+// sums, and the window prefix of each first step, whose compile share is
+// recomputed at each report, rule 4). What can still change that
+// difference is the fate of the completions pending from before g (a
+// checkpoint keeps them, an interruption loses them): the edge keeps how
+// many lie wholly before g and the window share of the one that straddles
+// it, and follows the live tracker's resolutions of them
+// (JobTracker::Resolution), so a job holds about one shadow at a time
+// however far apart its checkpoints are. A window's report
 // is then the live tracker with the difference taken out: integer nanos
 // exactly a replay's, chip-seconds and ideal seconds up to floating-point
 // rounding. Owns its trackers and the shadows' configs; `config` (the
@@ -124,6 +131,13 @@ class JobWindows {
     int64_t costed_ns = 0;
     double costed_cs = 0, ideal_s = 0;
     std::vector<std::pair<size_t, int64_t>> first_prefix;  // index, prefix
+    // The live tracker's pending non-first completions whose window share
+    // differs: the first `excluded_count` (through step `excluded_through`)
+    // lie wholly before the edge; `partial` as the shadow held them (their
+    // window share, straddling the edge).
+    int64_t excluded_count = 0;
+    int64_t excluded_through = 0;
+    std::vector<JobTracker::Completion> partial;
   };
   struct Edge {
     int64_t edge_ns;
@@ -134,8 +148,15 @@ class JobWindows {
 
   Edge Open(int64_t edge_ns) const;
   void OpenBefore(int64_t t);
-  static bool Settled(const JobTracker& shadow, int64_t edge_ns);
+  bool Settled(const JobTracker& shadow, int64_t edge_ns) const;
   void Collapse(Edge* edge) const;
+  void Defer(const JobTracker& shadow, Offset* o) const;
+  // Follows the live tracker's last Apply's resolutions on every collapsed
+  // edge.
+  void ResolveEdges();
+  static void Resolve(const JobTracker::Resolution& r, Offset* o);
+  static void TakeLoss(const JobTracker::Completion& c, int64_t window_ns,
+                       double window_ideal_s, Offset* o);
   absl::StatusOr<ApplyResult> ApplyShadows(const v1::Event& e,
                                            ApplyResult want);
   JobTracker Windowed(const Edge& edge, const Config* windowed) const;
@@ -144,6 +165,10 @@ class JobWindows {
       const internal::v1::JobWindowsState::Edge& saved) const;
   absl::Status LoadOffset(const internal::v1::JobWindowsState::Offset& saved,
                           Offset* offset) const;
+  static void SaveDeferred(const Offset& o,
+                           internal::v1::JobWindowsState::Offset* out);
+  absl::Status LoadDeferred(const internal::v1::JobWindowsState::Offset& saved,
+                            Offset* o) const;
 
   const Config* config_;
   WindowGrid grid_;

@@ -1,6 +1,7 @@
 // JobWindows' edges as a JobWindowsState (proto/tracker_state.proto), and
 // back (SaveEdges, RestoreEdges).
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -60,7 +61,71 @@ void JobWindows::SaveEdges(Proto* state) const {
       f->set_index(static_cast<int32_t>(index));
       f->set_prefix_ns(prefix);
     }
+    SaveDeferred(o, out);
   }
+}
+
+void JobWindows::SaveDeferred(const Offset& o, Proto::Offset* out) {
+  out->set_excluded_count(o.excluded_count);
+  out->set_excluded_through(o.excluded_through);
+  for (const JobTracker::Completion& c : o.partial) {
+    out->add_partial_first_step(c.first_step);
+    out->add_partial_last_step(c.last_step);
+    out->add_partial_rest_ns(c.rest_ns);
+    out->add_partial_rest_window_ns(c.rest_window_ns);
+    out->add_partial_ideal_s(c.ideal_s);
+  }
+}
+
+// The deferred completions of `saved`: the partial ones must each be a
+// pending non-first completion of the live tracker, after the excluded
+// ones, in step order; their costed flag and chips are the live one's.
+absl::Status JobWindows::LoadDeferred(const Proto::Offset& saved,
+                                      Offset* o) const {
+  const std::string& id = live_.job_id();
+  const int n = saved.partial_first_step_size();
+  if (saved.partial_last_step_size() != n || saved.partial_rest_ns_size() != n ||
+      saved.partial_rest_window_ns_size() != n ||
+      saved.partial_ideal_s_size() != n) {
+    return Bad(id, "offset.partial", "columns of different lengths");
+  }
+  if (saved.excluded_count() < 0) {
+    return Bad(id, "offset.excluded_count",
+               absl::StrCat(saved.excluded_count(), " is negative"));
+  }
+  o->excluded_count = saved.excluded_count();
+  o->excluded_through = saved.excluded_through();
+  const int64_t before = std::count_if(
+      live_.pending_.begin(), live_.pending_.end(),
+      [&](const JobTracker::Completion& c) {
+        return c.first_ref < 0 && c.last_step <= o->excluded_through;
+      });
+  if (o->excluded_count > 0 && before != o->excluded_count) {
+    return Bad(id, "offset.excluded_count",
+               absl::StrCat(o->excluded_count, " completions through step ",
+                            o->excluded_through, ", the job holds ", before));
+  }
+  int64_t after = o->excluded_count > 0 ? o->excluded_through
+                                        : std::numeric_limits<int64_t>::min();
+  for (int i = 0; i < n; ++i) {
+    const int64_t first = saved.partial_first_step(i);
+    auto it = std::find_if(live_.pending_.begin(), live_.pending_.end(),
+                           [&](const JobTracker::Completion& c) {
+                             return c.first_ref < 0 && c.first_step == first &&
+                                    c.last_step == saved.partial_last_step(i);
+                           });
+    if (it == live_.pending_.end() || first <= after) {
+      return Bad(id, "offset.partial_first_step",
+                 absl::StrCat(first, " is not a later pending completion"));
+    }
+    JobTracker::Completion c = *it;
+    c.rest_ns = saved.partial_rest_ns(i);
+    c.rest_window_ns = saved.partial_rest_window_ns(i);
+    c.ideal_s = saved.partial_ideal_s(i);
+    o->partial.push_back(c);
+    after = c.last_step;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status JobWindows::LoadOffset(const Proto::Offset& saved,
@@ -90,7 +155,7 @@ absl::Status JobWindows::LoadOffset(const Proto::Offset& saved,
     }
     o->first_prefix.emplace_back(static_cast<size_t>(f.index()), f.prefix_ns());
   }
-  return absl::OkStatus();
+  return LoadDeferred(saved, o);
 }
 
 absl::StatusOr<JobWindows::Edge> JobWindows::LoadEdge(
@@ -121,7 +186,9 @@ absl::StatusOr<JobWindows::Edge> JobWindows::LoadEdge(
 }
 
 absl::Status JobWindows::RestoreEdges(const Proto& state) {
-  if (state.version() != kJobWindowsStateVersion) {
+  // Version 1 is version 2 without deferred completions (its edges
+  // collapsed only once none was pending from before them).
+  if (state.version() != 1 && state.version() != kJobWindowsStateVersion) {
     return absl::InvalidArgumentError(absl::StrCat("windows: version ",
                                                    state.version(), ", want ",
                                                    kJobWindowsStateVersion));

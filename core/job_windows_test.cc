@@ -388,6 +388,64 @@ TEST_F(JobWindowsTest, RestoreEdgesRefusesWhatDoesNotFit) {
   EXPECT_EQ(refused(bad), absl::StatusCode::kDataLoss);
 }
 
+// A collapsed edge's deferred completions (version 2) must be the live
+// tracker's: columns of one length, as many wholly before the edge as it
+// holds, and each straddling one a later pending completion. A version-1
+// record (none deferred) loads.
+TEST_F(JobWindowsTest, RestoreEdgesRefusesDeferredCompletionsThatDoNotFit) {
+  Fleet fleet(&config_, grid_);
+  std::vector<v1::Event> events = ParseEvents(Timeline(R"(
+10:00:00 {"job_submitted":{"chips":4}}
+10:00:00 {"started":{}}
+10:00:00 {"activity":{"kind":"TRAINING"}}
+10:00:40 {"step":{"step":1}}
+10:01:20 {"step":{"step":2}}
+10:02:00 {"step":{"step":3}}
+10:02:40 {"step":{"step":4}}
+)"));
+  fleet.Apply(events, events.size());
+  const JobWindows& job = fleet.jobs().at("j");
+  EXPECT_EQ(job.shadow_count(), 0u);  // all collapsed, steps 2-4 pending
+  internal::v1::JobWindowsState saved;
+  job.SaveEdges(&saved);
+  // The edge at 10:02:10: steps 2 and 3 before it, step 4 across it.
+  int i = 0;
+  while (i < saved.edges_size() && saved.edges(i).edge_ns() != At("10:02:10")) {
+    ++i;
+  }
+  ASSERT_LT(i, saved.edges_size());
+  const auto& offset = saved.edges(i).offset();
+  EXPECT_EQ(offset.excluded_count(), 2);
+  EXPECT_EQ(offset.excluded_through(), 3);
+  ASSERT_EQ(offset.partial_first_step_size(), 1);
+  EXPECT_EQ(offset.partial_first_step(0), 4);
+  EXPECT_EQ(offset.partial_rest_window_ns(0), S(30));
+  auto loads = [&](const internal::v1::JobWindowsState& state) {
+    JobWindows fresh(job.live(), &config_, grid_);
+    return fresh.RestoreEdges(state).code();
+  };
+  EXPECT_EQ(loads(saved), absl::StatusCode::kOk);
+  auto bad = [&](auto change) {
+    internal::v1::JobWindowsState b = saved;
+    change(b.mutable_edges(i)->mutable_offset());
+    return loads(b);
+  };
+  using Offset = internal::v1::JobWindowsState::Offset;
+  EXPECT_EQ(bad([](Offset* o) { o->mutable_partial_ideal_s()->RemoveLast(); }),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(bad([](Offset* o) { o->set_excluded_count(3); }),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(bad([](Offset* o) { o->set_excluded_count(-1); }),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(bad([](Offset* o) { o->set_partial_first_step(0, 9); }),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(bad([](Offset* o) { o->set_excluded_through(4); }),
+            absl::StatusCode::kDataLoss);
+  internal::v1::JobWindowsState v1 = saved;
+  v1.set_version(1);
+  EXPECT_EQ(loads(v1), absl::StatusCode::kOk);
+}
+
 // --- Every edge within the horizon of random fleets, cut at random
 // points (jobs running, steps open, completions pending).
 
@@ -398,12 +456,13 @@ class JobWindowsPropertyTest : public ::testing::TestWithParam<uint32_t> {
   // within the horizon against a replay under it: equal, or (only with a
   // restart, for an edge between a job's first event and its cursor at
   // the restart) refused. Reports come from copies of the jobs.
-  void Check(bool with_restart) {
+  void Check(bool with_restart, int jobs = 6, int events_per_job = 50) {
     Config config;
     // Fine edges for 20 min, 10 min ones for 50 min: the fleets span about
     // 75 min, so windows age out while their jobs run.
     const WindowGrid grid{S(60), S(1200), S(600), S(3000)};
-    std::vector<v1::Event> events = RandomFleet(GetParam(), 6, 50);
+    std::vector<v1::Event> events =
+        RandomFleet(GetParam(), jobs, events_per_job);
     std::mt19937 rng(GetParam());
     const size_t cut = std::uniform_int_distribution<size_t>(
         events.size() / 3, events.size())(rng);
@@ -478,6 +537,12 @@ TEST_P(JobWindowsPropertyTest, AfterARestartEveryKeptEdgeEqualsAReplay) {
   Check(/*with_restart=*/true);
 }
 
+// Longer jobs: more completions pending across edges that later collapse,
+// then split, lost or kept by checkpoints and interruptions.
+TEST_P(JobWindowsPropertyTest, LongJobsEveryEdgeEqualsAReplay) {
+  Check(/*with_restart=*/false, /*jobs=*/2, /*events_per_job=*/300);
+}
+
 // Every field a report shows, doubles bit for bit: a restored JobWindows
 // computes what the uninterrupted one does, in the same order.
 void ExpectIdenticalJob(const JobReport& got, const JobReport& want) {
@@ -492,16 +557,16 @@ void ExpectIdenticalJob(const JobReport& got, const JobReport& want) {
 // the live trackers (as a restart from stored records), then the rest of
 // the events: every edge within the horizon reports what an uninterrupted
 // run reports (not refused: the edges before the restart are kept).
-TEST_P(JobWindowsPropertyTest, RestoredEdgesEqualAnUninterruptedRun) {
+void CheckRestoredEdges(uint32_t seed, int jobs, int events_per_job) {
   Config config;
   const WindowGrid grid{S(60), S(1200), S(600), S(3000)};
-  std::vector<v1::Event> events = RandomFleet(GetParam(), 6, 50);
+  std::vector<v1::Event> events = RandomFleet(seed, jobs, events_per_job);
   std::vector<uint32_t> order(events.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   SortForApply(events, &order);
   std::vector<v1::Event> applied;
   for (uint32_t i : order) applied.push_back(events[i]);
-  std::mt19937 rng(GetParam() + 1000);
+  std::mt19937 rng(seed + 1000);
   const size_t restart =
       std::uniform_int_distribution<size_t>(1, applied.size() - 1)(rng);
   std::vector<v1::Event> before(applied.begin(), applied.begin() + restart);
@@ -535,6 +600,134 @@ TEST_P(JobWindowsPropertyTest, RestoredEdgesEqualAnUninterruptedRun) {
   }
   EXPECT_GT(checked, 0);
 }
+
+TEST_P(JobWindowsPropertyTest, RestoredEdgesEqualAnUninterruptedRun) {
+  CheckRestoredEdges(GetParam(), 6, 50);
+}
+
+TEST_P(JobWindowsPropertyTest, LongJobsRestoredEdgesEqualAnUninterruptedRun) {
+  CheckRestoredEdges(GetParam(), 2, 300);
+}
+
+// --- One training job that runs on: completions pending across many
+// edges (checkpoints minutes apart), several steps per report, checkpoints
+// at or a little before the last step (splitting a report's steps), and
+// preemptions resumed from a step near the last checkpoint (losing, and
+// splitting, what came after it); costed, so ideal time moves too.
+std::vector<v1::Event> LongRun(uint32_t seed, int reports) {
+  std::mt19937 rng(seed);
+  auto uniform = [&](int64_t a, int64_t b) {
+    return std::uniform_int_distribution<int64_t>(a, b)(rng);
+  };
+  std::vector<v1::Event> out;
+  int64_t t = At("10:00:00"), step = 0, checkpoint = 0;
+  auto next = [&](int64_t dt) -> v1::Event& {
+    t += dt;
+    v1::Event& e = out.emplace_back();
+    e.set_job_id("j");
+    e.mutable_time()->set_seconds(t / kNanosPerSecond);
+    e.mutable_time()->set_nanos(static_cast<int32_t>(t % kNanosPerSecond));
+    return e;
+  };
+  auto start = [&](int64_t dt) {
+    next(dt).mutable_started();
+    next(0).mutable_activity()->set_kind(v1::Activity::TRAINING);
+  };
+  auto* submitted = next(0).mutable_job_submitted();
+  submitted->set_chips(8);
+  submitted->set_accelerator("tpu-v5p");
+  submitted->set_step_flops(1e15);
+  submitted->set_workload(v1::JobSubmitted::TRAINING);
+  start(0);
+  for (int i = 0; i < reports; ++i) {
+    const int64_t r = uniform(0, 99);
+    if (r < 85) {
+      step += uniform(1, 4);
+      next(S(uniform(5, 40)) + uniform(0, 999) * 1'000'000)
+          .mutable_step()
+          ->set_step(step);
+    } else if (r < 93) {
+      checkpoint = std::max(checkpoint, step - uniform(0, 3));
+      next(S(uniform(0, 5))).mutable_checkpoint()->set_step(checkpoint);
+    } else {
+      next(S(uniform(1, 20)))
+          .mutable_interruption()
+          ->set_reason(v1::Interruption::PREEMPTED);
+      start(S(uniform(10, 90)));
+      step = checkpoint + uniform(1, 3);  // resumes after step - 1
+      next(S(uniform(20, 60))).mutable_step()->set_step(step);
+    }
+  }
+  return out;
+}
+
+class JobWindowsLongRunTest : public ::testing::TestWithParam<uint32_t> {
+ protected:
+  const WindowGrid grid_{S(60), S(1200), S(600), S(3000)};
+  Config config_;
+};
+
+// At cuts every 40 reports, every edge within the horizon equals a replay
+// under it.
+TEST_P(JobWindowsLongRunTest, EveryEdgeEqualsAReplayUnderItsWindow) {
+  const std::vector<v1::Event> events = LongRun(GetParam(), 240);
+  int checked = 0;
+  for (size_t cut = 40; cut <= events.size(); cut += 40) {
+    const std::vector<v1::Event> applied(events.begin(), events.begin() + cut);
+    Fleet fleet(&config_, grid_);
+    fleet.Apply(applied, applied.size());
+    const JobWindows& job = fleet.jobs().at("j");
+    EXPECT_LE(job.shadow_count(), 2u);  // edges collapse between checkpoints
+    const int64_t newest = fleet.newest_ns(), as_of = newest + S(30);
+    for (int64_t since = newest - grid_.horizon_ns; since <= newest;
+         since += S(60)) {
+      std::optional<int64_t> edge = grid_.Snap(since, newest);
+      if (!edge) continue;
+      SCOPED_TRACE("cut " + std::to_string(cut) + ", since " +
+                   FormatTimeNanos(*edge));
+      Config windowed = config_;
+      windowed.since_ns = *edge;
+      absl::StatusOr<JobReport> got = job.Report(as_of, &windowed);
+      ASSERT_TRUE(got.ok()) << got.status();
+      ExpectSameJob(*got, Job(Replay(applied, windowed, as_of), "j"));
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
+// Restarted from saved edges at cuts every 40 reports, then given the
+// rest: every edge reports what the uninterrupted run reports, bit for bit.
+TEST_P(JobWindowsLongRunTest, RestoredEdgesEqualAnUninterruptedRun) {
+  const std::vector<v1::Event> events = LongRun(GetParam(), 240);
+  Fleet uninterrupted(&config_, grid_);
+  uninterrupted.Apply(events, events.size());
+  const JobWindows& want = uninterrupted.jobs().at("j");
+  const int64_t newest = uninterrupted.newest_ns(), as_of = newest + S(30);
+  for (size_t cut = 40; cut < events.size(); cut += 40) {
+    const std::vector<v1::Event> before(events.begin(), events.begin() + cut);
+    const std::vector<v1::Event> after(events.begin() + cut, events.end());
+    Fleet restored(&config_, grid_);
+    restored.Apply(before, before.size());
+    restored.RestartWithEdges();
+    restored.Apply(after, after.size());
+    const JobWindows& got = restored.jobs().at("j");
+    for (int64_t since = newest - grid_.horizon_ns; since <= newest;
+         since += S(60)) {
+      std::optional<int64_t> edge = grid_.Snap(since, newest);
+      if (!edge) continue;
+      SCOPED_TRACE("cut " + std::to_string(cut) + ", since " +
+                   FormatTimeNanos(*edge));
+      absl::StatusOr<JobReport> w = want.Report(as_of, *edge);
+      absl::StatusOr<JobReport> g = got.Report(as_of, *edge);
+      ASSERT_EQ(g.status(), w.status());
+      if (w.ok()) ExpectIdenticalJob(*g, *w);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, JobWindowsLongRunTest,
+                         ::testing::Range<uint32_t>(1, 21));
 
 INSTANTIATE_TEST_SUITE_P(Seeds, JobWindowsPropertyTest,
                          ::testing::Range<uint32_t>(1, 21));
