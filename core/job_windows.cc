@@ -205,6 +205,7 @@ void JobWindows::Resolve(const JobTracker::Resolution& r, Offset* o) {
     // Wholly before the edge: the shadow holds it with no window time.
     if (r.kind == JobTracker::Resolution::kSplit) ++o->excluded_count;
     if (r.kind != JobTracker::Resolution::kSplit) --o->excluded_count;
+    if (o->excluded_count == 0) o->excluded_through = 0;
     if (r.kind == JobTracker::Resolution::kLost) TakeLoss(c, 0, 0, o);
     return;
   }
@@ -223,14 +224,22 @@ void JobWindows::Resolve(const JobTracker::Resolution& r, Offset* o) {
     TakeLoss(c, it->rest_window_ns, it->ideal_s, o);
   }
   o->partial.erase(it);
+  if (o->partial.empty()) o->partial.shrink_to_fit();
 }
 
+// Only the edges with deferred completions (those opened since about the
+// last checkpoint) look at the log; it is then emptied and, after a
+// checkpoint of many completions, given back.
 void JobWindows::ResolveEdges() {
-  for (const JobTracker::Resolution& r : live_.resolutions_.entries) {
-    for (Edge& edge : edges_) {
-      if (!edge.shadow) Resolve(r, &edge.offset);
-    }
+  std::vector<JobTracker::Resolution>& log = live_.resolutions_.entries;
+  if (log.empty()) return;
+  for (Edge& edge : edges_) {
+    Offset& o = edge.offset;
+    if (edge.shadow || (o.excluded_count == 0 && o.partial.empty())) continue;
+    for (const JobTracker::Resolution& r : log) Resolve(r, &o);
   }
+  log.clear();
+  if (log.capacity() > 64) log.shrink_to_fit();
 }
 
 absl::StatusOr<ApplyResult> JobWindows::ApplyShadows(const v1::Event& e,

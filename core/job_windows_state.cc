@@ -66,8 +66,10 @@ void JobWindows::SaveEdges(Proto* state) const {
 }
 
 void JobWindows::SaveDeferred(const Offset& o, Proto::Offset* out) {
-  out->set_excluded_count(o.excluded_count);
-  out->set_excluded_through(o.excluded_through);
+  if (o.excluded_count > 0) {
+    out->set_excluded_count(o.excluded_count);
+    out->set_excluded_through(o.excluded_through);
+  }
   for (const JobTracker::Completion& c : o.partial) {
     out->add_partial_first_step(c.first_step);
     out->add_partial_last_step(c.last_step);
