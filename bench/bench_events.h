@@ -17,8 +17,10 @@ std::vector<v1::Event> LongJob(const std::string& job_id, int64_t steps,
                                int64_t checkpoint_every);
 
 // `jobs` jobs of `steps_per_job` steps each, interleaved by time as a fleet
-// log would be, with a preemption and restore in every tenth job.
-std::vector<v1::Event> Fleet(int jobs, int64_t steps_per_job);
+// log would be, with a preemption and restore in every tenth job and a
+// checkpoint every `checkpoint_every` steps.
+std::vector<v1::Event> Fleet(int jobs, int64_t steps_per_job,
+                             int64_t checkpoint_every = 100);
 
 // The events as JSON Lines (protobuf's JSON mapping), one per line.
 std::string ToJsonLines(const std::vector<v1::Event>& events);

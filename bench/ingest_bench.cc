@@ -3,7 +3,7 @@
 //
 //   ingest_bench throughput [--jobs=1000 --steps=1000 --batch=500
 //                            --in_flight=8 --reps=3 --fsync --run_s=0
-//                            --agents=1]
+//                            --agents=1 --checkpoint_every=100]
 //       In ONE run, alternating: streams the same pre-built batches (a
 //       bench_events Fleet, cut into batches; with --run_s=S each job's
 //       events of every S seconds in a row, as per-host agents send them
@@ -14,7 +14,8 @@
 //       ack. Prints events/s of each, medians and their ratio. With
 //       --agents=N the fleet's jobs are dealt out to N agents, each
 //       streaming its own jobs' batches over its own connection at once
-//       (MakeAgentBatches, StreamAgents), as N hosts' agents do.
+//       (MakeAgentBatches, StreamAgents), as N hosts' agents do. Each job
+//       checkpoints every --checkpoint_every steps (one step a second).
 //
 //   ingest_bench store [--jobs=1000 --steps=1000 --batch=500 --reps=3]
 //       RocksDB alone: the throughput mode's batches as the BatchWrites the
@@ -185,7 +186,8 @@ int Throughput(const Args& args) {
   const size_t in_flight = static_cast<size_t>(args.Int("in_flight", 8));
   const int reps = static_cast<int>(args.Int("reps", 3));
   const bool fsync = args.Bool("fsync");
-  std::vector<v1::Event> events = Fleet(jobs, steps);
+  std::vector<v1::Event> events =
+      Fleet(jobs, steps, args.Int("checkpoint_every", 100));
   RunsOfOneJob(args.Int("run_s", 0), &events);
   const int agents = static_cast<int>(args.Int("agents", 1));
   const std::vector<std::vector<v1::Batch>> batches =
