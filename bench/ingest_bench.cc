@@ -669,7 +669,7 @@ int Main(int argc, char** argv) {
   args.CheckKnown({"jobs", "steps", "batch", "in_flight", "reps", "fsync",
                    "target", "agent_id", "socket", "metrics", "events",
                    "samples", "reports", "report_reps", "advance_ms", "port",
-                   "run_s", "agents"});
+                   "run_s", "agents", "checkpoint_every"});
   const auto& pos = args.positional();
   const std::string mode = pos.empty() ? "" : pos[0];
   if (mode == "throughput") return Throughput(args);
