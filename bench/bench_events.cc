@@ -72,8 +72,8 @@ std::vector<v1::Event> Fleet(int jobs, int64_t steps_per_job,
                              int64_t checkpoint_every) {
   std::vector<v1::Event> out;
   for (int j = 0; j < jobs; ++j) {
-    AddJob("job-" + std::to_string(j), steps_per_job, j * 37, j % 10 == 0,
-           &out, checkpoint_every);
+    AddJob("job-" + std::to_string(j), steps_per_job, j * 37, j % 10 == 0, &out,
+           checkpoint_every);
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const v1::Event& a, const v1::Event& b) {

@@ -141,7 +141,10 @@ void BM_CoreTrackerCheckpointEvery(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * events.size());
 }
 BENCHMARK(BM_CoreTrackerCheckpointEvery)
-    ->Arg(100)->Arg(600)->Arg(1800)->Arg(3600)
+    ->Arg(100)
+    ->Arg(600)
+    ->Arg(1800)
+    ->Arg(3600)
     ->Unit(benchmark::kMillisecond);
 
 void BM_CoreWindowsCheckpointEvery(benchmark::State& state) {
@@ -160,7 +163,10 @@ void BM_CoreWindowsCheckpointEvery(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * events.size());
 }
 BENCHMARK(BM_CoreWindowsCheckpointEvery)
-    ->Arg(100)->Arg(600)->Arg(1800)->Arg(3600)
+    ->Arg(100)
+    ->Arg(600)
+    ->Arg(1800)
+    ->Arg(3600)
     ->Unit(benchmark::kMillisecond);
 
 // Heap bytes per job of `range(0)` running jobs with JobWindows after 3 h
@@ -242,7 +248,8 @@ void BM_CoreWindowsStateBytes(benchmark::State& state) {
   state.counters["heap_bytes"] = static_cast<double>(heap);
 }
 BENCHMARK(BM_CoreWindowsStateBytes)
-    ->Arg(100)->Arg(3600)
+    ->Arg(100)
+    ->Arg(3600)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

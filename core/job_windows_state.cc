@@ -86,7 +86,8 @@ absl::Status JobWindows::LoadDeferred(const Proto::Offset& saved,
                                       Offset* o) const {
   const std::string& id = live_.job_id();
   const int n = saved.partial_first_step_size();
-  if (saved.partial_last_step_size() != n || saved.partial_rest_ns_size() != n ||
+  if (saved.partial_last_step_size() != n ||
+      saved.partial_rest_ns_size() != n ||
       saved.partial_rest_window_ns_size() != n ||
       saved.partial_ideal_s_size() != n) {
     return Bad(id, "offset.partial", "columns of different lengths");

@@ -293,7 +293,8 @@ JobGroups GroupByJob(const std::vector<const v1::Event*>& events) {
   }
   out.order.resize(end);
   for (size_t i = 0; i < events.size(); ++i) {
-    if (group[i] != kNone) out.order[next[group[i]]++] = static_cast<uint32_t>(i);
+    if (group[i] != kNone)
+      out.order[next[group[i]]++] = static_cast<uint32_t>(i);
   }
   return out;
 }
