@@ -2,7 +2,8 @@
 // a test; run by hand (commands and results in BENCHMARKS.md).
 //
 //   recovery_bench fill DIR [--jobs=10000 --steps=1000 --batch=500
-//                            --crash=0 --end_every=0 --hosts=0]
+//                            --crash=0 --end_every=0 --hosts=0
+//                            --checkpoint_every=100]
 //       Fills a fresh goodputd data dir with bench_events Fleet(jobs, steps)
 //       (10000 x 1000 = 10.12M events) through the ingest path minus gRPC:
 //       an in-process Goodputd (Goodputd::Start on DIR) and
@@ -278,7 +279,8 @@ int Fill(const std::string& dir, const Args& args) {
   const size_t batch = static_cast<size_t>(args.Int("batch", 500));
   auto t0 = SteadyClock::now();
   const std::vector<v1::Event> events = WithHeartbeats(
-      EndEvery(Fleet(jobs, steps), static_cast<int>(args.Int("end_every", 0))),
+      EndEvery(Fleet(jobs, steps, args.Int("checkpoint_every", 100)),
+               static_cast<int>(args.Int("end_every", 0))),
       static_cast<int>(args.Int("hosts", 0)));
   std::printf("generated Fleet(%d, %lld) = %zu events in %.1fs\n", jobs,
               static_cast<long long>(steps), events.size(), SecondsSince(t0));
@@ -1030,10 +1032,26 @@ int Time(const std::string& dir, const Args& args) {
 
 int Main(int argc, char** argv) {
   Args args(argc, argv);
-  args.CheckKnown({"jobs", "steps", "batch", "reps", "phases", "crash", "late",
-                   "new_jobs", "new_steps", "queries", "since_queries",
-                   "end_every", "hosts", "query_nice", "ended", "window",
-                   "retention_checks", "scrape", "loop"});
+  args.CheckKnown({"jobs",
+                   "steps",
+                   "batch",
+                   "reps",
+                   "phases",
+                   "crash",
+                   "late",
+                   "new_jobs",
+                   "new_steps",
+                   "queries",
+                   "since_queries",
+                   "end_every",
+                   "hosts",
+                   "query_nice",
+                   "ended",
+                   "window",
+                   "retention_checks",
+                   "scrape",
+                   "loop",
+                   "checkpoint_every"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "fill") return Fill(pos[1], args);
   if (pos.size() == 2 && pos[0] == "time") return Time(pos[1], args);
