@@ -161,14 +161,17 @@ class JobWindows {
                                            ApplyResult want);
   JobTracker Windowed(const Edge& edge, const Config* windowed) const;
   const Edge* Find(int64_t edge_ns) const;
+  // The live tracker's pending non-first completions, in step order.
+  using Pending = std::vector<const JobTracker::Completion*>;
   absl::StatusOr<Edge> LoadEdge(
-      const internal::v1::JobWindowsState::Edge& saved) const;
+      const internal::v1::JobWindowsState::Edge& saved,
+      const Pending& pending) const;
   absl::Status LoadOffset(const internal::v1::JobWindowsState::Offset& saved,
-                          Offset* offset) const;
+                          const Pending& pending, Offset* offset) const;
   static void SaveDeferred(const Offset& o,
                            internal::v1::JobWindowsState::Offset* out);
   absl::Status LoadDeferred(const internal::v1::JobWindowsState::Offset& saved,
-                            Offset* o) const;
+                            const Pending& pending, Offset* o) const;
 
   const Config* config_;
   WindowGrid grid_;

@@ -1,7 +1,6 @@
 // JobWindows' edges as a JobWindowsState (proto/tracker_state.proto), and
 // back (SaveEdges, RestoreEdges).
 #include <algorithm>
-#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -79,11 +78,12 @@ void JobWindows::SaveDeferred(const Offset& o, Proto::Offset* out) {
   }
 }
 
-// The deferred completions of `saved`: the partial ones must each be a
-// pending non-first completion of the live tracker, after the excluded
-// ones, in step order; their costed flag and chips are the live one's.
+// The deferred completions of `saved`: the first `excluded_count` of the
+// live tracker's pending non-first completions end at `excluded_through`,
+// and each partial one is a later one, in step order; their costed flag
+// and chips are the live one's.
 absl::Status JobWindows::LoadDeferred(const Proto::Offset& saved,
-                                      Offset* o) const {
+                                      const Pending& pending, Offset* o) const {
   const std::string& id = live_.job_id();
   const int n = saved.partial_first_step_size();
   if (saved.partial_last_step_size() != n ||
@@ -92,47 +92,38 @@ absl::Status JobWindows::LoadDeferred(const Proto::Offset& saved,
       saved.partial_ideal_s_size() != n) {
     return Bad(id, "offset.partial", "columns of different lengths");
   }
-  if (saved.excluded_count() < 0) {
+  const int64_t k = saved.excluded_count();
+  if (k < 0 || k > static_cast<int64_t>(pending.size()) ||
+      (k > 0 && pending[k - 1]->last_step != saved.excluded_through())) {
     return Bad(id, "offset.excluded_count",
-               absl::StrCat(saved.excluded_count(), " is negative"));
+               absl::StrCat(k, " completions through step ",
+                            saved.excluded_through(), " are not the job's"));
   }
-  o->excluded_count = saved.excluded_count();
-  o->excluded_through = saved.excluded_through();
-  const int64_t before = std::count_if(
-      live_.pending_.begin(), live_.pending_.end(),
-      [&](const JobTracker::Completion& c) {
-        return c.first_ref < 0 && c.last_step <= o->excluded_through;
-      });
-  if (o->excluded_count > 0 && before != o->excluded_count) {
-    return Bad(id, "offset.excluded_count",
-               absl::StrCat(o->excluded_count, " completions through step ",
-                            o->excluded_through, ", the job holds ", before));
-  }
-  int64_t after = o->excluded_count > 0 ? o->excluded_through
-                                        : std::numeric_limits<int64_t>::min();
+  o->excluded_count = k;
+  o->excluded_through = k > 0 ? saved.excluded_through() : 0;
+  auto next = pending.begin() + k;
   for (int i = 0; i < n; ++i) {
     const int64_t first = saved.partial_first_step(i);
-    auto it = std::find_if(live_.pending_.begin(), live_.pending_.end(),
-                           [&](const JobTracker::Completion& c) {
-                             return c.first_ref < 0 && c.first_step == first &&
-                                    c.last_step == saved.partial_last_step(i);
-                           });
-    if (it == live_.pending_.end() || first <= after) {
+    next = std::lower_bound(next, pending.end(), first,
+                            [](const JobTracker::Completion* c, int64_t step) {
+                              return c->first_step < step;
+                            });
+    if (next == pending.end() || (*next)->first_step != first ||
+        (*next)->last_step != saved.partial_last_step(i)) {
       return Bad(id, "offset.partial_first_step",
                  absl::StrCat(first, " is not a later pending completion"));
     }
-    JobTracker::Completion c = *it;
+    JobTracker::Completion c = **next++;
     c.rest_ns = saved.partial_rest_ns(i);
     c.rest_window_ns = saved.partial_rest_window_ns(i);
     c.ideal_s = saved.partial_ideal_s(i);
     o->partial.push_back(c);
-    after = c.last_step;
   }
   return absl::OkStatus();
 }
 
 absl::Status JobWindows::LoadOffset(const Proto::Offset& saved,
-                                    Offset* o) const {
+                                    const Pending& pending, Offset* o) const {
   const std::string& id = live_.job_id();
   if (saved.nanos_size() != kNumCategories) {
     return Bad(id, "offset.nanos",
@@ -158,14 +149,14 @@ absl::Status JobWindows::LoadOffset(const Proto::Offset& saved,
     }
     o->first_prefix.emplace_back(static_cast<size_t>(f.index()), f.prefix_ns());
   }
-  return LoadDeferred(saved, o);
+  return LoadDeferred(saved, pending, o);
 }
 
 absl::StatusOr<JobWindows::Edge> JobWindows::LoadEdge(
-    const Proto::Edge& saved) const {
+    const Proto::Edge& saved, const Pending& pending) const {
   Edge edge{saved.edge_ns(), nullptr, nullptr, Offset{}};
   if (saved.has_offset()) {
-    absl::Status s = LoadOffset(saved.offset(), &edge.offset);
+    absl::Status s = LoadOffset(saved.offset(), pending, &edge.offset);
     if (!s.ok()) return s;
     return std::move(edge);
   }
@@ -199,6 +190,10 @@ absl::Status JobWindows::RestoreEdges(const Proto& state) {
   if (!(LoadGrid(state) == grid_)) {
     return absl::InvalidArgumentError("windows: saved under another grid");
   }
+  Pending pending;
+  for (const JobTracker::Completion& c : live_.pending_) {
+    if (c.first_ref < 0) pending.push_back(&c);
+  }
   std::vector<Edge> edges;
   edges.reserve(state.edges_size());
   for (const Proto::Edge& saved : state.edges()) {
@@ -208,7 +203,7 @@ absl::Status JobWindows::RestoreEdges(const Proto& state) {
       return Bad(live_.job_id(), "edge.edge_ns",
                  absl::StrCat(FormatTimeNanos(g), " is off the grid or order"));
     }
-    absl::StatusOr<Edge> edge = LoadEdge(saved);
+    absl::StatusOr<Edge> edge = LoadEdge(saved, pending);
     if (!edge.ok()) return edge.status();
     edges.push_back(*std::move(edge));
   }

@@ -439,6 +439,8 @@ TEST_F(JobWindowsTest, RestoreEdgesRefusesDeferredCompletionsThatDoNotFit) {
             absl::StatusCode::kDataLoss);
   EXPECT_EQ(bad([](Offset* o) { o->set_partial_first_step(0, 9); }),
             absl::StatusCode::kDataLoss);
+  EXPECT_EQ(bad([](Offset* o) { o->set_partial_last_step(0, 5); }),
+            absl::StatusCode::kDataLoss);
   EXPECT_EQ(bad([](Offset* o) { o->set_excluded_through(4); }),
             absl::StatusCode::kDataLoss);
   internal::v1::JobWindowsState v1 = saved;
