@@ -203,9 +203,11 @@ void JobWindows::Resolve(const JobTracker::Resolution& r, Offset* o) {
   const JobTracker::Completion& c = r.completion;
   if (o->excluded_count > 0 && c.last_step <= o->excluded_through) {
     // Wholly before the edge: the shadow holds it with no window time.
-    if (r.kind == JobTracker::Resolution::kSplit) ++o->excluded_count;
-    if (r.kind != JobTracker::Resolution::kSplit) --o->excluded_count;
-    if (o->excluded_count == 0) o->excluded_through = 0;
+    if (r.kind == JobTracker::Resolution::kSplit) {
+      ++o->excluded_count;
+      return;
+    }
+    if (--o->excluded_count == 0) o->excluded_through = 0;
     if (r.kind == JobTracker::Resolution::kLost) TakeLoss(c, 0, 0, o);
     return;
   }

@@ -72,7 +72,6 @@ void JobWindows::SaveDeferred(const Offset& o, Proto::Offset* out) {
   for (const JobTracker::Completion& c : o.partial) {
     out->add_partial_first_step(c.first_step);
     out->add_partial_last_step(c.last_step);
-    out->add_partial_rest_ns(c.rest_ns);
     out->add_partial_rest_window_ns(c.rest_window_ns);
     out->add_partial_ideal_s(c.ideal_s);
   }
@@ -80,14 +79,13 @@ void JobWindows::SaveDeferred(const Offset& o, Proto::Offset* out) {
 
 // The deferred completions of `saved`: the first `excluded_count` of the
 // live tracker's pending non-first completions end at `excluded_through`,
-// and each partial one is a later one, in step order; their costed flag
-// and chips are the live one's.
+// and each partial one is a later one, in step order; but for its window
+// nanos and ideal seconds it is the live one's.
 absl::Status JobWindows::LoadDeferred(const Proto::Offset& saved,
                                       const Pending& pending, Offset* o) const {
   const std::string& id = live_.job_id();
   const int n = saved.partial_first_step_size();
   if (saved.partial_last_step_size() != n ||
-      saved.partial_rest_ns_size() != n ||
       saved.partial_rest_window_ns_size() != n ||
       saved.partial_ideal_s_size() != n) {
     return Bad(id, "offset.partial", "columns of different lengths");
@@ -114,7 +112,6 @@ absl::Status JobWindows::LoadDeferred(const Proto::Offset& saved,
                  absl::StrCat(first, " is not a later pending completion"));
     }
     JobTracker::Completion c = **next++;
-    c.rest_ns = saved.partial_rest_ns(i);
     c.rest_window_ns = saved.partial_rest_window_ns(i);
     c.ideal_s = saved.partial_ideal_s(i);
     o->partial.push_back(c);
