@@ -336,9 +336,12 @@ class Ingestor {
     uint32_t position = 0;  // events of the group's batches before this one
   };
   // Judges, stores in one write, applies and answers the batches of
-  // `group` (IngestQueue::Take's), at `now_ns`: each gets its result.
+  // `group` (IngestQueue::Take's), at `now_ns`: each gets its result. The
+  // events the live state is done with go to `spent`, for the caller to
+  // destroy after it releases mu_.
   void CommitGroup(const std::vector<IngestQueue::Pending*>& group,
-                   int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                   int64_t now_ns, std::vector<std::vector<v1::Event>>* spent)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The result of a batch that stores nothing (a duplicate, a refused
   // sequence jump), else nullopt; counts the batch and sees its agent.
   std::optional<absl::StatusOr<v1::Ack>> Screen(const IngestQueue::Pending& p,

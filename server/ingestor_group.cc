@@ -25,6 +25,8 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch) {
   Prepare(*batch, &pending);
   queue_.Push(&pending);
   ingest_waiting_.fetch_add(1, std::memory_order_relaxed);
+  // Destroyed after the lock is released (declared before it).
+  std::vector<std::vector<v1::Event>> spent;
   absl::MutexLock lock(&mu_);
   ingest_waiting_.fetch_sub(1, std::memory_order_relaxed);
   // An earlier holder of the lock may have stored it with its group.
@@ -32,7 +34,7 @@ absl::StatusOr<v1::Ack> Ingestor::IngestTaking(v1::Batch* batch) {
     ++ingest_turns_;
     const int64_t now_ns = clock_->NowNanos();
     SetBusySince(now_ns);
-    CommitGroup(queue_.Take(kMaxGroupEvents), now_ns);
+    CommitGroup(queue_.Take(kMaxGroupEvents), now_ns, &spent);
     stats_.busy_ns += clock_->NowNanos() - now_ns;
     SetBusySince(std::nullopt);
   }
@@ -67,7 +69,8 @@ void Ingestor::Prepare(const v1::Batch& batch,
 }
 
 void Ingestor::CommitGroup(const std::vector<IngestQueue::Pending*>& group,
-                           int64_t now_ns) {
+                           int64_t now_ns,
+                           std::vector<std::vector<v1::Event>>* spent) {
   storage::BatchWrite write;
   write.received_ns = now_ns;
   size_t events = 0;
@@ -101,6 +104,7 @@ void Ingestor::CommitGroup(const std::vector<IngestQueue::Pending*>& group,
   }
   for (Member& m : members) Count(m, now_ns);
   live_->ApplyBatch(*batch_id, &write.accepted);
+  spent->push_back(std::move(write.accepted));
   last_batch_id_ = *batch_id;
   SaveSnapshots();
   SaveJobStates(/*all=*/false);

@@ -182,22 +182,33 @@ void LiveState::Revive(const std::string& job_id, LiveJob* job) {
 
 void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
   last_batch_id_ = batch_id;
+  ++apply_round_;
   std::vector<std::pair<const std::string*, LiveJob*>> touched;
+  auto touch = [&](std::pair<const std::string*, LiveJob*> taken) {
+    if (taken.second == nullptr ||
+        taken.second->touched_round == apply_round_) {
+      return;
+    }
+    taken.second->touched_round = apply_round_;
+    touched.push_back(taken);
+  };
   for (v1::Event& e : *events) {
     if (SharedExclusions::IsShared(e)) {
-      TakeShared(e, &touched);
+      std::vector<std::pair<const std::string*, LiveJob*>> covered;
+      TakeShared(e, &covered);
+      for (const auto& c : covered) touch(c);
       continue;
     }
-    auto taken = Take(&e);
-    if (taken.second != nullptr) touched.push_back(taken);
+    touch(Take(&e));
   }
+  Spent spent{events};
   for (auto& [job_id, job] : touched) {
     if (job->rebuild && !job->queued) {
       job->queued = true;
       ++stats_.rebuilds_pending;
       rebuild_queue_.push_back(*job_id);
     } else if (!job->rebuild) {
-      Flush(job, job->newest_ns - lateness_ns_);
+      Flush(job, job->newest_ns - lateness_ns_, &spent);
     }
     if (job->ended_ns) MarkSnapshotDue(*job_id, job);
     NoteTaken(job_id, job);
@@ -285,7 +296,7 @@ std::pair<const std::string*, LiveState::LiveJob*> LiveState::Take(
     job.rebuild = true;
   }
   if (!job.rebuild && IsLate(job, t, core::KindRank(*e))) job.rebuild = true;
-  if (!job.rebuild) Buffer(&job, std::move(*e));  // else the store has it
+  if (!job.rebuild) Buffer(&job, e);  // else the store has it
   return {&it->first, &job};
 }
 
@@ -392,16 +403,20 @@ bool LiveState::IsLate(const LiveJob& job, int64_t t, int rank) const {
   return job.last_applied && std::make_pair(t, rank) < *job.last_applied;
 }
 
-void LiveState::Buffer(LiveJob* job, v1::Event e) {
-  Pending p{core::EventTimeNanos(e), core::KindRank(e), ++arrivals_,
-            std::move(e)};
-  auto key = [](const Pending& x) {
-    return std::tie(x.time_ns, x.rank, x.arrival);
-  };
+void LiveState::Buffer(LiveJob* job, v1::Event* e) {
+  const int64_t t = core::EventTimeNanos(*e);
+  const int rank = core::KindRank(*e);
+  // After every buffered event of an equal (time, rank): arrivals grow.
   auto pos = std::upper_bound(
-      job->buffer.begin(), job->buffer.end(), p,
-      [&](const Pending& a, const Pending& b) { return key(a) < key(b); });
-  job->buffer.insert(pos, std::move(p));
+      job->buffer.begin(), job->buffer.end(), std::make_pair(t, rank),
+      [](const std::pair<int64_t, int>& key, const Pending& x) {
+        return key < std::make_pair(x.time_ns, x.rank);
+      });
+  Pending& p = *job->buffer.emplace(pos);
+  p.time_ns = t;
+  p.rank = rank;
+  p.arrival = ++arrivals_;
+  p.event.Swap(e);
   job->view.reset();
 }
 
@@ -461,7 +476,7 @@ Tracker LiveState::WithPending(const LiveJob& job, const Tracker& live,
   return copy;
 }
 
-void LiveState::Flush(LiveJob* job, int64_t through_ns) {
+void LiveState::Flush(LiveJob* job, int64_t through_ns, Spent* spent) {
   std::vector<std::tuple<const v1::Event*, int64_t, int>>& due = flush_due_;
   due.clear();
   size_t n = 0;  // buffered events among them
@@ -471,6 +486,11 @@ void LiveState::Flush(LiveJob* job, int64_t through_ns) {
                    n += buffered ? 1 : 0;
                  });
   for (const auto& [e, t, rank] : due) ApplyToTracker(job, *e, t, rank);
+  for (size_t i = 0; spent != nullptr && i < n; ++i) {
+    std::vector<v1::Event>& out = *spent->events;
+    if (spent->next == out.size()) out.emplace_back();
+    out[spent->next++].Swap(&job->buffer[i].event);
+  }
   job->buffer.erase(job->buffer.begin(), job->buffer.begin() + n);
   if (!due.empty()) job->view.reset();
 }

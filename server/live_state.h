@@ -128,7 +128,9 @@ class LiveState {
   // each taking kRebuildReadWeight per stored event it read (a stored event
   // read back and applied costs about that many ingested ones), so a storm
   // of late events slows the rest of ingest by about half at most. Moves
-  // from `*events`.
+  // from `*events`; on return `*events` holds the events the live state is
+  // done with (the batch's own and older ones it applied, in no order) for
+  // the caller to destroy, e.g. after releasing the ingest lock.
   void ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events);
   static constexpr int64_t kRebuildReadWeight = 4;
 
@@ -369,9 +371,9 @@ class LiveState {
 
  private:
   struct Pending {
-    int64_t time_ns;
-    int rank;
-    uint64_t arrival;
+    int64_t time_ns = 0;
+    int rank = 0;
+    uint64_t arrival = 0;
     v1::Event event;
   };
   // A state record of a job in the store: its through_batch and the
@@ -390,7 +392,8 @@ class LiveState {
     bool queued = false;              // in rebuild_queue_
     uint64_t generation = 0;          // events taken (for scrapes)
     uint64_t born = 0;  // unique: the order in which jobs_ entries were made
-    bool snapshot_due = false;  // ended and changed since its snapshot
+    uint64_t touched_round = 0;  // the apply_round_ that last touched it
+    bool snapshot_due = false;   // ended and changed since its snapshot
     // Set: the job is this final snapshot alone (tracker and buffer empty).
     std::unique_ptr<storage::JobSnapshot> final;
     // Set: the job was evicted with this snapshot and a late event brought
@@ -545,8 +548,19 @@ class LiveState {
   Tracker WithPending(const LiveJob& job, const Tracker& live,
                       int64_t as_of_ns) const;
   bool IsLate(const LiveJob& job, int64_t t, int rank) const;
-  void Buffer(LiveJob* job, v1::Event e);
-  void Flush(LiveJob* job, int64_t through_ns);
+  // Buffers `*e`, swapping it out (`*e` is left empty).
+  void Buffer(LiveJob* job, v1::Event* e);
+  // Where Flush puts the buffered events it applied, so that their
+  // destruction is the caller's (ApplyBatch): swapped into `events` from
+  // slot `next` on (the batch's own events, which Buffer emptied), then
+  // appended.
+  struct Spent {
+    std::vector<v1::Event>* events;
+    size_t next = 0;
+  };
+  // Applies `job`'s pending events through `through_ns`; the buffered ones
+  // go to `spent` if it is set, else are destroyed here.
+  void Flush(LiveJob* job, int64_t through_ns, Spent* spent);
   void ApplyToTracker(LiveJob* job, const v1::Event& e, int64_t t, int rank);
   // A late event: Restore, counted.
   void Rebuild(const std::string& job_id, uint64_t through_batch, LiveJob* job);
@@ -638,6 +652,7 @@ class LiveState {
   bool capacity_stale_ = false;  // a shared exclusion came late for it
   EndedJobTotals evicted_;
   uint64_t arrivals_ = 0;
+  uint64_t apply_round_ = 0;  // ApplyBatch calls (LiveJob::touched_round)
   std::vector<storage::JobSnapshot> leftover_deletions_;
   StatePolicy policy_;
   // Jobs due for a state record since the last TakeJobStates (map nodes

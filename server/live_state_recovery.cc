@@ -306,9 +306,9 @@ void LiveState::Restore(const std::string& job_id, uint64_t through_batch,
   job->since_state = static_cast<int64_t>(tail.size());
   for (v1::Event& e : tail) {
     NoteStored(e, job);
-    Buffer(job, std::move(e));
+    Buffer(job, &e);
   }
-  Flush(job, job->newest_ns - lateness_ns_);
+  Flush(job, job->newest_ns - lateness_ns_, /*spent=*/nullptr);
 }
 
 void LiveState::QueueRebuild(const std::string& job_id,
@@ -383,7 +383,10 @@ bool LiveState::LoadState(const StoredJobState& state,
   job->applied_events = state.applied_events();
   job->all_hosts = hosts;
   job->state_newest_ns = state.newest_ns();
-  for (const v1::Event& e : state.buffer()) Buffer(job, e);
+  for (const v1::Event& e : state.buffer()) {
+    v1::Event copy = e;
+    Buffer(job, &copy);
+  }
   return true;
 }
 

@@ -91,6 +91,29 @@ TEST_F(LiveStateTest, EventsWithinTheLatenessAreReorderedWithoutARebuild) {
   ExpectEqualsReplay("2026-11-22T10:02:00Z");
 }
 
+// ApplyBatch hands back what it is done with, for the Ingestor to destroy
+// outside its lock: the batch's own events emptied where it buffered them,
+// filled with the buffered events it applied, more appended.
+TEST_F(LiveStateTest, ApplyBatchHandsBackTheEventsItApplied) {
+  std::vector<v1::Event> first = Events(R"(
+10:00:00 {"started":{}}
+10:00:02 {"step":{"step":1}}
+)");
+  live_.ApplyBatch(1, &first);  // both wait out the lateness
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].ByteSizeLong(), 0u);
+  EXPECT_EQ(first[1].ByteSizeLong(), 0u);
+  std::vector<v1::Event> second = Events(R"(
+10:00:08 {"step":{"step":2}}
+)");
+  live_.ApplyBatch(2, &second);  // applies the first two, keeps step 2
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_TRUE(second[0].has_started()) << second[0].DebugString();
+  ASSERT_TRUE(second[1].has_step()) << second[1].DebugString();
+  EXPECT_EQ(second[1].step().step(), 1);
+  EXPECT_EQ(live_.stats().applied, 2);
+}
+
 TEST_F(LiveStateTest, ReportsFollowEventsThatWaitInTheReorderBufferAndNewJobs) {
   Apply(Events(R"(
 10:00:00 {"started":{}}
