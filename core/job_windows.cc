@@ -63,7 +63,8 @@ JobWindows::JobWindows(const JobWindows& other)
     : config_(other.config_),
       grid_(other.grid_),
       live_(other.live_),
-      next_edge_ns_(other.next_edge_ns_) {
+      next_edge_ns_(other.next_edge_ns_),
+      shadows_(other.shadows_) {
   live_.resolutions_.on = true;
   edges_.reserve(other.edges_.size());
   for (const Edge& e : other.edges_) {
@@ -118,7 +119,9 @@ void JobWindows::OpenBefore(int64_t t) {
   int64_t g =
       std::max(*next_edge_ns_, FloorTo(t - grid_.horizon_ns, grid_.grid_ns));
   for (; g < t; g += grid_.grid_ns) {
-    if (grid_.Keeps(g, t)) edges_.push_back(Open(g));
+    if (!grid_.Keeps(g, t)) continue;
+    edges_.push_back(Open(g));
+    ++shadows_;
   }
   next_edge_ns_ = std::max(*next_edge_ns_, g);
 }
@@ -244,17 +247,24 @@ void JobWindows::ResolveEdges() {
   if (log.capacity() > 64) log.shrink_to_fit();
 }
 
+// Newest first: shadows are mostly the newest edges (an edge collapses as
+// soon as nothing straddles it), so the walk stops after a few.
 absl::StatusOr<ApplyResult> JobWindows::ApplyShadows(const v1::Event& e,
                                                      ApplyResult want) {
-  for (Edge& edge : edges_) {
+  size_t left = shadows_;
+  for (auto it = edges_.rbegin(); left > 0 && it != edges_.rend(); ++it) {
+    Edge& edge = *it;
     if (!edge.shadow) continue;
+    --left;
     absl::StatusOr<ApplyResult> r = edge.shadow->Apply(e);
     if (!r.ok() || *r != want) {
       return absl::InternalError(absl::StrCat(
           "window since ", FormatTimeNanos(edge.edge_ns), " of job ",
           live_.job_id(), " diverged from the live tracker"));
     }
-    if (Settled(*edge.shadow, edge.edge_ns)) Collapse(&edge);
+    if (!Settled(*edge.shadow, edge.edge_ns)) continue;
+    Collapse(&edge);
+    --shadows_;
   }
   return want;
 }
@@ -285,11 +295,20 @@ absl::Status JobWindows::Exclude(int64_t start_ns, int64_t until_ns) {
 }
 
 void JobWindows::Prune(int64_t newest_ns) {
-  edges_.erase(std::remove_if(edges_.begin(), edges_.end(),
+  // Edges within the fine horizon stay: a suffix (edges_ is in time order),
+  // so only the older ones before it are looked at.
+  auto fine = std::find_if(edges_.begin(), edges_.end(), [&](const Edge& e) {
+    return newest_ns - e.edge_ns <= grid_.fine_horizon_ns;
+  });
+  edges_.erase(std::remove_if(edges_.begin(), fine,
                               [&](const Edge& e) {
-                                return !grid_.Keeps(e.edge_ns, newest_ns);
+                                if (grid_.Keeps(e.edge_ns, newest_ns)) {
+                                  return false;
+                                }
+                                if (e.shadow) --shadows_;
+                                return true;
                               }),
-               edges_.end());
+               fine);
 }
 
 const JobWindows::Edge* JobWindows::Find(int64_t edge_ns) const {

@@ -178,6 +178,7 @@ class JobWindows {
   JobTracker live_;
   std::vector<Edge> edges_;              // ascending edge_ns
   std::optional<int64_t> next_edge_ns_;  // the next edge to open
+  size_t shadows_ = 0;  // edges_ with a shadow: ApplyShadows stops there
 };
 
 }  // namespace goodput::core

@@ -205,6 +205,7 @@ absl::Status JobWindows::RestoreEdges(const Proto& state) {
     edges.push_back(*std::move(edge));
   }
   edges_ = std::move(edges);
+  shadows_ = shadow_count();
   next_edge_ns_.reset();
   if (state.has_next_edge_ns()) next_edge_ns_ = state.next_edge_ns();
   return absl::OkStatus();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
@@ -339,6 +340,33 @@ TEST_F(JobWindowsTest, EdgesOutsideTheJob) {
                 .code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(fleet.jobs().at("j").Report(At("10:00:10"), At("10:00:05")).ok());
+}
+
+// Edges the grid no longer keeps are dropped as the job's events move on:
+// fine ones past the fine horizon, coarse ones past the horizon.
+TEST_F(JobWindowsTest, EdgesPastTheHorizonAreDropped) {
+  grid_ = WindowGrid{S(1), S(3), S(5), S(5)};
+  std::vector<v1::Event> events = ParseEvents(Timeline(R"(
+10:00:00 {"job_submitted":{"chips":4}}
+10:00:00 {"started":{}}
+10:00:10 {"step":{"step":1}}
+10:00:14 {"step":{"step":2}}
+10:00:21 {"step":{"step":3}}
+)"));
+  Fleet through_14(&config_, grid_);
+  through_14.Apply(events, 4);
+  // At :10: :05 (coarse), :07, :08, :09. At :14: :10 (coarse), :11, :12,
+  // :13 open; :05 is past the horizon, :07 to :09 past the fine horizon.
+  EXPECT_EQ(through_14.jobs().at("j").window_count(), 4u);
+  Fleet through_21(&config_, grid_);
+  through_21.Apply(events, 5);
+  // At :21: :18, :19, :20 open (:16 and :17 are neither); :10 is past the
+  // horizon, :11 to :13 past the fine one.
+  const JobWindows& job = through_21.jobs().at("j");
+  EXPECT_EQ(job.window_count(), 3u);
+  EXPECT_TRUE(job.Report(At("10:00:21"), At("10:00:18")).ok());
+  EXPECT_EQ(job.Report(At("10:00:21"), At("10:00:10")).status().code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 // Saved edges that do not fit are refused whole, leaving the edges as
@@ -696,6 +724,44 @@ TEST_P(JobWindowsLongRunTest, EveryEdgeEqualsAReplayUnderItsWindow) {
     }
   }
   EXPECT_GT(checked, 100);
+}
+
+// Copies taken while shadows are open (as a report's view of a job with
+// buffered events is) go on as the original: every edge alike at the end.
+// Shadows outlive an event only now and then, so over 20 runs.
+TEST(JobWindowsCopyTest, CopiesWithOpenShadowsGoOnAsTheOriginal) {
+  const WindowGrid grid{S(60), S(1200), S(600), S(3000)};
+  const Config config;
+  size_t copied = 0;
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::vector<v1::Event> events = LongRun(seed, 240);
+    std::vector<uint32_t> order(events.size());
+    std::iota(order.begin(), order.end(), 0);
+    SortForApply(events, &order);
+    JobWindows job("j", &config, grid);
+    std::vector<JobWindows> copies;
+    for (uint32_t i : order) {
+      if (job.shadow_count() > 0 && copies.size() < 4) copies.push_back(job);
+      ASSERT_TRUE(job.Apply(events[i]).ok());
+      for (JobWindows& c : copies) ASSERT_TRUE(c.Apply(events[i]).ok());
+    }
+    copied += copies.size();
+    const int64_t newest = EventTimeNanos(events[order.back()]);
+    for (int64_t since = newest - grid.horizon_ns; since <= newest;
+         since += S(60)) {
+      std::optional<int64_t> edge = grid.Snap(since, newest);
+      if (!edge) continue;
+      absl::StatusOr<JobReport> want = job.Report(newest, *edge);
+      ASSERT_TRUE(want.ok()) << want.status();
+      for (const JobWindows& c : copies) {
+        absl::StatusOr<JobReport> got = c.Report(newest, *edge);
+        ASSERT_TRUE(got.ok()) << got.status();
+        ExpectSameJob(*got, *want);
+      }
+    }
+  }
+  EXPECT_GE(copied, 10u);
 }
 
 // Restarted from saved edges at cuts every 40 reports, then given the
