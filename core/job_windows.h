@@ -117,7 +117,6 @@ class JobWindows {
   absl::Status RestoreEdges(const internal::v1::JobWindowsState& state);
 
   const JobTracker& live() const { return live_; }
-  JobTracker* mutable_live() { return &live_; }
   size_t window_count() const { return edges_.size(); }
   // Edges still held as shadow trackers (not collapsed).
   size_t shadow_count() const;
