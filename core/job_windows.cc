@@ -21,14 +21,14 @@ int64_t FloorTo(int64_t t, int64_t step) {
 std::optional<int64_t> WindowGrid::Snap(int64_t since_ns,
                                         int64_t newest_ns) const {
   const int64_t fine = FloorTo(since_ns, grid_ns);
-  if (newest_ns - fine <= fine_horizon_ns) return fine;
+  if (Fine(fine, newest_ns)) return fine;
   const int64_t coarse = FloorTo(since_ns, coarse_grid_ns);
   if (newest_ns - coarse <= horizon_ns) return coarse;
   return std::nullopt;
 }
 
 bool WindowGrid::Keeps(int64_t edge_ns, int64_t newest_ns) const {
-  if (newest_ns - edge_ns <= fine_horizon_ns) return true;
+  if (Fine(edge_ns, newest_ns)) return true;
   return edge_ns % coarse_grid_ns == 0 && newest_ns - edge_ns <= horizon_ns;
 }
 
@@ -298,7 +298,7 @@ void JobWindows::Prune(int64_t newest_ns) {
   // Edges within the fine horizon stay: a suffix (edges_ is in time order),
   // so only the older ones before it are looked at.
   auto fine = std::find_if(edges_.begin(), edges_.end(), [&](const Edge& e) {
-    return newest_ns - e.edge_ns <= grid_.fine_horizon_ns;
+    return grid_.Fine(e.edge_ns, newest_ns);
   });
   edges_.erase(std::remove_if(edges_.begin(), fine,
                               [&](const Edge& e) {

@@ -42,6 +42,11 @@ struct WindowGrid {
   std::optional<int64_t> Snap(int64_t since_ns, int64_t newest_ns) const;
   // Whether an edge is kept while the job's newest event is at `newest_ns`.
   bool Keeps(int64_t edge_ns, int64_t newest_ns) const;
+  // Whether `edge_ns` is within fine_horizon_ns of `newest_ns` (or after
+  // it): on the fine grid, and always kept.
+  bool Fine(int64_t edge_ns, int64_t newest_ns) const {
+    return newest_ns - edge_ns <= fine_horizon_ns;
+  }
   bool operator==(const WindowGrid& o) const {
     return grid_ns == o.grid_ns && fine_horizon_ns == o.fine_horizon_ns &&
            coarse_grid_ns == o.coarse_grid_ns && horizon_ns == o.horizon_ns;
