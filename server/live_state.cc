@@ -184,25 +184,18 @@ void LiveState::ApplyBatch(uint64_t batch_id, std::vector<v1::Event>* events) {
   last_batch_id_ = batch_id;
   ++apply_round_;
   std::vector<std::pair<const std::string*, LiveJob*>> touched;
-  auto touch = [&](std::pair<const std::string*, LiveJob*> taken) {
-    if (taken.second == nullptr ||
-        taken.second->touched_round == apply_round_) {
-      return;
-    }
-    taken.second->touched_round = apply_round_;
-    touched.push_back(taken);
-  };
   for (v1::Event& e : *events) {
     if (SharedExclusions::IsShared(e)) {
-      std::vector<std::pair<const std::string*, LiveJob*>> covered;
-      TakeShared(e, &covered);
-      for (const auto& c : covered) touch(c);
+      TakeShared(e, &touched);
       continue;
     }
-    touch(Take(&e));
+    auto taken = Take(&e);
+    if (taken.second != nullptr) touched.push_back(taken);
   }
   Spent spent{events};
   for (auto& [job_id, job] : touched) {
+    if (job->touched_round == apply_round_) continue;  // seen in this batch
+    job->touched_round = apply_round_;
     if (job->rebuild && !job->queued) {
       job->queued = true;
       ++stats_.rebuilds_pending;
@@ -486,10 +479,12 @@ void LiveState::Flush(LiveJob* job, int64_t through_ns, Spent* spent) {
                    n += buffered ? 1 : 0;
                  });
   for (const auto& [e, t, rank] : due) ApplyToTracker(job, *e, t, rank);
-  for (size_t i = 0; spent != nullptr && i < n; ++i) {
+  if (spent != nullptr) {
     std::vector<v1::Event>& out = *spent->events;
-    if (spent->next == out.size()) out.emplace_back();
-    out[spent->next++].Swap(&job->buffer[i].event);
+    for (size_t i = 0; i < n; ++i) {
+      if (spent->next == out.size()) out.emplace_back();
+      out[spent->next++].Swap(&job->buffer[i].event);
+    }
   }
   job->buffer.erase(job->buffer.begin(), job->buffer.begin() + n);
   if (!due.empty()) job->view.reset();

@@ -392,7 +392,7 @@ class LiveState {
     bool queued = false;              // in rebuild_queue_
     uint64_t generation = 0;          // events taken (for scrapes)
     uint64_t born = 0;  // unique: the order in which jobs_ entries were made
-    uint64_t touched_round = 0;  // the apply_round_ that last touched it
+    uint64_t touched_round = 0;  // the apply_round_ that last handled it
     bool snapshot_due = false;   // ended and changed since its snapshot
     // Set: the job is this final snapshot alone (tracker and buffer empty).
     std::unique_ptr<storage::JobSnapshot> final;
